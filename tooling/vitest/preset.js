@@ -1,0 +1,13 @@
+// Shared Vitest preset: tests sit next to the code as src/**/*.test.ts and talk only to loopback.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Integration suites spawn processes and servers; two cores is all CI has.
+    maxWorkers: 2,
+  },
+});
