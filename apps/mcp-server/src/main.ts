@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+/**
+ * cloudcall-mcp: flags and environment -> API client -> tools -> stdio or Streamable HTTP.
+ * stdout carries JSON-RPC on stdio, so everything this process says goes to stderr.
+ */
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { selectFamilies, toolsOf } from '@cloudcall/catalog';
+import { type ApiClient, createClient, DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core';
+import { connectSandbox } from '@cloudcall/sandbox';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveHttp } from './http.js';
+import { connectHelp } from './instructions.js';
+import { createMcpServer } from './server.js';
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const USAGE = `cloudcall-mcp ${VERSION}: cloudcall's tools over the Model Context Protocol
+
+Usage: cloudcall-mcp [options]
+
+Options:
+  --transport stdio|http   stdio (default) or Streamable HTTP
+  --host HOST              HTTP interface (default 127.0.0.1)
+  --port PORT              HTTP port (default 3333; 0 picks a free one)
+  --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
+  --sandbox                use the built-in offline sandbox instead of the real API
+  --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
+  --families LIST          comma-separated families to serve (default: all):
+                           account, databases, networking, vms, images
+  --quiet                  log only errors
+  -h, --help               show this help
+  -v, --version            show the version
+
+Environment:
+  ${TOKEN_ENV_VARS.join(', ')}   API token (one is required unless --sandbox)
+`;
+
+const log = (line: string) => process.stderr.write(`[cloudcall-mcp] ${line}\n`);
+
+function fail(message: string): never {
+  process.stderr.write(`cloudcall-mcp: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let flags: ReturnType<typeof parse>;
+  try {
+    flags = parse();
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  if (flags.help) {
+    process.stderr.write(USAGE);
+    return;
+  }
+  if (flags.version) {
+    process.stderr.write(`${VERSION}\n`);
+    return;
+  }
+  const transport = flags.transport ?? 'stdio';
+  if (transport !== 'stdio' && transport !== 'http') fail(`--transport must be stdio or http, not ${transport}`);
+  const port = Number(flags.port ?? 3333);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${flags.port}`);
+
+  let families: ReturnType<typeof selectFamilies>;
+  try {
+    families = selectFamilies(flags.families);
+  } catch (error) {
+    fail(`--families: ${(error as Error).message}`);
+  }
+  const tools = toolsOf(families);
+  const info = flags.quiet ? () => undefined : log;
+
+  let client: ApiClient;
+  let closeConnection: () => Promise<void>;
+  let sandboxState: string | undefined;
+  if (flags.sandbox) {
+    const connection = await connectSandbox({ statePath: flags['sandbox-state'] });
+    client = connection.client;
+    closeConnection = connection.close;
+    sandboxState = flags['sandbox-state'];
+    info(
+      `SANDBOX MODE: tools talk to the built-in offline sandbox at ${connection.sandbox.url}, state ${sandboxState ? `in ${sandboxState}` : 'in memory'}. Nothing is real or billed.`,
+    );
+  } else {
+    const credentials = resolveCredentials(process.env);
+    if (!credentials) {
+      fail(
+        `no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token from the control panel's API page, or pass --sandbox to try cloudcall offline.`,
+      );
+    }
+    client = createClient({
+      token: credentials.token,
+      baseUrl: flags['api-url'],
+      userAgentSuffix: `mcp-server/${VERSION}`,
+    });
+    closeConnection = () => client.close();
+    info(`using the API at ${client.baseUrl} with the token from ${credentials.source}`);
+  }
+  info(`serving ${tools.length} tools from ${families.map((f) => f.name).join(', ')}`);
+
+  const newServer = () => createMcpServer({ client, tools, version: VERSION, sandbox: Boolean(flags.sandbox), log: info });
+  let closeTransport: () => Promise<void>;
+  if (transport === 'stdio') {
+    const server = newServer();
+    await server.connect(new StdioServerTransport());
+    closeTransport = () => server.close();
+    // The host closing our stdin is the end of the session.
+    process.stdin.on('end', () => void shutdown());
+  } else {
+    let running: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      running = await serveHttp({ host: flags.host ?? '127.0.0.1', port, newServer, log: info });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      fail(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port` : (error as Error).message);
+    }
+    closeTransport = running.close;
+    process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
+  }
+
+  let closing = false;
+  async function shutdown(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    await closeTransport().catch(() => undefined);
+    await closeConnection().catch(() => undefined);
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+}
+
+function parse() {
+  return parseArgs({
+    options: {
+      transport: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'api-url': { type: 'string' },
+      sandbox: { type: 'boolean' },
+      'sandbox-state': { type: 'string' },
+      families: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+main().catch((error: unknown) => {
+  log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

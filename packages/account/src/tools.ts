@@ -1,0 +1,136 @@
+/**
+ * The account family: account information, balance, billing history, invoices, SSH keys and
+ * actions. Each tool is one platform request, described by its mapping.
+ */
+import { annotations, defineTool, numericId, pageArgs, returns } from '@cloudcall/core';
+import { z } from 'zod';
+import type {
+  Account,
+  Action,
+  ActionList,
+  Balance,
+  BillingHistoryList,
+  InvoiceList,
+  SshKey,
+  SshKeyList,
+} from './types.js';
+
+/** Account lists page by 30 (the spec's Limits table). */
+const page = pageArgs(30);
+const noArgs = z.strictObject({});
+
+const SshKeyId = numericId('Numeric id of the SSH key, from key-list or key-create.');
+
+export const accountTools = [
+  defineTool({
+    name: 'account-get-information',
+    family: 'account',
+    title: 'Get account information',
+    description:
+      'Shows the account behind the token: email, status, team, and limits on VMs, reserved IPs and volumes.',
+    input: noArgs,
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/account' },
+    result: returns<{ account: Account }>(),
+  }),
+  defineTool({
+    name: 'balance-get',
+    family: 'account',
+    title: 'Get balance',
+    description: 'Shows the account balance, the month-to-date usage and the month-to-date balance, in USD.',
+    input: noArgs,
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/customers/my/balance' },
+    result: returns<Balance>(),
+  }),
+  defineTool({
+    name: 'billing-history-list',
+    family: 'account',
+    title: 'List billing history',
+    description:
+      'Lists billing events, newest first: invoices, payments and credits, with amounts in USD. Paginated: `links.pages.next` is present while more pages exist.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/customers/my/billing_history', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<BillingHistoryList>(),
+  }),
+  defineTool({
+    name: 'invoice-list',
+    family: 'account',
+    title: 'List invoices',
+    description:
+      'Lists monthly invoices (uuid, period, amount) and a preview of the current month. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/customers/my/invoices', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<InvoiceList>(),
+  }),
+  defineTool({
+    name: 'key-create',
+    family: 'account',
+    title: 'Create SSH key',
+    description:
+      'Adds an SSH public key to the account so it can be installed on new VMs. Returns the key with its id and fingerprint.',
+    input: z.strictObject({
+      Name: z.string().min(1).describe('A name to recognise the key by, such as "laptop".'),
+      PublicKey: z
+        .string()
+        .min(1)
+        .describe('The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).'),
+    }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: '/v2/account/keys', body: { name: 'Name', public_key: 'PublicKey' } },
+    result: returns<{ ssh_key: SshKey }>(),
+  }),
+  defineTool({
+    name: 'key-get',
+    family: 'account',
+    title: 'Get SSH key',
+    description: 'Shows one SSH key of the account: name, fingerprint and public key.',
+    input: z.strictObject({ ID: SshKeyId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/account/keys/{ID}' },
+    result: returns<{ ssh_key: SshKey }>(),
+  }),
+  defineTool({
+    name: 'key-list',
+    family: 'account',
+    title: 'List SSH keys',
+    description: 'Lists the SSH keys of the account. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/account/keys', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<SshKeyList>(),
+  }),
+  defineTool({
+    name: 'key-delete',
+    family: 'account',
+    title: 'Delete SSH key',
+    description: 'Removes an SSH key from the account. VMs that already have it keep it.',
+    input: z.strictObject({ ID: SshKeyId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/account/keys/{ID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'action-get',
+    family: 'account',
+    title: 'Get action',
+    description:
+      'Shows one action (an event such as a VM power-off or an image transfer): its type, status (in-progress, completed, errored) and resource.',
+    input: z.strictObject({ ID: numericId('Numeric id of the action, from action-list or from the tool that started it.') }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/actions/{ID}' },
+    result: returns<{ action: Action }>(),
+  }),
+  defineTool({
+    name: 'action-list',
+    family: 'account',
+    title: 'List actions',
+    description: 'Lists the actions performed on the account, newest first. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/actions', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<ActionList>(),
+  }),
+] as const;

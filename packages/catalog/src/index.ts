@@ -1,0 +1,50 @@
+/**
+ * @cloudcall/catalog: every cloudcall family, composed once. The MCP server and the CLI take their
+ * tools from here, so a family package added to this list reaches both apps untouched.
+ */
+import { accountFamily } from '@cloudcall/account';
+import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
+import { databasesFamily } from '@cloudcall/databases';
+import { imagesFamily } from '@cloudcall/images';
+import { networkingFamily } from '@cloudcall/networking';
+import { vmsFamily } from '@cloudcall/vms';
+
+/** All families, in the order the spec lists them. */
+export const families: readonly ToolFamily[] = [
+  accountFamily,
+  databasesFamily,
+  networkingFamily,
+  vmsFamily,
+  imagesFamily,
+];
+
+/**
+ * The families named in a comma-separated list such as `account,vms` (all when the list is
+ * empty or absent). Throws an Error naming unknown families and the valid ones.
+ */
+export function selectFamilies(list?: string): ToolFamily[] {
+  const names = (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) return [...families];
+  const known = new Map(families.map((family) => [family.name as string, family]));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length) {
+    throw new Error(`unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${[...known.keys()].join(', ')}`);
+  }
+  return families.filter((family) => names.includes(family.name));
+}
+
+/** The tools of the given families, checked for unique names. */
+export function toolsOf(selected: readonly ToolFamily[]): AnyTool[] {
+  const tools = selected.flatMap((family) => family.tools);
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    seen.add(tool.name);
+  }
+  return tools;
+}
+
+export type { FamilyName, ToolFamily };

@@ -1,0 +1,300 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, type ClientOptions } from './client.js';
+import { CancelledError, ClientApiError, NetworkError, ServerApiError, TimeoutError } from './errors.js';
+import { paginate } from './pagination.js';
+
+const TOKEN = 'dop_v1_secret_token_value_0123456789';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void;
+
+/** A stand-in API on loopback that answers with the scripted handlers, in order (the last repeats). */
+async function standIn(...handlers: Handler[]): Promise<{ url: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const index = seen.length;
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const handler = handlers[Math.min(index, handlers.length - 1)];
+      handler?.(req, res, index);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, server };
+}
+
+const servers: Server[] = [];
+const clients: ApiClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+function client(url: string, options: Partial<ClientOptions> = {}): ApiClient {
+  const c = new ApiClient({
+    token: TOKEN,
+    baseUrl: url,
+    retry: { baseDelayMs: 5, maxDelayMs: 2_000, ...options.retry },
+    ...options,
+  });
+  clients.push(c);
+  return c;
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+const platformError = (status: number, id: string, message: string) =>
+  json(status, { id, message, request_id: `req-${status}` }, { 'x-request-id': `req-${status}` });
+
+describe('ApiClient requests', () => {
+  it('sends bearer auth, JSON body, user agent, and leaves unset query values out', async () => {
+    const api = await standIn(json(201, { ssh_key: { id: 7 } }));
+    const c = client(api.url);
+    const result = await c.request({
+      method: 'POST',
+      path: '/v2/account/keys',
+      query: { page: 2, tag: undefined },
+      body: { name: 'laptop' },
+    });
+    expect(result).toEqual({ ssh_key: { id: 7 } });
+    const [req] = api.seen;
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/v2/account/keys?page=2');
+    expect(req?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req?.headers['content-type']).toBe('application/json');
+    expect(req?.headers['user-agent']).toMatch(/^cloudcall\/\d+\.\d+\.\d+/);
+    expect(JSON.parse(req?.body ?? '')).toEqual({ name: 'laptop' });
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    const api = await standIn(json(200, { ok: 1 }));
+    await client(`${api.url}/proxy`).request({ method: 'GET', path: '/v2/account' });
+    expect(api.seen[0]?.url).toBe('/proxy/v2/account');
+  });
+
+  it('returns undefined for 204 No Content', async () => {
+    const api = await standIn((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    expect(await client(api.url).request({ method: 'DELETE', path: '/v2/account/keys/1' })).toBeUndefined();
+  });
+});
+
+describe('error mapping', () => {
+  it('maps a 404 to a ClientApiError with the platform id, message and request id, never the token', async () => {
+    const api = await standIn(platformError(404, 'not_found', 'The resource you were accessing could not be found.'));
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/account/keys/9' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientApiError);
+    const apiError = error as ClientApiError;
+    expect(apiError.status).toBe(404);
+    expect(apiError.id).toBe('not_found');
+    expect(apiError.requestId).toBe('req-404');
+    expect(apiError.retryable).toBe(false);
+    expect(apiError.message).toContain('could not be found');
+    expect(apiError.message).toContain('req-404');
+    expect(JSON.stringify({ ...apiError, message: apiError.message, stack: apiError.stack })).not.toContain(TOKEN);
+  });
+
+  it('maps a 5xx to a retryable ServerApiError once attempts run out', async () => {
+    const api = await standIn(platformError(503, 'service_unavailable', 'Try later.'));
+    const error = await client(api.url, { retry: { maxAttempts: 2 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerApiError);
+    expect((error as ServerApiError).retryable).toBe(true);
+    expect(api.seen).toHaveLength(2);
+  });
+
+  it('scrubs the token if the platform ever echoes it back', async () => {
+    const api = await standIn(platformError(401, 'unauthorized', `bad token ${TOKEN}`));
+    const error = (await client(api.url)
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message).not.toContain(TOKEN);
+    expect(error.message).toContain('[REDACTED]');
+  });
+
+  it('maps a refused connection to a NetworkError', async () => {
+    const api = await standIn(json(200, {}));
+    await new Promise<void>((resolve) => api.server.close(() => resolve()));
+    const error = await client(api.url, { retry: { maxAttempts: 1 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('ECONNREFUSED');
+    expect((error as Error).message).not.toContain(TOKEN);
+  });
+});
+
+describe('retries', () => {
+  it('retries an idempotent GET through 500, 502 and 503 until it succeeds', async () => {
+    const api = await standIn(
+      platformError(500, 'server_error', 'a'),
+      platformError(502, 'bad_gateway', 'b'),
+      platformError(503, 'unavailable', 'c'),
+      json(200, { account: { uuid: 'x' } }),
+    );
+    const retries: number[] = [];
+    const c = client(api.url, { onEvent: (e) => e.type === 'retry' && retries.push(e.attempt) });
+    expect(await c.request({ method: 'GET', path: '/v2/account' })).toEqual({ account: { uuid: 'x' } });
+    expect(api.seen).toHaveLength(4);
+    expect(retries).toEqual([1, 2, 3]);
+  });
+
+  it('retries PUT and DELETE too', async () => {
+    for (const method of ['PUT', 'DELETE'] as const) {
+      const api = await standIn(platformError(503, 'unavailable', 'c'), json(200, { done: true }));
+      expect(await client(api.url).request({ method, path: '/v2/x', body: { a: 1 } })).toEqual({ done: true });
+      expect(api.seen).toHaveLength(2);
+    }
+  });
+
+  it('never retries POST or PATCH once the server has seen them', async () => {
+    for (const method of ['POST', 'PATCH'] as const) {
+      const api = await standIn(platformError(503, 'unavailable', 'c'), json(200, {}));
+      const error = await client(api.url)
+        .request({ method, path: '/v2/droplets', body: { name: 'a' } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerApiError);
+      expect(api.seen).toHaveLength(1);
+    }
+  });
+
+  it('never retries POST after the connection drops mid-request', async () => {
+    const api = await standIn((req) => req.socket.destroy());
+    const error = await client(api.url)
+      .request({ method: 'POST', path: '/v2/droplets', body: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('retries a GET after the connection drops', async () => {
+    const api = await standIn((req) => req.socket.destroy(), json(200, { ok: true }));
+    expect(await client(api.url).request({ method: 'GET', path: '/v2/account' })).toEqual({ ok: true });
+    expect(api.seen).toHaveLength(2);
+  });
+
+  it('does not retry client errors', async () => {
+    const api = await standIn(platformError(422, 'unprocessable_entity', 'bad'));
+    await expect(client(api.url).request({ method: 'GET', path: '/v2/x' })).rejects.toBeInstanceOf(ClientApiError);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('honours Retry-After on 429', async () => {
+    const api = await standIn(
+      json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '1' }),
+      json(200, { ok: true }),
+    );
+    const delays: number[] = [];
+    const c = client(api.url, { onEvent: (e) => e.type === 'retry' && delays.push(e.delayMs) });
+    const started = Date.now();
+    expect(await c.request({ method: 'GET', path: '/v2/account' })).toEqual({ ok: true });
+    expect(delays).toEqual([1000]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('gives up at once when Retry-After asks for more than it will wait', async () => {
+    const api = await standIn(json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '3600' }));
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientApiError);
+    expect((error as ClientApiError).retryAfterSeconds).toBe(3600);
+    expect((error as ClientApiError).retryable).toBe(true);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('stops at the overall deadline even with attempts left', async () => {
+    const api = await standIn(platformError(503, 'unavailable', 'c'));
+    const c = client(api.url, { retry: { maxAttempts: 1000, baseDelayMs: 50, maxDelayMs: 50, deadlineMs: 400 } });
+    const started = Date.now();
+    await expect(c.request({ method: 'GET', path: '/v2/account' })).rejects.toBeInstanceOf(ServerApiError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(api.seen.length).toBeLessThan(1000);
+  });
+});
+
+describe('timeouts and cancellation', () => {
+  it('raises a TimeoutError when no response arrives in time', async () => {
+    const api = await standIn(() => {
+      /* never answers */
+    });
+    const error = await client(api.url, { responseTimeoutMs: 200, retry: { maxAttempts: 1 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('cancels an in-flight request through its AbortSignal', async () => {
+    const api = await standIn(() => {
+      /* never answers */
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/account', signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('cancels during a backoff wait', async () => {
+    const api = await standIn(json(429, { id: 'too_many_requests', message: 'x' }, { 'retry-after': '1' }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/account', signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(api.seen).toHaveLength(1);
+  });
+});
+
+describe('pagination', () => {
+  it('walks links.pages.next and keeps meta.total in each page', async () => {
+    const page = (n: number, next: boolean): Handler =>
+      json(200, {
+        ssh_keys: [{ id: n * 10 }, { id: n * 10 + 1 }],
+        links: next ? { pages: { next: `https://x/v2/account/keys?page=${n + 1}` } } : {},
+        meta: { total: 6 },
+      });
+    const api = await standIn(page(1, true), page(2, true), page(3, false));
+    const ids: number[] = [];
+    for await (const key of paginate<{ id: number }>(client(api.url), { path: '/v2/account/keys', key: 'ssh_keys', perPage: 2 })) {
+      ids.push(key.id);
+    }
+    expect(ids).toEqual([10, 11, 20, 21, 30, 31]);
+    expect(api.seen.map((s) => s.url)).toEqual([
+      '/v2/account/keys?page=1&per_page=2',
+      '/v2/account/keys?page=2&per_page=2',
+      '/v2/account/keys?page=3&per_page=2',
+    ]);
+  });
+});

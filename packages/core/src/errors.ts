@@ -1,0 +1,139 @@
+/**
+ * The one error hierarchy of cloudcall. Handlers throw these; the MCP server turns them into
+ * `isError` tool results and the CLI into exit codes. No error ever carries a credential.
+ */
+
+export type ErrorKind = 'api' | 'input' | 'network' | 'cancelled';
+
+export abstract class CloudcallError extends Error {
+  abstract readonly kind: ErrorKind;
+}
+
+export interface ApiErrorInit {
+  status: number;
+  /** The platform's error id, such as `not_found` or `unprocessable_entity`. */
+  id: string;
+  /** The platform's human-readable message. */
+  apiMessage: string;
+  requestId?: string | undefined;
+  method: string;
+  path: string;
+  /** Seconds the platform asked us to wait (from `Retry-After`), when it said. */
+  retryAfterSeconds?: number | undefined;
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+/** An error response from the platform API: HTTP status plus the `{id, message, request_id}` body. */
+export class ApiError extends CloudcallError {
+  readonly kind = 'api' as const;
+  readonly status: number;
+  readonly id: string;
+  readonly apiMessage: string;
+  readonly requestId: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(init: ApiErrorInit) {
+    const request = init.requestId ? `, request id ${init.requestId}` : '';
+    super(`${init.apiMessage} (HTTP ${init.status} ${init.id}${request})`);
+    this.name = new.target.name;
+    this.status = init.status;
+    this.id = init.id;
+    this.apiMessage = init.apiMessage;
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+
+  /** Whether sending the same request again may succeed (rate limits and transient server faults). */
+  get retryable(): boolean {
+    return RETRYABLE_STATUS.has(this.status);
+  }
+
+  static from(init: ApiErrorInit): ApiError {
+    return init.status >= 500 ? new ServerApiError(init) : new ClientApiError(init);
+  }
+}
+
+/** A 4xx answer: the request was wrong, unauthorised, or named something that does not exist. */
+export class ClientApiError extends ApiError {}
+
+/** A 5xx answer: the platform failed. */
+export class ServerApiError extends ApiError {}
+
+export interface InputIssue {
+  /** Dotted path of the offending argument, such as `ForwardingRules.0.EntryPort`. */
+  argument: string;
+  message: string;
+}
+
+/** Arguments that fail validation. Raised before any request is sent. */
+export class InputError extends CloudcallError {
+  readonly kind = 'input' as const;
+  readonly issues: InputIssue[];
+
+  constructor(issues: InputIssue[] | string, argument?: string) {
+    const list = typeof issues === 'string' ? [{ argument: argument ?? '', message: issues }] : issues;
+    super(
+      list
+        .map((issue) => (issue.argument ? `argument ${issue.argument}: ${issue.message}` : issue.message))
+        .join('; '),
+    );
+    this.name = 'InputError';
+    this.issues = list;
+  }
+
+  /** The first argument named, for callers that report one. */
+  get argument(): string {
+    return this.issues[0]?.argument ?? '';
+  }
+}
+
+/** The platform could not be reached, or the connection failed before an answer arrived. */
+export class NetworkError extends CloudcallError {
+  readonly kind = 'network' as const;
+  /** The low-level error code (ECONNREFUSED, UND_ERR_SOCKET...), when there is one. */
+  readonly code: string | undefined;
+
+  constructor(message: string, options?: { code?: string | undefined; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options?.code;
+  }
+}
+
+/** No answer in time: connect timeout, response timeout, or the overall deadline of a call. */
+export class TimeoutError extends NetworkError {}
+
+/** The caller cancelled the call through its AbortSignal. */
+export class CancelledError extends CloudcallError {
+  readonly kind = 'cancelled' as const;
+
+  constructor(message = 'The request was cancelled.') {
+    super(message);
+    this.name = 'CancelledError';
+  }
+}
+
+/** Removes every occurrence of the given secrets from a text. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  }
+  return out;
+}
+
+/** A one-line description of any thrown value, never `[object Object]`. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * @cloudcall/core: the API client, the error hierarchy, retries, and the tool contract that every
+ * cloudcall family package defines its tools with.
+ */
+export { boolAsString, commaList, intAsString, numericId, pageArgs } from './args.js';
+export {
+  ApiClient,
+  type ApiResponse,
+  type ClientEvent,
+  type ClientOptions,
+  createClient,
+  DEFAULT_BASE_URL,
+  type HttpMethod,
+  type QueryValue,
+  type RequestOptions,
+  VERSION,
+} from './client.js';
+export {
+  ApiError,
+  type ApiErrorInit,
+  CancelledError,
+  ClientApiError,
+  CloudcallError,
+  describeError,
+  type ErrorKind,
+  InputError,
+  type InputIssue,
+  NetworkError,
+  redact,
+  ServerApiError,
+  TimeoutError,
+} from './errors.js';
+export { type ListResponse, type Links, type Meta, paginate } from './pagination.js';
+export {
+  backoffDelay,
+  defaultRetryOptions,
+  IDEMPOTENT_METHODS,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  type RetryOptions,
+} from './retry.js';
+export {
+  type AnyTool,
+  annotations,
+  type BoundTools,
+  bindTools,
+  buildRequest,
+  camelName,
+  defineTool,
+  type FamilyName,
+  type FieldMap,
+  type InputSchema,
+  inputJsonSchema,
+  NO_CONTENT,
+  omitUndefined,
+  parseArgs,
+  type RequestMapping,
+  returns,
+  runTool,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolFamily,
+} from './tool.js';
+export { type Credentials, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';

@@ -1,0 +1,220 @@
+/**
+ * The tool contract. A tool is defined once, as data: its spec name, title, description, zod input
+ * schema, annotations, and either a declarative request mapping or a handler. The MCP server, the
+ * CLI and the typed library API are all derived from that one definition; nothing here knows MCP.
+ */
+import { z } from 'zod';
+import type { ApiClient, HttpMethod, QueryValue, RequestOptions } from './client.js';
+import { InputError, type InputIssue } from './errors.js';
+
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images';
+
+/** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Annotation presets by kind of operation; every tool picks one. */
+export const annotations = {
+  /** Reads: change nothing. */
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  /** Creates something new each call. */
+  create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  /** Changes something in place; doing it twice is the same as once. */
+  update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  /** Starts an action (each call starts another) that loses nothing. */
+  action: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  /** Deletes, replaces a whole set, powers off, rebuilds, restores or resizes: may lose data. */
+  destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  /** Destructive, and repeating it changes nothing more (deletes). */
+  destroy: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+} as const satisfies Record<string, ToolAnnotations>;
+
+export interface ToolContext {
+  client: ApiClient;
+  signal?: AbortSignal | undefined;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a tool's own input schema fixes its argument types.
+export type InputSchema = z.ZodObject<any>;
+
+type Args<S extends InputSchema> = z.output<S>;
+type ArgName<A> = Extract<keyof A, string>;
+
+/** Wire field name -> argument name. Unset arguments are left out of the request. */
+export type FieldMap<A> = Record<string, ArgName<A>>;
+
+/**
+ * How a tool's arguments become one HTTP request. `{Arg}` in the path is replaced by that
+ * argument's value; `query` and `body` map wire names to argument names; `fixed` adds constant
+ * body fields (such as an action's `type`). A function builds bodies a table cannot express.
+ */
+export interface RequestMapping<A> {
+  method: HttpMethod;
+  path: string;
+  query?: FieldMap<A>;
+  body?: FieldMap<A> | ((args: A) => Record<string, unknown>);
+  fixed?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown, N extends string = string> {
+  /** Exactly as the spec names it. */
+  name: N;
+  family: FamilyName;
+  title: string;
+  /** What the tool does, for people and models: the tool's documentation. */
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  request?: RequestMapping<Args<S>>;
+  handler?: (args: Args<S>, context: ToolContext) => Promise<R>;
+  /** Type of the platform's answer, for the typed API; never read at run time. */
+  readonly result?: R;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool lists.
+export type AnyTool = ToolDefinition<InputSchema, any, string>;
+
+export interface ToolFamily {
+  name: FamilyName;
+  title: string;
+  description: string;
+  tools: readonly AnyTool[];
+}
+
+/** Declares a tool; checks the definition is complete. `R` types the platform's answer. */
+export function defineTool<S extends InputSchema, R = unknown, const N extends string = string>(
+  definition: ToolDefinition<S, R, N>,
+): ToolDefinition<S, R, N> {
+  if (!definition.request === !definition.handler) {
+    throw new TypeError(`tool ${definition.name}: give exactly one of request and handler`);
+  }
+  for (const placeholder of definition.request?.path.match(/\{(\w+)\}/g) ?? []) {
+    const arg = placeholder.slice(1, -1);
+    if (!(arg in definition.input.shape)) {
+      throw new TypeError(`tool ${definition.name}: path names ${arg}, which is not an argument`);
+    }
+  }
+  return definition;
+}
+
+/** Marks the result type of a tool: `result: returns<{ ssh_key: SshKey }>()`. */
+export function returns<R>(): R {
+  return undefined as R;
+}
+
+/** Validates raw arguments against a tool's schema; throws an InputError naming each bad argument. */
+export function parseArgs<S extends InputSchema>(tool: ToolDefinition<S, unknown, string>, raw: unknown): Args<S> {
+  const input = raw === undefined || raw === null ? {} : raw;
+  const parsed = tool.input.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new InputError(parsed.error.issues.flatMap((issue) => describeIssue(issue, input)));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
+  const argument = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      argument: argument ? `${argument}.${key}` : key,
+      message: 'is not an argument of this tool (names are case-sensitive)',
+    }));
+  }
+  const value = valueAt(input, issue.path);
+  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
+    return [{ argument, message: 'is required' }];
+  }
+  if (issue.code === 'invalid_union') {
+    const messages = issue.errors.flat().map((sub) => sub.message.replace(/^Invalid input: /, ''));
+    return [{ argument, message: `${[...new Set(messages)].join(', or ')}; got ${JSON.stringify(value)}` }];
+  }
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return [{ argument, message: issue.code === 'invalid_type' ? message : `${message}; got ${JSON.stringify(value)}` }];
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** Turns validated arguments into the request the tool's mapping describes. */
+export function buildRequest<A extends Record<string, unknown>>(mapping: RequestMapping<A>, args: A): RequestOptions {
+  const path = mapping.path.replace(/\{(\w+)\}/g, (_, arg: string) => {
+    const value = args[arg];
+    if (value === undefined || value === '') throw new InputError('is required', arg);
+    return encodeURIComponent(String(value));
+  });
+  const query: Record<string, QueryValue> = {};
+  for (const [wire, arg] of Object.entries(mapping.query ?? {})) {
+    const value = args[arg];
+    if (value !== undefined) query[wire] = value as QueryValue;
+  }
+  let body: Record<string, unknown> | undefined;
+  if (typeof mapping.body === 'function') {
+    body = omitUndefined(mapping.body(args));
+  } else if (mapping.body) {
+    body = {};
+    for (const [wire, arg] of Object.entries(mapping.body)) {
+      if (args[arg] !== undefined) body[wire] = args[arg];
+    }
+  }
+  if (mapping.fixed) body = { ...body, ...mapping.fixed };
+  return { method: mapping.method, path, query, body };
+}
+
+/** Copies an object without its undefined members (unset arguments never reach the wire as null). */
+export function omitUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The answer a tool gives when the platform answers with no body (204 No Content). */
+export const NO_CONTENT = { ok: true } as const;
+
+/** Validates the arguments, then runs the tool's request or handler. */
+export async function runTool<S extends InputSchema, R>(
+  tool: ToolDefinition<S, R, string>,
+  raw: unknown,
+  context: ToolContext,
+): Promise<R> {
+  const args = parseArgs(tool, raw);
+  if (tool.handler) return tool.handler(args, context);
+  const request = buildRequest(tool.request as RequestMapping<Args<S>>, args);
+  const data = await context.client.request<R>({ ...request, signal: context.signal });
+  return (data === undefined ? NO_CONTENT : data) as R;
+}
+
+/** The JSON Schema of a tool's input, as MCP's tools/list and the CLI's flags see it. */
+export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+
+/** The typed library API of a tool list: `api.keyCreate({ Name, PublicKey })` for `key-create`. */
+export type BoundTools<T extends readonly AnyTool[]> = {
+  [Tool in T[number] as Camel<Tool['name']>]: Tool extends ToolDefinition<infer S, infer R, string>
+    ? (args: z.input<S>, options?: { signal?: AbortSignal }) => Promise<R>
+    : never;
+};
+
+export function camelName(name: string): string {
+  return name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** Binds tools to a client as camel-cased async functions: the family packages' library API. */
+export function bindTools<const T extends readonly AnyTool[]>(client: ApiClient, tools: T): BoundTools<T> {
+  const api: Record<string, unknown> = {};
+  for (const tool of tools) {
+    api[camelName(tool.name)] = (args: unknown, options?: { signal?: AbortSignal }) =>
+      runTool(tool, args, { client, signal: options?.signal });
+  }
+  return api as BoundTools<T>;
+}

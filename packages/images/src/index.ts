@@ -1,0 +1,14 @@
+/**
+ * @cloudcall/images: list, get, create from URL, rename, delete, transfer, convert, sizes.
+ * Its tools arrive in a later release; the family is registered now so the apps compose it.
+ */
+import type { AnyTool, ToolFamily } from '@cloudcall/core';
+
+export const imagesTools: readonly AnyTool[] = [];
+
+export const imagesFamily: ToolFamily = {
+  name: 'images',
+  title: 'Images and sizes',
+  description: 'list, get, create from URL, rename, delete, transfer, convert, sizes.',
+  tools: imagesTools,
+};

@@ -1,0 +1,2 @@
+import { accountRoutes } from './account.js';
+export const routes = [...accountRoutes];

@@ -1,0 +1,129 @@
+/**
+ * The sandbox world: everything an account holds, as plain JSON so it can be saved to a file.
+ * Progress (an action going from in-progress to completed) is derived from timestamps when read,
+ * never advanced by timers, so it holds across processes and restarts.
+ */
+import { iso } from './http.js';
+import { seedAccount } from './seed/account.js';
+import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
+
+/** Bumped when the saved shape changes incompatibly. */
+export const WORLD_VERSION = 1;
+
+export interface SshKey {
+  id: number;
+  fingerprint: string;
+  public_key: string;
+  name: string;
+}
+
+/** An action as stored; `actionView` derives its status at read time. */
+export interface StoredAction {
+  id: number;
+  type: string;
+  resource_id: number | null;
+  resource_type: string;
+  region_slug: string | null;
+  started_ms: number;
+  /** How long it runs before completing. */
+  duration_ms: number;
+  /** Set when the action ends in error. */
+  errored?: boolean;
+}
+
+type SeedAccount = ReturnType<typeof seedAccount>;
+
+export interface World {
+  version: number;
+  /** Milliseconds added to the real clock: tests move time forward without waiting. */
+  clockOffsetMs: number;
+  /** The next id of each kind of numeric id. */
+  nextId: Record<string, number>;
+  account: SeedAccount['account'];
+  balance: SeedAccount['balance'];
+  billingHistory: SeedAccount['billingHistory'];
+  invoices: SeedAccount['invoices'];
+  invoicePreview: SeedAccount['invoicePreview'];
+  invoiceItems: SeedAccount['invoiceItems'];
+  regions: Region[];
+  sizes: Size[];
+  images: Image[];
+  sshKeys: SshKey[];
+  actions: StoredAction[];
+}
+
+/** Numeric ids start where the platform's do, so they look real. */
+const FIRST_IDS: Record<string, number> = {
+  sshKey: 41_000_001,
+  action: 2_140_000_001,
+  droplet: 480_000_001,
+  image: 171_000_001,
+  record: 370_000_001,
+};
+
+export function seedWorld(now: number = Date.now()): World {
+  const account = seedAccount(new Date(now));
+  return {
+    version: WORLD_VERSION,
+    clockOffsetMs: 0,
+    nextId: { ...FIRST_IDS },
+    ...account,
+    regions: structuredClone(regions),
+    sizes: structuredClone(sizes),
+    images: structuredClone(images),
+    sshKeys: [],
+    actions: [],
+  };
+}
+
+/** Fills in what a world saved by an older sandbox lacks. */
+export function upgradeWorld(world: World): World {
+  if (world.version !== WORLD_VERSION) {
+    throw new Error(`sandbox state has version ${world.version}; this sandbox reads version ${WORLD_VERSION}`);
+  }
+  const fresh = seedWorld();
+  for (const key of Object.keys(fresh) as (keyof World)[]) {
+    if (world[key] === undefined) (world as unknown as Record<string, unknown>)[key] = fresh[key];
+  }
+  world.nextId = { ...FIRST_IDS, ...world.nextId };
+  return world;
+}
+
+/** Hands out the next numeric id of a kind. */
+export function nextId(world: World, kind: string): number {
+  const id = world.nextId[kind] ?? FIRST_IDS[kind] ?? 1;
+  world.nextId[kind] = id + 1;
+  return id;
+}
+
+export function regionOf(world: World, slug: string | null): Region | undefined {
+  return slug ? world.regions.find((region) => region.slug === slug) : undefined;
+}
+
+/** Records a new action and returns it as the platform shows it. */
+export function startAction(
+  world: World,
+  now: number,
+  init: Omit<StoredAction, 'id' | 'started_ms' | 'duration_ms'> & { duration_ms?: number },
+): StoredAction {
+  const action: StoredAction = { id: nextId(world, 'action'), started_ms: now, duration_ms: 3_000, ...init };
+  world.actions.push(action);
+  return action;
+}
+
+/** The platform's view of an action at time `now`. */
+export function actionView(world: World, action: StoredAction, now: number) {
+  const done = now >= action.started_ms + action.duration_ms;
+  const region = regionOf(world, action.region_slug);
+  return {
+    id: action.id,
+    status: done ? (action.errored ? 'errored' : 'completed') : 'in-progress',
+    type: action.type,
+    started_at: iso(action.started_ms),
+    completed_at: done ? iso(action.started_ms + action.duration_ms) : null,
+    resource_id: action.resource_id,
+    resource_type: action.resource_type,
+    ...(region ? { region } : {}),
+    region_slug: action.region_slug,
+  };
+}

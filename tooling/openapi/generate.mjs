@@ -1,0 +1,310 @@
+#!/usr/bin/env node
+// Generates subset.json: a description-free subset of the platform's OpenAPI description holding, for
+// the operations the project calls, method, path, scopes, parameters and request/response JSON schemas,
+// plus the component schemas reachable from them.
+//
+// Usage: node generate.mjs [path/to/digitalocean-v2.json] [path/to/API-MAP.md]
+// Defaults: the `shared` folder beside the repository (../../../shared/...).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export const DEFAULT_SPEC_PATH = resolve(here, '../../../shared/openapi/digitalocean-v2.json');
+export const DEFAULT_API_MAP_PATH = resolve(here, '../../../shared/spec/API-MAP.md');
+export const SUBSET_PATH = resolve(here, 'subset.json');
+
+/** Operations the project uses besides the ones the API map lists (kept when the description has them). */
+export const EXTRA_OPERATION_IDS = [
+  'regions_list',
+  'sizes_list',
+  'images_list',
+  'images_get',
+  'droplets_list_kernels',
+  'droplets_list_backups',
+  'droplets_list_snapshots',
+  'tags_list',
+  'invoices_get_byUUID',
+];
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+const JSON_MEDIA_TYPE = 'application/json';
+const SCHEMA_REF_PREFIX = '#/components/schemas/';
+
+// Annotation keywords dropped everywhere they are keywords (never when they are property names).
+const STRIPPED_KEYWORDS = new Set(['description', 'summary', 'example', 'examples', 'title', 'externalDocs']);
+// Keywords whose value is a map from names (property names, patterns) to schemas.
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties']);
+// Keywords whose value is a schema.
+const SCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'not']);
+// Keywords whose value is a list of schemas.
+const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf']);
+// Keywords whose value is data, copied as it is.
+const VALUE_KEYWORDS = new Set([
+  'type',
+  'format',
+  'nullable',
+  'required',
+  'enum',
+  'default',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+]);
+
+/**
+ * Reads operationIds from the markdown tables of the API map: the 2nd column of every table whose
+ * header names it `operationId`. Returns them in order of first appearance, without duplicates.
+ */
+export function readOperationIds(markdown) {
+  const ids = [];
+  let inTable = false;
+  for (const line of markdown.split('\n')) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('|')) {
+      inTable = false;
+      continue;
+    }
+    const cells = trimmed
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim());
+    if (!inTable) {
+      inTable = cells[1] === 'operationId';
+      continue;
+    }
+    if (/^:?-+:?$/.test(cells[1] ?? '')) continue;
+    const id = cells[1] ?? '';
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(id)) {
+      throw new Error(`API map: unexpected operationId cell ${JSON.stringify(id)} in row: ${trimmed}`);
+    }
+    if (!ids.includes(id)) ids.push(id);
+  }
+  if (ids.length === 0) throw new Error('API map: no operationId found in any table');
+  return ids;
+}
+
+function decodePointerToken(token) {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function resolvePointer(document, ref) {
+  if (!ref.startsWith('#/')) throw new Error(`Only internal $refs are supported, got ${ref}`);
+  let node = document;
+  for (const token of ref.slice(2).split('/')) {
+    const key = decodePointerToken(token);
+    if (node === null || typeof node !== 'object' || !(key in node))
+      throw new Error(`Unresolvable $ref ${ref}`);
+    node = node[key];
+  }
+  return node;
+}
+
+/** Follows $refs of non-schema components (responses, requestBodies, parameters, headers). */
+function deref(document, node) {
+  const seen = new Set();
+  let current = node;
+  while (current && typeof current === 'object' && typeof current.$ref === 'string') {
+    if (seen.has(current.$ref)) throw new Error(`Circular $ref ${current.$ref}`);
+    seen.add(current.$ref);
+    current = resolvePointer(document, current.$ref);
+  }
+  return current;
+}
+
+function isStripped(key) {
+  return STRIPPED_KEYWORDS.has(key) || key.startsWith('x-');
+}
+
+function sortKeysDeep(value) {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value === null || typeof value !== 'object') return value;
+  const out = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeysDeep(value[key]);
+  return out;
+}
+
+/**
+ * Builds the subset from a parsed OpenAPI document and a list of operationIds. Throws when an
+ * operationId is missing, a $ref cannot be resolved, or a schema uses a keyword this script does not
+ * know (so that no prose slips through under an unexpected key).
+ */
+export function buildSubset(spec, operationIds) {
+  const byId = new Map();
+  for (const [path, pathItem] of Object.entries(spec.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = pathItem[method];
+      if (op?.operationId) byId.set(op.operationId, { method, path, pathItem, op });
+    }
+  }
+  const missing = operationIds.filter((id) => !byId.has(id));
+  if (missing.length > 0) {
+    throw new Error(`operationId(s) not found in the OpenAPI description: ${missing.join(', ')}`);
+  }
+
+  const pendingSchemas = [];
+  const referencedSchemas = new Set();
+  const noteSchemaRef = (ref) => {
+    const name = decodePointerToken(ref.slice(SCHEMA_REF_PREFIX.length));
+    if (name.includes('/') || !(name in (spec.components?.schemas ?? {}))) {
+      throw new Error(`Unsupported or unresolvable schema $ref ${ref}`);
+    }
+    if (!referencedSchemas.has(name)) {
+      referencedSchemas.add(name);
+      pendingSchemas.push(name);
+    }
+  };
+
+  const cleanSchema = (schema, where) => {
+    if (typeof schema === 'boolean') return schema;
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      throw new Error(`${where}: expected a schema, got ${JSON.stringify(schema)}`);
+    }
+    if (typeof schema.$ref === 'string') {
+      // OpenAPI 3.0: siblings of $ref are ignored.
+      if (schema.$ref.startsWith(SCHEMA_REF_PREFIX)) {
+        noteSchemaRef(schema.$ref);
+        return { $ref: schema.$ref };
+      }
+      return cleanSchema(deref(spec, schema), `${where} -> ${schema.$ref}`);
+    }
+    const out = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (isStripped(key)) continue;
+      const at = `${where}/${key}`;
+      if (SCHEMA_MAP_KEYWORDS.has(key)) {
+        out[key] = {};
+        for (const [name, sub] of Object.entries(value)) out[key][name] = cleanSchema(sub, `${at}/${name}`);
+      } else if (SCHEMA_KEYWORDS.has(key)) {
+        out[key] = cleanSchema(value, at);
+      } else if (SCHEMA_LIST_KEYWORDS.has(key)) {
+        out[key] = value.map((sub, i) => cleanSchema(sub, `${at}/${i}`));
+      } else if (key === 'discriminator') {
+        out[key] = { propertyName: value.propertyName };
+        if (value.mapping) {
+          out[key].mapping = { ...value.mapping };
+          for (const ref of Object.values(value.mapping)) {
+            if (ref.startsWith(SCHEMA_REF_PREFIX)) noteSchemaRef(ref);
+          }
+        }
+      } else if (VALUE_KEYWORDS.has(key)) {
+        out[key] = structuredClone(value);
+      } else {
+        throw new Error(`${at}: unknown schema keyword ${JSON.stringify(key)}`);
+      }
+    }
+    return out;
+  };
+
+  const operations = {};
+  for (const id of operationIds) {
+    const { method, path, pathItem, op } = byId.get(id);
+    const where = `${id} (${method.toUpperCase()} ${path})`;
+
+    const security = op.security ?? spec.security ?? [];
+    const scopeSets = security.filter((req) => req.bearer_auth).map((req) => [...req.bearer_auth]);
+    const scopes = [...new Set(scopeSets.flat())];
+
+    // Path-level parameters apply unless the operation overrides them (same name and location).
+    const parameters = new Map();
+    for (const raw of [...(pathItem.parameters ?? []), ...(op.parameters ?? [])]) {
+      const param = deref(spec, raw);
+      const entry = { in: param.in, name: param.name };
+      if (param.required) entry.required = true;
+      if (param.schema) entry.schema = cleanSchema(param.schema, `${where} parameter ${param.name}`);
+      else if (param.content)
+        throw new Error(`${where}: parameter ${param.name} uses content, not supported`);
+      parameters.set(`${param.in}:${param.name}`, entry);
+    }
+
+    const result = { method: method.toUpperCase(), path, scopes, scopeSets };
+    if (parameters.size > 0) result.parameters = [...parameters.values()];
+
+    if (op.requestBody) {
+      const body = deref(spec, op.requestBody);
+      const media = body.content?.[JSON_MEDIA_TYPE];
+      if (media) {
+        result.request = cleanSchema(media.schema ?? {}, `${where} request`);
+        if (body.required) result.requestRequired = true;
+      }
+      const others = Object.keys(body.content ?? {}).filter((type) => type !== JSON_MEDIA_TYPE);
+      if (others.length > 0) result.requestContentTypes = others.sort();
+    }
+
+    result.responses = {};
+    result.responseHeaders = {};
+    for (const [status, raw] of Object.entries(op.responses ?? {})) {
+      const response = deref(spec, raw);
+      const media = response.content?.[JSON_MEDIA_TYPE];
+      result.responses[status] = media
+        ? cleanSchema(media.schema ?? {}, `${where} response ${status}`)
+        : null;
+      const headers = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase());
+      if (headers.length > 0) result.responseHeaders[status] = headers.sort();
+    }
+    operations[id] = result;
+  }
+
+  const schemas = {};
+  while (pendingSchemas.length > 0) {
+    const name = pendingSchemas.shift();
+    schemas[name] = cleanSchema(spec.components.schemas[name], `${SCHEMA_REF_PREFIX}${name}`);
+  }
+
+  return sortKeysDeep({
+    openapi: spec.openapi,
+    info: { version: spec.info?.version },
+    operations,
+    components: { schemas },
+  });
+}
+
+/** The exact bytes written to subset.json. */
+export function serialize(subset) {
+  return `${JSON.stringify(subset, null, 1)}\n`;
+}
+
+/** Reads both inputs and returns the serialized subset. */
+export function generate(specPath = DEFAULT_SPEC_PATH, apiMapPath = DEFAULT_API_MAP_PATH) {
+  const spec = JSON.parse(readFileSync(specPath, 'utf8'));
+  const ids = readOperationIds(readFileSync(apiMapPath, 'utf8'));
+  // The extra ones are optional: kept when the description has them.
+  const known = new Set(
+    Object.values(spec.paths ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item[m]?.operationId)),
+  );
+  for (const id of EXTRA_OPERATION_IDS) if (known.has(id) && !ids.includes(id)) ids.push(id);
+  const subset = buildSubset(spec, ids);
+  return { subset, text: serialize(subset) };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  try {
+    const [specPath, apiMapPath] = process.argv.slice(2);
+    const { subset, text } = generate(
+      specPath ? resolve(specPath) : undefined,
+      apiMapPath ? resolve(apiMapPath) : undefined,
+    );
+    writeFileSync(SUBSET_PATH, text);
+    process.stdout.write(
+      `subset.json: ${Object.keys(subset.operations).length} operations, ` +
+        `${Object.keys(subset.components.schemas).length} schemas, ${Buffer.byteLength(text)} bytes\n`,
+    );
+  } catch (error) {
+    console.error(`generate.mjs: ${error.message}`);
+    process.exit(1);
+  }
+}

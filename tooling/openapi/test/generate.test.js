@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  buildSubset,
+  DEFAULT_API_MAP_PATH,
+  EXTRA_OPERATION_IDS,
+  generate,
+  readOperationIds,
+  SUBSET_PATH,
+} from '../generate.mjs';
+
+const STRIPPED = ['description', 'summary', 'example', 'examples', 'title', 'externalDocs'];
+const OPERATION_KEYS = new Set([
+  'method',
+  'path',
+  'scopes',
+  'scopeSets',
+  'parameters',
+  'request',
+  'requestRequired',
+  'requestContentTypes',
+  'responses',
+  'responseHeaders',
+]);
+
+/** Lists the annotation keywords left in a schema, walking it as a schema (property names are not keywords). */
+function leftoverKeywords(schema, at, found = []) {
+  if (schema === null || typeof schema !== 'object') return found;
+  for (const [key, value] of Object.entries(schema)) {
+    if (STRIPPED.includes(key) || key.startsWith('x-')) found.push(`${at}/${key}`);
+    if (key === 'properties' || key === 'patternProperties') {
+      for (const [name, sub] of Object.entries(value)) leftoverKeywords(sub, `${at}/${key}/${name}`, found);
+    } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
+      for (const [i, sub] of value.entries()) leftoverKeywords(sub, `${at}/${key}/${i}`, found);
+    } else if (key === 'items' || key === 'additionalProperties' || key === 'not') {
+      leftoverKeywords(value, `${at}/${key}`, found);
+    }
+  }
+  return found;
+}
+
+describe('subset.json', () => {
+  const committed = readFileSync(SUBSET_PATH, 'utf8');
+  const subset = JSON.parse(committed);
+
+  it('equals a fresh generation from the shared OpenAPI description', () => {
+    const { text } = generate();
+    // Compare parsed first for a readable diff, then bytes for formatting.
+    expect(JSON.parse(text)).toEqual(subset);
+    expect(text).toBe(committed);
+  });
+
+  it('holds every operationId of the API map, with the method and path the map gives', () => {
+    const map = readFileSync(DEFAULT_API_MAP_PATH, 'utf8');
+    let rows = 0;
+    for (const line of map.split('\n')) {
+      const match = /^\|[^|]*\|\s*([A-Za-z][A-Za-z0-9_]*)\s*\|\s*([A-Z]+) (\S+)\s*\|/.exec(line);
+      if (!match) continue;
+      rows++;
+      const [, id, method, path] = match;
+      expect(subset.operations[id], id).toBeDefined();
+      expect(`${subset.operations[id].method} ${subset.operations[id].path}`, id).toBe(`${method} ${path}`);
+    }
+    expect(rows).toBeGreaterThan(100);
+    for (const id of EXTRA_OPERATION_IDS) expect(subset.operations[id], id).toBeDefined();
+  });
+
+  it('keeps no description, summary, example, title, externalDocs or x-* keyword anywhere', () => {
+    const found = [];
+    for (const [name, schema] of Object.entries(subset.components.schemas)) {
+      leftoverKeywords(schema, `#/components/schemas/${name}`, found);
+    }
+    for (const [id, op] of Object.entries(subset.operations)) {
+      for (const key of Object.keys(op)) expect(OPERATION_KEYS.has(key), `${id}.${key}`).toBe(true);
+      if (op.request) leftoverKeywords(op.request, `${id}/request`, found);
+      for (const [status, schema] of Object.entries(op.responses))
+        leftoverKeywords(schema, `${id}/${status}`, found);
+      for (const param of op.parameters ?? []) leftoverKeywords(param.schema, `${id}/${param.name}`, found);
+    }
+    expect(found).toEqual([]);
+    expect(Object.keys(subset).sort()).toEqual(['components', 'info', 'openapi', 'operations']);
+    expect(Object.keys(subset.components)).toEqual(['schemas']);
+  });
+
+  it('keeps properties that are named like annotation keywords', () => {
+    // The size object has a `description` field, and so has the VPC body.
+    expect(subset.components.schemas.size.properties.description).toEqual({ type: 'string' });
+    expect(subset.components.schemas.size.required).toContain('description');
+    expect(subset.components.schemas.vpc_updatable.properties.description).toMatchObject({ type: 'string' });
+  });
+
+  it('holds exactly the schemas reachable from the operations, and every $ref resolves', () => {
+    const reached = new Set();
+    const visit = (node) => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') {
+          expect(value).toMatch(/^#\/components\/schemas\/[^/]+$/);
+          const name = value.slice('#/components/schemas/'.length);
+          expect(subset.components.schemas[name], value).toBeDefined();
+          if (!reached.has(name)) {
+            reached.add(name);
+            visit(subset.components.schemas[name]);
+          }
+        } else if (key === 'mapping') {
+          for (const ref of Object.values(value)) visit({ $ref: ref });
+        } else visit(value);
+      }
+    };
+    visit(subset.operations);
+    expect([...reached].sort()).toEqual(Object.keys(subset.components.schemas).sort());
+  });
+
+  it('records scopes and response headers', () => {
+    expect(subset.operations.sizes_list.scopes).toEqual(['sizes:read', 'regions:read']);
+    expect(subset.operations.domains_create_record.scopeSets).toEqual([['domain:create'], ['domain:update']]);
+    expect(subset.operations.sshKeys_list.responseHeaders['200']).toEqual([
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+    ]);
+    expect(subset.operations.sshKeys_delete.responses['204']).toBeNull();
+  });
+});
+
+describe('generator', () => {
+  const spec = {
+    openapi: '3.0.0',
+    info: { title: 'Some API', version: '1.0', description: 'prose' },
+    security: [{ bearer_auth: [] }],
+    paths: {
+      '/v2/things/{id}': {
+        parameters: [{ $ref: '#/components/parameters/id' }],
+        get: {
+          operationId: 'things_get',
+          summary: 'prose',
+          'x-codeSamples': [],
+          security: [{ bearer_auth: ['thing:read'] }],
+          responses: {
+            200: { $ref: '#/components/responses/thing' },
+            204: { description: 'prose' },
+          },
+        },
+        post: { operationId: 'things_unused', responses: {} },
+      },
+    },
+    components: {
+      parameters: {
+        id: { in: 'path', name: 'id', required: true, description: 'prose', schema: { type: 'integer' } },
+      },
+      responses: {
+        thing: {
+          description: 'prose',
+          headers: { 'ratelimit-limit': { schema: { type: 'integer' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/thing' }, example: {} } },
+        },
+      },
+      schemas: {
+        thing: {
+          type: 'object',
+          title: 'prose',
+          description: 'prose',
+          example: { description: 'x' },
+          'x-order': 1,
+          required: ['description'],
+          properties: {
+            description: { type: 'string', description: 'prose', example: 'x' },
+            example: { $ref: '#/components/schemas/part' },
+            title: { type: 'array', items: { type: 'string', title: 'prose' } },
+          },
+        },
+        part: { type: 'integer', externalDocs: { url: 'https://example.com' }, nullable: true },
+        unused: { type: 'string' },
+      },
+    },
+  };
+
+  it('strips annotation keywords but keeps fields of the same name, and keeps only reachable schemas', () => {
+    const subset = buildSubset(spec, ['things_get']);
+    expect(subset).toEqual({
+      openapi: '3.0.0',
+      info: { version: '1.0' },
+      operations: {
+        things_get: {
+          method: 'GET',
+          path: '/v2/things/{id}',
+          scopes: ['thing:read'],
+          scopeSets: [['thing:read']],
+          parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'integer' } }],
+          responses: { 200: { $ref: '#/components/schemas/thing' }, 204: null },
+          responseHeaders: { 200: ['ratelimit-limit'] },
+        },
+      },
+      components: {
+        schemas: {
+          part: { nullable: true, type: 'integer' },
+          thing: {
+            properties: {
+              description: { type: 'string' },
+              example: { $ref: '#/components/schemas/part' },
+              title: { items: { type: 'string' }, type: 'array' },
+            },
+            required: ['description'],
+            type: 'object',
+          },
+        },
+      },
+    });
+  });
+
+  it('fails loudly on a missing operationId or an unknown schema keyword', () => {
+    expect(() => buildSubset(spec, ['things_get', 'nope_list'])).toThrow(/nope_list/);
+    const odd = structuredClone(spec);
+    odd.components.schemas.part.const = 3;
+    expect(() => buildSubset(odd, ['things_get'])).toThrow(/unknown schema keyword "const"/);
+  });
+
+  it('reads the operationId column of the API map tables', () => {
+    const markdown = [
+      '# Title',
+      '| tool | operationId | request |',
+      '|---|---|---|',
+      '| a-get | a_get | GET /v2/a |',
+      '| a-get-again | a_get | GET /v2/a |',
+      '',
+      'text | with a pipe',
+      '| tool | operationId | request |',
+      '|---|---|---|',
+      '| b-list | b_list | GET /v2/b |',
+    ].join('\n');
+    expect(readOperationIds(markdown)).toEqual(['a_get', 'b_list']);
+    expect(() => readOperationIds('| tool | operationId |\n|---|---|\n| x | not an id |')).toThrow(
+      /not an id/,
+    );
+  });
+});
