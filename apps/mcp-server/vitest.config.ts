@@ -1,1 +1,1 @@
-export { default } from "@cloudcall/vitest-config";
+export { default } from '@cloudcall/vitest-config';

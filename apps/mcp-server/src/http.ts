@@ -3,7 +3,12 @@
  * over the shared API client, at `/mcp`.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -48,7 +53,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       let transport = sessionId ? sessions.get(sessionId) : undefined;
       if (!transport) {
         if (sessionId || !isInitializeRequest(body)) {
-          jsonRpcError(res, sessionId ? 404 : 400, -32000, sessionId ? 'Unknown session' : 'No session: send initialize first');
+          jsonRpcError(
+            res,
+            sessionId ? 404 : 400,
+            -32000,
+            sessionId ? 'Unknown session' : 'No session: send initialize first',
+          );
           return;
         }
         const created = new StreamableHTTPServerTransport({
@@ -76,7 +86,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     if (req.method === 'GET' || req.method === 'DELETE') {
       const transport = sessionId ? sessions.get(sessionId) : undefined;
       if (!transport) {
-        jsonRpcError(res, sessionId ? 404 : 400, -32000, sessionId ? 'Unknown session' : 'Missing mcp-session-id');
+        jsonRpcError(
+          res,
+          sessionId ? 404 : 400,
+          -32000,
+          sessionId ? 'Unknown session' : 'Missing mcp-session-id',
+        );
         return;
       }
       await transport.handleRequest(req, res);

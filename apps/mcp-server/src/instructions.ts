@@ -3,9 +3,14 @@
  */
 import { fileURLToPath } from 'node:url';
 
-export function connectHelp(url: string, mode: { sandbox: boolean; sandboxState?: string | undefined }): string {
+export function connectHelp(
+  url: string,
+  mode: { sandbox: boolean; sandboxState?: string | undefined },
+): string {
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const stdioArgs = mode.sandbox ? [main, '--sandbox', ...(mode.sandboxState ? ['--sandbox-state', mode.sandboxState] : [])] : [main];
+  const stdioArgs = mode.sandbox
+    ? [main, '--sandbox', ...(mode.sandboxState ? ['--sandbox-state', mode.sandboxState] : [])]
+    : [main];
   const desktop = JSON.stringify({ mcpServers: { cloudcall: { command: 'node', args: stdioArgs } } }, null, 2)
     .split('\n')
     .join('\n    ');

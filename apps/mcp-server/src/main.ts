@@ -6,7 +6,13 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { selectFamilies, toolsOf } from '@cloudcall/catalog';
-import { type ApiClient, createClient, DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core';
+import {
+  type ApiClient,
+  createClient,
+  DEFAULT_BASE_URL,
+  resolveCredentials,
+  TOKEN_ENV_VARS,
+} from '@cloudcall/core';
 import { connectSandbox } from '@cloudcall/sandbox';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { serveHttp } from './http.js';
@@ -59,9 +65,11 @@ async function main(): Promise<void> {
     return;
   }
   const transport = flags.transport ?? 'stdio';
-  if (transport !== 'stdio' && transport !== 'http') fail(`--transport must be stdio or http, not ${transport}`);
+  if (transport !== 'stdio' && transport !== 'http')
+    fail(`--transport must be stdio or http, not ${transport}`);
   const port = Number(flags.port ?? 3333);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${flags.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port must be a port number, not ${flags.port}`);
 
   let families: ReturnType<typeof selectFamilies>;
   try {
@@ -100,7 +108,8 @@ async function main(): Promise<void> {
   }
   info(`serving ${tools.length} tools from ${families.map((f) => f.name).join(', ')}`);
 
-  const newServer = () => createMcpServer({ client, tools, version: VERSION, sandbox: Boolean(flags.sandbox), log: info });
+  const newServer = () =>
+    createMcpServer({ client, tools, version: VERSION, sandbox: Boolean(flags.sandbox), log: info });
   let closeTransport: () => Promise<void>;
   if (transport === 'stdio') {
     const server = newServer();
@@ -114,7 +123,11 @@ async function main(): Promise<void> {
       running = await serveHttp({ host: flags.host ?? '127.0.0.1', port, newServer, log: info });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      fail(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port` : (error as Error).message);
+      fail(
+        code === 'EADDRINUSE'
+          ? `port ${port} is in use; choose another with --port`
+          : (error as Error).message,
+      );
     }
     closeTransport = running.close;
     process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));

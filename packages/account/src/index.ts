@@ -12,7 +12,6 @@
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
 import { accountTools } from './tools.js';
 
-export { accountTools };
 export type {
   Account,
   Action,
@@ -25,6 +24,7 @@ export type {
   SshKey,
   SshKeyList,
 } from './types.js';
+export { accountTools };
 
 export const accountFamily: ToolFamily = {
   name: 'account',

@@ -51,7 +51,11 @@ export const accountTools = [
       'Lists billing events, newest first: invoices, payments and credits, with amounts in USD. Paginated: `links.pages.next` is present while more pages exist.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/customers/my/billing_history', query: { page: 'Page', per_page: 'PerPage' } },
+    request: {
+      method: 'GET',
+      path: '/v2/customers/my/billing_history',
+      query: { page: 'Page', per_page: 'PerPage' },
+    },
     result: returns<BillingHistoryList>(),
   }),
   defineTool({
@@ -62,7 +66,11 @@ export const accountTools = [
       'Lists monthly invoices (uuid, period, amount) and a preview of the current month. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/customers/my/invoices', query: { page: 'Page', per_page: 'PerPage' } },
+    request: {
+      method: 'GET',
+      path: '/v2/customers/my/invoices',
+      query: { page: 'Page', per_page: 'PerPage' },
+    },
     result: returns<InvoiceList>(),
   }),
   defineTool({
@@ -76,7 +84,9 @@ export const accountTools = [
       PublicKey: z
         .string()
         .min(1)
-        .describe('The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).'),
+        .describe(
+          'The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).',
+        ),
     }),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/account/keys', body: { name: 'Name', public_key: 'PublicKey' } },
@@ -118,7 +128,9 @@ export const accountTools = [
     title: 'Get action',
     description:
       'Shows one action (an event such as a VM power-off or an image transfer): its type, status (in-progress, completed, errored) and resource.',
-    input: z.strictObject({ ID: numericId('Numeric id of the action, from action-list or from the tool that started it.') }),
+    input: z.strictObject({
+      ID: numericId('Numeric id of the action, from action-list or from the tool that started it.'),
+    }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/actions/{ID}' },
     result: returns<{ action: Action }>(),

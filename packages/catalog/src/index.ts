@@ -31,7 +31,9 @@ export function selectFamilies(list?: string): ToolFamily[] {
   const known = new Map(families.map((family) => [family.name as string, family]));
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length) {
-    throw new Error(`unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${[...known.keys()].join(', ')}`);
+    throw new Error(
+      `unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${[...known.keys()].join(', ')}`,
+    );
   }
   return families.filter((family) => names.includes(family.name));
 }
@@ -47,4 +49,5 @@ export function toolsOf(selected: readonly ToolFamily[]): AnyTool[] {
   return tools;
 }
 
+export { TOOLS_END, TOOLS_START, toolsMarkdown, withToolsTable } from './markdown.js';
 export type { FamilyName, ToolFamily };

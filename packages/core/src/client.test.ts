@@ -105,7 +105,9 @@ describe('ApiClient requests', () => {
 
 describe('error mapping', () => {
   it('maps a 404 to a ClientApiError with the platform id, message and request id, never the token', async () => {
-    const api = await standIn(platformError(404, 'not_found', 'The resource you were accessing could not be found.'));
+    const api = await standIn(
+      platformError(404, 'not_found', 'The resource you were accessing could not be found.'),
+    );
     const error = await client(api.url)
       .request({ method: 'GET', path: '/v2/account/keys/9' })
       .catch((e: unknown) => e);
@@ -117,7 +119,9 @@ describe('error mapping', () => {
     expect(apiError.retryable).toBe(false);
     expect(apiError.message).toContain('could not be found');
     expect(apiError.message).toContain('req-404');
-    expect(JSON.stringify({ ...apiError, message: apiError.message, stack: apiError.stack })).not.toContain(TOKEN);
+    expect(JSON.stringify({ ...apiError, message: apiError.message, stack: apiError.stack })).not.toContain(
+      TOKEN,
+    );
   });
 
   it('maps a 5xx to a retryable ServerApiError once attempts run out', async () => {
@@ -169,7 +173,9 @@ describe('retries', () => {
   it('retries PUT and DELETE too', async () => {
     for (const method of ['PUT', 'DELETE'] as const) {
       const api = await standIn(platformError(503, 'unavailable', 'c'), json(200, { done: true }));
-      expect(await client(api.url).request({ method, path: '/v2/x', body: { a: 1 } })).toEqual({ done: true });
+      expect(await client(api.url).request({ method, path: '/v2/x', body: { a: 1 } })).toEqual({
+        done: true,
+      });
       expect(api.seen).toHaveLength(2);
     }
   });
@@ -202,7 +208,9 @@ describe('retries', () => {
 
   it('does not retry client errors', async () => {
     const api = await standIn(platformError(422, 'unprocessable_entity', 'bad'));
-    await expect(client(api.url).request({ method: 'GET', path: '/v2/x' })).rejects.toBeInstanceOf(ClientApiError);
+    await expect(client(api.url).request({ method: 'GET', path: '/v2/x' })).rejects.toBeInstanceOf(
+      ClientApiError,
+    );
     expect(api.seen).toHaveLength(1);
   });
 
@@ -220,7 +228,9 @@ describe('retries', () => {
   });
 
   it('gives up at once when Retry-After asks for more than it will wait', async () => {
-    const api = await standIn(json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '3600' }));
+    const api = await standIn(
+      json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '3600' }),
+    );
     const error = await client(api.url)
       .request({ method: 'GET', path: '/v2/account' })
       .catch((e: unknown) => e);
@@ -232,7 +242,9 @@ describe('retries', () => {
 
   it('stops at the overall deadline even with attempts left', async () => {
     const api = await standIn(platformError(503, 'unavailable', 'c'));
-    const c = client(api.url, { retry: { maxAttempts: 1000, baseDelayMs: 50, maxDelayMs: 50, deadlineMs: 400 } });
+    const c = client(api.url, {
+      retry: { maxAttempts: 1000, baseDelayMs: 50, maxDelayMs: 50, deadlineMs: 400 },
+    });
     const started = Date.now();
     await expect(c.request({ method: 'GET', path: '/v2/account' })).rejects.toBeInstanceOf(ServerApiError);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -287,7 +299,11 @@ describe('pagination', () => {
       });
     const api = await standIn(page(1, true), page(2, true), page(3, false));
     const ids: number[] = [];
-    for await (const key of paginate<{ id: number }>(client(api.url), { path: '/v2/account/keys', key: 'ssh_keys', perPage: 2 })) {
+    for await (const key of paginate<{ id: number }>(client(api.url), {
+      path: '/v2/account/keys',
+      key: 'ssh_keys',
+      perPage: 2,
+    })) {
       ids.push(key.id);
     }
     expect(ids).toEqual([10, 11, 20, 21, 30, 31]);

@@ -19,7 +19,8 @@ import {
 export const DEFAULT_BASE_URL = 'https://api.digitalocean.com';
 
 /** This package's version, sent in the User-Agent. */
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 export type QueryValue = string | number | boolean | undefined;
@@ -119,7 +120,8 @@ export class ApiClient {
 
     for (let attempt = 1; ; attempt++) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`);
+      if (remaining <= 0)
+        throw new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`);
       const timeout = Math.min(this.responseTimeoutMs, remaining);
       const attemptStarted = Date.now();
       let response: Dispatcher.ResponseData;
@@ -143,12 +145,26 @@ export class ApiClient {
         if (!retryable || attempt >= this.retry.maxAttempts) throw failure;
         const delay = backoffDelay(attempt, this.retry);
         if (Date.now() + delay >= deadline) throw failure;
-        this.onEvent?.({ type: 'retry', method, path: options.path, attempt, delayMs: delay, reason: failure.message });
+        this.onEvent?.({
+          type: 'retry',
+          method,
+          path: options.path,
+          attempt,
+          delayMs: delay,
+          reason: failure.message,
+        });
         await this.wait(delay, options.signal);
         continue;
       }
       const status = response.statusCode;
-      this.onEvent?.({ type: 'response', method, path: options.path, status, attempt, ms: Date.now() - attemptStarted });
+      this.onEvent?.({
+        type: 'response',
+        method,
+        path: options.path,
+        status,
+        attempt,
+        ms: Date.now() - attemptStarted,
+      });
       const requestId = header(response.headers, 'x-request-id');
       const data = parseJson(text);
       if (status < 400) {
@@ -160,7 +176,14 @@ export class ApiClient {
       const delay = retryAfterMs !== undefined ? retryAfterMs : backoffDelay(attempt, this.retry);
       // Waiting past the deadline (or longer than we are ever willing to wait) cannot succeed.
       if (delay > this.retry.maxDelayMs || Date.now() + delay >= deadline) throw error;
-      this.onEvent?.({ type: 'retry', method, path: options.path, attempt, delayMs: delay, reason: `HTTP ${status}` });
+      this.onEvent?.({
+        type: 'retry',
+        method,
+        path: options.path,
+        attempt,
+        delayMs: delay,
+        reason: `HTTP ${status}`,
+      });
       await this.wait(delay, options.signal);
     }
   }
@@ -248,7 +271,9 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
-function rateLimitOf(headers: Record<string, string | string[] | undefined>): ApiResponse<unknown>['rateLimit'] {
+function rateLimitOf(
+  headers: Record<string, string | string[] | undefined>,
+): ApiResponse<unknown>['rateLimit'] {
   const limit = header(headers, 'ratelimit-limit');
   const remaining = header(headers, 'ratelimit-remaining');
   const reset = header(headers, 'ratelimit-reset');

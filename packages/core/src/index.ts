@@ -15,6 +15,7 @@ export {
   type RequestOptions,
   VERSION,
 } from './client.js';
+export { type Credentials, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';
 export {
   ApiError,
   type ApiErrorInit,
@@ -30,7 +31,7 @@ export {
   ServerApiError,
   TimeoutError,
 } from './errors.js';
-export { type ListResponse, type Links, type Meta, paginate } from './pagination.js';
+export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export {
   backoffDelay,
   defaultRetryOptions,
@@ -62,4 +63,3 @@ export {
   type ToolDefinition,
   type ToolFamily,
 } from './tool.js';
-export { type Credentials, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';

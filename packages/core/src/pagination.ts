@@ -23,7 +23,13 @@ export type ListResponse<K extends string, T> = { [key in K]: T[] } & { links?: 
  */
 export async function* paginate<T>(
   client: ApiClient,
-  options: { path: string; key: string; perPage?: number; query?: Record<string, QueryValue>; signal?: AbortSignal },
+  options: {
+    path: string;
+    key: string;
+    perPage?: number;
+    query?: Record<string, QueryValue>;
+    signal?: AbortSignal;
+  },
 ): AsyncGenerator<T, void, undefined> {
   const perPage = options.perPage ?? 100;
   for (let page = 1; ; page++) {

@@ -42,7 +42,11 @@ export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** The full-jitter wait before attempt `attempt + 1` (attempt counts from 1). */
-export function backoffDelay(attempt: number, options: RetryOptions, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  options: RetryOptions,
+  random: () => number = Math.random,
+): number {
   const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
   return Math.floor(random() * step);
 }
@@ -51,7 +55,10 @@ export function backoffDelay(attempt: number, options: RetryOptions, random: () 
  * Reads a `Retry-After` header (delta seconds or an HTTP date) into milliseconds; undefined when
  * absent or unreadable.
  */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now: number = Date.now(),
+): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text.trim() === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);

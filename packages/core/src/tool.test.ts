@@ -15,7 +15,11 @@ const keyCreate = defineTool({
     Tags: z.array(z.string()).optional().describe('Tags.'),
   }),
   annotations: annotations.create,
-  request: { method: 'POST', path: '/v2/account/keys', body: { name: 'Name', public_key: 'PublicKey', tags: 'Tags' } },
+  request: {
+    method: 'POST',
+    path: '/v2/account/keys',
+    body: { name: 'Name', public_key: 'PublicKey', tags: 'Tags' },
+  },
 });
 
 const listTopics = defineTool({
@@ -76,7 +80,9 @@ describe('parseArgs', () => {
       with_projects: false,
     });
     expect(inputError(() => parseArgs(listTopics, { id: 'u', page: 'two' })).argument).toBe('page');
-    expect(inputError(() => parseArgs(listTopics, { id: 'u', with_projects: 'yes' })).argument).toBe('with_projects');
+    expect(inputError(() => parseArgs(listTopics, { id: 'u', with_projects: 'yes' })).argument).toBe(
+      'with_projects',
+    );
   });
 
   it('splits comma-separated lists', () => {
@@ -104,7 +110,10 @@ describe('buildRequest', () => {
   });
 
   it('adds fixed body fields', () => {
-    const request = buildRequest({ method: 'POST', path: '/x', body: { name: 'Name' }, fixed: { type: 'rename' } }, { Name: 'n' });
+    const request = buildRequest(
+      { method: 'POST', path: '/x', body: { name: 'Name' }, fixed: { type: 'rename' } },
+      { Name: 'n' },
+    );
     expect(request.body).toEqual({ name: 'n', type: 'rename' });
   });
 });
@@ -127,10 +136,20 @@ describe('defineTool', () => {
 
 describe('inputJsonSchema', () => {
   it('describes "integer as string" as string or integer, and keeps defaults and required', () => {
-    const schema = inputJsonSchema(listTopics) as { properties: Record<string, { anyOf?: { type: string }[] }> };
+    const schema = inputJsonSchema(listTopics) as {
+      properties: Record<string, { anyOf?: { type: string }[] }>;
+    };
     expect(schema.properties.page?.anyOf?.map((s) => s.type)).toEqual(['string', 'integer']);
     const pages = inputJsonSchema(
-      defineTool({ ...keyCreate, name: 'key-list', input: z.strictObject(pageArgs(30)) }),
+      defineTool({
+        name: 'key-list',
+        family: 'account',
+        title: 'List',
+        description: 'Lists.',
+        input: z.strictObject(pageArgs(30)),
+        annotations: annotations.read,
+        request: { method: 'GET', path: '/v2/account/keys', query: { page: 'Page', per_page: 'PerPage' } },
+      }),
     ) as { properties: Record<string, { default?: number; type?: string }>; required?: string[] };
     expect(pages.properties.PerPage).toMatchObject({ type: 'integer', default: 30 });
     expect(pages.required ?? []).toEqual([]);
@@ -138,5 +157,22 @@ describe('inputJsonSchema', () => {
 
   it('camel-cases tool names for the library API', () => {
     expect(camelName('db-cluster-get-ca')).toBe('dbClusterGetCa');
+  });
+});
+
+describe('secrets in input errors', () => {
+  it('never echoes the value of a secret-looking argument', () => {
+    const tool = defineTool({
+      name: 'custom-certificate-create',
+      family: 'networking',
+      title: 'x',
+      description: 'x',
+      input: z.strictObject({ PrivateKey: z.string().startsWith('-----BEGIN') }),
+      annotations: annotations.create,
+      request: { method: 'POST', path: '/v2/certificates', body: { private_key: 'PrivateKey' } },
+    });
+    const error = inputError(() => parseArgs(tool, { PrivateKey: 'MIIEsecretmaterial' }));
+    expect(error.argument).toBe('PrivateKey');
+    expect(error.message).not.toContain('MIIEsecretmaterial');
   });
 });

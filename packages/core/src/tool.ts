@@ -107,7 +107,10 @@ export function returns<R>(): R {
 }
 
 /** Validates raw arguments against a tool's schema; throws an InputError naming each bad argument. */
-export function parseArgs<S extends InputSchema>(tool: ToolDefinition<S, unknown, string>, raw: unknown): Args<S> {
+export function parseArgs<S extends InputSchema>(
+  tool: ToolDefinition<S, unknown, string>,
+  raw: unknown,
+): Args<S> {
   const input = raw === undefined || raw === null ? {} : raw;
   const parsed = tool.input.safeParse(input);
   if (parsed.success) return parsed.data;
@@ -126,12 +129,21 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
     return [{ argument, message: 'is required' }];
   }
+  const got = SECRET_ARGUMENT.test(argument) ? '' : `; got ${preview(value)}`;
   if (issue.code === 'invalid_union') {
     const messages = issue.errors.flat().map((sub) => sub.message.replace(/^Invalid input: /, ''));
-    return [{ argument, message: `${[...new Set(messages)].join(', or ')}; got ${JSON.stringify(value)}` }];
+    return [{ argument, message: `${[...new Set(messages)].join(', or ')}${got}` }];
   }
   const message = issue.message.replace(/^Invalid input: /, '');
-  return [{ argument, message: issue.code === 'invalid_type' ? message : `${message}; got ${JSON.stringify(value)}` }];
+  return [{ argument, message: issue.code === 'invalid_type' ? message : `${message}${got}` }];
+}
+
+/** Arguments whose values are never echoed back in an error. */
+const SECRET_ARGUMENT = /password|private_?key|secret|token|signature/i;
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -144,7 +156,10 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /** Turns validated arguments into the request the tool's mapping describes. */
-export function buildRequest<A extends Record<string, unknown>>(mapping: RequestMapping<A>, args: A): RequestOptions {
+export function buildRequest<A extends Record<string, unknown>>(
+  mapping: RequestMapping<A>,
+  args: A,
+): RequestOptions {
   const path = mapping.path.replace(/\{(\w+)\}/g, (_, arg: string) => {
     const value = args[arg];
     if (value === undefined || value === '') throw new InputError('is required', arg);
@@ -191,12 +206,17 @@ export async function runTool<S extends InputSchema, R>(
 
 /** The JSON Schema of a tool's input, as MCP's tools/list and the CLI's flags see it. */
 export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   return schema;
 }
 
-type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
 
 /** The typed library API of a tool list: `api.keyCreate({ Name, PublicKey })` for `key-create`. */
 export type BoundTools<T extends readonly AnyTool[]> = {

@@ -9,6 +9,6 @@ export const databasesTools: readonly AnyTool[] = [];
 export const databasesFamily: ToolFamily = {
   name: 'databases',
   title: 'Managed databases',
-  description: 'clusters, users, firewall, Kafka topics, engine configuration and online migration.',
+  description: 'Clusters, users, trusted sources, Kafka topics, engine configuration and online migration.',
   tools: databasesTools,
 };

@@ -9,6 +9,6 @@ export const imagesTools: readonly AnyTool[] = [];
 export const imagesFamily: ToolFamily = {
   name: 'images',
   title: 'Images and sizes',
-  description: 'list, get, create from URL, rename, delete, transfer, convert, sizes.',
+  description: 'Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes.',
   tools: imagesTools,
 };

@@ -9,6 +9,7 @@ export const networkingTools: readonly AnyTool[] = [];
 export const networkingFamily: ToolFamily = {
   name: 'networking',
   title: 'Networking',
-  description: 'domains, certificates, firewalls, load balancers, reserved IPs, VPCs, peerings and BYOIP.',
+  description:
+    'Domains and records, certificates, firewalls, load balancers, reserved IPs, VPCs, peerings and BYOIP.',
   tools: networkingTools,
 };

@@ -2,7 +2,8 @@
  * @cloudcall/sandbox: an offline, stateful emulation of the DigitalOcean API v2 on loopback, so
  * cloudcall runs on a fresh machine with no account and no network.
  */
+
+export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 export { Store, type StoreOptions } from './store.js';
-export { seedWorld, type World, WORLD_VERSION } from './world.js';
-export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
+export { seedWorld, WORLD_VERSION, type World } from './world.js';

@@ -63,30 +63,43 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let baseUrl = '';
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const requestId = randomUUID();
+    // Filled in by `handle` as it goes, so that a 500 still carries the request id and rate limits.
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    handle(req, res, requestId, headers).catch((error: unknown) => {
       options.log?.(`sandbox: internal error: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) send(res, 500, errorBody(randomUUID(), 'server_error', 'Internal sandbox error.'), {});
-      else res.destroy();
+      if (!res.headersSent) {
+        send(res, 500, errorBody(requestId, 'server_error', 'Internal sandbox error.'), headers);
+      } else res.destroy();
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    headers: Record<string, string>,
+  ): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = req.method ?? 'GET';
     const raw = await readBody(req);
-    const headers: Record<string, string> = { 'x-request-id': requestId };
 
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    // Unauthenticated requests share one budget per client address (a token never holds a space).
+    const bucket = token ?? `anonymous ${req.socket.remoteAddress ?? ''}`;
+    Object.assign(headers, rateLimitHeaders(requestsByToken, bucket, clock()));
     if (!token) {
       options.log?.(`sandbox: ${method} ${url.pathname} -> 401`);
       send(res, 401, errorBody(requestId, 'unauthorized', 'Unable to authenticate you.'), headers);
       return;
     }
-    Object.assign(headers, rateLimitHeaders(requestsByToken, token, clock()));
 
     let status = 404;
-    let body: unknown = errorBody(requestId, 'not_found', 'The resource you were accessing could not be found.');
+    let body: unknown = errorBody(
+      requestId,
+      'not_found',
+      'The resource you were accessing could not be found.',
+    );
     const matches = compiled.filter((route) => route.pattern.test(url.pathname));
     const route = matches.find((r) => r.method === method);
     if (matches.length && !route) {
@@ -97,7 +110,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const params: Record<string, string> = {};
         const found = route.pattern.exec(url.pathname) ?? [];
         route.names.forEach((name, i) => {
-          params[name] = decodeURIComponent(found[i + 1] ?? '');
+          params[name] = decodePathParam(found[i + 1] ?? '');
         });
         const request: Omit<SandboxRequest, 'now'> = {
           method,
@@ -107,7 +120,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           baseUrl,
           path: url.pathname,
         };
-        const run = (world: World) => route.handler({ ...request, now: clock() + world.clockOffsetMs }, world);
+        const run = (world: World) =>
+          route.handler({ ...request, now: clock() + world.clockOffsetMs }, world);
         const reply = method === 'GET' ? await store.read(run) : await store.write(run);
         status = reply.status ?? 200;
         body = reply.body;
@@ -165,6 +179,14 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     'content-length': String(Buffer.byteLength(text)),
   });
   res.end(text);
+}
+
+function decodePathParam(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw badRequest(`The path segment ${text} is not valid percent-encoding.`);
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

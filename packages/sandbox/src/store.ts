@@ -5,7 +5,16 @@
  * crash mid-write leaves the previous file intact; two writers never interleave, so no
  * acknowledged change is lost.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -109,13 +118,27 @@ export class Store<W> {
     }
     if (stamp !== this.stamp || !this.world) {
       const text = readFileSync(this.path, 'utf8');
-      let parsed: W;
+      let parsed: unknown;
       try {
-        parsed = JSON.parse(text) as W;
+        parsed = JSON.parse(text);
       } catch {
-        throw new Error(`The sandbox state file ${this.path} is not valid JSON; move it away to start afresh.`);
+        throw new Error(
+          `The sandbox state file ${this.path} is not valid JSON; move it away to start afresh.`,
+        );
       }
-      this.world = this.upgrade(parsed);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new Error(
+          `The sandbox state file ${this.path} holds no sandbox state; move it away to start afresh.`,
+        );
+      }
+      try {
+        this.world = this.upgrade(parsed as W);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `The sandbox state file ${this.path} cannot be used (${reason}); move it away to start afresh.`,
+        );
+      }
       this.stamp = stamp;
     }
     return this.world;

@@ -79,7 +79,9 @@ export function seedWorld(now: number = Date.now()): World {
 /** Fills in what a world saved by an older sandbox lacks. */
 export function upgradeWorld(world: World): World {
   if (world.version !== WORLD_VERSION) {
-    throw new Error(`sandbox state has version ${world.version}; this sandbox reads version ${WORLD_VERSION}`);
+    throw new Error(
+      `sandbox state has version ${world.version}; this sandbox reads version ${WORLD_VERSION}`,
+    );
   }
   const fresh = seedWorld();
   for (const key of Object.keys(fresh) as (keyof World)[]) {

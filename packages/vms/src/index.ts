@@ -9,6 +9,6 @@ export const vmsTools: readonly AnyTool[] = [];
 export const vmsFamily: ToolFamily = {
   name: 'vms',
   title: 'VMs',
-  description: 'create, inspect, delete, power and feature actions, tag-based bulk actions.',
+  description: 'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions.',
   tools: vmsTools,
 };

@@ -84,7 +84,11 @@ export const accountRoutes: Route[] = [
       return { status: 201, body: { ssh_key: key } };
     },
   },
-  { method: 'GET', path: '/v2/account/keys/{key}', handler: (req, world) => ({ body: { ssh_key: findKey(world, req) } }) },
+  {
+    method: 'GET',
+    path: '/v2/account/keys/{key}',
+    handler: (req, world) => ({ body: { ssh_key: findKey(world, req) } }),
+  },
   {
     method: 'PUT',
     path: '/v2/account/keys/{key}',

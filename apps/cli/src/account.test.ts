@@ -1,0 +1,135 @@
+/**
+ * Every account tool through the CLI, run as a process against the sandbox, whose state
+ * persists between invocations.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { cliRunner } from './testing/run.js';
+
+function publicKey(comment: string): string {
+  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
+  const raw = der.subarray(der.length - 32);
+  const type = Buffer.from('ssh-ed25519');
+  const len = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(n);
+    return b;
+  };
+  return `ssh-ed25519 ${Buffer.concat([len(type.length), type, len(raw.length), raw]).toString('base64')} ${comment}`;
+}
+
+const cli = cliRunner();
+const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
+
+describe('cloudcall with no arguments', () => {
+  it('lists the tools by family and exits 0', async () => {
+    const result = await cli.run([]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Account \(10 tools\)/);
+    expect(result.stdout).toMatch(/^\s+key-create\s+Create SSH key$/m);
+    expect(result.stdout).toMatch(/VMs \(\d+ tools\)/);
+  });
+
+  it('generates a tool’s help from its definition', async () => {
+    const result = await cli.run(['key-create', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Adds an SSH public key/);
+    expect(result.stdout).toMatch(/--Name <value>.*\(required\)/s);
+    expect(result.stdout).toMatch(/--PublicKey <value>/);
+    const list = await cli.run(['key-list', '--help']);
+    expect(list.stdout).toMatch(/--PerPage <value>.*default 30/s);
+    const del = await cli.run(['key-delete', '--help']);
+    expect(del.stdout).toMatch(/DESTRUCTIVE/);
+  });
+});
+
+describe('account tools against the sandbox', () => {
+  it('keeps sandbox state between commands, under the config directory', async () => {
+    const created = await sandbox('key-create', '--Name', 'laptop', '--PublicKey', publicKey('me@laptop'));
+    expect(created.code).toBe(0);
+    const key = (created.json as { ssh_key: { id: number; name: string } }).ssh_key;
+    expect(key.name).toBe('laptop');
+    expect(existsSync(cli.statePath)).toBe(true);
+
+    const got = await sandbox('key-get', '--ID', String(key.id));
+    expect(got.code).toBe(0);
+    expect(got.json).toMatchObject({ ssh_key: { id: key.id, name: 'laptop' } });
+
+    const listed = await sandbox('key-list');
+    expect((listed.json as { ssh_keys: { id: number }[] }).ssh_keys.map((k) => k.id)).toContain(key.id);
+
+    const deleted = await sandbox('key-delete', '--ID', String(key.id));
+    expect(deleted.code).toBe(0);
+    const gone = await sandbox('key-get', '--ID', String(key.id));
+    expect(gone.code).toBe(3);
+    expect(JSON.parse(readFileSync(cli.statePath, 'utf8')).sshKeys).toEqual([]);
+  });
+
+  it('reads account information, balance, billing history, invoices and actions', async () => {
+    const info = await sandbox('account-get-information');
+    expect(info).toMatchObject({ code: 0, json: { account: { status: 'active' } } });
+    const balance = await sandbox('balance-get');
+    expect(balance.json).toMatchObject({ account_balance: expect.any(String) });
+    const history = await sandbox('billing-history-list', '--PerPage', '2', '--Page', '2');
+    expect(history.json).toMatchObject({
+      billing_history: expect.any(Array),
+      meta: { total: expect.any(Number) },
+    });
+    expect((history.json as { billing_history: unknown[] }).billing_history).toHaveLength(2);
+    const invoices = await sandbox('invoice-list');
+    expect(invoices.json).toMatchObject({ invoices: expect.any(Array) });
+    const actions = await sandbox('action-list');
+    expect(actions.json).toMatchObject({ actions: expect.any(Array), meta: { total: expect.any(Number) } });
+    const action = await sandbox('action-get', '--ID', '1');
+    expect(action.code).toBe(3);
+    expect(action.stderr).toMatch(/API error 404 \(not_found, request id [0-9a-f-]+\)/);
+  });
+
+  it('prints a table with --output table', async () => {
+    const result = await sandbox('--output', 'table', 'billing-history-list', '--PerPage', '3');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/description\s*│\s*amount/);
+    expect(result.stdout).toMatch(/3 shown of \d+; more on page 2 \(--Page 2\)/);
+    expect(result.stdout).not.toContain(String.fromCharCode(27));
+  });
+});
+
+describe('exit codes', () => {
+  it('2 for invalid input, naming the argument, before any request', async () => {
+    const wrongType = await sandbox('key-get', '--ID', 'seven');
+    expect(wrongType.code).toBe(2);
+    expect(wrongType.stderr).toMatch(/argument ID: expected number/);
+    const missing = await sandbox('key-create', '--Name', 'x');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/argument PublicKey: is required/);
+    const unknownFlag = await sandbox('key-list', '--Pgae', '2');
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/unknown option '--Pgae'/);
+    const unknownTool = await cli.run(['key-explode']);
+    expect(unknownTool.code).toBe(2);
+  });
+
+  it('2 with a how-to-fix message when there is no token and no --sandbox', async () => {
+    const result = await cli.run(['balance-get']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/DIGITALOCEAN_API_TOKEN/);
+    expect(result.stderr).toMatch(/--sandbox/);
+  });
+
+  it('3 for an API error, with the platform message', async () => {
+    const result = await sandbox('key-create', '--Name', 'x', '--PublicKey', 'ssh-rsa nonsense');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/API error 422 \(unprocessable_entity.*Key invalid/);
+  });
+
+  it('4 for a network error, without leaking the token', async () => {
+    const token = 'dop_v1_cli_test_secret_0123456789abcdef';
+    const result = await cli.run(['--api-url', 'http://127.0.0.1:9', 'balance-get'], {
+      DIGITALOCEAN_API_TOKEN: token,
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/network error/);
+    expect(result.stderr + result.stdout).not.toContain(token);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * From a tool's JSON Schema to command-line flags and back: each argument is a flag named as
+ * the argument; flag text becomes the JSON value the tool's schema expects.
+ */
+
+export interface JsonSchema {
+  type?: string | string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+export type FlagKind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'text-or-number';
+
+export interface FlagSpec {
+  name: string;
+  kind: FlagKind;
+  required: boolean;
+  description: string;
+  defaultValue: unknown;
+  choices: string[] | undefined;
+  /** For arrays: whether the items are numbers (VM ids) rather than text. */
+  numericItems: boolean;
+}
+
+function typesOf(schema: JsonSchema): string[] {
+  if (schema.type) return ([] as string[]).concat(schema.type);
+  const alternatives = schema.anyOf ?? schema.oneOf ?? [];
+  return alternatives.flatMap(typesOf);
+}
+
+function kindOf(schema: JsonSchema): FlagKind {
+  const types = new Set(typesOf(schema));
+  if (types.has('string') && (types.has('integer') || types.has('number') || types.has('boolean'))) {
+    return 'text-or-number';
+  }
+  if (types.has('string')) return 'string';
+  if (types.has('integer') || types.has('number')) return 'number';
+  if (types.has('boolean')) return 'boolean';
+  if (types.has('array')) return 'array';
+  return 'object';
+}
+
+export function flagsOf(schema: JsonSchema): FlagSpec[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    kind: kindOf(property),
+    required: required.has(name),
+    description: property.description ?? '',
+    defaultValue: property.default,
+    choices: property.enum?.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined,
+    numericItems: property.items ? kindOf(property.items) === 'number' : false,
+  }));
+}
+
+/** Thrown for flag text that cannot be read as its argument's type. */
+export class FlagError extends Error {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(`argument ${argument}: ${message}`);
+  }
+}
+
+/**
+ * Reads one flag's text as the JSON value of its argument. Numbers become numbers, booleans
+ * true/false, arrays and objects JSON (a list of plain words may also be given comma-separated).
+ * Anything that does not read is passed through as text, for the tool's own validation to name.
+ */
+export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
+  if (typeof text === 'boolean') return text;
+  switch (spec.kind) {
+    case 'number': {
+      const value = Number(text);
+      return text.trim() !== '' && Number.isFinite(value) ? value : text;
+    }
+    case 'boolean':
+      if (/^(true|yes|1)$/i.test(text)) return true;
+      if (/^(false|no|0)$/i.test(text)) return false;
+      throw new FlagError(spec.name, `expected true or false, got ${JSON.stringify(text)}`);
+    case 'array': {
+      const trimmed = text.trim();
+      if (trimmed.startsWith('[')) return parseJson(spec.name, trimmed);
+      const items = trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
+      return spec.numericItems ? items.map((item) => (/^-?\d+$/.test(item) ? Number(item) : item)) : items;
+    }
+    case 'object':
+      return parseJson(spec.name, text);
+    default:
+      return text;
+  }
+}
+
+function parseJson(argument: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new FlagError(argument, `expected JSON (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The command line, built from the tool definitions: every tool a command named as the tool,
+ * every argument a flag named as the argument, help generated from the schema.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { families as allFamilies } from '@cloudcall/catalog';
+import {
+  type AnyTool,
+  type ApiClient,
+  ApiError,
+  CloudcallError,
+  createClient,
+  DEFAULT_BASE_URL,
+  describeError,
+  InputError,
+  inputJsonSchema,
+  resolveCredentials,
+  runTool,
+  TOKEN_ENV_VARS,
+  type ToolFamily,
+} from '@cloudcall/core';
+import { connectSandbox } from '@cloudcall/sandbox';
+import { Command, CommanderError, Option } from 'commander';
+import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
+import { formatResult, type OutputFormat } from './output.js';
+
+/** Exit codes, documented in the README. */
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  input: 2,
+  api: 3,
+  network: 4,
+  cancelled: 130,
+} as const;
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  /** Whether stdout is a terminal: tables there, JSON otherwise. */
+  isTty: boolean;
+  signal?: AbortSignal;
+}
+
+interface GlobalOptions {
+  apiUrl?: string;
+  sandbox?: boolean;
+  sandboxState?: string;
+  output?: OutputFormat;
+}
+
+/** Where `--sandbox` keeps its world between commands by default. */
+export function defaultSandboxState(env: Record<string, string | undefined>): string {
+  const base =
+    env.XDG_CONFIG_HOME ||
+    (process.platform === 'win32' && env.APPDATA) ||
+    join(env.HOME || homedir(), '.config');
+  return join(base, 'cloudcall', 'sandbox.json');
+}
+
+function toolList(families: readonly ToolFamily[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    lines.push(`${family.title} (${family.tools.length} tools): ${family.description}`);
+    if (family.tools.length === 0) lines.push('  (no tools yet)');
+    const width = Math.max(0, ...family.tools.map((tool) => tool.name.length));
+    for (const tool of family.tools) lines.push(`  ${tool.name.padEnd(width)}  ${tool.title}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Runs the CLI with the given argv (without node and script) and returns the exit code. */
+export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
+  const families = allFamilies;
+  let exitCode: number = EXIT.ok;
+  const program = new Command('cloudcall')
+    .description(
+      'Manage DigitalOcean-compatible cloud infrastructure from the terminal. Every cloudcall tool is a command.',
+    )
+    .version(version, '-v, --version')
+    .addOption(new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`))
+    .addOption(new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'))
+    .addOption(
+      new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(io.env)})`),
+    )
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'json or table (default: table on a terminal, JSON when piped)',
+      ).choices(['json', 'table']),
+    )
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // Tools are listed grouped by family below, rather than as one long command list.
+    .configureHelp({ visibleCommands: () => [] })
+    .usage('[options] <tool> [tool flags]')
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
+    );
+
+  for (const family of families) {
+    for (const tool of family.tools) program.addCommand(toolCommand(tool));
+  }
+
+  function toolCommand(tool: AnyTool): Command {
+    const schema = inputJsonSchema(tool) as JsonSchema;
+    const flags = flagsOf(schema);
+    const hints = [
+      tool.annotations.readOnlyHint ? 'read-only' : undefined,
+      tool.annotations.destructiveHint ? 'DESTRUCTIVE' : undefined,
+      tool.annotations.idempotentHint && !tool.annotations.readOnlyHint ? 'idempotent' : undefined,
+    ].filter(Boolean);
+    const command = new Command(tool.name)
+      .summary(tool.title)
+      .description(`${tool.description}${hints.length ? `\n(${hints.join(', ')})` : ''}`)
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+      .exitOverride()
+      .showSuggestionAfterError(true);
+    const byAttribute = new Map<string, (typeof flags)[number]>();
+    for (const flag of flags) {
+      const value =
+        flag.kind === 'boolean'
+          ? ' [true|false]'
+          : flag.kind === 'array' || flag.kind === 'object'
+            ? ' <json>'
+            : ' <value>';
+      const extra = [
+        flag.required ? 'required' : undefined,
+        flag.choices ? `one of ${flag.choices.join(', ')}` : undefined,
+        flag.defaultValue !== undefined ? `default ${JSON.stringify(flag.defaultValue)}` : undefined,
+        flag.kind === 'array' ? 'JSON array, or comma-separated' : undefined,
+        flag.kind === 'object' ? 'JSON object' : undefined,
+      ].filter(Boolean);
+      const option = new Option(
+        `--${flag.name}${value}`,
+        `${flag.description}${extra.length ? ` (${extra.join('; ')})` : ''}`,
+      );
+      byAttribute.set(option.attributeName(), flag);
+      command.addOption(option);
+    }
+    command.action(async (options: Record<string, string | boolean>) => {
+      const args: Record<string, unknown> = {};
+      for (const [attribute, text] of Object.entries(options)) {
+        const flag = byAttribute.get(attribute);
+        if (flag) args[flag.name] = readFlag(flag, text);
+      }
+      exitCode = await execute(tool, args, program.opts<GlobalOptions>());
+    });
+    return command;
+  }
+
+  async function execute(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    options: GlobalOptions,
+  ): Promise<number> {
+    let client: ApiClient;
+    let close: () => Promise<void>;
+    if (options.sandbox) {
+      const connection = await connectSandbox({
+        statePath: options.sandboxState ?? defaultSandboxState(io.env),
+      });
+      client = connection.client;
+      close = connection.close;
+    } else {
+      const credentials = resolveCredentials(io.env);
+      if (!credentials) {
+        io.stderr(
+          `cloudcall: no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token, or pass --sandbox to work offline.\n`,
+        );
+        return EXIT.input;
+      }
+      client = createClient({
+        token: credentials.token,
+        baseUrl: options.apiUrl,
+        userAgentSuffix: `cli/${version}`,
+      });
+      close = () => client.close();
+    }
+    try {
+      const result = await runTool(tool, args, { client, signal: io.signal });
+      io.stdout(formatResult(result, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
+      return EXIT.ok;
+    } finally {
+      await close();
+    }
+  }
+
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.ok;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: Io): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (or the help / version asked for).
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    ) {
+      return EXIT.ok;
+    }
+    return EXIT.input;
+  }
+  if (error instanceof FlagError || error instanceof InputError) {
+    io.stderr(`cloudcall: invalid input: ${error.message}\n`);
+    return EXIT.input;
+  }
+  if (error instanceof ApiError) {
+    const request = error.requestId ? `, request id ${error.requestId}` : '';
+    io.stderr(`cloudcall: API error ${error.status} (${error.id}${request}): ${error.apiMessage}\n`);
+    return EXIT.api;
+  }
+  if (error instanceof CloudcallError && error.kind === 'network') {
+    io.stderr(`cloudcall: network error: ${error.message}\n`);
+    return EXIT.network;
+  }
+  if (error instanceof CloudcallError && error.kind === 'cancelled') {
+    io.stderr('cloudcall: cancelled\n');
+    return EXIT.cancelled;
+  }
+  io.stderr(`cloudcall: ${describeError(error)}\n`);
+  return EXIT.internal;
+}

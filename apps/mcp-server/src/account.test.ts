@@ -1,0 +1,160 @@
+/**
+ * Every account tool through a real MCP client, over stdio, against the built-in sandbox.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, stdioClient } from './testing/client.js';
+
+/** A real OpenSSH ed25519 public key line. */
+function publicKey(comment: string): string {
+  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
+  const raw = der.subarray(der.length - 32);
+  const type = Buffer.from('ssh-ed25519');
+  const blob = Buffer.concat([u32(type.length), type, u32(raw.length), raw]);
+  return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
+}
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+}
+
+let client: Client;
+let close: () => Promise<void>;
+let stderr: () => string;
+
+beforeAll(async () => {
+  ({ client, close, stderr } = await stdioClient(['--sandbox', '--families', 'account']));
+});
+afterAll(async () => {
+  await close();
+});
+
+describe('the account family over MCP stdio', () => {
+  it('lists the ten account tools with all four annotations and input schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'account-get-information',
+        'action-get',
+        'action-list',
+        'balance-get',
+        'billing-history-list',
+        'invoice-list',
+        'key-create',
+        'key-delete',
+        'key-get',
+        'key-list',
+      ].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      });
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const keyDelete = tools.find((t) => t.name === 'key-delete');
+    expect(keyDelete?.annotations?.destructiveHint).toBe(true);
+    const keyList = tools.find((t) => t.name === 'key-list');
+    expect(keyList?.annotations?.readOnlyHint).toBe(true);
+    expect(keyList?.inputSchema.properties?.PerPage).toMatchObject({ default: 30 });
+  });
+
+  it('says it is in sandbox mode, in its instructions and its startup log', () => {
+    expect(client.getInstructions()).toMatch(/SANDBOX/);
+    expect(stderr()).toMatch(/SANDBOX MODE/);
+  });
+
+  it('account-get-information and balance-get return the platform JSON', async () => {
+    const info = await call(client, 'account-get-information');
+    expect(info.isError).toBe(false);
+    expect(info.json).toMatchObject({ account: { status: 'active', email: expect.stringContaining('@') } });
+    const balance = await call(client, 'balance-get');
+    expect(balance.json).toMatchObject({ month_to_date_usage: expect.stringMatching(/^\d+\.\d\d$/) });
+  });
+
+  it('billing-history-list and invoice-list page with links and meta.total', async () => {
+    const history = await call(client, 'billing-history-list', { PerPage: 3 });
+    const body = history.json as {
+      billing_history: unknown[];
+      links: { pages?: { next?: string } };
+      meta: { total: number };
+    };
+    expect(body.billing_history).toHaveLength(3);
+    expect(body.meta.total).toBeGreaterThan(3);
+    expect(body.links.pages?.next).toContain('page=2');
+    const invoices = await call(client, 'invoice-list', { Page: 1 });
+    expect(invoices.json).toMatchObject({ invoices: expect.any(Array), invoice_preview: expect.any(Object) });
+  });
+
+  it('creates, gets, lists and deletes an SSH key', async () => {
+    const created = await call(client, 'key-create', { Name: 'laptop', PublicKey: publicKey('me@laptop') });
+    expect(created.isError).toBe(false);
+    const key = (created.json as { ssh_key: { id: number; fingerprint: string; name: string } }).ssh_key;
+    expect(key.name).toBe('laptop');
+    expect(key.fingerprint).toMatch(/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/);
+
+    const got = await call(client, 'key-get', { ID: key.id });
+    expect(got.json).toEqual({ ssh_key: key });
+
+    const list = await call(client, 'key-list', {});
+    expect((list.json as { ssh_keys: { id: number }[] }).ssh_keys.map((k) => k.id)).toContain(key.id);
+
+    const deleted = await call(client, 'key-delete', { ID: key.id });
+    expect(deleted.isError).toBe(false);
+    const gone = await call(client, 'key-get', { ID: key.id });
+    expect(gone.isError).toBe(true);
+  });
+
+  it('action-list and action-get answer (an empty account has no actions yet)', async () => {
+    const list = await call(client, 'action-list', {});
+    expect(list.json).toMatchObject({ actions: [], meta: { total: 0 } });
+    const missing = await call(client, 'action-get', { ID: 12345 });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toMatch(/404/);
+  });
+});
+
+describe('errors come back as tool results', () => {
+  it('an unknown id gives the platform message, error id and request id', async () => {
+    const result = await call(client, 'key-get', { ID: 999999 });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(
+      /^API error 404 \(not_found, request id [0-9a-f-]{36}\): .*could not be found/,
+    );
+  });
+
+  it('a platform 422 keeps its message', async () => {
+    const result = await call(client, 'key-create', { Name: 'bad', PublicKey: 'not a key' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/422 \(unprocessable_entity/);
+    expect(result.text).toMatch(/Key invalid/);
+  });
+
+  it('invalid arguments are refused before any request, naming the argument', async () => {
+    const before = await call(client, 'key-list', {});
+    const missing = await call(client, 'key-create', { Name: 'x' });
+    expect(missing).toMatchObject({
+      isError: true,
+      text: 'Invalid arguments: argument PublicKey: is required',
+    });
+    const wrongType = await call(client, 'key-get', { ID: 'seven' });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.text).toMatch(/argument ID: expected number/);
+    const wrongCase = await call(client, 'key-get', { id: 7 });
+    expect(wrongCase.text).toMatch(/argument id: is not an argument/);
+    const after = await call(client, 'key-list', {});
+    expect(after.json).toEqual(before.json);
+  });
+
+  it('an unknown tool is a tool error, not a protocol error', async () => {
+    const result = await call(client, 'key-explode', {});
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/Unknown tool key-explode/);
+  });
+});

@@ -1,0 +1,337 @@
+/**
+ * Every account endpoint the tools use answers what the platform's OpenAPI description declares,
+ * success and error alike. The subset's success schemas rarely require their top-level key (an
+ * empty `{}` would pass), so each test also asserts the key and its content.
+ */
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { assertValidResponse, operation, subset, validateResponse } from '@cloudcall/openapi-subset';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from './server.js';
+import { startAction } from './world.js';
+
+const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const MONEY = /^-?\d+\.\d{2}$/;
+
+/** A real OpenSSH ed25519 public key and its MD5 fingerprint, computed independently of the sandbox. */
+function sshKeyPair(): { publicKey: string; fingerprint: string } {
+  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
+  const raw = der.subarray(der.length - 32);
+  const type = Buffer.from('ssh-ed25519');
+  const blob = Buffer.alloc(4 + type.length + 4 + raw.length);
+  blob.writeUInt32BE(type.length, 0);
+  type.copy(blob, 4);
+  blob.writeUInt32BE(raw.length, 4 + type.length);
+  raw.copy(blob, 8 + type.length);
+  const hex = createHash('md5').update(blob).digest('hex');
+  return {
+    publicKey: `ssh-ed25519 ${blob.toString('base64')}`,
+    fingerprint: hex.replace(/(..)(?!$)/g, '$1:'),
+  };
+}
+
+interface Reply {
+  status: number;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+  body: any;
+}
+
+let sandbox: Sandbox;
+
+/**
+ * Calls an operation by its operationId, with the method and path the API description gives it,
+ * and checks the answer against the schema it declares for the status.
+ */
+async function call(
+  operationId: string,
+  options: { params?: Record<string, string | number>; query?: string; json?: unknown; auth?: boolean } = {},
+): Promise<Reply> {
+  const { method, path } = operation(operationId);
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const headers: Record<string, string> = {};
+  if (options.auth !== false) headers.authorization = `Bearer ${randomUUID()}`;
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${sandbox.url}${filled}${options.query ?? ''}`, {
+    method,
+    headers,
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+  });
+  const text = await response.text();
+  const body = text === '' ? undefined : JSON.parse(text);
+  assertValidResponse(operationId, response.status, body);
+  return { status: response.status, text, body };
+}
+
+/** The platform error body, as every error schema of the subset declares it. */
+function expectError(reply: Reply, status: number, id: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.body).toEqual({ id, message: expect.any(String), request_id: expect.any(String) });
+}
+
+async function createKey(name: string) {
+  const pair = sshKeyPair();
+  const reply = await call('sshKeys_create', { json: { name, public_key: pair.publicKey } });
+  expect(reply.status).toBe(201);
+  return { ...pair, id: reply.body.ssh_key.id as number, reply };
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+
+afterAll(async () => {
+  await sandbox.close();
+});
+
+describe('the validator itself', () => {
+  it('rejects a body of the wrong shape, so passing tests mean something', () => {
+    expect(validateResponse('sshKeys_get', 200, { ssh_key: { id: 'not a number' } }).valid).toBe(false);
+    expect(validateResponse('sshKeys_get', 404, { message: 'no id' }).valid).toBe(false);
+    expect(validateResponse('sshKeys_delete', 204, { unexpected: true }).valid).toBe(false);
+  });
+});
+
+describe('account', () => {
+  it('account_get', async () => {
+    const { status, body } = await call('account_get');
+    expect(status).toBe(200);
+    expect(body.account).toMatchObject({
+      droplet_limit: expect.any(Number),
+      floating_ip_limit: expect.any(Number),
+      email: expect.stringContaining('@'),
+      uuid: expect.any(String),
+      email_verified: expect.any(Boolean),
+      status: 'active',
+      status_message: expect.any(String),
+      team: { uuid: expect.any(String), name: expect.any(String) },
+    });
+  });
+
+  it('balance_get', async () => {
+    const { status, body } = await call('balance_get');
+    expect(status).toBe(200);
+    expect(body.month_to_date_balance).toMatch(MONEY);
+    expect(body.account_balance).toMatch(MONEY);
+    expect(body.month_to_date_usage).toMatch(MONEY);
+    expect(body.generated_at).toMatch(ISO_SECONDS);
+  });
+
+  it('billingHistory_list', async () => {
+    const { status, body } = await call('billingHistory_list', { query: '?per_page=200' });
+    expect(status).toBe(200);
+    expect(body.billing_history.length).toBeGreaterThan(0);
+    expect(body.meta.total).toBe(body.billing_history.length);
+    for (const entry of body.billing_history) {
+      expect(entry.amount).toMatch(MONEY);
+      expect(entry.date).toMatch(ISO_SECONDS);
+      expect(entry.description).toEqual(expect.any(String));
+    }
+  });
+
+  it('invoices_list', async () => {
+    const { status, body } = await call('invoices_list', { query: '?per_page=200' });
+    expect(status).toBe(200);
+    expect(body.invoices.length).toBeGreaterThan(0);
+    expect(body.meta.total).toBe(body.invoices.length);
+    expect(body.invoice_preview).toMatchObject({
+      invoice_uuid: expect.any(String),
+      amount: expect.stringMatching(MONEY),
+      invoice_period: expect.stringMatching(/^\d{4}-\d{2}$/),
+    });
+    for (const invoice of body.invoices) expect(invoice.invoice_uuid).toEqual(expect.any(String));
+  });
+
+  it('answers 401 as each operation declares it', async () => {
+    const params = { ssh_key_identifier: 1, action_id: 1 };
+    for (const operationId of [
+      'account_get',
+      'balance_get',
+      'billingHistory_list',
+      'invoices_list',
+      'sshKeys_list',
+      'sshKeys_create',
+      'sshKeys_get',
+      'sshKeys_delete',
+      'actions_list',
+      'actions_get',
+    ]) {
+      const reply = await call(operationId, { params, auth: false });
+      expectError(reply, 401, 'unauthorized');
+    }
+  });
+});
+
+describe('ssh keys', () => {
+  it('sshKeys_create answers 201 with the key and its MD5 fingerprint', async () => {
+    const { reply, publicKey, fingerprint } = await createKey('laptop');
+    expect(reply.body.ssh_key).toEqual({
+      id: expect.any(Number),
+      fingerprint,
+      public_key: publicKey,
+      name: 'laptop',
+    });
+  });
+
+  it('sshKeys_list includes a created key', async () => {
+    const { id, fingerprint } = await createKey('listed');
+    const { status, body } = await call('sshKeys_list', { query: '?per_page=200' });
+    expect(status).toBe(200);
+    expect(body.meta.total).toBe(body.ssh_keys.length);
+    expect(body.ssh_keys).toContainEqual(expect.objectContaining({ id, fingerprint, name: 'listed' }));
+  });
+
+  it('sshKeys_get finds a key by id and by fingerprint', async () => {
+    const { id, fingerprint, publicKey } = await createKey('by-either');
+    const byId = await call('sshKeys_get', { params: { ssh_key_identifier: id } });
+    expect(byId.status).toBe(200);
+    expect(byId.body.ssh_key).toEqual({ id, fingerprint, public_key: publicKey, name: 'by-either' });
+    const byFingerprint = await call('sshKeys_get', { params: { ssh_key_identifier: fingerprint } });
+    expect(byFingerprint.status).toBe(200);
+    expect(byFingerprint.body.ssh_key).toEqual(byId.body.ssh_key);
+  });
+
+  it('renames a key with PUT, by id or by fingerprint', async () => {
+    const { id, fingerprint } = await createKey('old-name');
+    // The subset has no sshKeys_update yet; its 200 body is the same `{ssh_key}` as sshKeys_get's.
+    const schemaOf = Object.hasOwn(subset.operations, 'sshKeys_update') ? 'sshKeys_update' : 'sshKeys_get';
+    for (const [ref, name] of [
+      [id, 'new-name'],
+      [fingerprint, 'newer-name'],
+    ] as const) {
+      const response = await fetch(`${sandbox.url}/v2/account/keys/${ref}`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      const body: Reply['body'] = await response.json();
+      expect(response.status).toBe(200);
+      assertValidResponse(schemaOf, 200, body);
+      expect(body.ssh_key).toMatchObject({ id, fingerprint, name });
+      const renamed = await call('sshKeys_get', { params: { ssh_key_identifier: id } });
+      expect(renamed.body.ssh_key.name).toBe(name);
+    }
+  });
+
+  it('sshKeys_delete answers 204 with no body, after which the key is gone', async () => {
+    const { id } = await createKey('doomed');
+    const reply = await call('sshKeys_delete', { params: { ssh_key_identifier: id } });
+    expect(reply.status).toBe(204);
+    expect(reply.text).toBe('');
+    const gone = await call('sshKeys_get', { params: { ssh_key_identifier: id } });
+    expectError(gone, 404, 'not_found');
+    const again = await call('sshKeys_delete', { params: { ssh_key_identifier: id } });
+    expectError(again, 404, 'not_found');
+  });
+
+  it('sshKeys_get answers 404 for a missing id or fingerprint', async () => {
+    expectError(await call('sshKeys_get', { params: { ssh_key_identifier: 999_999_999 } }), 404, 'not_found');
+    const unknown = sshKeyPair().fingerprint;
+    expectError(await call('sshKeys_get', { params: { ssh_key_identifier: unknown } }), 404, 'not_found');
+  });
+
+  it('sshKeys_create answers 422 for a key that is not an OpenSSH public key', async () => {
+    const { publicKey } = sshKeyPair();
+    const blob = publicKey.split(' ')[1] as string;
+    for (const bad of [
+      'not a key',
+      `ssh-ed25519 ${blob.slice(0, 10)}!!`,
+      // The blob names a different type than the text does.
+      `ssh-rsa ${blob}`,
+      `ssh-foo ${blob}`,
+      '',
+    ]) {
+      const reply = await call('sshKeys_create', { json: { name: 'bad', public_key: bad } });
+      expectError(reply, 422, 'unprocessable_entity');
+    }
+    expectError(
+      await call('sshKeys_create', { json: { public_key: publicKey } }),
+      422,
+      'unprocessable_entity',
+    );
+  });
+
+  it('sshKeys_create answers 422 for a key already on the account', async () => {
+    const { publicKey, id } = await createKey('original');
+    const reply = await call('sshKeys_create', {
+      json: { name: 'copy', public_key: `${publicKey} a comment` },
+    });
+    expectError(reply, 422, 'unprocessable_entity');
+    const list = await call('sshKeys_list', { query: '?per_page=200' });
+    expect(list.body.ssh_keys.filter((k: { public_key: string }) => k.public_key === publicKey)).toEqual([
+      expect.objectContaining({ id, name: 'original' }),
+    ]);
+  });
+});
+
+describe('actions', () => {
+  /** Inserts an action through the store, started now on the sandbox clock. */
+  async function insertAction(init: { duration_ms: number; errored?: boolean; region_slug?: string | null }) {
+    return sandbox.store.write((world) =>
+      startAction(world, Date.now() + world.clockOffsetMs, {
+        type: 'create',
+        resource_id: 480_000_001,
+        resource_type: 'droplet',
+        region_slug: init.region_slug === undefined ? 'nyc3' : init.region_slug,
+        duration_ms: init.duration_ms,
+        ...(init.errored ? { errored: true } : {}),
+      }),
+    );
+  }
+
+  it('actions_list lists actions newest first', async () => {
+    const older = await insertAction({ duration_ms: 60_000 });
+    const newer = await insertAction({ duration_ms: 60_000, region_slug: null });
+    const { status, body } = await call('actions_list', { query: '?per_page=200' });
+    expect(status).toBe(200);
+    expect(body.meta.total).toBe(body.actions.length);
+    const ids = body.actions.map((a: { id: number }) => a.id);
+    expect(ids.indexOf(newer.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
+    const withRegion = body.actions.find((a: { id: number }) => a.id === older.id);
+    expect(withRegion.region).toMatchObject({ slug: 'nyc3', name: expect.any(String), available: true });
+    const withoutRegion = body.actions.find((a: { id: number }) => a.id === newer.id);
+    expect(withoutRegion.region).toBeUndefined();
+    expect(withoutRegion.region_slug).toBeNull();
+  });
+
+  it('actions_get answers 404 for a missing or malformed id', async () => {
+    expectError(await call('actions_get', { params: { action_id: 1 } }), 404, 'not_found');
+    expectError(await call('actions_get', { params: { action_id: 'abc' } }), 404, 'not_found');
+  });
+
+  it('actions_get completes an action when the sandbox clock passes its duration', async () => {
+    const ok = await insertAction({ duration_ms: 30_000 });
+    const failing = await insertAction({ duration_ms: 30_000, errored: true });
+
+    const before = await call('actions_get', { params: { action_id: ok.id } });
+    expect(before.status).toBe(200);
+    expect(before.body.action).toMatchObject({
+      id: ok.id,
+      status: 'in-progress',
+      type: 'create',
+      started_at: expect.stringMatching(ISO_SECONDS),
+      completed_at: null,
+      resource_id: 480_000_001,
+      resource_type: 'droplet',
+      region_slug: 'nyc3',
+    });
+    const failingBefore = await call('actions_get', { params: { action_id: failing.id } });
+    expect(failingBefore.body.action.status).toBe('in-progress');
+
+    await sandbox.advanceClock(30_001);
+
+    const after = await call('actions_get', { params: { action_id: ok.id } });
+    expect(after.body.action.status).toBe('completed');
+    expect(after.body.action.completed_at).toMatch(ISO_SECONDS);
+    const took = Date.parse(after.body.action.completed_at) - Date.parse(after.body.action.started_at);
+    // Timestamps are in whole seconds.
+    expect(Math.abs(took - 30_000)).toBeLessThanOrEqual(1_000);
+    const failingAfter = await call('actions_get', { params: { action_id: failing.id } });
+    expect(failingAfter.body.action.status).toBe('errored');
+    expect(failingAfter.body.action.completed_at).toMatch(ISO_SECONDS);
+  });
+});

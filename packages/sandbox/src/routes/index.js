@@ -1,2 +1,0 @@
-import { accountRoutes } from './account.js';
-export const routes = [...accountRoutes];
