@@ -3,6 +3,9 @@
  * Progress (an action going from in-progress to completed) is derived from timestamps when read,
  * never advanced by timers, so it holds across processes and restarts.
  */
+import { type DatabasesState, seedDatabasesState } from './families/databases.js';
+import { type NetworkingState, seedNetworkingState } from './families/networking.js';
+import { seedVmsState, type VmsState } from './families/vms.js';
 import { iso } from './http.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
@@ -33,7 +36,11 @@ export interface StoredAction {
 
 type SeedAccount = ReturnType<typeof seedAccount>;
 
-export interface World {
+/**
+ * The whole world. Each family keeps its state in its own module (families/*.ts) and the world
+ * composes them, so families grow without touching each other.
+ */
+export interface World extends VmsState, NetworkingState, DatabasesState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -73,6 +80,9 @@ export function seedWorld(now: number = Date.now()): World {
     images: structuredClone(images),
     sshKeys: [],
     actions: [],
+    ...seedVmsState(),
+    ...seedNetworkingState(),
+    ...seedDatabasesState(),
   };
 }
 

@@ -1,0 +1,4 @@
+/** databases endpoints of the sandbox. */
+import type { Route } from '../http.js';
+
+export const databasesRoutes: Route[] = [];

@@ -1,0 +1,4 @@
+/** images endpoints of the sandbox. */
+import type { Route } from '../http.js';
+
+export const imagesRoutes: Route[] = [];

@@ -1,0 +1,4 @@
+/** networking endpoints of the sandbox. */
+import type { Route } from '../http.js';
+
+export const networkingRoutes: Route[] = [];

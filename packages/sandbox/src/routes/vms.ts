@@ -1,0 +1,4 @@
+/** vms endpoints of the sandbox. */
+import type { Route } from '../http.js';
+
+export const vmsRoutes: Route[] = [];
