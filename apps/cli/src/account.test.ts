@@ -2,22 +2,10 @@
  * Every account tool through the CLI, run as a process against the sandbox, whose state
  * persists between invocations.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
-
-function publicKey(comment: string): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const len = (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(n);
-    return b;
-  };
-  return `ssh-ed25519 ${Buffer.concat([len(type.length), type, len(raw.length), raw]).toString('base64')} ${comment}`;
-}
 
 const cli = cliRunner();
 const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);

@@ -1,25 +1,10 @@
 /**
  * Every account tool through a real MCP client, over stdio, against the built-in sandbox.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
-
-/** A real OpenSSH ed25519 public key line. */
-function publicKey(comment: string): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const blob = Buffer.concat([u32(type.length), type, u32(raw.length), raw]);
-  return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
-}
-
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-}
 
 let client: Client;
 let close: () => Promise<void>;

@@ -1,23 +1,10 @@
 /**
  * The account family as a library: the typed API bound to a client, against the sandbox.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { ClientApiError, InputError } from '@cloudcall/core';
-import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountApi } from './index.js';
-
-function publicKey(): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const len = (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(n);
-    return b;
-  };
-  return `ssh-ed25519 ${Buffer.concat([len(type.length), type, len(raw.length), raw]).toString('base64')} lib@test`;
-}
 
 let connection: SandboxConnection;
 beforeAll(async () => {
@@ -30,7 +17,7 @@ afterAll(async () => {
 describe('accountApi', () => {
   it('creates and reads keys with typed calls', async () => {
     const account = accountApi(connection.client);
-    const { ssh_key } = await account.keyCreate({ Name: 'lib', PublicKey: publicKey() });
+    const { ssh_key } = await account.keyCreate({ Name: 'lib', PublicKey: sshPublicKey('lib@test') });
     expect(ssh_key.id).toBeGreaterThan(0);
     const listed = await account.keyList({ PerPage: 5 });
     expect(listed.ssh_keys.map((k) => k.id)).toContain(ssh_key.id);

@@ -143,17 +143,8 @@ export class ApiClient {
         // A request that may have reached the server is repeated only when repeating is harmless.
         const retryable = idempotent || (failure.code !== undefined && NOT_SENT_CODES.has(failure.code));
         if (!retryable || attempt >= this.retry.maxAttempts) throw failure;
-        const delay = backoffDelay(attempt, this.retry);
-        if (Date.now() + delay >= deadline) throw failure;
-        this.onEvent?.({
-          type: 'retry',
-          method,
-          path: options.path,
-          attempt,
-          delayMs: delay,
-          reason: failure.message,
-        });
-        await this.wait(delay, options.signal);
+        const event = { method, path: options.path, attempt, reason: failure.message };
+        await this.beforeRetry(failure, backoffDelay(attempt, this.retry), deadline, event, options.signal);
         continue;
       }
       const status = response.statusCode;
@@ -173,19 +164,26 @@ export class ApiClient {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
       const error = this.apiError(status, data, text, requestId, method, options.path, retryAfterMs);
       if (!idempotent || !RETRYABLE_STATUSES.has(status) || attempt >= this.retry.maxAttempts) throw error;
-      const delay = retryAfterMs !== undefined ? retryAfterMs : backoffDelay(attempt, this.retry);
-      // Waiting past the deadline (or longer than we are ever willing to wait) cannot succeed.
-      if (delay > this.retry.maxDelayMs || Date.now() + delay >= deadline) throw error;
-      this.onEvent?.({
-        type: 'retry',
-        method,
-        path: options.path,
-        attempt,
-        delayMs: delay,
-        reason: `HTTP ${status}`,
-      });
-      await this.wait(delay, options.signal);
+      const delay = retryAfterMs ?? backoffDelay(attempt, this.retry);
+      const event = { method, path: options.path, attempt, reason: `HTTP ${status}` };
+      await this.beforeRetry(error, delay, deadline, event, options.signal);
     }
+  }
+
+  /**
+   * Waits before the next attempt, or throws `failure` when the wait would pass the deadline or
+   * exceed the longest wait we accept (a long `Retry-After`): waiting then cannot succeed.
+   */
+  private async beforeRetry(
+    failure: Error,
+    delay: number,
+    deadline: number,
+    event: { method: string; path: string; attempt: number; reason: string },
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (delay > this.retry.maxDelayMs || Date.now() + delay >= deadline) throw failure;
+    this.onEvent?.({ type: 'retry', ...event, delayMs: delay });
+    await this.wait(delay, signal);
   }
 
   /** Closes the client's own connection pool. */

@@ -4,6 +4,7 @@
  */
 
 export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
+export { sshPublicKey } from './fixtures.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 export { Store, type StoreOptions } from './store.js';
 export { seedWorld, WORLD_VERSION, type World } from './world.js';

@@ -3,9 +3,10 @@
  * success and error alike. The subset's success schemas rarely require their top-level key (an
  * empty `{}` would pass), so each test also asserts the key and its content.
  */
-import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { assertValidResponse, operation, subset, validateResponse } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { startAction } from './world.js';
 
@@ -14,19 +15,10 @@ const MONEY = /^-?\d+\.\d{2}$/;
 
 /** A real OpenSSH ed25519 public key and its MD5 fingerprint, computed independently of the sandbox. */
 function sshKeyPair(): { publicKey: string; fingerprint: string } {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const blob = Buffer.alloc(4 + type.length + 4 + raw.length);
-  blob.writeUInt32BE(type.length, 0);
-  type.copy(blob, 4);
-  blob.writeUInt32BE(raw.length, 4 + type.length);
-  raw.copy(blob, 8 + type.length);
+  const publicKey = sshPublicKey();
+  const blob = Buffer.from(publicKey.split(' ')[1] ?? '', 'base64');
   const hex = createHash('md5').update(blob).digest('hex');
-  return {
-    publicKey: `ssh-ed25519 ${blob.toString('base64')}`,
-    fingerprint: hex.replace(/(..)(?!$)/g, '$1:'),
-  };
+  return { publicKey, fingerprint: hex.replace(/(..)(?!$)/g, '$1:') };
 }
 
 interface Reply {

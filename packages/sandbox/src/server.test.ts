@@ -2,25 +2,13 @@
  * The sandbox's HTTP conventions, over real HTTP on loopback: bearer auth, the platform's error
  * bodies, request ids, rate-limit headers, routing errors and pagination.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
-
-/** A real OpenSSH ed25519 public key: `ssh-ed25519 <base64 blob>`. */
-function sshPublicKey(): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const blob = Buffer.alloc(4 + type.length + 4 + raw.length);
-  blob.writeUInt32BE(type.length, 0);
-  type.copy(blob, 4);
-  blob.writeUInt32BE(raw.length, 4 + type.length);
-  raw.copy(blob, 8 + type.length);
-  return `ssh-ed25519 ${blob.toString('base64')}`;
-}
 
 interface Reply {
   status: number;

@@ -6,7 +6,7 @@
  * The multi-process tests run the built package (dist) in child processes: build it first.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -21,25 +21,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { Store } from './store.js';
 import { type SshKey, seedWorld, type World } from './world.js';
 
 const DIST = new URL('../dist/index.js', import.meta.url);
 const FIRST_SSH_KEY_ID = seedWorld().nextId.sshKey as number;
-
-/** A real OpenSSH ed25519 public key: `ssh-ed25519 <base64 blob>`. */
-function sshPublicKey(): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const raw = der.subarray(der.length - 32);
-  const type = Buffer.from('ssh-ed25519');
-  const blob = Buffer.alloc(4 + type.length + 4 + raw.length);
-  blob.writeUInt32BE(type.length, 0);
-  type.copy(blob, 4);
-  blob.writeUInt32BE(raw.length, 4 + type.length);
-  raw.copy(blob, 8 + type.length);
-  return `ssh-ed25519 ${blob.toString('base64')}`;
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 async function call(sandbox: Sandbox, path: string, method = 'GET', json?: unknown): Promise<[number, any]> {
@@ -233,24 +221,12 @@ class Writer {
 }
 
 const WRITER_SCRIPT = `
-import { generateKeyPairSync } from 'node:crypto';
 import { createInterface } from 'node:readline';
 
 const [distUrl, statePath, countText, label] = process.argv.slice(2);
-const { startSandbox } = await import(distUrl);
+const { startSandbox, sshPublicKey } = await import(distUrl);
 const count = Number(countText);
 
-function sshPublicKey() {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-  const type = Buffer.from('ssh-ed25519');
-  const length = (n) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(n);
-    return b;
-  };
-  const raw = der.subarray(der.length - 32);
-  return 'ssh-ed25519 ' + Buffer.concat([length(type.length), type, length(raw.length), raw]).toString('base64');
-}
 
 const sandbox = await startSandbox({ statePath });
 process.stdout.write('ready\\n');
