@@ -1,6 +1,9 @@
 /**
  * Every account tool through a real MCP client, over stdio, against the built-in sandbox.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,5 +144,24 @@ describe('errors come back as tool results', () => {
     const result = await call(client, 'key-explode', {});
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/Unknown tool key-explode/);
+  });
+});
+
+describe('--sandbox-state', () => {
+  it('keeps the world in a file that a restarted server (or the CLI) sees', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-')), 'world.json');
+    const first = await stdioClient(['--sandbox', '--sandbox-state', statePath]);
+    const created = await call(first.client, 'key-create', {
+      Name: 'kept',
+      PublicKey: publicKey('kept@test'),
+    });
+    const id = (created.json as { ssh_key: { id: number } }).ssh_key.id;
+    await first.close();
+    expect(first.stderr()).toContain(`state in ${statePath}`);
+
+    const second = await stdioClient(['--sandbox', '--sandbox-state', statePath]);
+    const got = await call(second.client, 'key-get', { ID: id });
+    await second.close();
+    expect(got.json).toMatchObject({ ssh_key: { id, name: 'kept' } });
   });
 });
