@@ -20,7 +20,6 @@ import {
   TOKEN_ENV_VARS,
   type ToolFamily,
 } from '@cloudcall/core';
-import { connectSandbox } from '@cloudcall/sandbox';
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
 import { formatResult, type OutputFormat } from './output.js';
@@ -103,13 +102,13 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
     );
 
+  const flagged = new Map<Command, AnyTool>();
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
   }
 
+  /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: AnyTool): Command {
-    const schema = inputJsonSchema(tool) as JsonSchema;
-    const flags = flagsOf(schema);
     const hints = [
       tool.annotations.readOnlyHint ? 'read-only' : undefined,
       tool.annotations.destructiveHint ? 'DESTRUCTIVE' : undefined,
@@ -121,6 +120,18 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
       .exitOverride()
       .showSuggestionAfterError(true);
+    flagged.set(command, tool);
+    return command;
+  }
+
+  // Converting a schema into flags costs time; do it only for the tool being run.
+  program.hook('preSubcommand', (_program, command) => {
+    const tool = flagged.get(command);
+    if (tool) addFlags(command, tool);
+  });
+
+  function addFlags(command: Command, tool: AnyTool): void {
+    const flags = flagsOf(inputJsonSchema(tool) as JsonSchema);
     const byAttribute = new Map<string, (typeof flags)[number]>();
     for (const flag of flags) {
       const value =
@@ -151,7 +162,6 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       }
       exitCode = await execute(tool, args, program.opts<GlobalOptions>());
     });
-    return command;
   }
 
   async function execute(
@@ -162,6 +172,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     let client: ApiClient;
     let close: () => Promise<void>;
     if (options.sandbox) {
+      // Loaded only when asked for: most runs talk to the real API.
+      const { connectSandbox } = await import('@cloudcall/sandbox');
       const connection = await connectSandbox({
         statePath: options.sandboxState ?? defaultSandboxState(io.env),
       });
