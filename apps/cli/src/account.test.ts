@@ -121,3 +121,13 @@ describe('exit codes', () => {
     expect(result.stderr + result.stdout).not.toContain(token);
   });
 });
+
+describe('typos', () => {
+  it('suggests the tool or flag meant', async () => {
+    const tool = await cli.run(['key-lst']);
+    expect(tool.code).toBe(2);
+    expect(tool.stderr).toMatch(/unknown command 'key-lst'\n\(Did you mean key-list\?\)/);
+    const flag = await cli.run(['--sandbox', 'key-list', '--PerPag', '3']);
+    expect(flag.stderr).toMatch(/Did you mean --PerPage\?/);
+  });
+});

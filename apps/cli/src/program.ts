@@ -75,6 +75,7 @@ function toolList(families: readonly ToolFamily[]): string {
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
   const families = allFamilies;
   let exitCode: number = EXIT.ok;
+  let renderingHelp = false;
   const program = new Command('cloudcall')
     .description(
       'Manage DigitalOcean-compatible cloud infrastructure from the terminal. Every cloudcall tool is a command.',
@@ -93,14 +94,25 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     )
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    // Tools are listed grouped by family below, rather than as one long command list.
-    .configureHelp({ visibleCommands: () => [] })
+    // Help lists tools grouped by family (below) instead of one long command list; typo
+    // suggestions still consider every tool.
+    .configureHelp({ visibleCommands: (command) => (renderingHelp ? [] : [...command.commands]) })
     .usage('[options] <tool> [tool flags]')
     .exitOverride()
     .addHelpText(
       'after',
       `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
     );
+
+  const helpInformation = program.helpInformation.bind(program);
+  program.helpInformation = (context) => {
+    renderingHelp = true;
+    try {
+      return helpInformation(context);
+    } finally {
+      renderingHelp = false;
+    }
+  };
 
   const flagged = new Map<Command, AnyTool>();
   for (const family of families) {
