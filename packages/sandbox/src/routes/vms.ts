@@ -479,7 +479,7 @@ export const vmsRoutes: Route[] = [
       world.droplets = world.droplets.filter((d) => d !== droplet);
       // Backups go with the droplet; snapshots stay.
       world.images = images(world).filter(
-        (image) => !(image._droplet_id === droplet.id && image.type === 'backup'),
+        (image) => !(image._droplet_id === droplet.id && imageView(image, req.now).type === 'backup'),
       );
       return { status: 204 };
     },
