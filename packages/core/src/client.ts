@@ -118,10 +118,16 @@ export class ApiClient {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
 
+    // The failure that made us retry: what the caller hears if the deadline then passes.
+    let lastFailure: Error | undefined;
     for (let attempt = 1; ; attempt++) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0)
-        throw new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`);
+      if (remaining <= 0) {
+        throw (
+          lastFailure ??
+          new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`)
+        );
+      }
       const timeout = Math.min(this.responseTimeoutMs, remaining);
       const attemptStarted = Date.now();
       let response: Dispatcher.ResponseData;
@@ -144,6 +150,7 @@ export class ApiClient {
         const retryable = idempotent || (failure.code !== undefined && NOT_SENT_CODES.has(failure.code));
         if (!retryable || attempt >= this.retry.maxAttempts) throw failure;
         const event = { method, path: options.path, attempt, reason: failure.message };
+        lastFailure = failure;
         await this.beforeRetry(failure, backoffDelay(attempt, this.retry), deadline, event, options.signal);
         continue;
       }
@@ -166,6 +173,7 @@ export class ApiClient {
       if (!idempotent || !RETRYABLE_STATUSES.has(status) || attempt >= this.retry.maxAttempts) throw error;
       const delay = retryAfterMs ?? backoffDelay(attempt, this.retry);
       const event = { method, path: options.path, attempt, reason: `HTTP ${status}` };
+      lastFailure = error;
       await this.beforeRetry(error, delay, deadline, event, options.signal);
     }
   }
