@@ -9,9 +9,12 @@ import {
   boolAsString,
   commaList,
   defineTool,
+  InputError,
   type InputSchema,
   intAsString,
+  NO_CONTENT,
   returns,
+  type ToolContext,
   type ToolDefinition,
 } from '@cloudcall/core';
 import { z } from 'zod';
@@ -33,6 +36,7 @@ import type {
   DatabaseBackupList,
   DatabaseCluster,
   DatabaseClusterList,
+  DatabaseEngine,
   DatabaseFirewallRule,
   DatabaseOptions,
   DatabaseUser,
@@ -418,12 +422,32 @@ const configJson = z
 
 interface ConfigRow<G extends string, U extends string> {
   engine: string;
+  /** Engines whose clusters carry this configuration. */
+  engines: DatabaseEngine[];
   get: G;
   update: U;
   /** The cluster argument's name: the spec calls it `ID` for MySQL, `id` elsewhere. */
   idArg: 'id' | 'ID';
   config: z.ZodType<Record<string, unknown>, unknown>;
   configArg: 'config' | 'config_json';
+}
+
+/**
+ * The platform serves every engine's configuration at one path, so a config tool first checks
+ * the cluster's engine: the MongoDB tool never reads or changes a PostgreSQL cluster.
+ */
+async function requireEngine(row: ConfigRow<string, string>, clusterUuid: string, context: ToolContext) {
+  const { database } = await context.client.request<{ database: DatabaseCluster }>({
+    method: 'GET',
+    path: `/v2/databases/${encodeURIComponent(clusterUuid)}`,
+    signal: context.signal,
+  });
+  if (!row.engines.includes(database.engine)) {
+    throw new InputError(
+      `cluster ${clusterUuid} is a ${database.engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
+      row.idArg,
+    );
+  }
 }
 
 /** A get tool and an update tool (PATCH merges the given keys) for one engine's configuration. */
@@ -434,29 +458,42 @@ function configTools<const G extends string, const U extends string>(
   ToolDefinition<InputSchema, { ok: true }, U>,
 ] {
   const clusterArg = clusterId(`UUID of the ${row.engine} cluster, from db-cluster-list.`);
-  const path = `/v2/databases/{${row.idArg}}/config`;
+  const path = (args: Record<string, unknown>) =>
+    `/v2/databases/${encodeURIComponent(String(args[row.idArg]))}/config`;
   return [
     defineTool({
       name: row.get,
       family: 'databases',
       title: `Get ${row.engine} config`,
-      description: `Shows the advanced configuration of a ${row.engine} cluster. Clusters of other engines answer an error.`,
+      description: `Shows the advanced configuration of a ${row.engine} cluster. Clusters of other engines are refused.`,
       input: z.strictObject({ [row.idArg]: clusterArg }),
       annotations: annotations.read,
-      request: { method: 'GET', path },
+      handler: async (args: Record<string, unknown>, context) => {
+        await requireEngine(row, String(args[row.idArg]), context);
+        return context.client.request<{ config: Record<string, unknown> }>({
+          method: 'GET',
+          path: path(args),
+          signal: context.signal,
+        });
+      },
       result: returns<{ config: Record<string, unknown> }>(),
     }),
     defineTool({
       name: row.update,
       family: 'databases',
       title: `Update ${row.engine} config`,
-      description: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values.`,
+      description: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.`,
       input: z.strictObject({ [row.idArg]: clusterArg, [row.configArg]: row.config }),
       annotations: annotations.update,
-      request: {
-        method: 'PATCH',
-        path,
-        body: (args: Record<string, unknown>) => ({ config: args[row.configArg] }),
+      handler: async (args: Record<string, unknown>, context) => {
+        await requireEngine(row, String(args[row.idArg]), context);
+        await context.client.request({
+          method: 'PATCH',
+          path: path(args),
+          body: { config: args[row.configArg] },
+          signal: context.signal,
+        });
+        return NO_CONTENT;
       },
       result: returns<{ ok: true }>(),
     }),
@@ -467,6 +504,7 @@ function configTools<const G extends string, const U extends string>(
 const configToolPairs = [
   configTools({
     engine: 'Kafka',
+    engines: ['kafka'],
     get: 'db-cluster-get-kafka-config',
     update: 'db-cluster-update-kafka-config',
     idArg: 'id',
@@ -475,6 +513,7 @@ const configToolPairs = [
   }),
   configTools({
     engine: 'MongoDB',
+    engines: ['mongodb'],
     get: 'db-cluster-get-mongodb-config',
     update: 'db-cluster-update-mongodb-config',
     idArg: 'id',
@@ -483,6 +522,7 @@ const configToolPairs = [
   }),
   configTools({
     engine: 'MySQL',
+    engines: ['mysql'],
     get: 'db-cluster-get-mysql-config',
     update: 'db-cluster-update-mysql-config',
     idArg: 'ID',
@@ -491,6 +531,7 @@ const configToolPairs = [
   }),
   configTools({
     engine: 'OpenSearch',
+    engines: ['opensearch'],
     get: 'db-cluster-get-opensearch-config',
     update: 'db-cluster-update-os-config',
     idArg: 'id',
@@ -499,6 +540,7 @@ const configToolPairs = [
   }),
   configTools({
     engine: 'PostgreSQL',
+    engines: ['pg'],
     get: 'db-cluster-get-postgresql-config',
     update: 'db-cluster-update-psql-config',
     idArg: 'id',
@@ -507,6 +549,7 @@ const configToolPairs = [
   }),
   configTools({
     engine: 'Redis',
+    engines: ['valkey', 'redis'],
     get: 'db-cluster-get-redis-config',
     update: 'db-cluster-update-redis-config',
     idArg: 'id',

@@ -69,8 +69,17 @@ function open(probe: SourceProbe, timeoutMs: number, where: string): Promise<Soc
       socket.destroy();
       reject(new SourceError(message));
     };
+    let connected = false;
+    socket.once('connect', () => {
+      connected = true;
+    });
     const timer = setTimeout(
-      () => fail(`could not connect to the source at ${where}: no answer within ${timeoutMs} ms`),
+      () =>
+        fail(
+          connected && !probe.disableSsl
+            ? `connected to the source at ${where}, but its TLS connection did not open within ${timeoutMs} ms; set disable_ssl if the source does not use TLS`
+            : `could not connect to the source at ${where}: no answer within ${timeoutMs} ms`,
+        ),
       timeoutMs,
     );
     socket.once('error', (error: NodeJS.ErrnoException) => {
