@@ -39,6 +39,10 @@ export const firewallRule = z.strictObject({
     .optional()
     .describe('UUID of an existing rule to keep, from db-cluster-get-firewall-rules.'),
   cluster_uuid: z.string().optional().describe('UUID of the cluster the rule belongs to.'),
+  created_at: z
+    .string()
+    .optional()
+    .describe('Accepted so rules from db-cluster-get-firewall-rules can be passed back; never sent.'),
 });
 
 export const onlineMigrationSource = z
