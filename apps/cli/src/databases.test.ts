@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
 
 const cli = cliRunner();
@@ -84,9 +84,6 @@ async function waitOnline(id: string): Promise<Json> {
 
 const state = () => JSON.parse(readFileSync(cli.statePath, 'utf8'));
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
 afterAll(async () => {
   await redis?.stop();
 });
@@ -99,6 +96,7 @@ describe.concurrent('database scenarios through the CLI', () => {
   it(
     'valkey: create, wait until online, trust a source, migrate from redis-server, status, stop',
     async () => {
+      redis = await startRedis();
       const id = await create('cache', 'valkey', '8');
       const online = await waitOnline(id);
       expect(online.connection).toMatchObject({ port: 25061, user: 'default' });

@@ -95,7 +95,6 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  redis = await startRedis();
   ({ client, close } = await stdioClient([
     '--sandbox',
     '--sandbox-state',
@@ -180,6 +179,7 @@ describe('the databases family over MCP stdio', () => {
   });
 
   it('online migration from a real redis-server: start, status, stop', async () => {
+    redis = await startRedis();
     const unreachable = await call('db-cluster-start-online-migration', {
       id: ids.valkey,
       source: { host: '127.0.0.1', port: await freePort() },

@@ -130,14 +130,10 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  redis = await startRedis();
-  newer = await startNewerSource();
 });
 
 afterAll(async () => {
   await sandbox?.close();
-  await redis?.stop();
-  newer?.server.close();
 });
 
 describe('clusters', () => {
@@ -475,6 +471,15 @@ describe('Kafka topics and users', () => {
 });
 
 describe('online migration', () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+    newer = await startNewerSource();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    newer?.server.close();
+  });
+
   const source = () => ({ host: '127.0.0.1', port: redis.port, dbname: '0' });
 
   it('needs a bearer token and a source', async () => {
