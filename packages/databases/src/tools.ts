@@ -684,12 +684,7 @@ export const databasesTools = [
   ...migrationTools,
   ...firewallTools,
   ...kafkaTools,
-  ...configToolPairs[0],
-  ...configToolPairs[1],
-  ...configToolPairs[2],
-  ...configToolPairs[3],
-  ...configToolPairs[4],
-  ...configToolPairs[5],
+  ...configToolPairs.flat(),
   ...sqlModeTools,
   ...userTools,
 ] as const;
