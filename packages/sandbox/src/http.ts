@@ -33,6 +33,8 @@ export interface SandboxRequest {
   path: string;
   /** Milliseconds since the epoch on the sandbox clock (which tests can advance). */
   now: number;
+  /** What the route's `prepare` step resolved to, when the route has one. */
+  prepared?: unknown;
 }
 
 export interface Reply {
@@ -47,6 +49,12 @@ export interface Route {
   /** A path pattern with `{name}` parameters, such as `/v2/account/keys/{key}`. */
   path: string;
   handler: Handler;
+  /**
+   * Optional asynchronous step run before `handler`, outside the write transaction, on a read-only
+   * view of the world: for work that waits on I/O (such as connecting to a database to check it).
+   * Its result reaches the handler as `request.prepared`; throwing an HttpError answers the request.
+   */
+  prepare?: (request: SandboxRequest, world: World) => Promise<unknown>;
 }
 
 export interface Page<T> {

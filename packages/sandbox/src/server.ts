@@ -120,8 +120,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           baseUrl,
           path: url.pathname,
         };
+        const { prepare } = route;
+        const prepared = prepare
+          ? await store.read((world) => prepare({ ...request, now: clock() + world.clockOffsetMs }, world))
+          : undefined;
         const run = (world: World) =>
-          route.handler({ ...request, now: clock() + world.clockOffsetMs }, world);
+          route.handler({ ...request, now: clock() + world.clockOffsetMs, prepared }, world);
         const reply = method === 'GET' ? await store.read(run) : await store.write(run);
         status = reply.status ?? 200;
         body = reply.body;

@@ -1,10 +1,75 @@
 /**
  * Managed database state of the sandbox world: clusters, their users, topics, configuration,
- * trusted sources and online migrations. The databases routes own its behaviour.
+ * trusted sources and online migrations. The databases routes own its behaviour. Lifecycles
+ * (creating -> online, resizing -> online, a migration's two-week limit) are derived from
+ * timestamps when read, on the sandbox clock.
  */
 
+export type ClusterEngine = 'pg' | 'mysql' | 'valkey' | 'mongodb' | 'kafka' | 'opensearch';
+
+export interface StoredDbUser {
+  name: string;
+  role: 'primary' | 'normal';
+  password: string;
+  mysql_settings?: { auth_plugin: string };
+  settings?: Record<string, unknown>;
+}
+
+export interface StoredDbRule {
+  uuid: string;
+  type: string;
+  value: string;
+  created_ms: number;
+}
+
+export interface StoredTopic {
+  name: string;
+  partition_count: number;
+  replication_factor: number;
+  config: Record<string, unknown>;
+}
+
+export interface StoredMigration {
+  id: string;
+  started_ms: number;
+  /** Set when stopped through the API; a migration also stops by itself two weeks after it started. */
+  stopped_ms?: number;
+  source: { host: string; port: number; dbname?: string };
+  /** The version the source reported, when it reports one. */
+  source_version?: string;
+  disable_ssl: boolean;
+  ignore_dbs: string[];
+}
+
+export interface StoredCluster {
+  id: string;
+  name: string;
+  engine: ClusterEngine;
+  version: string;
+  region: string;
+  size: string;
+  num_nodes: number;
+  storage_size_mib: number;
+  tags: string[];
+  created_ms: number;
+  /** When creation completes (status `creating` until then). */
+  online_ms: number;
+  /** When the latest resize completes (status `resizing` until then). */
+  resized_ms?: number;
+  host: string;
+  private_host: string;
+  project_id: string;
+  private_network_uuid: string;
+  ca: string;
+  users: StoredDbUser[];
+  rules: StoredDbRule[];
+  topics: StoredTopic[];
+  config: Record<string, unknown>;
+  migrations: StoredMigration[];
+}
+
 export interface DatabasesState {
-  clusters: Record<string, unknown>[];
+  clusters: StoredCluster[];
 }
 
 export function seedDatabasesState(): DatabasesState {

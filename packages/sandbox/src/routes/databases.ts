@@ -1,4 +1,1066 @@
-/** databases endpoints of the sandbox. */
-import type { Route } from '../http.js';
+/**
+ * Managed database endpoints: clusters, backups, options, upgrades, online migration, trusted
+ * sources, Kafka topics, engine configuration, SQL mode and users. Statuses are derived from
+ * timestamps on the sandbox clock when read. Starting a migration checks its source for real in
+ * the route's `prepare` step (outside the write transaction), then records it.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import type {
+  ClusterEngine,
+  StoredCluster,
+  StoredDbRule,
+  StoredDbUser,
+  StoredTopic,
+} from '../families/databases.js';
+import {
+  iso,
+  listBody,
+  notFound,
+  type Route,
+  requireString,
+  type SandboxRequest,
+  unprocessable,
+} from '../http.js';
+import type { World } from '../world.js';
+import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
+import { compareVersions, probeSource, SourceError } from './databases-source.js';
 
-export const databasesRoutes: Route[] = [];
+/** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
+export const CLUSTER_CREATE_MS = 3_000;
+export const CLUSTER_RESIZE_MS = 3_000;
+/** An online migration stops by itself this long after it started. */
+export const MIGRATION_MAX_MS = 14 * 24 * 3_600_000;
+/** The port the service's own clusters listen on. */
+export const CLUSTER_PORT = 25061;
+/** Host names of the service's clusters, in any account: refused as migration sources. */
+const MANAGED_HOST = /-do-user-\d+-0\.[a-z]\.db\.ondigitalocean\.com\.?$/i;
+
+interface EngineInfo {
+  label: string;
+  versions: string[];
+  /** The full version a cluster of each major version runs. */
+  semantic: Record<string, string>;
+  user: string;
+  database: string;
+  uri: (user: string, password: string, host: string, database: string) => string;
+  migration: 'resp' | 'tcp' | 'none';
+}
+
+const ENGINES: Record<ClusterEngine, EngineInfo> = {
+  pg: {
+    label: 'PostgreSQL',
+    versions: ['14', '15', '16', '17'],
+    semantic: { '14': '14.15', '15': '15.10', '16': '16.6', '17': '17.2' },
+    user: 'doadmin',
+    database: 'defaultdb',
+    uri: (u, p, h, d) => `postgresql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?sslmode=require`,
+    migration: 'tcp',
+  },
+  mysql: {
+    label: 'MySQL',
+    versions: ['8'],
+    semantic: { '8': '8.0.35' },
+    user: 'doadmin',
+    database: 'defaultdb',
+    uri: (u, p, h, d) => `mysql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?ssl-mode=REQUIRED`,
+    migration: 'tcp',
+  },
+  valkey: {
+    label: 'Valkey',
+    versions: ['7.2', '8'],
+    semantic: { '7.2': '7.2.8', '8': '8.0.2' },
+    user: 'default',
+    database: '',
+    uri: (u, p, h) => `rediss://${u}:${p}@${h}:${CLUSTER_PORT}`,
+    migration: 'resp',
+  },
+  mongodb: {
+    label: 'MongoDB',
+    versions: ['6.0', '7.0'],
+    semantic: { '6.0': '6.0.19', '7.0': '7.0.15' },
+    user: 'doadmin',
+    database: 'admin',
+    uri: (u, p, h, d) => `mongodb+srv://${u}:${p}@${h}/${d}?tls=true&authSource=admin`,
+    migration: 'tcp',
+  },
+  kafka: {
+    label: 'Kafka',
+    versions: ['3.7', '3.8'],
+    semantic: { '3.7': '3.7.1', '3.8': '3.8.0' },
+    user: 'doadmin',
+    database: '',
+    uri: (u, p, h) => `kafka://${u}:${p}@${h}:${CLUSTER_PORT}`,
+    migration: 'none',
+  },
+  opensearch: {
+    label: 'OpenSearch',
+    versions: ['1', '2'],
+    semantic: { '1': '1.3.19', '2': '2.17.1' },
+    user: 'doadmin',
+    database: '',
+    uri: (u, p, h) => `https://${u}:${p}@${h}:${CLUSTER_PORT}`,
+    migration: 'none',
+  },
+};
+
+const SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'db-s-8vcpu-16gb'];
+/** Storage per node, MiB, of each size (the smallest a resize may ask for). */
+const STORAGE_MIB: Record<string, number> = {
+  'db-s-1vcpu-1gb': 10_240,
+  'db-s-1vcpu-2gb': 25_600,
+  'db-s-2vcpu-4gb': 38_912,
+  'db-s-4vcpu-8gb': 117_760,
+  'db-s-8vcpu-16gb': 240_640,
+};
+const REGIONS = ['ams3', 'blr1', 'fra1', 'lon1', 'nyc1', 'nyc3', 'sfo2', 'sfo3', 'sgp1', 'syd1', 'tor1'];
+
+const SQL_MODES = new Set([
+  'ALLOW_INVALID_DATES',
+  'ANSI',
+  'ANSI_QUOTES',
+  'ERROR_FOR_DIVISION_BY_ZERO',
+  'HIGH_NOT_PRECEDENCE',
+  'IGNORE_SPACE',
+  'NO_AUTO_VALUE_ON_ZERO',
+  'NO_BACKSLASH_ESCAPES',
+  'NO_DIR_IN_CREATE',
+  'NO_ENGINE_SUBSTITUTION',
+  'NO_UNSIGNED_SUBTRACTION',
+  'NO_ZERO_DATE',
+  'NO_ZERO_IN_DATE',
+  'ONLY_FULL_GROUP_BY',
+  'PAD_CHAR_TO_FULL_LENGTH',
+  'PIPES_AS_CONCAT',
+  'REAL_AS_FLOAT',
+  'STRICT_ALL_TABLES',
+  'STRICT_TRANS_TABLES',
+  'TIME_TRUNCATE_FRACTIONAL',
+  'TRADITIONAL',
+]);
+const DEFAULT_SQL_MODE =
+  'ANSI,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE,STRICT_ALL_TABLES';
+
+const TOPIC_DEFAULTS: Record<string, unknown> = {
+  cleanup_policy: 'delete',
+  compression_type: 'producer',
+  delete_retention_ms: 86_400_000,
+  max_message_bytes: 1_048_588,
+  message_timestamp_type: 'create_time',
+  min_cleanable_dirty_ratio: 0.5,
+  min_insync_replicas: 1,
+  retention_bytes: -1,
+  retention_ms: 604_800_000,
+  segment_bytes: 209_715_200,
+};
+
+/** The topic config keys and their rules (the platform's topic config). */
+const TOPIC_RULES: Record<string, ConfigRule> = {
+  cleanup_policy: ['string', ['delete', 'compact', 'compact_delete']],
+  compression_type: ['string', ['producer', 'gzip', 'snappy', 'lz4', 'zstd', 'uncompressed']],
+  delete_retention_ms: ['integer', 0],
+  file_delete_delay_ms: ['integer', 0],
+  flush_messages: ['integer', 1],
+  flush_ms: ['integer', 0],
+  index_interval_bytes: ['integer', 0],
+  max_compaction_lag_ms: ['integer', 0],
+  max_message_bytes: ['integer', 0],
+  message_down_conversion_enable: ['boolean'],
+  message_format_version: ['string'],
+  message_timestamp_difference_max_ms: ['integer', 0],
+  message_timestamp_type: ['string', ['create_time', 'log_append_time']],
+  min_cleanable_dirty_ratio: ['number', 0, 1],
+  min_compaction_lag_ms: ['integer', 0],
+  min_insync_replicas: ['integer', 1],
+  preallocate: ['boolean'],
+  retention_bytes: ['integer', -1],
+  retention_ms: ['integer', -1],
+  segment_bytes: ['integer', 14],
+  segment_index_bytes: ['integer', 4],
+  segment_jitter_ms: ['integer', 0],
+  segment_ms: ['integer', 1],
+};
+
+const FIREWALL_TYPES = new Set(['droplet', 'k8s', 'ip_addr', 'tag', 'app']);
+
+// ---------------------------------------------------------------------------------------------
+// Lookups and views
+
+function findCluster(world: World, req: SandboxRequest): StoredCluster {
+  const cluster = world.clusters.find((c) => c.id === req.params.cluster);
+  if (!cluster) throw notFound();
+  return cluster;
+}
+
+/** The cluster, when its engine is one of `engines`; the platform's 422 otherwise. */
+function clusterOf(world: World, req: SandboxRequest, engines: ClusterEngine[], what: string): StoredCluster {
+  const cluster = findCluster(world, req);
+  if (!engines.includes(cluster.engine)) {
+    throw unprocessable(
+      `${what} is not supported for ${ENGINES[cluster.engine].label} clusters (engine ${cluster.engine}); it needs a ${engines.join(' or ')} cluster`,
+    );
+  }
+  return cluster;
+}
+
+function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' {
+  if (now < cluster.online_ms) return 'creating';
+  if (cluster.resized_ms !== undefined && now < cluster.resized_ms) return 'resizing';
+  return 'online';
+}
+
+function connection(cluster: StoredCluster, host: string) {
+  const info = ENGINES[cluster.engine];
+  const admin = cluster.users.find((u) => u.role === 'primary');
+  const user = admin?.name ?? info.user;
+  const password = admin?.password ?? '';
+  return {
+    uri: info.uri(user, password, host, info.database),
+    database: info.database,
+    host,
+    port: CLUSTER_PORT,
+    user,
+    password,
+    ssl: true,
+  };
+}
+
+function userView(cluster: StoredCluster, user: StoredDbUser) {
+  return {
+    name: user.name,
+    role: user.role,
+    password: user.password,
+    ...(user.mysql_settings ? { mysql_settings: user.mysql_settings } : {}),
+    ...(user.settings
+      ? { settings: user.settings }
+      : cluster.engine === 'kafka'
+        ? { settings: { acl: [] } }
+        : {}),
+  };
+}
+
+function ruleView(cluster: StoredCluster, rule: StoredDbRule) {
+  return {
+    uuid: rule.uuid,
+    cluster_uuid: cluster.id,
+    type: rule.type,
+    value: rule.value,
+    created_at: iso(rule.created_ms),
+  };
+}
+
+function clusterView(cluster: StoredCluster, now: number) {
+  const info = ENGINES[cluster.engine];
+  return {
+    id: cluster.id,
+    name: cluster.name,
+    engine: cluster.engine,
+    version: cluster.version,
+    semantic_version: info.semantic[cluster.version] ?? cluster.version,
+    num_nodes: cluster.num_nodes,
+    size: cluster.size,
+    region: cluster.region,
+    status: statusOf(cluster, now),
+    created_at: iso(cluster.created_ms),
+    private_network_uuid: cluster.private_network_uuid,
+    tags: cluster.tags.length ? cluster.tags : null,
+    db_names: info.database && cluster.engine !== 'mongodb' ? [info.database] : null,
+    connection: connection(cluster, cluster.host),
+    private_connection: connection(cluster, cluster.private_host),
+    users: cluster.users.map((u) => userView(cluster, u)),
+    maintenance_window: { day: 'tuesday', hour: '01:00:00', pending: false, description: [] },
+    project_id: cluster.project_id,
+    rules: cluster.rules.map((r) => ruleView(cluster, r)),
+    storage_size_mib: cluster.storage_size_mib,
+  };
+}
+
+function topicView(topic: StoredTopic) {
+  return {
+    name: topic.name,
+    state: 'active' as const,
+    replication_factor: topic.replication_factor,
+    partitions: Array.from({ length: topic.partition_count }, (_, id) => ({
+      id,
+      size: 0,
+      in_sync_replicas: topic.replication_factor,
+      earliest_offset: 0,
+      consumer_groups: null,
+    })),
+    config: topic.config,
+  };
+}
+
+/** The cluster's latest migration as the platform reports it, or undefined when there never was one. */
+function migrationView(cluster: StoredCluster, now: number) {
+  const migration = cluster.migrations.at(-1);
+  if (!migration) return undefined;
+  const stopped = migration.stopped_ms !== undefined || now >= migration.started_ms + MIGRATION_MAX_MS;
+  return {
+    id: migration.id,
+    status: stopped ? ('canceled' as const) : ('running' as const),
+    created_at: iso(migration.started_ms),
+  };
+}
+
+function ongoingMigration(cluster: StoredCluster, now: number) {
+  const view = migrationView(cluster, now);
+  return view?.status === 'running' ? cluster.migrations.at(-1) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation helpers
+
+function optionalInt(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw unprocessable(`${field} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Checks each key of a config object against its rules; names the first bad key. */
+function checkConfig(
+  config: Record<string, unknown>,
+  rules: Record<string, ConfigRule>,
+  label: string,
+): void {
+  for (const [key, value] of Object.entries(config)) {
+    const rule = rules[key];
+    if (!rule) throw unprocessable(`config: ${key} is not a ${label} setting`);
+    const [type] = rule;
+    const bad = (expected: string) =>
+      unprocessable(`config: ${key} must be ${expected}; got ${JSON.stringify(value)}`);
+    if (type === 'integer' || type === 'number') {
+      if (typeof value !== 'number' || (type === 'integer' && !Number.isInteger(value)))
+        throw bad(`an ${type}`);
+      const [, min, max] = rule;
+      if (
+        (min !== undefined && min !== null && value < min) ||
+        (max !== undefined && max !== null && value > max)
+      ) {
+        throw bad(
+          max === undefined || max === null
+            ? `at least ${min}`
+            : min === undefined || min === null
+              ? `at most ${max}`
+              : `from ${min} to ${max}`,
+        );
+      }
+    } else if (type === 'string') {
+      if (typeof value !== 'string') throw bad('a string');
+      const allowed = rule[1];
+      if (allowed && !allowed.includes(value)) throw bad(`one of ${allowed.join(', ')}`);
+    } else if (type === 'boolean') {
+      if (typeof value !== 'boolean') throw bad('true or false');
+    } else if (type === 'array') {
+      if (!Array.isArray(value)) throw bad('an array');
+    } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw bad('an object');
+    }
+  }
+}
+
+function configObject(body: Record<string, unknown>): Record<string, unknown> {
+  const config = body.config;
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw unprocessable('config is required and must be an object');
+  }
+  return config as Record<string, unknown>;
+}
+
+function checkSqlMode(text: string): string {
+  const modes = text
+    .split(',')
+    .map((m) => m.trim().toUpperCase())
+    .filter(Boolean);
+  if (!modes.length) throw unprocessable('sql_mode must name at least one mode');
+  for (const mode of modes) {
+    if (!SQL_MODES.has(mode)) throw unprocessable(`sql_mode: ${mode} is not a MySQL SQL mode`);
+  }
+  return modes.join(',');
+}
+
+function checkRule(raw: unknown, index: number): { type: string; value: string; uuid?: string } {
+  if (typeof raw !== 'object' || raw === null) throw unprocessable(`rules[${index}] must be an object`);
+  const rule = raw as Record<string, unknown>;
+  if (typeof rule.type !== 'string' || !FIREWALL_TYPES.has(rule.type)) {
+    throw unprocessable(`rules[${index}].type must be one of ${[...FIREWALL_TYPES].join(', ')}`);
+  }
+  if (typeof rule.value !== 'string' || rule.value.trim() === '') {
+    throw unprocessable(`rules[${index}].value is required and must be a non-empty string`);
+  }
+  if (rule.type === 'ip_addr') {
+    const [address, bits, extra] = rule.value.split('/');
+    const family = isIP(address ?? '');
+    const max = family === 6 ? 128 : 32;
+    if (
+      !family ||
+      extra !== undefined ||
+      (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))
+    ) {
+      throw unprocessable(`rules[${index}].value ${rule.value} is not an IP address or CIDR block`);
+    }
+  }
+  if (rule.type === 'droplet' && !/^\d+$/.test(rule.value)) {
+    throw unprocessable(`rules[${index}].value must be a droplet id for type droplet`);
+  }
+  if (rule.uuid !== undefined && typeof rule.uuid !== 'string') {
+    throw unprocessable(`rules[${index}].uuid must be a string`);
+  }
+  return {
+    type: rule.type,
+    value: rule.value,
+    ...(typeof rule.uuid === 'string' ? { uuid: rule.uuid } : {}),
+  };
+}
+
+const secret = () => `AVNS_${randomBytes(15).toString('base64url')}`;
+
+function fakeCa(id: string): string {
+  const body = createHash('sha512').update(`ca:${id}`).digest('base64').repeat(8);
+  const lines = body.match(/.{1,64}/g) ?? [];
+  const pem = `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+  return Buffer.from(pem).toString('base64');
+}
+
+/** A stable account number for cluster host names. */
+function accountNumber(world: World): number {
+  return (
+    Number.parseInt(createHash('sha1').update(world.account.uuid).digest('hex').slice(0, 7), 16) % 10_000_000
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Online migration: the source check, run before the write transaction
+
+interface MigrationPlan {
+  source: { host: string; port: number; dbname?: string };
+  disable_ssl: boolean;
+  ignore_dbs: string[];
+  version?: string;
+}
+
+function migrationBody(body: Record<string, unknown>): MigrationPlan & {
+  username?: string;
+  password?: string;
+} {
+  const source = body.source;
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+    throw unprocessable('source is required and must be an object (host, port, dbname, username, password)');
+  }
+  const s = source as Record<string, unknown>;
+  const host = requireString(s, 'host');
+  if (typeof s.port !== 'number' || !Number.isInteger(s.port) || s.port < 1 || s.port > 65_535) {
+    throw unprocessable('source.port is required and must be an integer from 1 to 65535');
+  }
+  for (const field of ['dbname', 'username', 'password']) {
+    if (s[field] !== undefined && typeof s[field] !== 'string')
+      throw unprocessable(`source.${field} must be a string`);
+  }
+  if (body.disable_ssl !== undefined && typeof body.disable_ssl !== 'boolean') {
+    throw unprocessable('disable_ssl must be true or false');
+  }
+  const ignore = body.ignore_dbs ?? [];
+  if (!Array.isArray(ignore) || ignore.some((d) => typeof d !== 'string')) {
+    throw unprocessable('ignore_dbs must be an array of database names');
+  }
+  return {
+    source: { host, port: s.port, ...(typeof s.dbname === 'string' ? { dbname: s.dbname } : {}) },
+    disable_ssl: body.disable_ssl === true,
+    ignore_dbs: ignore as string[],
+    ...(typeof s.username === 'string' ? { username: s.username } : {}),
+    ...(typeof s.password === 'string' ? { password: s.password } : {}),
+  };
+}
+
+/** Everything that can be checked without a write, then the source itself, over the network. */
+async function prepareMigration(req: SandboxRequest, world: World): Promise<MigrationPlan> {
+  const cluster = findCluster(world, req);
+  const plan = migrationBody(req.body);
+  const info = ENGINES[cluster.engine];
+  if (info.migration === 'none') {
+    throw unprocessable(`online migration is not supported for ${info.label} clusters`);
+  }
+  if (statusOf(cluster, req.now) === 'creating') {
+    throw unprocessable('the cluster is still being created; start the migration once it is online');
+  }
+  if (ongoingMigration(cluster, req.now)) {
+    throw unprocessable(
+      'a migration is already in progress on this cluster; stop it before starting another',
+    );
+  }
+  const host = plan.source.host.toLowerCase();
+  const managed =
+    MANAGED_HOST.test(host) || world.clusters.some((c) => c.host === host || c.private_host === host);
+  if (managed) {
+    throw unprocessable(
+      `the source ${plan.source.host} is a managed database cluster: continuous migration between managed clusters is not supported`,
+    );
+  }
+  try {
+    const { version } = await probeSource({
+      host: plan.source.host,
+      port: plan.source.port,
+      username: plan.username,
+      password: plan.password,
+      disableSsl: plan.disable_ssl,
+      resp: info.migration === 'resp',
+    });
+    if (version) {
+      const target = info.semantic[cluster.version] ?? cluster.version;
+      if (compareVersions(version, target) > 0) {
+        throw unprocessable(
+          `the source runs version ${version}, newer than the cluster's ${info.label} ${target}: migrate into a cluster of the same or a newer version`,
+        );
+      }
+    }
+    return {
+      source: plan.source,
+      disable_ssl: plan.disable_ssl,
+      ignore_dbs: plan.ignore_dbs,
+      ...(version ? { version } : {}),
+    };
+  } catch (error) {
+    if (error instanceof SourceError) throw unprocessable(`source check failed: ${error.message}`);
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+const base = '/v2/databases/{cluster}';
+
+export const databasesRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v2/databases/options',
+    handler: () => {
+      const options: Record<string, unknown> = {};
+      const availability: Record<string, unknown> = {};
+      for (const [engine, info] of Object.entries(ENGINES)) {
+        options[engine] = {
+          regions: REGIONS,
+          versions: info.versions,
+          layouts: [1, 2, 3].map((num_nodes) => ({ num_nodes, sizes: SIZES })),
+        };
+        availability[engine] = info.versions.map((version) => ({
+          version,
+          end_of_life: null,
+          end_of_availability: null,
+        }));
+      }
+      return { body: { options, version_availability: availability } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/databases',
+    handler: (req, world) => {
+      const tag = req.query.get('tag_name');
+      const clusters = world.clusters.filter((c) => !tag || c.tags.includes(tag));
+      return {
+        body: listBody(
+          'databases',
+          clusters.map((c) => clusterView(c, req.now)),
+          req,
+        ),
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/databases',
+    handler: (req, world) => {
+      const name = requireString(req.body, 'name');
+      if (!/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/i.test(name)) {
+        throw unprocessable(
+          'name must be 3 to 63 letters, digits and hyphens, not starting or ending with a hyphen',
+        );
+      }
+      const engine = requireString(req.body, 'engine') as ClusterEngine;
+      const info = ENGINES[engine];
+      if (!info) throw unprocessable(`engine must be one of ${Object.keys(ENGINES).join(', ')}`);
+      const version = requireString(req.body, 'version');
+      if (!info.versions.includes(version)) {
+        throw unprocessable(
+          `version ${version} is not available for ${engine}; choose from ${info.versions.join(', ')}`,
+        );
+      }
+      const region = requireString(req.body, 'region');
+      if (!REGIONS.includes(region)) throw unprocessable(`region ${region} does not offer managed databases`);
+      const size = requireString(req.body, 'size');
+      if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
+      const numNodes = optionalInt(req.body, 'num_nodes', 1, 3);
+      if (numNodes === undefined) throw unprocessable('num_nodes is required');
+      const tags = req.body.tags ?? [];
+      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+        throw unprocessable('tags must be an array of strings');
+      }
+      if (world.clusters.some((c) => c.name === name)) {
+        throw unprocessable(`a database cluster named ${name} already exists`);
+      }
+      const id = randomUUID();
+      const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
+      const cluster: StoredCluster = {
+        id,
+        name,
+        engine,
+        version,
+        region,
+        size,
+        num_nodes: numNodes,
+        storage_size_mib: STORAGE_MIB[size] ?? 10_240,
+        tags: [...new Set(tags as string[])],
+        created_ms: req.now,
+        online_ms: req.now + CLUSTER_CREATE_MS,
+        host,
+        private_host: `private-${host}`,
+        project_id: createHash('md5')
+          .update(`project:${world.account.uuid}`)
+          .digest('hex')
+          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+        private_network_uuid: createHash('md5')
+          .update(`vpc:${region}`)
+          .digest('hex')
+          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+        ca: fakeCa(id),
+        users: [{ name: info.user, role: 'primary', password: secret() }],
+        rules: [],
+        topics: [],
+        config: {
+          ...structuredClone(CONFIG_DEFAULTS[engine]),
+          ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
+        },
+        migrations: [],
+      };
+      world.clusters.push(cluster);
+      return { status: 201, body: { database: clusterView(cluster, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: base,
+    handler: (req, world) => ({ body: { database: clusterView(findCluster(world, req), req.now) } }),
+  },
+  {
+    method: 'DELETE',
+    path: base,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      world.clusters = world.clusters.filter((c) => c !== cluster);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/ca`,
+    handler: (req, world) => ({ body: { ca: { certificate: findCluster(world, req).ca } } }),
+  },
+  {
+    method: 'PUT',
+    path: `${base}/resize`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const size = req.body.size;
+      const numNodes = optionalInt(req.body, 'num_nodes', 1, 3);
+      const storage = optionalInt(req.body, 'storage_size_mib', 1, 16_777_216);
+      if (size === undefined && numNodes === undefined && storage === undefined) {
+        throw unprocessable('give at least one of size, num_nodes, storage_size_mib');
+      }
+      if (size !== undefined && (typeof size !== 'string' || !SIZES.includes(size))) {
+        throw unprocessable(`size ${String(size)} is not a database size`);
+      }
+      if (statusOf(cluster, req.now) !== 'online') {
+        throw unprocessable(`the cluster is ${statusOf(cluster, req.now)}; resize it once it is online`);
+      }
+      const newSize = (size as string | undefined) ?? cluster.size;
+      const minimum = STORAGE_MIB[newSize] ?? 10_240;
+      if (storage !== undefined && storage < minimum) {
+        throw unprocessable(`storage_size_mib must be at least ${minimum} for size ${newSize}`);
+      }
+      cluster.size = newSize;
+      if (numNodes !== undefined) cluster.num_nodes = numNodes;
+      cluster.storage_size_mib = storage ?? Math.max(cluster.storage_size_mib, minimum);
+      cluster.resized_ms = req.now + CLUSTER_RESIZE_MS;
+      return { status: 202 };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/backups`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const day = 86_400_000;
+      const backups: { created_at: string; size_gigabytes: number }[] = [];
+      // One backup a day since the cluster came online, newest first.
+      for (let at = req.now - ((req.now - cluster.online_ms) % day); at > cluster.online_ms; at -= day) {
+        backups.push({ created_at: iso(at), size_gigabytes: 0.03 });
+        if (backups.length >= 7) break;
+      }
+      return {
+        body: {
+          ...listBody('backups', backups, req),
+          scheduled_backup_time: { backup_hour: 1, backup_minute: 0, backup_interval_hours: 24 },
+        },
+      };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/upgrade`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const version = requireString(req.body, 'version');
+      const info = ENGINES[cluster.engine];
+      if (!info.versions.includes(version)) {
+        throw unprocessable(
+          `version ${version} is not available for ${cluster.engine}; choose from ${info.versions.join(', ')}`,
+        );
+      }
+      if (compareVersions(version, cluster.version) <= 0) {
+        throw unprocessable(`version ${version} is not newer than the cluster's version ${cluster.version}`);
+      }
+      if (statusOf(cluster, req.now) !== 'online') throw unprocessable('the cluster is not online');
+      cluster.version = version;
+      return { status: 204 };
+    },
+  },
+  // Online migration
+  {
+    method: 'GET',
+    path: `${base}/online-migration`,
+    handler: (req, world) => {
+      const view = migrationView(findCluster(world, req), req.now);
+      if (!view) throw notFound('No online migration has been started on this cluster.');
+      return { body: view };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/online-migration`,
+    prepare: prepareMigration,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const plan = req.prepared as MigrationPlan;
+      // Checked again inside the transaction: another start may have won the race.
+      if (ongoingMigration(cluster, req.now)) {
+        throw unprocessable(
+          'a migration is already in progress on this cluster; stop it before starting another',
+        );
+      }
+      cluster.migrations.push({
+        id: randomUUID(),
+        started_ms: req.now,
+        source: plan.source,
+        ...(plan.version ? { source_version: plan.version } : {}),
+        disable_ssl: plan.disable_ssl,
+        ignore_dbs: plan.ignore_dbs,
+      });
+      return { body: migrationView(cluster, req.now) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/online-migration/{migration}`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const ongoing = ongoingMigration(cluster, req.now);
+      if (!ongoing || ongoing.id !== req.params.migration) {
+        throw notFound(
+          ongoing
+            ? `Migration ${req.params.migration} is not the ongoing migration of this cluster.`
+            : 'No migration is in progress on this cluster.',
+        );
+      }
+      ongoing.stopped_ms = req.now;
+      return { status: 204 };
+    },
+  },
+  // Trusted sources
+  {
+    method: 'GET',
+    path: `${base}/firewall`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      return { body: { rules: cluster.rules.map((r) => ruleView(cluster, r)) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/firewall`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      if (!Array.isArray(req.body.rules)) throw unprocessable('rules is required and must be an array');
+      const rules = req.body.rules.map(checkRule);
+      cluster.rules = rules.map((rule) => {
+        const kept = rule.uuid ? cluster.rules.find((r) => r.uuid === rule.uuid) : undefined;
+        if (rule.uuid && !kept) throw unprocessable(`rule ${rule.uuid} does not exist on this cluster`);
+        return {
+          uuid: kept?.uuid ?? randomUUID(),
+          type: rule.type,
+          value: rule.value,
+          created_ms: kept?.created_ms ?? req.now,
+        };
+      });
+      return { status: 204 };
+    },
+  },
+  // Kafka topics
+  {
+    method: 'GET',
+    path: `${base}/topics`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const topics = cluster.topics.map((t) => ({
+        name: t.name,
+        state: 'active',
+        partition_count: t.partition_count,
+        replication_factor: t.replication_factor,
+      }));
+      return { body: listBody('topics', topics, req) };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/topics`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9._-]{1,249}$/.test(name)) {
+        throw unprocessable('name may hold only letters, digits, ".", "_" and "-", up to 249 characters');
+      }
+      if (cluster.topics.some((t) => t.name === name)) throw unprocessable(`topic ${name} already exists`);
+      const config = req.body.config === undefined ? {} : configObject(req.body);
+      checkConfig(config, TOPIC_RULES, 'Kafka topic');
+      const topic: StoredTopic = {
+        name,
+        partition_count: optionalInt(req.body, 'partition_count', 1, 2048) ?? 3,
+        replication_factor:
+          optionalInt(req.body, 'replication_factor', 1, 3) ?? Math.min(2, cluster.num_nodes),
+        config: { ...TOPIC_DEFAULTS, ...config },
+      };
+      if (topic.replication_factor > cluster.num_nodes) {
+        throw unprocessable(`replication_factor must be at most the number of nodes (${cluster.num_nodes})`);
+      }
+      cluster.topics.push(topic);
+      return { status: 201, body: { topic: topicView(topic) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/topics/{topic}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const topic = cluster.topics.find((t) => t.name === req.params.topic);
+      if (!topic) throw notFound();
+      return { body: { topic: topicView(topic) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/topics/{topic}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const topic = cluster.topics.find((t) => t.name === req.params.topic);
+      if (!topic) throw notFound();
+      const partitions = optionalInt(req.body, 'partition_count', 1, 2048);
+      const replication = optionalInt(req.body, 'replication_factor', 1, 3);
+      const config = req.body.config === undefined ? {} : configObject(req.body);
+      checkConfig(config, TOPIC_RULES, 'Kafka topic');
+      if (partitions !== undefined && partitions < topic.partition_count) {
+        throw unprocessable(`partition_count can only grow (it is ${topic.partition_count})`);
+      }
+      if (replication !== undefined && replication > cluster.num_nodes) {
+        throw unprocessable(`replication_factor must be at most the number of nodes (${cluster.num_nodes})`);
+      }
+      if (partitions !== undefined) topic.partition_count = partitions;
+      if (replication !== undefined) topic.replication_factor = replication;
+      Object.assign(topic.config, config);
+      return { body: { topic: topicView(topic) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/topics/{topic}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      if (!cluster.topics.some((t) => t.name === req.params.topic)) throw notFound();
+      cluster.topics = cluster.topics.filter((t) => t.name !== req.params.topic);
+      return { status: 204 };
+    },
+  },
+  // Engine configuration (one endpoint for every engine: the cluster's engine picks the keys)
+  {
+    method: 'GET',
+    path: `${base}/config`,
+    handler: (req, world) => ({ body: { config: findCluster(world, req).config } }),
+  },
+  {
+    method: 'PATCH',
+    path: `${base}/config`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const config = configObject(req.body);
+      checkConfig(config, CONFIG_RULES[cluster.engine], `${ENGINES[cluster.engine].label} config`);
+      if (cluster.engine === 'mysql' && typeof config.sql_mode === 'string') {
+        config.sql_mode = checkSqlMode(config.sql_mode);
+      }
+      Object.assign(cluster.config, config);
+      return { status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/sql_mode`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode is');
+      return { body: { sql_mode: String(cluster.config.sql_mode ?? DEFAULT_SQL_MODE) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/sql_mode`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode is');
+      cluster.config.sql_mode = checkSqlMode(requireString(req.body, 'sql_mode'));
+      return { status: 204 };
+    },
+  },
+  // Users
+  {
+    method: 'GET',
+    path: `${base}/users`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      return {
+        body: listBody(
+          'users',
+          cluster.users.map((u) => userView(cluster, u)),
+          req,
+        ),
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/users`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_.-]{1,63}$/.test(name)) {
+        throw unprocessable('name may hold only letters, digits, "_", "." and "-", up to 63 characters');
+      }
+      if (cluster.users.some((u) => u.name === name)) throw unprocessable(`user ${name} already exists`);
+      const user: StoredDbUser = { name, role: 'normal', password: secret() };
+      if (req.body.mysql_settings !== undefined) {
+        if (cluster.engine !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
+        const plugin = (req.body.mysql_settings as Record<string, unknown> | null)?.auth_plugin;
+        if (plugin !== 'mysql_native_password' && plugin !== 'caching_sha2_password') {
+          throw unprocessable(
+            'mysql_settings.auth_plugin must be mysql_native_password or caching_sha2_password',
+          );
+        }
+        user.mysql_settings = { auth_plugin: plugin };
+      } else if (cluster.engine === 'mysql') {
+        user.mysql_settings = { auth_plugin: 'caching_sha2_password' };
+      }
+      if (req.body.settings !== undefined) user.settings = checkUserSettings(cluster, req.body.settings);
+      cluster.users.push(user);
+      return { status: 201, body: { user: userView(cluster, user) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/users/{user}`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const user = cluster.users.find((u) => u.name === req.params.user);
+      if (!user) throw notFound();
+      return { body: { user: userView(cluster, user) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/users/{user}`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const user = cluster.users.find((u) => u.name === req.params.user);
+      if (!user) throw notFound();
+      if (req.body.settings === undefined) throw unprocessable('settings is required');
+      user.settings = checkUserSettings(cluster, req.body.settings);
+      return { status: 201, body: { user: userView(cluster, user) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/users/{user}`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const user = cluster.users.find((u) => u.name === req.params.user);
+      if (!user) throw notFound();
+      if (user.role === 'primary')
+        throw unprocessable(`${user.name} is the cluster's admin user and cannot be deleted`);
+      cluster.users = cluster.users.filter((u) => u !== user);
+      return { status: 204 };
+    },
+  },
+];
+
+/** User settings: each part belongs to one engine; the platform refuses the others. */
+function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw unprocessable('settings must be an object');
+  }
+  const settings = raw as Record<string, unknown>;
+  const owner: Record<string, ClusterEngine> = {
+    acl: 'kafka',
+    opensearch_acl: 'opensearch',
+    mongo_user_settings: 'mongodb',
+  };
+  for (const key of Object.keys(settings)) {
+    const engine = owner[key];
+    if (!engine) throw unprocessable(`settings.${key} is not a user setting`);
+    if (engine !== cluster.engine) {
+      throw unprocessable(`settings.${key} applies only to ${ENGINES[engine].label} clusters`);
+    }
+  }
+  const list = (key: string, permissions: string[], nameKey: string) => {
+    const value = settings[key];
+    if (value === undefined) return;
+    if (!Array.isArray(value)) throw unprocessable(`settings.${key} must be an array`);
+    value.forEach((entry: Record<string, unknown> | null, i) => {
+      if (typeof entry?.[nameKey] !== 'string' || !permissions.includes(entry.permission as string)) {
+        throw unprocessable(
+          `settings.${key}[${i}] needs ${nameKey} (a string) and permission (one of ${permissions.join(', ')})`,
+        );
+      }
+    });
+  };
+  list('acl', ['admin', 'consume', 'produce', 'produceconsume'], 'topic');
+  list('opensearch_acl', ['deny', 'admin', 'read', 'readwrite', 'write'], 'index');
+  const mongo = settings.mongo_user_settings as Record<string, unknown> | undefined;
+  if (mongo !== undefined) {
+    if (mongo.role !== undefined && !['readOnly', 'readWrite', 'dbAdmin'].includes(mongo.role as string)) {
+      throw unprocessable('settings.mongo_user_settings.role must be readOnly, readWrite or dbAdmin');
+    }
+    if (
+      mongo.databases !== undefined &&
+      !(Array.isArray(mongo.databases) && mongo.databases.every((d) => typeof d === 'string'))
+    ) {
+      throw unprocessable('settings.mongo_user_settings.databases must be an array of names');
+    }
+  }
+  // ACL entries get ids, as the platform gives them.
+  const acl = settings.acl as Record<string, unknown>[] | undefined;
+  return acl
+    ? { ...settings, acl: acl.map((entry) => ({ id: randomUUID().slice(0, 12), ...entry })) }
+    : settings;
+}

@@ -1,0 +1,252 @@
+/**
+ * Database scenarios through the CLI, run as processes against the sandbox, whose state persists
+ * between invocations: a valkey cluster migrating from a real local redis-server, a kafka cluster's
+ * topic, a mysql cluster's config, and bad input that changes nothing.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliRunner } from './testing/run.js';
+
+const cli = cliRunner();
+const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
+// biome-ignore lint/suspicious/noExplicitAny: results are checked field by field.
+type Json = any;
+
+let redis: { port: number; stop: () => Promise<void> };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A real redis-server on loopback, without persistence. Fails clearly when it is not installed. */
+async function startRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error(
+      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
+    );
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i === 50) throw new Error(`redis-server did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function create(name: string, engine: string, version: string, numNodes = 1): Promise<string> {
+  const created = await sandbox(
+    'db-cluster-create',
+    // `--version=<v>`: a separate `--version <v>` is taken by the program's own --version flag
+    // (commander reads program options after the tool name too); see the issue's report.
+    ...['--name', name, '--engine', engine, `--version=${version}`, '--region', 'nyc3'],
+    ...['--size', 'db-s-1vcpu-1gb', '--num_nodes', String(numNodes)],
+  );
+  expect(created.code, created.stderr).toBe(0);
+  return (created.json as Json).database.id;
+}
+
+/** Polls db-cluster-get until the cluster is online (the sandbox takes about 3 s). */
+async function waitOnline(id: string): Promise<Json> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const got = await sandbox('db-cluster-get', '--id', id);
+    expect(got.code, got.stderr).toBe(0);
+    if ((got.json as Json).database.status === 'online') return (got.json as Json).database;
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error(`cluster ${id} did not come online`);
+}
+
+const state = () => JSON.parse(readFileSync(cli.statePath, 'utf8'));
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+// Each CLI call is a node process (about 1 s on a loaded 2-core runner): the three scenarios run
+// side by side on the shared state file, with a bounded per-test time.
+const SCENARIO_MS = 60_000;
+
+describe.concurrent('database scenarios through the CLI', () => {
+  it(
+    'valkey: create, wait until online, trust a source, migrate from redis-server, status, stop',
+    async () => {
+      redis = await startRedis();
+      const id = await create('cache', 'valkey', '8');
+      const online = await waitOnline(id);
+      expect(online.connection).toMatchObject({ port: 25061, user: 'default' });
+
+      const trusted = await sandbox(
+        'db-cluster-update-firewall-rules',
+        '--id',
+        id,
+        '--rules',
+        JSON.stringify([{ type: 'ip_addr', value: '127.0.0.1' }]),
+      );
+      expect(trusted.code, trusted.stderr).toBe(0);
+      const rules = await sandbox('db-cluster-get-firewall-rules', '--id', id);
+      expect((rules.json as Json).rules).toEqual([
+        expect.objectContaining({ type: 'ip_addr', value: '127.0.0.1' }),
+      ]);
+
+      const started = await sandbox(
+        'db-cluster-start-online-migration',
+        ...['--id', id, '--disable_ssl', 'true', '--ignore_dbs', 'db5,db6'],
+        ...['--source', JSON.stringify({ host: '127.0.0.1', port: redis.port, dbname: '0' })],
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const migration = started.json as Json;
+      expect(migration).toMatchObject({ id: expect.any(String), status: 'running' });
+      expect(state().clusters.find((c: Json) => c.id === id).migrations[0]).toMatchObject({
+        source: { host: '127.0.0.1', port: redis.port },
+        source_version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+        ignore_dbs: ['db5', 'db6'],
+      });
+
+      const status = await sandbox('db-cluster-get-migration', '--id', id);
+      expect(status.json).toEqual(migration);
+      const stopped = await sandbox(
+        'db-cluster-stop-online-migration',
+        '--id',
+        id,
+        '--migration_id',
+        migration.id,
+      );
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(((await sandbox('db-cluster-get-migration', '--id', id)).json as Json).status).toBe('canceled');
+    },
+    SCENARIO_MS,
+  );
+
+  it(
+    'kafka: a topic created, updated, deleted',
+    async () => {
+      const id = await create('events', 'kafka', '3.8', 3);
+      const created = await sandbox(
+        'db-cluster-create-topic',
+        ...['--id', id, '--name', 'orders', '--partition_count', '3', '--replication_factor', '2'],
+        ...['--config', '{"retention_ms":3600000}'],
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect((created.json as Json).topic).toMatchObject({ name: 'orders', replication_factor: 2 });
+      const updated = await sandbox(
+        'db-cluster-update-topic',
+        '--id',
+        id,
+        '--name',
+        'orders',
+        '--partition_count',
+        '5',
+      );
+      expect(updated.code, updated.stderr).toBe(0);
+      expect((updated.json as Json).topic.partitions).toHaveLength(5);
+      const listed = await sandbox('db-cluster-list-topics', '--id', id);
+      expect((listed.json as Json).topics.map((t: Json) => t.name)).toEqual(['orders']);
+      const deleted = await sandbox('db-cluster-delete-topic', '--id', id, '--name', 'orders');
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(((await sandbox('db-cluster-list-topics', '--id', id)).json as Json).topics).toEqual([]);
+    },
+    SCENARIO_MS,
+  );
+
+  it(
+    'mysql: config updated through config_json',
+    async () => {
+      const id = await create('orders-db', 'mysql', '8');
+      const updated = await sandbox(
+        'db-cluster-update-mysql-config',
+        ...['--ID', id, '--config_json', '{"wait_timeout":600,"sql_require_primary_key":true}'],
+      );
+      expect(updated.code, updated.stderr).toBe(0);
+      const got = await sandbox('db-cluster-get-mysql-config', '--ID', id);
+      expect((got.json as Json).config).toMatchObject({ wait_timeout: 600, sql_require_primary_key: true });
+    },
+    SCENARIO_MS,
+  );
+});
+
+describe('bad input through the CLI', () => {
+  it(
+    'bad input: a clear error, and the state is unchanged',
+    async () => {
+      const before = readFileSync(cli.statePath, 'utf8');
+      const ids = Object.fromEntries(state().clusters.map((c: Json) => [c.engine, c.id]));
+
+      const resize = await sandbox('db-cluster-resize', '--id', ids.valkey);
+      expect(resize.code).toBe(2);
+      expect(resize.stderr).toMatch(/invalid input: .*at least one of size, num_nodes, storage_size_mib/);
+
+      const json = await sandbox(
+        'db-cluster-update-mysql-config',
+        '--ID',
+        ids.mysql,
+        '--config_json',
+        '{"wait_timeout":',
+      );
+      expect(json.code).toBe(2);
+      expect(json.stderr).toMatch(/argument config_json: is not valid JSON/);
+
+      const engine = await sandbox(
+        'db-cluster-update-mongodb-config',
+        '--id',
+        ids.mysql,
+        '--config',
+        '{"verbosity":1}',
+      );
+      expect(engine.code).toBe(2);
+      expect(engine.stderr).toMatch(/is a mysql cluster; this tool works on mongodb clusters/);
+
+      const verbosity = await sandbox(
+        'db-cluster-update-mongodb-config',
+        '--id',
+        ids.mysql,
+        '--config',
+        '{"verbosity":9}',
+      );
+      expect(verbosity.code).toBe(2);
+      expect(verbosity.stderr).toMatch(/argument config\.verbosity: .*5/);
+
+      const closed = await freePort();
+      const unreachable = await sandbox(
+        'db-cluster-start-online-migration',
+        ...['--id', ids.valkey, '--disable_ssl', 'true'],
+        ...['--source', JSON.stringify({ host: '127.0.0.1', port: closed, password: 's3cret-pass' })],
+      );
+      expect(unreachable.code).toBe(3);
+      expect(unreachable.stderr).toMatch(
+        /API error 422 .*could not connect to the source at 127\.0\.0\.1:\d+: ECONNREFUSED/,
+      );
+      expect(unreachable.stderr).not.toMatch(/s3cret-pass/);
+
+      const after = JSON.parse(readFileSync(cli.statePath, 'utf8'));
+      const unchanged = JSON.parse(before);
+      expect(after.clusters).toEqual(unchanged.clusters);
+    },
+    SCENARIO_MS,
+  );
+});

@@ -1,0 +1,690 @@
+/**
+ * The databases family: clusters, online migration, trusted sources, Kafka topics, engine
+ * configuration and users. Each tool is one platform request described by its mapping, except
+ * the online-migration start (the plain HTTP operation, see migration.ts) and the few handlers
+ * noted below.
+ */
+import {
+  annotations,
+  boolAsString,
+  commaList,
+  defineTool,
+  InputError,
+  type InputSchema,
+  intAsString,
+  NO_CONTENT,
+  returns,
+  type ToolContext,
+  type ToolDefinition,
+} from '@cloudcall/core';
+import { z } from 'zod';
+import { startOnlineMigration } from './migration.js';
+import {
+  clusterId,
+  firewallRule,
+  kafkaClusterConfig,
+  kafkaTopicConfig,
+  listPage,
+  mongodbConfig,
+  onlineMigrationSource,
+  opensearchConfig,
+  postgresqlConfig,
+  redisConfig,
+  userSettings,
+} from './schemas.js';
+import type {
+  DatabaseBackupList,
+  DatabaseCluster,
+  DatabaseClusterList,
+  DatabaseEngine,
+  DatabaseFirewallRule,
+  DatabaseOptions,
+  DatabaseUser,
+  DatabaseUserList,
+  KafkaTopic,
+  KafkaTopicList,
+  OnlineMigration,
+} from './types.js';
+
+const id = clusterId();
+const byId = z.strictObject({ id });
+const cluster = '/v2/databases/{id}';
+
+const topicName = z.string().min(1).describe('Name of the Kafka topic, from db-cluster-list-topics.');
+const userName = z.string().min(1).describe('Name of the database user, from db-cluster-list-users.');
+
+const clusterTools = [
+  defineTool({
+    name: 'db-cluster-list',
+    family: 'databases',
+    title: 'List database clusters',
+    description:
+      'Lists the managed database clusters: id, name, engine, version, status, region, size, nodes and connection details. Paginated.',
+    input: z.strictObject(listPage),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/databases', query: { page: 'page', per_page: 'per_page' } },
+    result: returns<DatabaseClusterList>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get',
+    family: 'databases',
+    title: 'Get database cluster',
+    description:
+      'Shows one cluster: status (creating, then online), engine and version, size, nodes, connection details (host, port, user, password, URI), users and trusted sources.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: cluster },
+    result: returns<{ database: DatabaseCluster }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-ca',
+    family: 'databases',
+    title: 'Get cluster CA certificate',
+    description:
+      'Returns the base64-encoded PEM CA certificate clients use to verify TLS connections to the cluster.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/ca` },
+    result: returns<{ ca: { certificate: string } }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create',
+    family: 'databases',
+    title: 'Create database cluster',
+    description:
+      'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions, sizes and regions: db-cluster-list-options.',
+    input: z.strictObject({
+      name: z.string().min(3).max(63).describe('A unique name for the cluster, 3 to 63 characters.'),
+      engine: z
+        .enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch'])
+        .describe('Engine slug: pg, mysql, valkey, mongodb, kafka or opensearch.'),
+      version: z
+        .string()
+        .min(1)
+        .describe('Engine version, such as "16" for pg or "8" for valkey (db-cluster-list-options).'),
+      region: z.string().min(1).describe('Region slug, such as "nyc3" (db-cluster-list-options).'),
+      size: z.string().min(1).describe('Node size slug, such as "db-s-1vcpu-1gb" (db-cluster-list-options).'),
+      num_nodes: z.number().int().min(1).max(3).describe('Number of nodes, 1 to 3 (standby nodes included).'),
+      tags: commaList('Tags to apply, comma-separated, such as "prod,cache".').optional(),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/databases',
+      body: {
+        name: 'name',
+        engine: 'engine',
+        version: 'version',
+        region: 'region',
+        size: 'size',
+        num_nodes: 'num_nodes',
+        tags: 'tags',
+      },
+    },
+    result: returns<{ database: DatabaseCluster }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete',
+    family: 'databases',
+    title: 'Delete database cluster',
+    description: 'Deletes a cluster with all its data, users and backups. This cannot be undone.',
+    input: byId,
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: cluster },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-resize',
+    family: 'databases',
+    title: 'Resize database cluster',
+    description:
+      'Changes the node size, the node count and/or the storage of a cluster (give at least one). The cluster is `resizing` for a while; shrinking can lose capacity.',
+    input: z
+      .strictObject({
+        id,
+        size: z.string().min(1).optional().describe('New node size slug (db-cluster-list-options).'),
+        num_nodes: z.number().int().min(1).max(3).optional().describe('New number of nodes, 1 to 3.'),
+        storage_size_mib: z.number().int().positive().optional().describe('New storage per node, MiB.'),
+      })
+      .superRefine((args, ctx) => {
+        if (args.size === undefined && args.num_nodes === undefined && args.storage_size_mib === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['size'],
+            message: 'give at least one of size, num_nodes, storage_size_mib',
+          });
+        }
+      }),
+    annotations: annotations.destructive,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/resize`,
+      body: { size: 'size', num_nodes: 'num_nodes', storage_size_mib: 'storage_size_mib' },
+    },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-list-backups',
+    family: 'databases',
+    title: 'List cluster backups',
+    description:
+      'Lists the daily backups of a cluster (creation time and size in GB), newest first. Paginated.',
+    input: z.strictObject({ id, ...listPage }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/backups`, query: { page: 'page', per_page: 'per_page' } },
+    result: returns<DatabaseBackupList>(),
+  }),
+  defineTool({
+    name: 'db-cluster-list-options',
+    family: 'databases',
+    title: 'List database options',
+    description:
+      'Lists what db-cluster-create accepts, per engine: regions, versions, node counts and sizes, and each version’s end of life.',
+    input: z.strictObject({}),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/databases/options' },
+    result: returns<DatabaseOptions>(),
+  }),
+  defineTool({
+    name: 'db-cluster-upgrade-major-version',
+    family: 'databases',
+    title: 'Upgrade major version',
+    description:
+      'Upgrades the cluster’s engine to a newer major version (never back). Clients may need changes for the new version.',
+    input: z.strictObject({
+      id,
+      version: z.string().min(1).describe('Target major version, such as "17" (db-cluster-list-options).'),
+    }),
+    annotations: annotations.destructive,
+    request: { method: 'PUT', path: `${cluster}/upgrade`, body: { version: 'version' } },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const migrationTools = [
+  defineTool({
+    name: 'db-cluster-start-online-migration',
+    family: 'databases',
+    title: 'Start online migration',
+    description:
+      'Starts replicating a source database (host:port, reachable from the cluster) into the cluster. The source’s version must not be newer than the cluster’s, and it must not be another managed cluster. Runs until stopped, at most two weeks; follow it with db-cluster-get-migration.',
+    input: z.strictObject({
+      id,
+      source: onlineMigrationSource,
+      disable_ssl: z.boolean().optional().describe('Connect to the source without TLS.'),
+      ignore_dbs: commaList('Databases of the source to skip, comma-separated.').optional(),
+    }),
+    annotations: annotations.action,
+    handler: (args, context) =>
+      startOnlineMigration(
+        context.client,
+        args.id,
+        { source: args.source, disable_ssl: args.disable_ssl, ignore_dbs: args.ignore_dbs },
+        { signal: context.signal },
+      ),
+    result: returns<OnlineMigration>(),
+  }),
+  defineTool({
+    name: 'db-cluster-stop-online-migration',
+    family: 'databases',
+    title: 'Stop online migration',
+    description:
+      'Stops the ongoing online migration. Data already migrated stays in the cluster; replication does not resume.',
+    input: z.strictObject({
+      id,
+      migration_id: z.string().min(1).describe('Id of the ongoing migration, from db-cluster-get-migration.'),
+    }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/online-migration/{migration_id}` },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-migration',
+    family: 'databases',
+    title: 'Get online migration status',
+    description:
+      'Shows the cluster’s latest online migration: id, status (running, then canceled when stopped or after two weeks) and start time.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/online-migration` },
+    result: returns<OnlineMigration>(),
+  }),
+] as const;
+
+/** The spec says `vm`; the platform says `droplet`. Only the rule's own fields go out. */
+const wireRule = (rule: z.output<typeof firewallRule>) => ({
+  type: rule.type === 'vm' ? 'droplet' : rule.type,
+  value: rule.value,
+  ...(rule.uuid !== undefined ? { uuid: rule.uuid } : {}),
+  ...(rule.cluster_uuid !== undefined ? { cluster_uuid: rule.cluster_uuid } : {}),
+});
+
+const firewallTools = [
+  defineTool({
+    name: 'db-cluster-get-firewall-rules',
+    family: 'databases',
+    title: 'Get trusted sources',
+    description:
+      'Lists the cluster’s trusted sources (firewall rules): type (ip_addr, droplet, tag, k8s, app) and value. With none, the cluster accepts any address.',
+    input: z.strictObject({ id: clusterId('UUID of the cluster, from db-cluster-list.') }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/firewall` },
+    result: returns<{ rules: DatabaseFirewallRule[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-update-firewall-rules',
+    family: 'databases',
+    title: 'Replace trusted sources',
+    description:
+      'Replaces the cluster’s trusted sources with exactly the given list: rules left out are removed (an empty list opens the cluster to any address). Keep a rule by passing its uuid.',
+    input: z.strictObject({
+      id,
+      rules: z
+        .array(firewallRule)
+        .describe('The complete new list of rules: [{"type":"ip_addr","value":"203.0.113.5"}].'),
+    }),
+    annotations: annotations.destroy,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/firewall`,
+      body: (args) => ({ rules: args.rules.map(wireRule) }),
+    },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const topicCounts = {
+  partition_count: intAsString('Number of partitions, such as "3".').optional(),
+  replication_factor: intAsString(
+    'Copies of each partition, such as "2" (at most the node count).',
+  ).optional(),
+  config: kafkaTopicConfig.optional(),
+};
+
+const kafkaTools = [
+  defineTool({
+    name: 'db-cluster-list-topics',
+    family: 'databases',
+    title: 'List Kafka topics',
+    description:
+      'Lists the topics of a Kafka cluster: name, state, partitions and replication factor. Paginated.',
+    input: z.strictObject({
+      id,
+      ...listPage,
+      with_projects: boolAsString('"true" to include project fields.').optional(),
+      only_deployed: boolAsString('"true" to list only deployed topics.').optional(),
+      public_only: boolAsString('"true" to list only public topics.').optional(),
+      usecases: z.string().optional().describe('Use cases to filter on, comma-separated.'),
+    }),
+    annotations: annotations.read,
+    request: {
+      method: 'GET',
+      path: `${cluster}/topics`,
+      query: {
+        page: 'page',
+        per_page: 'per_page',
+        with_projects: 'with_projects',
+        only_deployed: 'only_deployed',
+        public_only: 'public_only',
+        usecases: 'usecases',
+      },
+    },
+    result: returns<KafkaTopicList>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-topic',
+    family: 'databases',
+    title: 'Create Kafka topic',
+    description:
+      'Creates a topic on a Kafka cluster, with optional partitions, replication factor and topic config.',
+    input: z.strictObject({
+      id,
+      name: z.string().min(1).max(249).describe('Name of the new topic.'),
+      ...topicCounts,
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: `${cluster}/topics`,
+      body: {
+        name: 'name',
+        partition_count: 'partition_count',
+        replication_factor: 'replication_factor',
+        config: 'config',
+      },
+    },
+    result: returns<{ topic: KafkaTopic }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-topic',
+    family: 'databases',
+    title: 'Get Kafka topic',
+    description:
+      'Shows one topic: state, partitions (with offsets and in-sync replicas), replication factor and config.',
+    input: z.strictObject({ id, name: topicName }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/topics/{name}` },
+    result: returns<{ topic: KafkaTopic }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-topic',
+    family: 'databases',
+    title: 'Delete Kafka topic',
+    description: 'Deletes a topic and every message in it.',
+    input: z.strictObject({ id, name: topicName }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/topics/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-update-topic',
+    family: 'databases',
+    title: 'Update Kafka topic',
+    description:
+      'Changes a topic’s partition count (it can only grow), replication factor or config keys; keys not given keep their values.',
+    input: z.strictObject({ id, name: topicName, ...topicCounts }),
+    annotations: annotations.update,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/topics/{name}`,
+      body: {
+        partition_count: 'partition_count',
+        replication_factor: 'replication_factor',
+        config: 'config',
+      },
+    },
+    result: returns<{ topic: KafkaTopic }>(),
+  }),
+] as const;
+
+/** The `config_json` text of the MySQL tool, parsed into the config object (invalid JSON: input error). */
+const configJson = z
+  .string()
+  .min(1)
+  .transform((text, ctx) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(error as Error).message})` });
+      return z.NEVER;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object, such as {"sql_require_primary_key":false}',
+      });
+      return z.NEVER;
+    }
+    return parsed as Record<string, unknown>;
+  })
+  .describe('The MySQL config keys to change, as JSON text: {"connect_timeout":10,"wait_timeout":28800}.');
+
+interface ConfigRow<G extends string, U extends string> {
+  engine: string;
+  /** Engines whose clusters carry this configuration. */
+  engines: DatabaseEngine[];
+  get: G;
+  update: U;
+  /** The cluster argument's name: the spec calls it `ID` for MySQL, `id` elsewhere. */
+  idArg: 'id' | 'ID';
+  config: z.ZodType<Record<string, unknown>, unknown>;
+  configArg: 'config' | 'config_json';
+}
+
+/**
+ * The platform serves every engine's configuration at one path, so a config tool first checks
+ * the cluster's engine: the MongoDB tool never reads or changes a PostgreSQL cluster.
+ */
+async function requireEngine(row: ConfigRow<string, string>, clusterUuid: string, context: ToolContext) {
+  const { database } = await context.client.request<{ database: DatabaseCluster }>({
+    method: 'GET',
+    path: `/v2/databases/${encodeURIComponent(clusterUuid)}`,
+    signal: context.signal,
+  });
+  if (!row.engines.includes(database.engine)) {
+    throw new InputError(
+      `cluster ${clusterUuid} is a ${database.engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
+      row.idArg,
+    );
+  }
+}
+
+/** A get tool and an update tool (PATCH merges the given keys) for one engine's configuration. */
+function configTools<const G extends string, const U extends string>(
+  row: ConfigRow<G, U>,
+): [
+  ToolDefinition<InputSchema, { config: Record<string, unknown> }, G>,
+  ToolDefinition<InputSchema, { ok: true }, U>,
+] {
+  const clusterArg = clusterId(`UUID of the ${row.engine} cluster, from db-cluster-list.`);
+  const path = (args: Record<string, unknown>) =>
+    `/v2/databases/${encodeURIComponent(String(args[row.idArg]))}/config`;
+  return [
+    defineTool({
+      name: row.get,
+      family: 'databases',
+      title: `Get ${row.engine} config`,
+      description: `Shows the advanced configuration of a ${row.engine} cluster. Clusters of other engines are refused.`,
+      input: z.strictObject({ [row.idArg]: clusterArg }),
+      annotations: annotations.read,
+      handler: async (args: Record<string, unknown>, context) => {
+        await requireEngine(row, String(args[row.idArg]), context);
+        return context.client.request<{ config: Record<string, unknown> }>({
+          method: 'GET',
+          path: path(args),
+          signal: context.signal,
+        });
+      },
+      result: returns<{ config: Record<string, unknown> }>(),
+    }),
+    defineTool({
+      name: row.update,
+      family: 'databases',
+      title: `Update ${row.engine} config`,
+      description: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.`,
+      input: z.strictObject({ [row.idArg]: clusterArg, [row.configArg]: row.config }),
+      annotations: annotations.update,
+      handler: async (args: Record<string, unknown>, context) => {
+        await requireEngine(row, String(args[row.idArg]), context);
+        await context.client.request({
+          method: 'PATCH',
+          path: path(args),
+          body: { config: args[row.configArg] },
+          signal: context.signal,
+        });
+        return NO_CONTENT;
+      },
+      result: returns<{ ok: true }>(),
+    }),
+  ];
+}
+
+/** One row per engine configuration, as the spec's table lists them. */
+const configToolPairs = [
+  configTools({
+    engine: 'Kafka',
+    engines: ['kafka'],
+    get: 'db-cluster-get-kafka-config',
+    update: 'db-cluster-update-kafka-config',
+    idArg: 'id',
+    config: kafkaClusterConfig,
+    configArg: 'config',
+  }),
+  configTools({
+    engine: 'MongoDB',
+    engines: ['mongodb'],
+    get: 'db-cluster-get-mongodb-config',
+    update: 'db-cluster-update-mongodb-config',
+    idArg: 'id',
+    config: mongodbConfig,
+    configArg: 'config',
+  }),
+  configTools({
+    engine: 'MySQL',
+    engines: ['mysql'],
+    get: 'db-cluster-get-mysql-config',
+    update: 'db-cluster-update-mysql-config',
+    idArg: 'ID',
+    config: configJson,
+    configArg: 'config_json',
+  }),
+  configTools({
+    engine: 'OpenSearch',
+    engines: ['opensearch'],
+    get: 'db-cluster-get-opensearch-config',
+    update: 'db-cluster-update-os-config',
+    idArg: 'id',
+    config: opensearchConfig,
+    configArg: 'config',
+  }),
+  configTools({
+    engine: 'PostgreSQL',
+    engines: ['pg'],
+    get: 'db-cluster-get-postgresql-config',
+    update: 'db-cluster-update-psql-config',
+    idArg: 'id',
+    config: postgresqlConfig,
+    configArg: 'config',
+  }),
+  configTools({
+    engine: 'Redis',
+    engines: ['valkey', 'redis'],
+    get: 'db-cluster-get-redis-config',
+    update: 'db-cluster-update-redis-config',
+    idArg: 'id',
+    config: redisConfig,
+    configArg: 'config',
+  }),
+] as const;
+
+const sqlModeTools = [
+  defineTool({
+    name: 'db-cluster-get-sql-mode',
+    family: 'databases',
+    title: 'Get SQL mode',
+    description: 'Shows the global SQL modes of a MySQL cluster, comma-separated.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/sql_mode` },
+    result: returns<{ sql_mode: string }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-set-sql-mode',
+    family: 'databases',
+    title: 'Set SQL mode',
+    description: 'Sets the global SQL modes of a MySQL cluster, replacing the current ones.',
+    input: z.strictObject({
+      id,
+      modes: commaList('SQL modes, comma-separated, such as "ANSI,STRICT_ALL_TABLES".').refine(
+        (modes) => modes.length > 0,
+        'give at least one SQL mode',
+      ),
+    }),
+    annotations: annotations.update,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/sql_mode`,
+      body: (args) => ({ sql_mode: args.modes.join(',') }),
+    },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const userTools = [
+  defineTool({
+    name: 'db-cluster-list-users',
+    family: 'databases',
+    title: 'List database users',
+    description: 'Lists the users of a cluster with their role and settings. Paginated.',
+    input: z.strictObject({ id, ...listPage }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/users`, query: { page: 'page', per_page: 'per_page' } },
+    result: returns<DatabaseUserList>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-user',
+    family: 'databases',
+    title: 'Get database user',
+    description: 'Shows one user of a cluster: role, password (as the platform returns it) and settings.',
+    input: z.strictObject({ id, user: userName }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/users/{user}` },
+    result: returns<{ user: DatabaseUser }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-user',
+    family: 'databases',
+    title: 'Create database user',
+    description:
+      'Adds a user to a cluster; the platform generates its password and returns it once here. Settings apply per engine (Kafka acl, OpenSearch acl, MongoDB role).',
+    input: z.strictObject({
+      id,
+      name: z.string().min(1).max(63).describe('Name of the new user.'),
+      mysql_auth_plugin: z
+        .enum(['mysql_native_password', 'caching_sha2_password'])
+        .optional()
+        .describe('MySQL only: the authentication plugin, such as mysql_native_password for old clients.'),
+      settings: userSettings.optional(),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: `${cluster}/users`,
+      body: (args) => ({
+        name: args.name,
+        mysql_settings: args.mysql_auth_plugin ? { auth_plugin: args.mysql_auth_plugin } : undefined,
+        settings: args.settings,
+      }),
+    },
+    result: returns<{ user: DatabaseUser }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-update-user',
+    family: 'databases',
+    title: 'Update database user',
+    description:
+      'Replaces a user’s settings (Kafka acl, OpenSearch acl, MongoDB role). Without settings nothing changes and the user is shown as is.',
+    input: z.strictObject({ id, user: userName, settings: userSettings.optional() }),
+    annotations: annotations.update,
+    // The platform requires `settings`: with none given there is nothing to send, so read instead.
+    handler: async (args, context) => {
+      const path = `/v2/databases/${encodeURIComponent(args.id)}/users/${encodeURIComponent(args.user)}`;
+      if (args.settings === undefined) {
+        return context.client.request<{ user: DatabaseUser }>({
+          method: 'GET',
+          path,
+          signal: context.signal,
+        });
+      }
+      return context.client.request<{ user: DatabaseUser }>({
+        method: 'PUT',
+        path,
+        body: { settings: args.settings },
+        signal: context.signal,
+      });
+    },
+    result: returns<{ user: DatabaseUser }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-user',
+    family: 'databases',
+    title: 'Delete database user',
+    description:
+      'Removes a user from a cluster; its connections are closed. The primary admin user cannot be removed.',
+    input: z.strictObject({ id, user: userName }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/users/{user}` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+export const databasesTools = [
+  ...clusterTools,
+  ...migrationTools,
+  ...firewallTools,
+  ...kafkaTools,
+  ...configToolPairs.flat(),
+  ...sqlModeTools,
+  ...userTools,
+] as const;

@@ -1,0 +1,630 @@
+/**
+ * The managed database endpoints over HTTP, every answer checked against the OpenAPI schema of its
+ * operation (plus its top-level key, since many schemas accept `{}`). Online migration uses a real
+ * `redis-server` on loopback as the source, and a loopback stand-in that claims a newer version.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, connect as tcpConnect } from 'node:net';
+import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATION_MAX_MS } from './routes/databases.js';
+import { type Sandbox, startSandbox } from './server.js';
+
+interface Reply {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+  body: any;
+}
+
+let sandbox: Sandbox;
+let redis: { port: number; stop: () => Promise<void> };
+let newer: { port: number; server: Server };
+
+async function call(
+  operationId: string,
+  options: { params?: Record<string, string>; query?: string; json?: unknown; auth?: boolean } = {},
+): Promise<Reply> {
+  const { method, path } = operation(operationId);
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+  const headers: Record<string, string> = {};
+  if (options.auth !== false) headers.authorization = `Bearer ${randomUUID()}`;
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${sandbox.url}${filled}${options.query ?? ''}`, {
+    method,
+    headers,
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+  });
+  const text = await response.text();
+  const body = text === '' ? undefined : JSON.parse(text);
+  assertValidResponse(operationId, response.status, body);
+  return { status: response.status, body };
+}
+
+function expectError(reply: Reply, status: number, message: RegExp): void {
+  expect(reply.status).toBe(status);
+  expect(reply.body).toEqual({
+    id: expect.any(String),
+    message: expect.any(String),
+    request_id: expect.any(String),
+  });
+  expect(reply.body.message).toMatch(message);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A real redis-server on loopback, without persistence. Fails clearly when it is not installed. */
+async function startRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error(
+      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
+    );
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i === 49) throw new Error(`redis-server did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A loopback stand-in speaking RESP that reports a Redis version newer than any cluster's. */
+async function startNewerSource(): Promise<{ port: number; server: Server }> {
+  const server = createServer((socket) => {
+    socket.on('data', (data) => {
+      if (/INFO/i.test(data.toString())) {
+        const info = '# Server\r\nredis_version:99.1.0\r\nredis_mode:standalone\r\n';
+        socket.write(`$${Buffer.byteLength(info)}\r\n${info}\r\n`);
+      } else socket.write('+OK\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+async function createCluster(engine: string, version: string, extra: Record<string, unknown> = {}) {
+  const reply = await call('databases_create_cluster', {
+    json: {
+      name: `${engine}-${randomUUID().slice(0, 8)}`,
+      engine,
+      version,
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: engine === 'kafka' ? 3 : 1,
+      ...extra,
+    },
+  });
+  expect(reply.status).toBe(201);
+  return reply.body.database as { id: string; status: string; [key: string]: unknown };
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('clusters', () => {
+  it('are created, come online on the sandbox clock, and carry the connection details', async () => {
+    const created = await createCluster('pg', '16', { tags: ['prod', 'web'] });
+    expect(created).toMatchObject({ engine: 'pg', version: '16', status: 'creating', tags: ['prod', 'web'] });
+    expect(created.connection).toMatchObject({
+      host: expect.stringMatching(/^pg-[0-9a-f]{8}-do-user-\d+-0\.b\.db\.ondigitalocean\.com$/),
+      port: 25061,
+      user: 'doadmin',
+      password: expect.stringMatching(/^AVNS_/),
+      uri: expect.stringMatching(
+        /^postgresql:\/\/doadmin:AVNS_[^@]+@pg-.*:25061\/defaultdb\?sslmode=require$/,
+      ),
+      ssl: true,
+    });
+    await sandbox.advanceClock(3_000);
+    const got = await call('databases_get_cluster', { params: { database_cluster_uuid: created.id } });
+    expect(got.body.database.status).toBe('online');
+
+    const list = await call('databases_list_clusters', { query: '?page=1&per_page=1' });
+    expect(list.body.databases).toHaveLength(1);
+    expect(list.body.meta.total).toBeGreaterThanOrEqual(1);
+    const tagged = await call('databases_list_clusters', { query: '?tag_name=web' });
+    expect(tagged.body.databases.map((d: { id: string }) => d.id)).toEqual([created.id]);
+
+    const ca = await call('databases_get_ca', { params: { database_cluster_uuid: created.id } });
+    expect(Buffer.from(ca.body.ca.certificate, 'base64').toString()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it('refuses bad creations with the field named', async () => {
+    const body = {
+      name: 'x-valid',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    };
+    expectError(
+      await call('databases_create_cluster', { json: { ...body, engine: 'oracle' } }),
+      422,
+      /engine/,
+    );
+    expectError(
+      await call('databases_create_cluster', { json: { ...body, version: '9' } }),
+      422,
+      /version 9/,
+    );
+    expectError(
+      await call('databases_create_cluster', { json: { ...body, num_nodes: 7 } }),
+      422,
+      /num_nodes/,
+    );
+    expectError(
+      await call('databases_create_cluster', { json: { ...body, size: 's-1vcpu-1gb' } }),
+      422,
+      /size/,
+    );
+  });
+
+  it('lists options, backups; resizes, upgrades and deletes', async () => {
+    const options = await call('databases_list_options');
+    expect(options.body.options.valkey.versions).toContain('8');
+    expect(options.body.options.pg.layouts[0]).toMatchObject({ num_nodes: 1, sizes: expect.any(Array) });
+    expect(options.body.version_availability.pg).toContainEqual(expect.objectContaining({ version: '16' }));
+
+    const cluster = await createCluster('pg', '15');
+    const params = { database_cluster_uuid: cluster.id };
+    expectError(
+      await call('databases_update_clusterSize', { params, json: { size: 'db-s-2vcpu-4gb' } }),
+      422,
+      /creating/,
+    );
+    await sandbox.advanceClock(3_000);
+    expectError(
+      await call('databases_update_clusterSize', { params, json: {} }),
+      422,
+      /at least one of size/,
+    );
+    const resized = await call('databases_update_clusterSize', {
+      params,
+      json: { size: 'db-s-2vcpu-4gb', num_nodes: 2 },
+    });
+    expect(resized).toEqual({ status: 202, body: undefined });
+    const resizing = await call('databases_get_cluster', { params });
+    expect(resizing.body.database).toMatchObject({
+      status: 'resizing',
+      size: 'db-s-2vcpu-4gb',
+      num_nodes: 2,
+    });
+
+    await sandbox.advanceClock(2 * 86_400_000);
+    const backups = await call('databases_list_backups', { params });
+    expect(backups.body.backups.length).toBeGreaterThanOrEqual(1);
+    expect(backups.body.backups[0]).toMatchObject({
+      created_at: expect.any(String),
+      size_gigabytes: expect.any(Number),
+    });
+
+    expectError(
+      await call('databases_update_major_version', { params, json: { version: '14' } }),
+      422,
+      /not newer/,
+    );
+    expect((await call('databases_update_major_version', { params, json: { version: '17' } })).status).toBe(
+      204,
+    );
+    expect((await call('databases_get_cluster', { params })).body.database.version).toBe('17');
+
+    expect((await call('databases_destroy_cluster', { params })).status).toBe(204);
+    expectError(await call('databases_get_cluster', { params }), 404, /could not be found/);
+  });
+});
+
+describe('engine-specific endpoints', () => {
+  it('answer only for their engine', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expectError(await call('databases_list_kafka_topics', { params }), 422, /kafka/);
+    expectError(await call('databases_create_kafka_topic', { params, json: { name: 't' } }), 422, /kafka/);
+    expectError(await call('databases_get_sql_mode', { params }), 422, /mysql/);
+    expectError(
+      await call('databases_patch_config', { params, json: { config: { verbosity: 3 } } }),
+      422,
+      /verbosity is not a PostgreSQL/,
+    );
+  });
+
+  it('validate config types and ranges, and merge updates into the stored config', async () => {
+    const mongo = await createCluster('mongodb', '7.0');
+    const params = { database_cluster_uuid: mongo.id };
+    const before = await call('databases_get_config', { params });
+    expect(before.body.config).toMatchObject({ verbosity: 0, default_read_concern: 'local' });
+    expectError(
+      await call('databases_patch_config', { params, json: { config: { verbosity: 9 } } }),
+      422,
+      /verbosity must be from 0 to 5/,
+    );
+    expectError(
+      await call('databases_patch_config', { params, json: { config: { verbosity: '3' } } }),
+      422,
+      /integer/,
+    );
+    expectError(await call('databases_patch_config', { params, json: {} }), 422, /config is required/);
+    expect((await call('databases_get_config', { params })).body.config).toEqual(before.body.config);
+
+    const patched = await call('databases_patch_config', { params, json: { config: { verbosity: 3 } } });
+    expect(patched).toEqual({ status: 200, body: undefined });
+    const after = await call('databases_get_config', { params });
+    expect(after.body.config).toEqual({ ...before.body.config, verbosity: 3 });
+
+    const valkey = await createCluster('valkey', '8');
+    const vparams = { database_cluster_uuid: valkey.id };
+    await call('databases_patch_config', {
+      params: vparams,
+      json: { config: { redis_maxmemory_policy: 'allkeys-lru' } },
+    });
+    expect((await call('databases_get_config', { params: vparams })).body.config.redis_maxmemory_policy).toBe(
+      'allkeys-lru',
+    );
+    expectError(
+      await call('databases_patch_config', { params: vparams, json: { config: { redis_io_threads: 64 } } }),
+      422,
+      /redis_io_threads must be from 1 to 32/,
+    );
+  });
+
+  it('MySQL SQL mode and config', async () => {
+    const mysql = await createCluster('mysql', '8');
+    const params = { database_cluster_uuid: mysql.id };
+    expect((await call('databases_get_sql_mode', { params })).body.sql_mode).toMatch(/STRICT_ALL_TABLES/);
+    expect(
+      (await call('databases_update_sql_mode', { params, json: { sql_mode: 'ANSI,TRADITIONAL' } })).status,
+    ).toBe(204);
+    expect((await call('databases_get_sql_mode', { params })).body.sql_mode).toBe('ANSI,TRADITIONAL');
+    expectError(
+      await call('databases_update_sql_mode', { params, json: { sql_mode: 'BOGUS' } }),
+      422,
+      /BOGUS/,
+    );
+    await call('databases_patch_config', { params, json: { config: { connect_timeout: 20 } } });
+    expect((await call('databases_get_config', { params })).body.config).toMatchObject({
+      connect_timeout: 20,
+      sql_mode: 'ANSI,TRADITIONAL',
+    });
+  });
+});
+
+describe('trusted sources', () => {
+  it('are replaced by the given list, keeping rules named by uuid', async () => {
+    const cluster = await createCluster('valkey', '8');
+    const params = { database_cluster_uuid: cluster.id };
+    expect((await call('databases_list_firewall_rules', { params })).body.rules).toEqual([]);
+    const put = await call('databases_update_firewall_rules', {
+      params,
+      json: {
+        rules: [
+          { type: 'ip_addr', value: '192.0.2.0/24' },
+          { type: 'droplet', value: '480000001' },
+        ],
+      },
+    });
+    expect(put.status).toBe(204);
+    const rules = (await call('databases_list_firewall_rules', { params })).body.rules;
+    expect(rules).toEqual([
+      expect.objectContaining({ type: 'ip_addr', value: '192.0.2.0/24', cluster_uuid: cluster.id }),
+      expect.objectContaining({ type: 'droplet', value: '480000001' }),
+    ]);
+    await call('databases_update_firewall_rules', {
+      params,
+      json: {
+        rules: [
+          { uuid: rules[0].uuid, type: 'ip_addr', value: '192.0.2.0/24' },
+          { type: 'tag', value: 'web' },
+        ],
+      },
+    });
+    const replaced = (await call('databases_list_firewall_rules', { params })).body.rules;
+    expect(replaced.map((r: { type: string }) => r.type)).toEqual(['ip_addr', 'tag']);
+    expect(replaced[0]).toEqual(rules[0]);
+    expectError(
+      await call('databases_update_firewall_rules', {
+        params,
+        json: { rules: [{ type: 'vm', value: '1' }] },
+      }),
+      422,
+      /type must be one of/,
+    );
+    expectError(
+      await call('databases_update_firewall_rules', {
+        params,
+        json: { rules: [{ type: 'ip_addr', value: '300.1.1.1' }] },
+      }),
+      422,
+      /not an IP/,
+    );
+    expect((await call('databases_list_firewall_rules', { params })).body.rules).toEqual(replaced);
+  });
+});
+
+describe('Kafka topics and users', () => {
+  it('topics: create, list, get, update (partitions only grow), delete', async () => {
+    const kafka = await createCluster('kafka', '3.8');
+    const params = { database_cluster_uuid: kafka.id };
+    const created = await call('databases_create_kafka_topic', {
+      params,
+      json: {
+        name: 'orders',
+        partition_count: 3,
+        replication_factor: 2,
+        config: { retention_ms: 3_600_000 },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.topic).toMatchObject({ name: 'orders', replication_factor: 2, state: 'active' });
+    expect(created.body.topic.partitions).toHaveLength(3);
+    expect(created.body.topic.config.retention_ms).toBe(3_600_000);
+    const list = await call('databases_list_kafka_topics', { params, query: '?per_page=5' });
+    expect(list.body.topics).toEqual([
+      { name: 'orders', state: 'active', partition_count: 3, replication_factor: 2 },
+    ]);
+    const topic = { ...params, topic_name: 'orders' };
+    const updated = await call('databases_update_kafka_topic', {
+      params: topic,
+      json: { partition_count: 6, config: { cleanup_policy: 'compact' } },
+    });
+    expect(updated.body.topic.partitions).toHaveLength(6);
+    expect(updated.body.topic.config).toMatchObject({ cleanup_policy: 'compact', retention_ms: 3_600_000 });
+    expectError(
+      await call('databases_update_kafka_topic', { params: topic, json: { partition_count: 2 } }),
+      422,
+      /only grow/,
+    );
+    expect((await call('databases_get_kafka_topic', { params: topic })).body.topic.name).toBe('orders');
+    expect((await call('databases_delete_kafka_topic', { params: topic })).status).toBe(204);
+    expectError(await call('databases_get_kafka_topic', { params: topic }), 404, /could not be found/);
+  });
+
+  it('users: create with settings per engine, update (201), delete; the admin stays', async () => {
+    const kafka = await createCluster('kafka', '3.8');
+    const params = { database_cluster_uuid: kafka.id };
+    const created = await call('databases_add_user', {
+      params,
+      json: { name: 'app', settings: { acl: [{ topic: 'orders', permission: 'produce' }] } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.user).toMatchObject({ name: 'app', role: 'normal', password: expect.any(String) });
+    expect(created.body.user.settings.acl[0]).toMatchObject({
+      topic: 'orders',
+      permission: 'produce',
+      id: expect.any(String),
+    });
+    expectError(
+      await call('databases_add_user', {
+        params,
+        json: { name: 'x', mysql_settings: { auth_plugin: 'mysql_native_password' } },
+      }),
+      422,
+      /MySQL/,
+    );
+    expectError(
+      await call('databases_add_user', {
+        params,
+        json: { name: 'y', settings: { mongo_user_settings: { role: 'readOnly' } } },
+      }),
+      422,
+      /MongoDB/,
+    );
+    const user = { ...params, username: 'app' };
+    expectError(await call('databases_update_user', { params: user, json: {} }), 422, /settings is required/);
+    const updated = await call('databases_update_user', {
+      params: user,
+      json: { settings: { acl: [{ topic: 'orders', permission: 'consume' }] } },
+    });
+    expect(updated.status).toBe(201);
+    expect(updated.body.user.settings.acl[0].permission).toBe('consume');
+    const list = await call('databases_list_users', { params });
+    expect(list.body.users.map((u: { name: string }) => u.name)).toEqual(['doadmin', 'app']);
+    expect((await call('databases_delete_user', { params: user })).status).toBe(204);
+    expectError(
+      await call('databases_delete_user', { params: { ...params, username: 'doadmin' } }),
+      422,
+      /admin/,
+    );
+    expectError(await call('databases_get_user', { params: user }), 404, /could not be found/);
+
+    const mysql = await createCluster('mysql', '8');
+    const native = await call('databases_add_user', {
+      params: { database_cluster_uuid: mysql.id },
+      json: { name: 'legacy', mysql_settings: { auth_plugin: 'mysql_native_password' } },
+    });
+    expect(native.body.user.mysql_settings).toEqual({ auth_plugin: 'mysql_native_password' });
+  });
+});
+
+describe('online migration', () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+    newer = await startNewerSource();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    newer?.server.close();
+  });
+
+  const source = () => ({ host: '127.0.0.1', port: redis.port, dbname: '0' });
+
+  it('needs a bearer token and a source', async () => {
+    const cluster = await createCluster('valkey', '8');
+    await sandbox.advanceClock(3_000);
+    const params = { database_cluster_uuid: cluster.id };
+    expectError(
+      await call('databases_update_onlineMigration', { params, auth: false, json: { source: source() } }),
+      401,
+      /authenticate/,
+    );
+    expectError(
+      await call('databases_update_onlineMigration', { params, json: { disable_ssl: true } }),
+      422,
+      /source is required/,
+    );
+    expectError(
+      await call('databases_update_onlineMigration', { params, json: { source: { host: '127.0.0.1' } } }),
+      422,
+      /source.port/,
+    );
+    expectError(await call('databases_get_migrationStatus', { params }), 404, /No online migration/);
+  });
+
+  it('starts from a real redis-server, refuses a second start, stops by id, keeping state', async () => {
+    const cluster = await createCluster('valkey', '8');
+    const params = { database_cluster_uuid: cluster.id };
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: source(), disable_ssl: true },
+      }),
+      422,
+      /still being created/,
+    );
+    await sandbox.advanceClock(3_000);
+    const started = await call('databases_update_onlineMigration', {
+      params,
+      json: { source: source(), disable_ssl: true, ignore_dbs: ['1'] },
+    });
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual({
+      id: expect.any(String),
+      status: 'running',
+      created_at: expect.any(String),
+    });
+    expect((await call('databases_get_migrationStatus', { params })).body).toEqual(started.body);
+
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: source(), disable_ssl: true },
+      }),
+      422,
+      /already in progress/,
+    );
+    expectError(
+      await call('databases_delete_onlineMigration', { params: { ...params, migration_id: randomUUID() } }),
+      404,
+      /not the ongoing migration/,
+    );
+    const stopped = await call('databases_delete_onlineMigration', {
+      params: { ...params, migration_id: started.body.id },
+    });
+    expect(stopped.status).toBe(204);
+    const status = await call('databases_get_migrationStatus', { params });
+    expect(status.body).toEqual({ ...started.body, status: 'canceled' });
+    expectError(
+      await call('databases_delete_onlineMigration', {
+        params: { ...params, migration_id: started.body.id },
+      }),
+      404,
+      /No migration is in progress/,
+    );
+
+    // A new one may start after the stop; it stops by itself two weeks later.
+    const again = await call('databases_update_onlineMigration', {
+      params,
+      json: { source: source(), disable_ssl: true },
+    });
+    expect(again.body.status).toBe('running');
+    await sandbox.advanceClock(MIGRATION_MAX_MS - 60_000);
+    expect((await call('databases_get_migrationStatus', { params })).body.status).toBe('running');
+    await sandbox.advanceClock(60_000);
+    expect((await call('databases_get_migrationStatus', { params })).body).toEqual({
+      ...again.body,
+      status: 'canceled',
+    });
+  });
+
+  it('fails clearly for an unreachable source, a TLS mismatch, a newer version, or a managed cluster; state unchanged', async () => {
+    const cluster = await createCluster('valkey', '7.2');
+    const other = await createCluster('valkey', '8');
+    await sandbox.advanceClock(3_000);
+    const params = { database_cluster_uuid: cluster.id };
+    const closed = await freePort();
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: { host: '127.0.0.1', port: closed }, disable_ssl: true },
+      }),
+      422,
+      new RegExp(`could not connect to the source at 127\\.0\\.0\\.1:${closed}: ECONNREFUSED`),
+    );
+    expectError(
+      await call('databases_update_onlineMigration', { params, json: { source: source() } }),
+      422,
+      /TLS connection (to the source )?.*set disable_ssl/,
+    );
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: { host: '127.0.0.1', port: newer.port }, disable_ssl: true },
+      }),
+      422,
+      /source runs version 99\.1\.0, newer than the cluster's Valkey 7\.2\.8/,
+    );
+    const otherHost = (other.connection as { host: string }).host;
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: { host: otherHost, port: 25061 } },
+      }),
+      422,
+      /managed database cluster/,
+    );
+    expectError(await call('databases_get_migrationStatus', { params }), 404, /No online migration/);
+    // The same redis-server is fine for this 7.2 cluster (redis 7.0 is older).
+    const ok = await call('databases_update_onlineMigration', {
+      params,
+      json: { source: source(), disable_ssl: true },
+    });
+    expect(ok.body.status).toBe('running');
+  });
+
+  it('is refused for engines without online migration', async () => {
+    const kafka = await createCluster('kafka', '3.8');
+    await sandbox.advanceClock(3_000);
+    expectError(
+      await call('databases_update_onlineMigration', {
+        params: { database_cluster_uuid: kafka.id },
+        json: { source: source(), disable_ssl: true },
+      }),
+      422,
+      /not supported for Kafka/,
+    );
+  });
+});
