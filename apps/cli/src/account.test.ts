@@ -131,3 +131,31 @@ describe('typos', () => {
     expect(flag.stderr).toMatch(/Did you mean --PerPage\?/);
   });
 });
+
+describe('options after the tool name', () => {
+  it('belong to the tool (its own --version), while connection options work on either side', async () => {
+    const created = await cli.run([
+      'db-cluster-create',
+      '--sandbox',
+      '--name',
+      'pg-options',
+      '--engine',
+      'pg',
+      '--version',
+      '16',
+      '--region',
+      'nyc1',
+      '--size',
+      'db-s-1vcpu-1gb',
+      '--num_nodes',
+      '1',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ database: { name: 'pg-options', version: '16' } });
+    const table = await cli.run(['key-list', '--sandbox', '--output', 'table']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/No ssh keys\.|┌/);
+    const version = await cli.run(['--version']);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});

@@ -15,6 +15,7 @@ import {
   describeError,
   InputError,
   inputJsonSchema,
+  maskSecrets,
   resolveCredentials,
   runTool,
   TOKEN_ENV_VARS,
@@ -48,6 +49,7 @@ interface GlobalOptions {
   sandbox?: boolean;
   sandboxState?: string;
   output?: OutputFormat;
+  showSecrets?: boolean;
 }
 
 /** Where `--sandbox` keeps its world between commands by default. */
@@ -71,6 +73,20 @@ function toolList(families: readonly ToolFamily[]): string {
   return lines.join('\n');
 }
 
+/** The options that say where and how to talk: valid before the tool name and after it. */
+function connectionOptions(env: Record<string, string | undefined>): Option[] {
+  return [
+    new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`),
+    new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
+    new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(env)})`),
+    new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
+    new Option(
+      '-o, --output <format>',
+      'json or table (default: table on a terminal, JSON when piped)',
+    ).choices(['json', 'table']),
+  ];
+}
+
 /** Runs the CLI with the given argv (without node and script) and returns the exit code. */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
   const families = allFamilies;
@@ -81,17 +97,10 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       'Manage DigitalOcean-compatible cloud infrastructure from the terminal. Every cloudcall tool is a command.',
     )
     .version(version, '-v, --version')
-    .addOption(new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`))
-    .addOption(new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'))
-    .addOption(
-      new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(io.env)})`),
-    )
-    .addOption(
-      new Option(
-        '-o, --output <format>',
-        'json or table (default: table on a terminal, JSON when piped)',
-      ).choices(['json', 'table']),
-    )
+    // Options before the tool name belong to cloudcall; after it, to the tool (so a tool's own
+    // `--version` argument is not cloudcall's version flag). The connection options are accepted
+    // in both places.
+    .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     // Help lists tools grouped by family (below) instead of one long command list; typo
@@ -103,6 +112,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       'after',
       `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
     );
+
+  for (const option of connectionOptions(io.env)) program.addOption(option);
 
   const helpInformation = program.helpInformation.bind(program);
   program.helpInformation = (context) => {
@@ -166,13 +177,21 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       byAttribute.set(option.attributeName(), flag);
       command.addOption(option);
     }
+    const globals = new Set<string>();
+    for (const option of connectionOptions(io.env)) {
+      if (byAttribute.has(option.attributeName())) continue;
+      globals.add(option.attributeName());
+      command.addOption(option);
+    }
     command.action(async (options: Record<string, string | boolean>) => {
       const args: Record<string, unknown> = {};
+      const local: Record<string, unknown> = {};
       for (const [attribute, text] of Object.entries(options)) {
         const flag = byAttribute.get(attribute);
         if (flag) args[flag.name] = readFlag(flag, text);
+        else if (globals.has(attribute)) local[attribute] = text;
       }
-      exitCode = await execute(tool, args, program.opts<GlobalOptions>());
+      exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local });
     });
   }
 
@@ -208,7 +227,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }
     try {
       const result = await runTool(tool, args, { client, signal: io.signal });
-      io.stdout(formatResult(result, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
+      const shown = options.showSecrets ? result : maskSecrets(result);
+      io.stdout(formatResult(shown, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
       return EXIT.ok;
     } finally {
       await close();

@@ -34,6 +34,8 @@ Options:
   --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
   --families LIST          comma-separated families to serve (default: all):
                            account, databases, networking, vms, images
+  --show-secrets           include secrets (database passwords) in results;
+                           by default they are hidden
   --quiet                  log only errors
   -h, --help               show this help
   -v, --version            show the version
@@ -109,7 +111,14 @@ async function main(): Promise<void> {
   info(`serving ${tools.length} tools from ${families.map((f) => f.name).join(', ')}`);
 
   const newServer = () =>
-    createMcpServer({ client, tools, version: VERSION, sandbox: Boolean(flags.sandbox), log: info });
+    createMcpServer({
+      client,
+      tools,
+      version: VERSION,
+      sandbox: Boolean(flags.sandbox),
+      showSecrets: Boolean(flags['show-secrets']),
+      log: info,
+    });
   let closeTransport: () => Promise<void>;
   if (transport === 'stdio') {
     const server = newServer();
@@ -156,6 +165,7 @@ function parse() {
       'sandbox-state': { type: 'string' },
       families: { type: 'string' },
       quiet: { type: 'boolean' },
+      'show-secrets': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -10,6 +10,7 @@ import {
   describeError,
   InputError,
   inputJsonSchema,
+  maskSecrets,
   runTool,
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -26,10 +27,15 @@ export interface McpServerOptions {
   version: string;
   /** True when the client talks to the built-in sandbox: said in the server instructions. */
   sandbox: boolean;
+  /** Show secrets (database passwords) in results instead of hiding them. */
+  showSecrets?: boolean;
   log: (line: string) => void;
 }
 
 const INSTRUCTIONS = `cloudcall manages DigitalOcean-compatible cloud infrastructure: account, managed databases, networking, VMs (droplets), images and sizes. Tool results are the platform's JSON. List tools take Page/PerPage (or page/per_page) and return links.pages.next while more pages exist. Actions (power, resize, snapshot...) return an action object: poll action-get or vm-action until its status is completed.`;
+
+const SECRETS_NOTE =
+  ' Secrets in results (database passwords, also inside connection URIs) are hidden; the person running this server can start it with --show-secrets to include them.';
 
 const SANDBOX_NOTE =
   ' This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
@@ -64,7 +70,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     { name: 'cloudcall', title: 'cloudcall', version: options.version },
     {
       capabilities: { tools: {} },
-      instructions: INSTRUCTIONS + (options.sandbox ? SANDBOX_NOTE : ''),
+      instructions:
+        INSTRUCTIONS + (options.showSecrets ? '' : SECRETS_NOTE) + (options.sandbox ? SANDBOX_NOTE : ''),
     },
   );
 
@@ -80,7 +87,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     try {
       const result = await runTool(tool, args ?? {}, { client: options.client, signal: extra.signal });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
-      return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }] };
+      const shown = options.showSecrets ? result : maskSecrets(result);
+      return { content: [{ type: 'text', text: JSON.stringify(shown, null, 2) }] };
     } catch (error) {
       const text = errorText(error);
       options.log(`tool ${name}: ${text}`);

@@ -40,6 +40,7 @@ export {
   RETRYABLE_STATUSES,
   type RetryOptions,
 } from './retry.js';
+export { HIDDEN, maskSecrets } from './secrets.js';
 export {
   type AnyTool,
   annotations,

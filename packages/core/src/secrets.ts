@@ -1,0 +1,23 @@
+/**
+ * Secrets in results. The platform returns database passwords (in `password` fields and inside
+ * connection URIs) with clusters and users; the apps hide them unless the person running them
+ * asks to see them, so they do not end up in a terminal's scrollback or a model's context.
+ */
+
+export const HIDDEN = '[hidden: run with --show-secrets to see it]';
+
+const SECRET_KEY = /^(password|private_key|secret|client_secret|token|access_token|api_key)$|_password$/i;
+const URI_CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]+):([^@/?#\s]+)@/i;
+
+/** A copy of `value` with secret fields and the passwords inside URIs replaced by a notice. */
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' ? value.replace(URI_CREDENTIALS, `$1:${HIDDEN}@`) : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = SECRET_KEY.test(key) && typeof item === 'string' && item !== '' ? HIDDEN : maskSecrets(item);
+  }
+  return out;
+}
