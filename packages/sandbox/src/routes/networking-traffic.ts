@@ -366,9 +366,19 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
     throw unprocessable(`region is required for a ${type} load balancer`);
   const region = body.region === undefined ? null : requireRegion(world, body.region).slug;
   if (existing && existing.region !== region && !global) throw unprocessable('region cannot change');
+  const glb = global ? checkGlbSettings(body.glb_settings) : null;
+  // A GLOBAL balancer given no rules listens on http 80 towards its targets' protocol and port.
+  const glbDefault = glb && [
+    {
+      entry_protocol: 'http',
+      entry_port: 80,
+      target_protocol: String(glb.target_protocol),
+      target_port: Number(glb.target_port),
+    },
+  ];
   const rules =
-    body.forwarding_rules === undefined && (existing || global)
-      ? (existing?.forwarding_rules ?? [])
+    body.forwarding_rules === undefined && (existing || glbDefault)
+      ? (existing?.forwarding_rules ?? glbDefault ?? [])
       : checkForwardingRules(body.forwarding_rules, type);
   if (body.droplet_ids !== undefined && body.tag !== undefined)
     throw unprocessable('give droplet_ids or tag, not both');
@@ -380,7 +390,6 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
   if (!global && body.target_load_balancer_ids !== undefined) {
     throw unprocessable('target_load_balancer_ids applies to GLOBAL load balancers only');
   }
-  const glb = global ? checkGlbSettings(body.glb_settings) : null;
   let targets: string[] = [];
   if (global && body.target_load_balancer_ids !== undefined) {
     if (!Array.isArray(body.target_load_balancer_ids))
