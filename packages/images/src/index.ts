@@ -1,10 +1,19 @@
 /**
- * @cloudcall/images: list, get, create from URL, rename, delete, transfer, convert, sizes.
- * Its tools arrive in a later release; the family is registered now so the apps compose it.
+ * @cloudcall/images: public and private images, image actions (transfer, convert) and VM sizes,
+ * as tool definitions and as a typed API.
+ *
+ * ```ts
+ * import { createClient } from '@cloudcall/core';
+ * import { imagesApi } from '@cloudcall/images';
+ * const images = imagesApi(createClient({ token }));
+ * const { images: mine } = await images.imageList({ Type: 'user' });
+ * ```
  */
-import type { AnyTool, ToolFamily } from '@cloudcall/core';
+import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
+import { imagesTools } from './tools.js';
 
-export const imagesTools: readonly AnyTool[] = [];
+export type { Image, ImageAction, ImageList, Size, SizeList } from './types.js';
+export { imagesTools };
 
 export const imagesFamily: ToolFamily = {
   name: 'images',
@@ -12,3 +21,8 @@ export const imagesFamily: ToolFamily = {
   description: 'Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes.',
   tools: imagesTools,
 };
+
+/** The images tools bound to a client: `imageList`, `imageActionTransfer`, `sizeList`... */
+export function imagesApi(client: ApiClient): BoundTools<typeof imagesTools> {
+  return bindTools(client, imagesTools);
+}

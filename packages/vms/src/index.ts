@@ -1,10 +1,32 @@
 /**
- * @cloudcall/vms: create, inspect, delete, power and feature actions, tag-based bulk actions.
- * Its tools arrive in a later release; the family is registered now so the apps compose it.
+ * @cloudcall/vms: create, inspect and delete VMs (the platform's droplets), run power and feature
+ * actions on one VM or on every VM carrying a tag, as tool definitions and as a typed API.
+ *
+ * ```ts
+ * import { createClient } from '@cloudcall/core';
+ * import { vmsApi } from '@cloudcall/vms';
+ * const vms = vmsApi(createClient({ token }));
+ * const { droplet } = await vms.vmCreate({ Name: 'web-1', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3' });
+ * await vms.powerOffVm({ ID: droplet.id });
+ * ```
  */
-import type { AnyTool, ToolFamily } from '@cloudcall/core';
+import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
+import { vmsTools } from './tools.js';
 
-export const vmsTools: readonly AnyTool[] = [];
+export type {
+  NetworkV4,
+  NetworkV6,
+  Vm,
+  VmAction,
+  VmActionResult,
+  VmActionsResult,
+  VmCreated,
+  VmImage,
+  VmList,
+  VmRegion,
+  VmSize,
+} from './types.js';
+export { vmsTools };
 
 export const vmsFamily: ToolFamily = {
   name: 'vms',
@@ -12,3 +34,8 @@ export const vmsFamily: ToolFamily = {
   description: 'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions.',
   tools: vmsTools,
 };
+
+/** The vms tools bound to a client: `vmCreate`, `vmGet`, `powerOffVm`, `snapshotVmsTag`... */
+export function vmsApi(client: ApiClient): BoundTools<typeof vmsTools> {
+  return bindTools(client, vmsTools);
+}

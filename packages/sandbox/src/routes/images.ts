@@ -1,4 +1,267 @@
-/** images endpoints of the sandbox. */
-import type { Route } from '../http.js';
+/**
+ * images endpoints of the sandbox: public images (distributions and applications) and the
+ * account's own (snapshots, backups, custom imports), image actions, and the size and region
+ * catalogues VMs are created from.
+ */
+import {
+  DURATIONS,
+  IMAGE_REGION_SLUGS,
+  imageVisible,
+  type StoredImage,
+  schedule,
+  settle,
+  stateAt,
+} from '../families/vms.js';
+import {
+  intParam,
+  iso,
+  listBody,
+  notFound,
+  type Route,
+  requireString,
+  type SandboxRequest,
+  unprocessable,
+} from '../http.js';
+import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
+import { actionView, nextId, startAction, type World } from '../world.js';
 
-export const imagesRoutes: Route[] = [];
+/** Values the API's `distribution` enum allows. */
+const DISTRIBUTIONS: readonly Distribution[] = [
+  'Arch Linux',
+  'CentOS',
+  'CoreOS',
+  'Debian',
+  'Fedora',
+  'Fedora Atomic',
+  'FreeBSD',
+  'Gentoo',
+  'openSUSE',
+  'RancherOS',
+  'Rocky Linux',
+  'Ubuntu',
+  'Unknown',
+];
+
+const images = (world: World) => world.images as StoredImage[];
+
+/** An image as the platform shows it at `now`: a custom import stays NEW, in no region, until done. */
+export function imageView(image: StoredImage, now: number): Image {
+  const view = stateAt<Image>(image as Image, now);
+  if (image._available_ms !== undefined && now < image._available_ms) {
+    return { ...view, status: 'NEW', regions: [], size_gigabytes: null };
+  }
+  return view;
+}
+
+function findImage(world: World, request: SandboxRequest, param = 'id'): StoredImage {
+  const ref = request.params[param] ?? '';
+  const visible = images(world).filter((image) => imageVisible(image, request.now));
+  const image = /^\d+$/.test(ref)
+    ? visible.find((i) => i.id === Number(ref))
+    : visible.find((i) => i.public && i.slug === ref);
+  if (!image) throw notFound();
+  return image;
+}
+
+/** The account's own image, or the platform's 422 for a public one. */
+function ownImage(world: World, request: SandboxRequest): StoredImage {
+  const image = findImage(world, request);
+  if (image.public)
+    throw unprocessable(`Image ${image.id} is a public image; only your own images can be changed.`);
+  return image;
+}
+
+function regionSlug(world: World, body: Record<string, unknown>, purpose: string): string {
+  const slug = requireString(body, 'region');
+  const region = world.regions.find((r) => r.slug === slug);
+  if (!region || !IMAGE_REGION_SLUGS.has(slug)) {
+    throw unprocessable(`region ${slug} is not a region ${purpose} can use.`);
+  }
+  if (!region.available) throw unprocessable(`Region ${slug} is not available for new resources.`);
+  return slug;
+}
+
+function hasPendingAction(world: World, image: StoredImage, now: number): boolean {
+  return world.actions.some(
+    (a) => a.resource_type === 'image' && a.resource_id === image.id && now < a.started_ms + a.duration_ms,
+  );
+}
+
+export const imagesRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v2/images',
+    handler: (req, world) => {
+      const type = req.query.get('type');
+      const onlyPrivate = req.query.get('private') === 'true';
+      const tag = req.query.get('tag_name');
+      const listed = images(world)
+        .filter((image) => imageVisible(image, req.now))
+        .filter((image) => !onlyPrivate || !image.public)
+        .filter((image) => !tag || (image.tags ?? []).includes(tag))
+        .filter((image) => {
+          if (!type) return true;
+          if (type === 'distribution' || type === 'application') return imageKind[image.id] === type;
+          return image.type === type;
+        })
+        .map((image) => imageView(image, req.now));
+      return { body: listBody('images', listed, req) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/images',
+    handler: (req, world) => {
+      const name = requireString(req.body, 'name');
+      const url = requireString(req.body, 'url');
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(url);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+        throw unprocessable('url must be an http or https URL of the image to import');
+      }
+      const region = regionSlug(world, req.body, 'a custom image');
+      const distribution = req.body.distribution ?? 'Unknown';
+      if (typeof distribution !== 'string' || !DISTRIBUTIONS.includes(distribution as Distribution)) {
+        throw unprocessable(`distribution must be one of ${DISTRIBUTIONS.join(', ')}`);
+      }
+      const description = req.body.description ?? '';
+      if (typeof description !== 'string') throw unprocessable('description must be a string');
+      const tags = req.body.tags ?? [];
+      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+        throw unprocessable('tags must be an array of strings');
+      }
+      const image: StoredImage = {
+        id: nextId(world, 'image'),
+        name,
+        type: 'custom',
+        distribution: distribution as Distribution,
+        slug: null,
+        public: false,
+        regions: [region],
+        created_at: iso(req.now),
+        min_disk_size: 10,
+        size_gigabytes: 2.34,
+        description,
+        tags: tags as string[],
+        status: 'available',
+        error_message: '',
+        _available_ms: req.now + DURATIONS.imageImport,
+      };
+      images(world).push(image);
+      return { status: 202, body: { image: imageView(image, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/images/{id}',
+    handler: (req, world) => ({ body: { image: imageView(findImage(world, req), req.now) } }),
+  },
+  {
+    method: 'PUT',
+    path: '/v2/images/{id}',
+    handler: (req, world) => {
+      const image = ownImage(world, req);
+      settle(image, req.now);
+      image.name = requireString(req.body, 'name');
+      if (req.body.description !== undefined) {
+        if (typeof req.body.description !== 'string') throw unprocessable('description must be a string');
+        image.description = req.body.description;
+      }
+      if (req.body.distribution !== undefined) {
+        const distribution = req.body.distribution;
+        if (typeof distribution !== 'string' || !DISTRIBUTIONS.includes(distribution as Distribution)) {
+          throw unprocessable(`distribution must be one of ${DISTRIBUTIONS.join(', ')}`);
+        }
+        image.distribution = distribution as Distribution;
+      }
+      return { body: { image: imageView(image, req.now) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/images/{id}',
+    handler: (req, world) => {
+      const image = ownImage(world, req);
+      world.images = images(world).filter((i) => i !== image);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/images/{id}/actions',
+    handler: (req, world) => {
+      const image = findImage(world, req);
+      const actions = world.actions
+        .filter((a) => a.resource_type === 'image' && a.resource_id === image.id)
+        .reverse()
+        .map((a) => actionView(world, a, req.now));
+      return { body: listBody('actions', actions, req) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/images/{id}/actions',
+    handler: (req, world) => {
+      const image = ownImage(world, req);
+      settle(image, req.now);
+      const type = req.body.type;
+      if (type !== 'transfer' && type !== 'convert') {
+        throw unprocessable(`type must be transfer or convert; got ${JSON.stringify(type)}`);
+      }
+      if (imageView(image, req.now).status !== 'available') {
+        throw unprocessable(`Image ${image.id} is not available yet.`);
+      }
+      if (hasPendingAction(world, image, req.now)) throw unprocessable('Image already has a pending event.');
+      const completes = req.now + DURATIONS.imageAction;
+      let regionOfAction: string | null = image.regions[0] ?? null;
+      if (type === 'transfer') {
+        const region = regionSlug(world, req.body, 'an image transfer');
+        if (image.regions.includes(region)) throw unprocessable(`Image ${image.id} is already in ${region}.`);
+        schedule<Image>(image, completes, { regions: [...image.regions, region] });
+        regionOfAction = region;
+      } else {
+        if (image.type !== 'backup') {
+          throw unprocessable(
+            `Image ${image.id} is a ${image.type}; only backups can be converted to snapshots.`,
+          );
+        }
+        schedule<Image>(image, completes, { type: 'snapshot' });
+      }
+      const action = startAction(world, req.now, {
+        type,
+        resource_id: image.id,
+        resource_type: 'image',
+        region_slug: regionOfAction,
+        duration_ms: DURATIONS.imageAction,
+      });
+      return { status: 201, body: { action: actionView(world, action, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/images/{id}/actions/{action}',
+    handler: (req, world) => {
+      const image = findImage(world, req);
+      const id = intParam(req, 'action');
+      const action = world.actions.find(
+        (a) => a.id === id && a.resource_type === 'image' && a.resource_id === image.id,
+      );
+      if (!action) throw notFound();
+      return { body: { action: actionView(world, action, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/sizes',
+    handler: (req, world) => ({ body: listBody('sizes', world.sizes, req) }),
+  },
+  {
+    method: 'GET',
+    path: '/v2/regions',
+    handler: (req, world) => ({ body: listBody('regions', world.regions, req) }),
+  },
+];

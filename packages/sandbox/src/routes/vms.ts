@@ -1,4 +1,547 @@
-/** vms endpoints of the sandbox. */
-import type { Route } from '../http.js';
+/**
+ * vms endpoints of the sandbox: droplets, droplet actions (one droplet or every droplet with a
+ * tag) and droplet kernels. Effects the platform applies when an action completes are scheduled
+ * on the droplet (families/vms.ts) and appear when the sandbox clock reaches them.
+ */
+import { ensureDefaultVpc } from '../families/networking.js';
+import {
+  type Droplet,
+  DURATIONS,
+  dropletAt,
+  IMAGE_REGION_SLUGS,
+  imageVisible,
+  type StoredImage,
+  schedule,
+  settle,
+} from '../families/vms.js';
+import {
+  intParam,
+  iso,
+  listBody,
+  notFound,
+  type Route,
+  requireString,
+  type SandboxRequest,
+  unprocessable,
+} from '../http.js';
+import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
+import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
+import { imageView } from './images.js';
 
-export const vmsRoutes: Route[] = [];
+const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
+const TAG = /^[a-zA-Z0-9_\-:]+$/;
+
+/** The action types `POST /v2/droplets/actions?tag_name=` accepts. */
+const TAG_ACTION_TYPES = new Set([
+  'power_cycle',
+  'power_on',
+  'power_off',
+  'shutdown',
+  'enable_private_networking',
+  'enable_ipv6',
+  'enable_backups',
+  'disable_backups',
+  'snapshot',
+]);
+
+const images = (world: World) => world.images as StoredImage[];
+
+/** A droplet as the platform shows it at `now`, with its backups and snapshots. */
+export function dropletView(world: World, droplet: Droplet, now: number): Droplet {
+  const view = dropletAt(droplet, now);
+  const own = images(world).filter((image) => image._droplet_id === droplet.id && imageVisible(image, now));
+  const typeAt = (image: StoredImage) => imageView(image, now).type;
+  view.backup_ids = own.filter((image) => typeAt(image) === 'backup').map((image) => image.id);
+  view.snapshot_ids = own.filter((image) => typeAt(image) === 'snapshot').map((image) => image.id);
+  return view;
+}
+
+function findDroplet(world: World, request: SandboxRequest, param = 'id'): Droplet {
+  const id = intParam(request, param);
+  const droplet = world.droplets.find((d) => d.id === id);
+  if (!droplet) throw notFound();
+  return droplet;
+}
+
+function isDone(action: StoredAction, now: number): boolean {
+  return now >= action.started_ms + action.duration_ms;
+}
+
+/** A usable image by id or slug (public, or the account's own once it exists and is available). */
+function findImage(world: World, ref: unknown, now: number): StoredImage | undefined {
+  const all = images(world).filter((image) => imageVisible(image, now));
+  if (typeof ref === 'number') return all.find((image) => image.id === ref);
+  if (typeof ref === 'string' && ref !== '') {
+    return /^\d+$/.test(ref)
+      ? all.find((image) => image.id === Number(ref))
+      : all.find((image) => image.public && image.slug === ref);
+  }
+  return undefined;
+}
+
+/** Refuses an image that cannot boot `region` on a disk of `diskGb`, as the platform does. */
+function checkBootable(
+  world: World,
+  image: StoredImage,
+  region: string,
+  diskGb: number,
+  sizeSlug: string,
+  now: number,
+): void {
+  const view = imageView(image, now);
+  if (view.status !== 'available') {
+    throw unprocessable(`Image ${image.id} is not available yet (status ${view.status}).`);
+  }
+  // The image schema cannot name atl1: a public image offered in every other open region is offered there too.
+  const everywhereElse = world.regions
+    .filter((r) => r.available && r.slug !== 'atl1')
+    .every((r) => view.regions.includes(r.slug));
+  const inRegion = view.regions.includes(region) || (image.public && region === 'atl1' && everywhereElse);
+  if (!inRegion) {
+    throw unprocessable(
+      `Image ${image.id} is not available in region ${region}; it is in ${view.regions.join(', ') || 'no region'}.`,
+    );
+  }
+  const needed = view.min_disk_size ?? 0;
+  if (needed > diskGb) {
+    throw unprocessable(
+      `Image ${image.id} needs a disk of at least ${needed} GB; size ${sizeSlug} has ${diskGb} GB.`,
+    );
+  }
+}
+
+function optionalBoolean(body: Record<string, unknown>, field: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw unprocessable(`${field} must be a boolean`);
+  return value;
+}
+
+function checkName(name: string): string {
+  if (!HOSTNAME.test(name) || name.length > 255) {
+    throw unprocessable('Name Only valid hostname characters are allowed. (a-z, A-Z, 0-9, . and -)');
+  }
+  return name;
+}
+
+function publicAddress(seq: number): string {
+  const blocks = ['192.0.2', '198.51.100', '203.0.113'];
+  return `${blocks[Math.floor(seq / 250) % 3]}.${(seq % 250) + 2}`;
+}
+
+/** The `n`th address of a CIDR block such as 10.100.16.0/20, with the block's netmask. */
+function addressIn(cidr: string, n: number): { ip: string; netmask: string; gateway: string } {
+  const [base = '10.0.0.0', bits = '20'] = cidr.split('/');
+  const prefix = Number(bits);
+  const toInt = (ip: string) => ip.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
+  const toIp = (value: number) =>
+    [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.');
+  const start = toInt(base);
+  const hosts = 2 ** (32 - prefix) - 3;
+  return {
+    ip: toIp(start + 2 + (n % hosts)),
+    netmask: toIp(2 ** 32 - 2 ** (32 - prefix)),
+    gateway: toIp(start + 1),
+  };
+}
+
+function backupWindow(now: number): { start: string; end: string } {
+  const start = Math.ceil(now / 86_400_000) * 86_400_000;
+  return { start: iso(start), end: iso(start + 8 * 3_600_000) };
+}
+
+/** A backup of the droplet, listed from `visibleAt` on. */
+function takeBackup(world: World, droplet: Droplet, visibleAt: number): void {
+  const backup: StoredImage = {
+    ...snapshotImage(world, droplet, `${droplet.name} ${iso(visibleAt)}`, visibleAt),
+    type: 'backup',
+  };
+  images(world).push(backup);
+}
+
+function snapshotImage(world: World, droplet: Droplet, name: string, visibleAt: number): StoredImage {
+  const base = droplet.image as unknown as Image;
+  return {
+    id: nextId(world, 'image'),
+    name,
+    type: 'snapshot',
+    distribution: base.distribution ?? 'Unknown',
+    slug: null,
+    public: false,
+    regions: IMAGE_REGION_SLUGS.has(droplet.region.slug) ? [droplet.region.slug] : [],
+    created_at: iso(visibleAt),
+    min_disk_size: droplet.disk,
+    size_gigabytes: Math.round(((base.size_gigabytes ?? 2) + 0.37) * 100) / 100,
+    description: '',
+    tags: [],
+    status: 'available',
+    error_message: '',
+    _droplet_id: droplet.id,
+    _visible_ms: visibleAt,
+  };
+}
+
+/** Checks a size for a droplet in `region`: known, still sold, offered there. */
+function sizeFor(world: World, slug: unknown, region: string, purpose: string): Size {
+  if (typeof slug !== 'string' || slug === '')
+    throw unprocessable('size is required and must be a size slug');
+  const size = world.sizes.find((s) => s.slug === slug);
+  if (!size) throw unprocessable(`You specified an invalid size for ${purpose}: ${slug} is not a size slug.`);
+  if (!size.available) throw unprocessable(`Size ${slug} is no longer available.`);
+  if (!size.regions.includes(region)) {
+    throw unprocessable(`Size ${slug} is not available in region ${region}.`);
+  }
+  return size;
+}
+
+function sizeObject(size: Size): Record<string, unknown> {
+  const { disk_info: _diskInfo, gpu_info: _gpuInfo, ...rest } = structuredClone(size);
+  return rest;
+}
+
+function createDroplet(world: World, body: Record<string, unknown>, now: number) {
+  if (body.names !== undefined) throw unprocessable('The sandbox creates one droplet per request: use name.');
+  const name = checkName(requireString(body, 'name'));
+  const regionSlug = requireString(body, 'region');
+  const region = world.regions.find((r) => r.slug === regionSlug);
+  if (!region) {
+    throw unprocessable(
+      `You specified an invalid region for Droplet creation: ${regionSlug} is not a region slug.`,
+    );
+  }
+  if (!region.available) throw unprocessable(`Region ${regionSlug} is not available for new Droplets.`);
+  const size = sizeFor(world, body.size, regionSlug, 'Droplet creation');
+  if (body.image === undefined || body.image === null) throw unprocessable('image is required');
+  const image = findImage(world, body.image, now);
+  if (!image) {
+    throw unprocessable(
+      `You specified an invalid image for Droplet creation: ${JSON.stringify(body.image)} is not an image id or public image slug.`,
+    );
+  }
+  checkBootable(world, image, regionSlug, size.disk, size.slug, now);
+  const backups = optionalBoolean(body, 'backups');
+  const monitoring = optionalBoolean(body, 'monitoring');
+  const ipv6 = optionalBoolean(body, 'ipv6');
+  let tags: string[] = [];
+  if (body.tags !== undefined && body.tags !== null) {
+    if (!Array.isArray(body.tags) || body.tags.some((t) => typeof t !== 'string' || !TAG.test(t))) {
+      throw unprocessable('tags must be an array of tag names (letters, numbers, _, - and :)');
+    }
+    tags = [...new Set(body.tags as string[])];
+  }
+  if (world.droplets.length >= world.account.droplet_limit) {
+    throw unprocessable('creating this/these droplet(s) will exceed your droplet limit');
+  }
+  const vpc = ensureDefaultVpc(world, regionSlug, now);
+  const id = nextId(world, 'droplet');
+  const seq = id % 100_000;
+  const inVpc = world.droplets.filter((d) => d.vpc_uuid === vpc.id).length;
+  const privateAddress = addressIn(vpc.ip_range, inVpc);
+  const droplet: Droplet = {
+    id,
+    name,
+    memory: size.memory,
+    vcpus: size.vcpus,
+    disk: size.disk,
+    locked: false,
+    status: 'new',
+    created_at: iso(now),
+    features: [
+      ...(backups ? ['backups'] : []),
+      ...(monitoring ? ['monitoring'] : []),
+      ...(ipv6 ? ['ipv6'] : []),
+    ],
+    backup_ids: [],
+    next_backup_window: backups ? backupWindow(now) : null,
+    snapshot_ids: [],
+    image: imageView(image, now) as unknown as Record<string, unknown>,
+    volume_ids: [],
+    size: sizeObject(size),
+    size_slug: size.slug,
+    networks: {
+      v4: [
+        {
+          ip_address: publicAddress(seq),
+          netmask: '255.255.255.0',
+          gateway: publicAddress(seq).replace(/\.\d+$/, '.1'),
+          type: 'public',
+        },
+        {
+          ip_address: privateAddress.ip,
+          netmask: privateAddress.netmask,
+          gateway: privateAddress.gateway,
+          type: 'private',
+        },
+      ],
+      v6: ipv6 ? [v6Network(seq)] : [],
+    },
+    region: structuredClone(region) as unknown as Droplet['region'],
+    tags,
+    vpc_uuid: vpc.id,
+    kernel: null,
+  };
+  schedule(droplet, now + DURATIONS.boot, { status: 'active' });
+  world.droplets.push(droplet);
+  if (backups) takeBackup(world, droplet, now + DURATIONS.boot + DURATIONS.firstBackup);
+  const action = startAction(world, now, {
+    type: 'create',
+    resource_id: id,
+    resource_type: 'droplet',
+    region_slug: regionSlug,
+    duration_ms: DURATIONS.boot,
+  });
+  return { droplet, action };
+}
+
+function v6Network(seq: number) {
+  return {
+    ip_address: `2001:db8:0:1::${(seq % 0xffff).toString(16)}:1`,
+    netmask: 64,
+    gateway: '2001:db8:0:1::1',
+    type: 'public' as const,
+  };
+}
+
+/**
+ * Starts one action on one droplet, checking it as the platform does; the effect is scheduled for
+ * when the action completes. Throws (leaving the world unchanged) when the platform would refuse.
+ */
+function startDropletAction(world: World, droplet: Droplet, body: Record<string, unknown>, now: number) {
+  settle(droplet, now);
+  const type = body.type;
+  if (typeof type !== 'string' || type === '') throw unprocessable('type is required');
+  const busy = world.actions.some(
+    (a) => a.resource_type === 'droplet' && a.resource_id === droplet.id && !isDone(a, now),
+  );
+  if (busy) throw unprocessable('Droplet already has a pending event.');
+  let duration: number = DURATIONS.action;
+  let patch: Partial<Droplet> | undefined;
+  switch (type) {
+    case 'reboot':
+    case 'power_cycle':
+    case 'power_on':
+      patch = { status: 'active' };
+      break;
+    case 'power_off':
+    case 'shutdown':
+      patch = { status: 'off' };
+      break;
+    case 'password_reset':
+      break;
+    case 'rename':
+      patch = { name: checkName(requireString(body, 'name')) };
+      break;
+    case 'change_kernel': {
+      const kernelId = body.kernel;
+      if (typeof kernelId !== 'number' || !Number.isInteger(kernelId)) {
+        throw unprocessable('kernel is required and must be a kernel id');
+      }
+      const distribution = (droplet.image as { distribution?: string }).distribution ?? 'Unknown';
+      const kernel = kernelsFor(distribution as Image['distribution']).find((k) => k.id === kernelId);
+      if (!kernel) throw unprocessable(`Kernel ${kernelId} is not available for this Droplet's image.`);
+      patch = { kernel: { ...kernel } };
+      break;
+    }
+    case 'enable_ipv6':
+      patch = {
+        features: [...new Set([...droplet.features, 'ipv6'])],
+        networks: {
+          v4: droplet.networks.v4,
+          v6: droplet.networks.v6.length ? droplet.networks.v6 : [v6Network(droplet.id % 100_000)],
+        },
+      };
+      break;
+    case 'enable_private_networking':
+      patch = { features: [...new Set([...droplet.features, 'private_networking'])] };
+      break;
+    case 'enable_backups':
+      if (!droplet.features.includes('backups')) {
+        takeBackup(world, droplet, now + duration + DURATIONS.firstBackup);
+      }
+      patch = {
+        features: [...new Set([...droplet.features, 'backups'])],
+        next_backup_window: backupWindow(now),
+      };
+      break;
+    case 'disable_backups':
+      // Backups not yet taken are never taken; those already taken stay.
+      world.images = images(world).filter(
+        (image) =>
+          !(image._droplet_id === droplet.id && image.type === 'backup' && !imageVisible(image, now)),
+      );
+      patch = { features: droplet.features.filter((f) => f !== 'backups'), next_backup_window: null };
+      break;
+    case 'rebuild': {
+      if (body.image === undefined || body.image === null) throw unprocessable('image is required');
+      const image = findImage(world, body.image, now);
+      if (!image)
+        throw unprocessable(`You specified an invalid image for rebuild: ${JSON.stringify(body.image)}.`);
+      checkBootable(world, image, droplet.region.slug, droplet.disk, droplet.size_slug, now);
+      patch = { image: imageView(image, now) as unknown as Record<string, unknown>, status: 'active' };
+      break;
+    }
+    case 'restore': {
+      if (typeof body.image !== 'number' && typeof body.image !== 'string') {
+        throw unprocessable('image is required and must be the id of a backup or snapshot of this Droplet');
+      }
+      const image = findImage(world, body.image, now);
+      if (!image)
+        throw unprocessable(`You specified an invalid image for restore: ${JSON.stringify(body.image)}.`);
+      const kind = imageView(image, now).type;
+      if (image._droplet_id !== droplet.id || (kind !== 'backup' && kind !== 'snapshot')) {
+        throw unprocessable(`Image ${image.id} is not a backup or snapshot of Droplet ${droplet.id}.`);
+      }
+      if ((image.min_disk_size ?? 0) > droplet.disk) {
+        throw unprocessable(`Image ${image.id} needs a disk of at least ${image.min_disk_size} GB.`);
+      }
+      patch = { image: imageView(image, now) as unknown as Record<string, unknown> };
+      break;
+    }
+    case 'resize': {
+      if (droplet.status !== 'off') {
+        throw unprocessable('Droplet is currently on. Please power it off to run this event.');
+      }
+      const size = sizeFor(world, body.size, droplet.region.slug, 'resize');
+      const disk = optionalBoolean(body, 'disk');
+      if (size.disk < droplet.disk) {
+        throw unprocessable(
+          `This size is not available because it has a smaller disk: ${size.slug} has ${size.disk} GB, the Droplet's disk is ${droplet.disk} GB.`,
+        );
+      }
+      patch = {
+        size: sizeObject(size),
+        size_slug: size.slug,
+        memory: size.memory,
+        vcpus: size.vcpus,
+        ...(disk ? { disk: size.disk } : {}),
+      };
+      break;
+    }
+    case 'snapshot': {
+      let name = `${droplet.name}-${iso(now)}`;
+      if (body.name !== undefined) name = requireString(body, 'name');
+      duration = DURATIONS.snapshot;
+      images(world).push(snapshotImage(world, droplet, name, now + duration));
+      break;
+    }
+    default:
+      throw unprocessable(`${JSON.stringify(type)} is not a Droplet action type.`);
+  }
+  const action = startAction(world, now, {
+    type,
+    resource_id: droplet.id,
+    resource_type: 'droplet',
+    region_slug: droplet.region.slug,
+    duration_ms: duration,
+  });
+  if (patch) schedule(droplet, now + duration, patch);
+  return actionView(world, action, now);
+}
+
+export const vmsRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v2/droplets',
+    handler: (req, world) => {
+      const tag = req.query.get('tag_name');
+      const droplets = world.droplets
+        .filter((d) => !tag || d.tags.includes(tag))
+        .map((d) => dropletView(world, d, req.now));
+      return { body: listBody('droplets', droplets, req) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/droplets',
+    handler: (req, world) => {
+      const { droplet, action } = createDroplet(world, req.body, req.now);
+      return {
+        status: 202,
+        body: {
+          droplet: dropletView(world, droplet, req.now),
+          links: {
+            actions: [{ id: action.id, rel: 'create', href: `${req.baseUrl}/v2/actions/${action.id}` }],
+          },
+        },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/droplets/{id}',
+    handler: (req, world) => ({ body: { droplet: dropletView(world, findDroplet(world, req), req.now) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/droplets/{id}',
+    handler: (req, world) => {
+      const droplet = findDroplet(world, req);
+      world.droplets = world.droplets.filter((d) => d !== droplet);
+      // Backups go with the droplet; snapshots stay.
+      world.images = images(world).filter(
+        (image) => !(image._droplet_id === droplet.id && imageView(image, req.now).type === 'backup'),
+      );
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/droplets/{id}/kernels',
+    handler: (req, world) => {
+      const droplet = dropletAt(findDroplet(world, req), req.now);
+      const distribution = (droplet.image as { distribution?: string }).distribution ?? 'Unknown';
+      return { body: listBody('kernels', kernelsFor(distribution as Image['distribution']), req) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/droplets/{id}/actions',
+    handler: (req, world) => {
+      const droplet = findDroplet(world, req);
+      const actions = world.actions
+        .filter((a) => a.resource_type === 'droplet' && a.resource_id === droplet.id)
+        .reverse()
+        .map((a) => actionView(world, a, req.now));
+      return { body: listBody('actions', actions, req) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/droplets/{id}/actions',
+    handler: (req, world) => ({
+      status: 201,
+      body: { action: startDropletAction(world, findDroplet(world, req), req.body, req.now) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v2/droplets/{id}/actions/{action}',
+    handler: (req, world) => {
+      const droplet = findDroplet(world, req);
+      const id = intParam(req, 'action');
+      const action = world.actions.find(
+        (a) => a.id === id && a.resource_type === 'droplet' && a.resource_id === droplet.id,
+      );
+      if (!action) throw notFound();
+      return { body: { action: actionView(world, action, req.now) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/droplets/actions',
+    handler: (req, world) => {
+      const tag = req.query.get('tag_name');
+      if (!tag) throw unprocessable('tag_name is required');
+      const type = req.body.type;
+      if (typeof type !== 'string' || !TAG_ACTION_TYPES.has(type)) {
+        throw unprocessable(
+          `type must be one of ${[...TAG_ACTION_TYPES].join(', ')} for actions by tag; got ${JSON.stringify(type)}`,
+        );
+      }
+      const tagged = world.droplets.filter((d) => d.tags.includes(tag));
+      if (!tagged.length) throw notFound(`No Droplets are tagged ${tag}.`);
+      const actions = tagged.map((d) => startDropletAction(world, d, req.body, req.now));
+      return { status: 201, body: { actions } };
+    },
+  },
+];

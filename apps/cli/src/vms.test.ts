@@ -1,0 +1,149 @@
+/**
+ * The vms and images tools through the CLI run as a process against its sandbox, whose state
+ * persists between invocations: a VM's whole lifecycle, and a bulk tag action across three VMs.
+ * Waiting for the VM to boot polls in real time (the sandbox boots in seconds); later steps move
+ * the shared sandbox clock through a second sandbox on the same state file.
+ */
+import { readFileSync } from 'node:fs';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliRunner } from './testing/run.js';
+
+const UBUNTU = '161928327';
+
+const cli = cliRunner();
+const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
+
+// biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
+type Json = any;
+
+async function ok(...args: string[]): Promise<Json> {
+  const result = await sandbox(...args);
+  expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.json;
+}
+
+let helper: Sandbox | undefined;
+/** A second sandbox on the CLI's state file: moves the shared clock, tags VMs via the API. */
+async function shared(): Promise<Sandbox> {
+  helper ??= await startSandbox({ statePath: cli.statePath });
+  return helper;
+}
+const advance = async (ms: number) => (await shared()).advanceClock(ms);
+
+afterAll(async () => {
+  await helper?.close();
+});
+
+describe('a VM lifecycle through the CLI', () => {
+  it('create, wait until active, power off, snapshot, list the snapshot, restore, resize, delete', async () => {
+    const created = await ok(
+      'vm-create',
+      '--Name',
+      'cli-1',
+      '--Size',
+      's-1vcpu-1gb',
+      '--ImageID',
+      UBUNTU,
+      '--Region',
+      'nyc3',
+    );
+    const id = String(created.droplet.id);
+    expect(created.droplet).toMatchObject({ status: 'new', features: [] });
+
+    // Wait (bounded) for the boot to finish, in real time.
+    let status = 'new';
+    const deadline = Date.now() + 15_000;
+    while (status !== 'active' && Date.now() < deadline) {
+      status = (await ok('vm-get', '--ID', id)).droplet.status;
+      if (status !== 'active') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(status).toBe('active');
+
+    const off = await ok('power-off-vm', '--ID', id);
+    expect(off.action).toMatchObject({ type: 'power_off', status: 'in-progress' });
+    await advance(2_000);
+    expect((await ok('vm-action', '--VmID', id, '--ActionID', String(off.action.id))).action.status).toBe(
+      'completed',
+    );
+    expect((await ok('vm-get', '--ID', id)).droplet.status).toBe('off');
+
+    const snap = await ok('snapshot-vm', '--ID', id, '--Name', 'cli-snap');
+    expect(snap.action.type).toBe('snapshot');
+    await advance(3_000);
+    const mine = await ok('image-list', '--Type', 'user');
+    const snapshot = mine.images.find((i: Json) => i.name === 'cli-snap');
+    expect(snapshot).toMatchObject({ type: 'snapshot', public: false });
+
+    const restore = await ok('restore-vm', '--ID', id, '--ImageID', String(snapshot.id));
+    await advance(2_000);
+    expect((await ok('action-get', '--ID', String(restore.action.id))).action.status).toBe('completed');
+    expect((await ok('vm-get', '--ID', id)).droplet.image.id).toBe(snapshot.id);
+
+    await ok('resize-vm', '--ID', id, '--Size', 's-2vcpu-4gb', '--ResizeDisk', 'true');
+    await advance(2_000);
+    expect((await ok('vm-get', '--ID', id)).droplet).toMatchObject({ size_slug: 's-2vcpu-4gb', disk: 80 });
+
+    const deleted = await ok('vm-delete', '--ID', id);
+    expect(deleted).toEqual({ ok: true });
+    const gone = await sandbox('vm-get', '--ID', id);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toMatch(/API error 404/);
+    // The snapshot outlives the VM.
+    expect((await ok('image-get', '--ID', String(snapshot.id))).image.name).toBe('cli-snap');
+  });
+
+  it('a bulk tag action across three VMs', async () => {
+    const server = await shared();
+    const ids: number[] = [];
+    for (const name of ['bulk-a', 'bulk-b', 'bulk-c']) {
+      const response = await fetch(`${server.url}/v2/droplets`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name,
+          region: 'nyc3',
+          size: 's-1vcpu-1gb',
+          image: Number(UBUNTU),
+          tags: ['bulk'],
+        }),
+      });
+      expect(response.status).toBe(202);
+      ids.push(((await response.json()) as Json).droplet.id);
+    }
+    await advance(3_000);
+    const result = await ok('shutdown-vms-tag', '--Tag', 'bulk');
+    expect(result.actions.map((a: Json) => a.resource_id).sort()).toEqual([...ids].sort());
+    await advance(2_000);
+    const listed = await ok('vm-list', '--PerPage', '100');
+    const bulk = listed.droplets.filter((d: Json) => ids.includes(d.id));
+    expect(bulk.map((d: Json) => d.status)).toEqual(['off', 'off', 'off']);
+
+    const none = await sandbox('power-on-vms-tag', '--Tag', 'nobody');
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/API error 404/);
+  });
+
+  it('bad input exits 2 naming the argument; a refused create exits 3 naming the problem; state unchanged', async () => {
+    const before = readFileSync(cli.statePath, 'utf8');
+    const missing = await sandbox('vm-create', '--Name', 'x', '--Size', 's-1vcpu-1gb', '--Region', 'nyc3');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/argument ImageID: is required/);
+    const wrongType = await sandbox('vm-get', '--ID', 'seven');
+    expect(wrongType.code).toBe(2);
+    const badSize = await sandbox(
+      'vm-create',
+      '--Name',
+      'x',
+      '--Size',
+      's-1vcpu-512mb-10gb',
+      '--ImageID',
+      UBUNTU,
+      '--Region',
+      'lon1',
+    );
+    expect(badSize.code).toBe(3);
+    expect(badSize.stderr).toMatch(/422 .*s-1vcpu-512mb-10gb is not available in region lon1/);
+    expect(readFileSync(cli.statePath, 'utf8')).toBe(before);
+  });
+});

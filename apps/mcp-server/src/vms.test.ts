@@ -1,0 +1,344 @@
+/**
+ * Every vms and images tool through a real MCP client, over stdio, against the built-in sandbox
+ * keeping its state in a file. A second sandbox on the same file moves the shared clock forward
+ * (so lifecycles complete without sleeping) and tags VMs through the platform API, as the
+ * platform's own tag endpoints would.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, stdioClient } from './testing/client.js';
+
+const UBUNTU = 161928327;
+const DEBIAN = 158441207;
+
+const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-vms-')), 'sandbox.json');
+let client: Client;
+let close: () => Promise<void>;
+let helper: Sandbox;
+
+// biome-ignore lint/suspicious/noExplicitAny: tool results are checked field by field.
+type Json = any;
+
+async function ok(name: string, args: Record<string, unknown> = {}): Promise<Json> {
+  const result = await call(client, name, args);
+  expect(result.isError, `${name}: ${result.text}`).toBe(false);
+  return result.json;
+}
+
+const advance = (ms: number) => helper.advanceClock(ms);
+const vm = async (id: number) => (await ok('vm-get', { ID: id })).droplet;
+
+/** Runs an action tool, checks the answer is an in-progress action, lets it complete, checks vm-action. */
+async function actOn(id: number, name: string, args: Record<string, unknown> = {}, wait = 3_000) {
+  const { action } = await ok(name, { ID: id, ...args });
+  expect(action).toMatchObject({ status: 'in-progress', resource_id: id, resource_type: 'droplet' });
+  await advance(wait);
+  const done = await ok('vm-action', { VmID: id, ActionID: action.id });
+  expect(done.action).toMatchObject({ id: action.id, status: 'completed' });
+  return action;
+}
+
+async function createVm(name: string): Promise<number> {
+  const { droplet } = await ok('vm-create', {
+    Name: name,
+    Size: 's-1vcpu-1gb',
+    ImageID: UBUNTU,
+    Region: 'nyc3',
+  });
+  return droplet.id;
+}
+
+/** Creates a tagged droplet through the platform API (the spec has no tagging tool). */
+async function createTagged(name: string, tag: string): Promise<number> {
+  const response = await fetch(`${helper.url}/v2/droplets`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer test', 'content-type': 'application/json' },
+    body: JSON.stringify({ name, region: 'nyc3', size: 's-1vcpu-1gb', image: UBUNTU, tags: [tag] }),
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as Json).droplet.id;
+}
+
+const stateText = () => readFileSync(statePath, 'utf8');
+
+beforeAll(async () => {
+  helper = await startSandbox({ statePath });
+  ({ client, close } = await stdioClient([
+    '--sandbox',
+    '--sandbox-state',
+    statePath,
+    '--families',
+    'account,vms,images',
+  ]));
+});
+afterAll(async () => {
+  await close();
+  await helper.close();
+});
+
+describe('the vms and images families over MCP stdio', () => {
+  it('lists 50 tools with annotations by rule', async () => {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(50);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of [
+      'vm-delete',
+      'rebuild-vm',
+      'restore-vm',
+      'resize-vm',
+      'power-off-vms-tag',
+      'image-delete',
+    ]) {
+      expect(byName.get(name)?.annotations?.destructiveHint, name).toBe(true);
+    }
+    for (const name of ['vm-reboot', 'power-on-vm', 'snapshot-vm', 'enable-backups-vms-tag']) {
+      expect(byName.get(name)?.annotations?.destructiveHint, name).toBe(false);
+    }
+    for (const name of ['vm-get', 'vm-list', 'vm-action', 'image-list', 'image-action-get', 'size-list']) {
+      expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
+    }
+    expect(byName.get('vm-list')?.inputSchema.properties?.PerPage).toMatchObject({ default: 50 });
+    expect(byName.get('vm-create')?.inputSchema.required?.sort()).toEqual([
+      'ImageID',
+      'Name',
+      'Region',
+      'Size',
+    ]);
+  });
+
+  it('size-list, image-list (each Type) and image-get', async () => {
+    const sizes = await ok('size-list', { PerPage: 100 });
+    expect(sizes.sizes.find((s: Json) => s.slug === 's-1vcpu-1gb')).toMatchObject({
+      price_monthly: 6,
+      memory: 1024,
+      vcpus: 1,
+      disk: 25,
+      regions: expect.arrayContaining(['nyc3']),
+    });
+    const distributions = await ok('image-list', { Type: 'distribution' });
+    expect(distributions.images.every((i: Json) => i.type === 'base' && i.public)).toBe(true);
+    expect(distributions.images.map((i: Json) => i.slug)).toContain('ubuntu-24-04-x64');
+    expect(distributions.images.map((i: Json) => i.slug)).not.toContain('docker-20-04');
+    const applications = await ok('image-list', { Type: 'application' });
+    expect(applications.images.map((i: Json) => i.slug)).toContain('docker-20-04');
+    const all = await ok('image-list', {});
+    expect(all.meta.total).toBe(distributions.meta.total + applications.meta.total);
+    const user = await ok('image-list', { Type: 'user' });
+    expect(user.images).toEqual([]);
+    expect((await ok('image-get', { ID: UBUNTU })).image).toMatchObject({ slug: 'ubuntu-24-04-x64' });
+  });
+
+  it('vm-create, then every single-VM action tool, then vm-delete', async () => {
+    const created = await ok('vm-create', {
+      Name: 'mcp-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+      Monitoring: true,
+    });
+    const id = created.droplet.id;
+    expect(created.droplet).toMatchObject({ status: 'new', features: ['monitoring'], image: { id: UBUNTU } });
+    await advance(3_000);
+    expect((await vm(id)).status).toBe('active');
+    expect((await ok('vm-list', {})).droplets.map((d: Json) => d.id)).toContain(id);
+
+    const reboot = await actOn(id, 'vm-reboot');
+    expect((await ok('action-get', { ID: reboot.id })).action).toMatchObject({
+      type: 'reboot',
+      status: 'completed',
+    });
+    expect((await ok('action-list', { PerPage: 100 })).actions.map((a: Json) => a.id)).toContain(reboot.id);
+    await actOn(id, 'reset-vm-password');
+    await actOn(id, 'rename-vm', { Name: 'mcp-renamed' });
+    expect((await vm(id)).name).toBe('mcp-renamed');
+    await actOn(id, 'change-kernel-vm', { KernelID: 10487 });
+    expect((await vm(id)).kernel).toMatchObject({ id: 10487 });
+    await actOn(id, 'enable-ipv6-vm');
+    expect((await vm(id)).networks.v6).toHaveLength(1);
+    await actOn(id, 'enable-private-net-vm');
+    expect((await vm(id)).features).toContain('private_networking');
+    await actOn(id, 'enable-backups-vm', {}, 7_000);
+    const [backupId] = (await vm(id)).backup_ids;
+    expect(backupId).toEqual(expect.any(Number));
+    await actOn(id, 'disable-backups-vm');
+    expect((await vm(id)).features).not.toContain('backups');
+
+    // The backup (kept after disabling) becomes a snapshot.
+    const convert = await ok('image-action-convert', { ID: backupId });
+    await advance(2_000);
+    expect(
+      (await ok('image-action-get', { ImageID: backupId, ActionID: convert.action.id })).action,
+    ).toMatchObject({
+      type: 'convert',
+      status: 'completed',
+    });
+    expect((await ok('image-get', { ID: backupId })).image.type).toBe('snapshot');
+
+    await actOn(id, 'rebuild-vm-by-slug', { ImageSlug: 'debian-12-x64' });
+    expect((await vm(id)).image).toMatchObject({ id: DEBIAN });
+    await actOn(id, 'rebuild-vm', { ImageID: UBUNTU });
+    expect((await vm(id)).image).toMatchObject({ id: UBUNTU });
+    await actOn(id, 'power-cycle-vm');
+    await actOn(id, 'shutdown-vm');
+    expect((await vm(id)).status).toBe('off');
+    await actOn(id, 'power-on-vm');
+    expect((await vm(id)).status).toBe('active');
+    await actOn(id, 'power-off-vm');
+    expect((await vm(id)).status).toBe('off');
+
+    await actOn(id, 'snapshot-vm', { Name: 'mcp-snap' });
+    const snapshot = (await ok('image-list', { Type: 'user' })).images.find(
+      (i: Json) => i.name === 'mcp-snap',
+    );
+    expect(snapshot).toMatchObject({ type: 'snapshot', public: false });
+    expect((await vm(id)).snapshot_ids).toContain(snapshot.id);
+
+    await actOn(id, 'resize-vm', { Size: 's-2vcpu-4gb', ResizeDisk: true });
+    expect(await vm(id)).toMatchObject({ size_slug: 's-2vcpu-4gb', disk: 80 });
+    const shrink = await call(client, 'resize-vm', { ID: id, Size: 's-1vcpu-1gb' });
+    expect(shrink.isError).toBe(true);
+    expect(shrink.text).toMatch(/422 .*smaller disk/);
+
+    await actOn(id, 'restore-vm', { ImageID: snapshot.id });
+    expect((await vm(id)).image).toMatchObject({ id: snapshot.id });
+
+    expect(await ok('vm-delete', { ID: id })).toEqual({ ok: true });
+    const gone = await call(client, 'vm-get', { ID: id });
+    expect(gone.isError).toBe(true);
+    expect(gone.text).toMatch(/404/);
+  });
+
+  it('every tag tool acts on the three tagged VMs, one action each', async () => {
+    const ids = [
+      await createTagged('tag-a', 'fleet'),
+      await createTagged('tag-b', 'fleet'),
+      await createTagged('tag-c', 'fleet'),
+    ];
+    const other = await createVm('untagged');
+    await advance(3_000);
+    const run = async (name: string, args: Record<string, unknown> = {}, wait = 3_000) => {
+      const { actions } = await ok(name, { Tag: 'fleet', ...args });
+      expect(actions.map((a: Json) => a.resource_id).sort(), name).toEqual([...ids].sort());
+      await advance(wait);
+      return actions;
+    };
+    await run('power-off-vms-tag');
+    for (const id of ids) expect((await vm(id)).status).toBe('off');
+    expect((await vm(other)).status).toBe('active');
+    await run('power-on-vms-tag');
+    for (const id of ids) expect((await vm(id)).status).toBe('active');
+    await run('power-cycle-vms-tag');
+    await run('shutdown-vms-tag');
+    for (const id of ids) expect((await vm(id)).status).toBe('off');
+    await run('enable-ipv6-vms-tag');
+    await run('enable-private-net-vms-tag');
+    await run('enable-backups-vms-tag');
+    for (const id of ids)
+      expect((await vm(id)).features).toEqual(
+        expect.arrayContaining(['ipv6', 'private_networking', 'backups']),
+      );
+    await run('disable-backups-vms-tag');
+    await run('snapshot-vms-tag', { Name: 'fleet-nightly' });
+    const snaps = (await ok('image-list', { Type: 'user', PerPage: 200 })).images.filter(
+      (i: Json) => i.name === 'fleet-nightly',
+    );
+    expect(snaps).toHaveLength(3);
+
+    const nobody = await call(client, 'power-on-vms-tag', { Tag: 'nobody-has-this' });
+    expect(nobody.isError).toBe(true);
+    expect(nobody.text).toMatch(/404/);
+  });
+
+  it('image-create, image-update, image-action-transfer, image-action-get, image-delete', async () => {
+    const { image } = await ok('image-create', {
+      Name: 'imported',
+      Url: 'https://images.example.com/disk.qcow2.gz',
+      Region: 'nyc3',
+      Distribution: 'Ubuntu',
+      Description: 'from the tests',
+      Tags: ['base'],
+    });
+    expect(image).toMatchObject({ status: 'NEW', type: 'custom', tags: ['base'] });
+    await advance(4_000);
+    expect((await ok('image-get', { ID: image.id })).image).toMatchObject({
+      status: 'available',
+      regions: ['nyc3'],
+    });
+    expect((await ok('image-update', { ID: image.id, Name: 'imported-v2' })).image.name).toBe('imported-v2');
+    const transfer = await ok('image-action-transfer', { ID: image.id, Region: 'fra1' });
+    expect(transfer.action).toMatchObject({ type: 'transfer', status: 'in-progress' });
+    await advance(2_000);
+    expect(
+      (await ok('image-action-get', { ImageID: image.id, ActionID: transfer.action.id })).action.status,
+    ).toBe('completed');
+    expect((await ok('image-get', { ID: image.id })).image.regions).toEqual(['nyc3', 'fra1']);
+    expect(await ok('image-delete', { ID: image.id })).toEqual({ ok: true });
+    expect((await call(client, 'image-get', { ID: image.id })).isError).toBe(true);
+  });
+});
+
+describe('bad input', () => {
+  it('wrong types and missing arguments: an input error, no request, state unchanged', async () => {
+    const before = stateText();
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['vm-create', { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3' }, /argument ImageID: is required/],
+      [
+        'vm-create',
+        { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3', ImageID: 'ubuntu' },
+        /argument ImageID: expected number/,
+      ],
+      [
+        'vm-create',
+        { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3', ImageID: UBUNTU, Backup: 'yes' },
+        /argument Backup/,
+      ],
+      ['vm-get', { ID: 'seven' }, /argument ID: expected number/],
+      ['resize-vm', { ID: 1 }, /argument Size: is required/],
+      ['power-off-vms-tag', {}, /argument Tag: is required/],
+      ['snapshot-vms-tag', { Tag: 'fleet' }, /argument Name: is required/],
+      ['image-list', { Type: 'private' }, /argument Type/],
+      ['image-create', { Name: 'x', Url: 'not a url', Region: 'nyc3' }, /argument Url/],
+      ['vm-action', { VmID: 1 }, /argument ActionID: is required/],
+      ['rename-vm', { id: 1, Name: 'x' }, /argument id: is not an argument/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = await call(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(result.text, name).toMatch(/^Invalid arguments: /);
+      expect(result.text, name).toMatch(message);
+    }
+    expect(stateText()).toBe(before);
+  });
+
+  it("unknown ids and impossible requests: the platform's 404/422, state unchanged", async () => {
+    const before = stateText();
+    const notFound: [string, Record<string, unknown>][] = [
+      ['vm-get', { ID: 1 }],
+      ['vm-delete', { ID: 1 }],
+      ['power-off-vm', { ID: 1 }],
+      ['vm-action', { VmID: 1, ActionID: 1 }],
+      ['image-get', { ID: 1 }],
+      ['image-delete', { ID: 1 }],
+      ['image-action-get', { ImageID: UBUNTU, ActionID: 1 }],
+    ];
+    for (const [name, args] of notFound) {
+      const result = await call(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(result.text, name).toMatch(/API error 404 \(not_found/);
+    }
+    const create = (args: Record<string, unknown>) =>
+      call(client, 'vm-create', { Name: 'x', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3', ...args });
+    expect((await create({ Size: 'huge' })).text).toMatch(/422 .*invalid size.*huge/);
+    expect((await create({ Region: 'mars1' })).text).toMatch(/422 .*invalid region.*mars1/);
+    expect((await create({ ImageID: 4242 })).text).toMatch(/422 .*invalid image.*4242/);
+    expect((await create({ Region: 'syd1', Size: 'so-2vcpu-16gb' })).text).toMatch(
+      /422 .*so-2vcpu-16gb is not available in region syd1/,
+    );
+    expect((await call(client, 'image-delete', { ID: UBUNTU })).text).toMatch(/422 .*public image/);
+    expect(stateText()).toBe(before);
+  });
+});

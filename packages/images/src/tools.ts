@@ -1,0 +1,174 @@
+/**
+ * The images family: the public images (distributions and 1-Click applications) and the account's
+ * own (snapshots, backups, custom images), image actions, and the VM sizes of size-list.
+ */
+import { annotations, defineTool, numericId, pageArgs, returns } from '@cloudcall/core';
+import { z } from 'zod';
+import type { Image, ImageAction, ImageList, SizeList } from './types.js';
+
+/** Image and size lists page by 50 (the spec's Limits table). */
+const page = pageArgs(50);
+
+const ImageId = numericId('Numeric id of the image, from image-list.');
+const RegionSlug = (what: string) => z.string().min(1).describe(`${what}: a region slug such as "nyc3".`);
+
+/** `Type` as the platform's query: `user` means the account's private images (API-MAP pitfall 8). */
+const LIST_FILTER = {
+  distribution: { type: 'distribution' },
+  application: { type: 'application' },
+  user: { private: true },
+} as const;
+
+export const imagesTools = [
+  defineTool({
+    name: 'image-list',
+    family: 'images',
+    title: 'List images',
+    description:
+      'Lists images: with Type "distribution" the operating systems, "application" the 1-Click apps, "user" the account\'s own snapshots, backups and custom images; without Type, all of them. Paginated.',
+    input: z.strictObject({
+      ...page,
+      Type: z
+        .enum(['distribution', 'application', 'user'])
+        .optional()
+        .describe('Which images: distribution, application or user (your own). Omit to list all.'),
+    }),
+    annotations: annotations.read,
+    handler: (args, { client, signal }) =>
+      client.request<ImageList>({
+        method: 'GET',
+        path: '/v2/images',
+        query: { page: args.Page, per_page: args.PerPage, ...(args.Type ? LIST_FILTER[args.Type] : {}) },
+        signal,
+      }),
+    result: returns<ImageList>(),
+  }),
+  defineTool({
+    name: 'image-get',
+    family: 'images',
+    title: 'Get image',
+    description:
+      'Shows one image: type, distribution, regions where it can be used, minimum disk size and status.',
+    input: z.strictObject({ ID: ImageId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/images/{ID}' },
+    result: returns<{ image: Image }>(),
+  }),
+  defineTool({
+    name: 'image-create',
+    family: 'images',
+    title: 'Create custom image',
+    description:
+      'Imports a custom image from a URL (a raw, qcow2, vhdx, vdi or vmdk disk image, optionally gzip/bzip2 compressed). It is "NEW" while importing and "available" once done (poll image-get).',
+    input: z.strictObject({
+      Name: z.string().min(1).describe('Name of the image, such as "my-app-base".'),
+      Url: z
+        .string()
+        .url()
+        .describe(
+          'Public http(s) URL of the disk image to import, such as "https://example.com/disk.qcow2.gz".',
+        ),
+      Region: RegionSlug('Region to import the image into'),
+      Distribution: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Operating system of the image, such as "Ubuntu" or "Debian" (the platform\'s distribution names).',
+        ),
+      Description: z.string().optional().describe('Free text describing the image.'),
+      Tags: z.array(z.string().min(1)).optional().describe('Tags to set on the image, such as ["base"].'),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/images',
+      body: {
+        name: 'Name',
+        url: 'Url',
+        region: 'Region',
+        distribution: 'Distribution',
+        description: 'Description',
+        tags: 'Tags',
+      },
+    },
+    result: returns<{ image: Image }>(),
+  }),
+  defineTool({
+    name: 'image-update',
+    family: 'images',
+    title: 'Rename image',
+    description: "Renames one of the account's images (snapshot, backup or custom).",
+    input: z.strictObject({
+      ID: ImageId,
+      Name: z.string().min(1).describe('The new name.'),
+    }),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: '/v2/images/{ID}', body: { name: 'Name' } },
+    result: returns<{ image: Image }>(),
+  }),
+  defineTool({
+    name: 'image-delete',
+    family: 'images',
+    title: 'Delete image',
+    description:
+      "Deletes one of the account's images or snapshots for good. Public images cannot be deleted.",
+    input: z.strictObject({
+      ID: numericId('Numeric id of the image or snapshot, from image-list Type user.'),
+    }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/images/{ID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'image-action-transfer',
+    family: 'images',
+    title: 'Transfer image to region',
+    description:
+      "Copies one of the account's images to another region, so VMs can be created from it there. The region appears in the image's regions when the action completes (poll image-action-get).",
+    input: z.strictObject({ ID: ImageId, Region: RegionSlug('Region to copy the image to') }),
+    annotations: annotations.action,
+    request: {
+      method: 'POST',
+      path: '/v2/images/{ID}/actions',
+      body: { region: 'Region' },
+      fixed: { type: 'transfer' },
+    },
+    result: returns<{ action: ImageAction }>(),
+  }),
+  defineTool({
+    name: 'image-action-convert',
+    family: 'images',
+    title: 'Convert backup to snapshot',
+    description:
+      'Turns a backup of a VM into a snapshot, which is kept when the VM is deleted or its backups are turned off.',
+    input: z.strictObject({ ID: numericId("Numeric id of the backup image, from a VM's backup_ids.") }),
+    annotations: annotations.action,
+    request: { method: 'POST', path: '/v2/images/{ID}/actions', fixed: { type: 'convert' } },
+    result: returns<{ action: ImageAction }>(),
+  }),
+  defineTool({
+    name: 'image-action-get',
+    family: 'images',
+    title: 'Get image action',
+    description: 'Shows one action performed on an image (transfer or convert): its status and region.',
+    input: z.strictObject({
+      ImageID: ImageId,
+      ActionID: numericId('Numeric id of the action, from image-action-transfer or image-action-convert.'),
+    }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/images/{ImageID}/actions/{ActionID}' },
+    result: returns<{ action: ImageAction }>(),
+  }),
+  defineTool({
+    name: 'size-list',
+    family: 'images',
+    title: 'List VM sizes',
+    description:
+      'Lists the VM sizes: slug, memory (MiB), vCPUs, disk (GB), transfer, monthly and hourly price in USD, and the regions offering each. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/sizes', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<SizeList>(),
+  }),
+] as const;

@@ -1,0 +1,417 @@
+/**
+ * The vms family: create, inspect, list and delete VMs (the platform's droplets), the actions one
+ * VM can run, and the same actions applied to every VM carrying a tag. The actions are two tables,
+ * one row per tool; each row becomes a tool posting `{type, ...}` to the droplet actions endpoint.
+ */
+import {
+  annotations,
+  defineTool,
+  numericId,
+  pageArgs,
+  returns,
+  type ToolAnnotations,
+  type ToolDefinition,
+} from '@cloudcall/core';
+import { z } from 'zod';
+import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './types.js';
+
+/** VM lists page by 50 (the spec's Limits table). */
+const page = pageArgs(50);
+
+const VmId = numericId('Numeric id of the VM, from vm-list or vm-create.');
+const ImageId = (what: string) => numericId(`Numeric id of the ${what}, from image-list.`);
+const SizeSlug = z
+  .string()
+  .min(1)
+  .describe('Size slug, such as "s-1vcpu-1gb", from size-list (it must be offered in the VM\'s region).');
+const SnapshotName = z
+  .string()
+  .min(1)
+  .describe('Name of the snapshot image to create, such as "web-before-upgrade".');
+const TagName = z
+  .string()
+  .min(1)
+  .describe('Tag carried by the VMs to act on, such as "web" (exactly as set on the VMs).');
+
+type Shape = Record<string, z.ZodType>;
+
+/** One row of an action table: the tool, the action type it sends, and any arguments it adds. */
+interface ActionRow {
+  name: string;
+  type: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  /** Arguments besides the VM's `ID` (or the `Tag`), with the wire field each one fills. */
+  args?: Shape;
+  body?: Record<string, string>;
+}
+
+type RowArgs<R extends ActionRow> = R extends { args: infer A extends Shape } ? A : Record<never, never>;
+type RowTool<R extends ActionRow, Key extends Shape, Result> = ToolDefinition<
+  z.ZodObject<Key & RowArgs<R>>,
+  Result,
+  R['name']
+>;
+
+/** Turns a table of single-VM actions into tools posting to `/v2/droplets/{ID}/actions`. */
+function vmActionTools<const T extends readonly ActionRow[]>(
+  rows: T,
+): { [K in keyof T]: RowTool<T[K], { ID: typeof VmId }, VmActionResult> } {
+  return rows.map((row) =>
+    defineTool({
+      name: row.name,
+      family: 'vms',
+      title: row.title,
+      description: `${row.description} Answers with the action; follow it with vm-action or action-get.`,
+      input: z.strictObject({ ID: VmId, ...row.args }),
+      annotations: row.annotations,
+      request: {
+        method: 'POST',
+        path: '/v2/droplets/{ID}/actions',
+        body: (row.body ?? {}) as never,
+        fixed: { type: row.type },
+      },
+      result: returns<VmActionResult>(),
+    }),
+  ) as never;
+}
+
+/** Turns a table of tag actions into tools posting to `/v2/droplets/actions?tag_name=`. */
+function tagActionTools<const T extends readonly ActionRow[]>(
+  rows: T,
+): { [K in keyof T]: RowTool<T[K], { Tag: typeof TagName }, VmActionsResult> } {
+  return rows.map((row) =>
+    defineTool({
+      name: row.name,
+      family: 'vms',
+      title: row.title,
+      description: `${row.description} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
+      input: z.strictObject({ Tag: TagName, ...row.args }),
+      annotations: row.annotations,
+      request: {
+        method: 'POST',
+        path: '/v2/droplets/actions',
+        query: { tag_name: 'Tag' },
+        body: (row.body ?? {}) as never,
+        fixed: { type: row.type },
+      },
+      result: returns<VmActionsResult>(),
+    }),
+  ) as never;
+}
+
+const { action, update, create, destructive } = annotations;
+
+/** Actions on one VM, as the spec lists them. */
+const VM_ACTIONS = [
+  {
+    name: 'vm-reboot',
+    type: 'reboot',
+    title: 'Reboot VM',
+    annotations: action,
+    description: 'Reboots a VM gracefully, like running `reboot` inside it.',
+  },
+  {
+    name: 'reset-vm-password',
+    type: 'password_reset',
+    title: 'Reset VM root password',
+    annotations: action,
+    description:
+      'Resets the root password of a VM; the platform emails the new one to the account (it is never returned).',
+  },
+  {
+    name: 'rename-vm',
+    type: 'rename',
+    title: 'Rename VM',
+    annotations: update,
+    description: 'Gives a VM a new name (also its hostname).',
+    args: { Name: z.string().min(1).describe('The new name, such as "web-2".') },
+    body: { name: 'Name' },
+  },
+  {
+    name: 'change-kernel-vm',
+    type: 'change_kernel',
+    title: 'Change VM kernel',
+    annotations: update,
+    description: 'Sets the kernel a VM boots on its next power-on.',
+    args: { KernelID: numericId("Numeric id of a kernel offered for the VM's image.") },
+    body: { kernel: 'KernelID' },
+  },
+  {
+    name: 'enable-ipv6-vm',
+    type: 'enable_ipv6',
+    title: 'Enable IPv6 on VM',
+    annotations: update,
+    description: 'Gives a VM a public IPv6 address (it appears in networks.v6).',
+  },
+  {
+    name: 'enable-private-net-vm',
+    type: 'enable_private_networking',
+    title: 'Enable private networking on VM',
+    annotations: update,
+    description: "Enables private networking on a VM, inside its region's VPC.",
+  },
+  {
+    name: 'enable-backups-vm',
+    type: 'enable_backups',
+    title: 'Enable VM backups',
+    annotations: update,
+    description: 'Turns on automatic weekly backups of a VM; backups then appear in backup_ids.',
+  },
+  {
+    name: 'disable-backups-vm',
+    type: 'disable_backups',
+    title: 'Disable VM backups',
+    annotations: update,
+    description: 'Turns off automatic backups of a VM; backups already taken are kept.',
+  },
+  {
+    name: 'rebuild-vm-by-slug',
+    type: 'rebuild',
+    title: 'Rebuild VM from image slug',
+    annotations: destructive,
+    description:
+      "Reinstalls a VM from a public image named by slug. Erases the VM's disk; keeps its id and IP addresses.",
+    args: {
+      ImageSlug: z
+        .string()
+        .min(1)
+        .describe('Slug of a public image, such as "ubuntu-24-04-x64", from image-list.'),
+    },
+    body: { image: 'ImageSlug' },
+  },
+  {
+    name: 'rebuild-vm',
+    type: 'rebuild',
+    title: 'Rebuild VM from image',
+    annotations: destructive,
+    description:
+      "Reinstalls a VM from an image (public, snapshot or custom). Erases the VM's disk; keeps its id and IP addresses.",
+    args: { ImageID: ImageId('image to install') },
+    body: { image: 'ImageID' },
+  },
+  {
+    name: 'power-cycle-vm',
+    type: 'power_cycle',
+    title: 'Power-cycle VM',
+    annotations: destructive,
+    description: 'Turns a VM off and on again, like pulling the plug: unsaved data may be lost.',
+  },
+  {
+    name: 'power-on-vm',
+    type: 'power_on',
+    title: 'Power on VM',
+    annotations: update,
+    description: 'Powers on a VM that is off.',
+  },
+  {
+    name: 'power-off-vm',
+    type: 'power_off',
+    title: 'Power off VM',
+    annotations: destructive,
+    description:
+      'Cuts the power of a VM, like pulling the plug: unsaved data may be lost. Prefer shutdown-vm.',
+  },
+  {
+    name: 'shutdown-vm',
+    type: 'shutdown',
+    title: 'Shut down VM',
+    annotations: destructive,
+    description:
+      'Shuts a VM down gracefully, like running `shutdown` inside it; it stays off (and billed) until powered on.',
+  },
+  {
+    name: 'restore-vm',
+    type: 'restore',
+    title: 'Restore VM from backup or snapshot',
+    annotations: destructive,
+    description:
+      "Restores a VM's disk from one of its backups or snapshots. Everything written since is lost.",
+    args: {
+      ImageID: ImageId(
+        "backup or snapshot of this VM (from the VM's backup_ids/snapshot_ids or image-list Type user)",
+      ),
+    },
+    body: { image: 'ImageID' },
+  },
+  {
+    name: 'resize-vm',
+    type: 'resize',
+    title: 'Resize VM',
+    annotations: destructive,
+    description:
+      'Moves a powered-off VM to another size. With ResizeDisk the disk grows too, which cannot be undone; without it only CPU and memory change, so the VM can be sized down later.',
+    args: {
+      Size: SizeSlug,
+      ResizeDisk: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Also grow the disk to the new size (permanent: the VM can never shrink back). Default false.',
+        ),
+    },
+    body: { size: 'Size', disk: 'ResizeDisk' },
+  },
+  {
+    name: 'snapshot-vm',
+    type: 'snapshot',
+    title: 'Snapshot VM',
+    annotations: create,
+    description:
+      "Saves an image of a VM's disk; the snapshot then appears in image-list (Type user) and in the VM's snapshot_ids.",
+    args: { Name: SnapshotName },
+    body: { name: 'Name' },
+  },
+] as const satisfies readonly ActionRow[];
+
+/** Actions on every VM carrying a tag, as the spec lists them. */
+const TAG_ACTIONS = [
+  {
+    name: 'power-cycle-vms-tag',
+    type: 'power_cycle',
+    title: 'Power-cycle tagged VMs',
+    annotations: destructive,
+    description: 'Turns the tagged VMs off and on again, like pulling the plug.',
+  },
+  {
+    name: 'power-on-vms-tag',
+    type: 'power_on',
+    title: 'Power on tagged VMs',
+    annotations: update,
+    description: 'Powers on the tagged VMs.',
+  },
+  {
+    name: 'power-off-vms-tag',
+    type: 'power_off',
+    title: 'Power off tagged VMs',
+    annotations: destructive,
+    description: 'Cuts the power of the tagged VMs: unsaved data may be lost.',
+  },
+  {
+    name: 'shutdown-vms-tag',
+    type: 'shutdown',
+    title: 'Shut down tagged VMs',
+    annotations: destructive,
+    description: 'Shuts the tagged VMs down gracefully.',
+  },
+  {
+    name: 'enable-backups-vms-tag',
+    type: 'enable_backups',
+    title: 'Enable backups of tagged VMs',
+    annotations: update,
+    description: 'Turns on automatic backups of the tagged VMs.',
+  },
+  {
+    name: 'disable-backups-vms-tag',
+    type: 'disable_backups',
+    title: 'Disable backups of tagged VMs',
+    annotations: update,
+    description: 'Turns off automatic backups of the tagged VMs; backups already taken are kept.',
+  },
+  {
+    name: 'snapshot-vms-tag',
+    type: 'snapshot',
+    title: 'Snapshot tagged VMs',
+    annotations: create,
+    description: 'Saves a snapshot image of each tagged VM, all with the same name.',
+    args: { Name: SnapshotName },
+    body: { name: 'Name' },
+  },
+  {
+    name: 'enable-ipv6-vms-tag',
+    type: 'enable_ipv6',
+    title: 'Enable IPv6 on tagged VMs',
+    annotations: update,
+    description: 'Gives each tagged VM a public IPv6 address.',
+  },
+  {
+    name: 'enable-private-net-vms-tag',
+    type: 'enable_private_networking',
+    title: 'Enable private networking on tagged VMs',
+    annotations: update,
+    description: 'Enables private networking on each tagged VM.',
+  },
+] as const satisfies readonly ActionRow[];
+
+export const vmsTools = [
+  defineTool({
+    name: 'vm-create',
+    family: 'vms',
+    title: 'Create VM',
+    description:
+      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image.',
+    input: z.strictObject({
+      Name: z.string().min(1).describe('Name (and hostname) of the VM, such as "web-1".'),
+      Size: z.string().min(1).describe('Size slug, such as "s-1vcpu-1gb", from size-list.'),
+      ImageID: ImageId('image to boot (distribution, application, snapshot or custom)'),
+      Region: z
+        .string()
+        .min(1)
+        .describe('Region slug, such as "nyc3" (size-list shows the regions of each size).'),
+      Backup: z.boolean().default(false).describe('Turn on automatic weekly backups. Default false.'),
+      Monitoring: z.boolean().default(false).describe('Install the metrics agent. Default false.'),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/droplets',
+      body: {
+        name: 'Name',
+        size: 'Size',
+        image: 'ImageID',
+        region: 'Region',
+        backups: 'Backup',
+        monitoring: 'Monitoring',
+      },
+    },
+    result: returns<VmCreated>(),
+  }),
+  defineTool({
+    name: 'vm-delete',
+    family: 'vms',
+    title: 'Delete VM',
+    description: 'Destroys a VM and its disk. Its backups are deleted too; its snapshots are kept.',
+    input: z.strictObject({ ID: VmId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/droplets/{ID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'vm-get',
+    family: 'vms',
+    title: 'Get VM',
+    description:
+      'Shows one VM: status (new, active, off), size, image, region, IP addresses (networks), features, backup and snapshot ids.',
+    input: z.strictObject({ ID: VmId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/droplets/{ID}' },
+    result: returns<{ droplet: Vm }>(),
+  }),
+  defineTool({
+    name: 'vm-list',
+    family: 'vms',
+    title: 'List VMs',
+    description:
+      'Lists the VMs of the account. Paginated: `links.pages.next` is present while more pages exist.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/droplets', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<VmList>(),
+  }),
+  defineTool({
+    name: 'vm-action',
+    family: 'vms',
+    title: 'Get VM action',
+    description: 'Shows one action performed on a VM: its type and status (in-progress, completed, errored).',
+    input: z.strictObject({
+      VmID: VmId,
+      ActionID: numericId('Numeric id of the action, from the action tool that started it or action-list.'),
+    }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/droplets/{VmID}/actions/{ActionID}' },
+    result: returns<VmActionResult>(),
+  }),
+  ...vmActionTools(VM_ACTIONS),
+  ...tagActionTools(TAG_ACTIONS),
+] as const;

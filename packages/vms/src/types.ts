@@ -1,0 +1,91 @@
+/** The platform's answers to the VM tools, as library users receive them. */
+import type { Links, Meta } from '@cloudcall/core';
+
+export interface VmSize {
+  slug: string;
+  memory: number;
+  vcpus: number;
+  disk: number;
+  transfer: number;
+  price_monthly: number;
+  price_hourly: number;
+  regions: string[];
+  available: boolean;
+  description: string;
+}
+
+export interface VmRegion {
+  slug: string;
+  name: string;
+  features: string[];
+  available: boolean;
+  sizes: string[];
+}
+
+export interface VmImage {
+  id: number;
+  name: string;
+  type: string;
+  distribution: string;
+  slug: string | null;
+  public: boolean;
+  regions: string[];
+  min_disk_size: number | null;
+  size_gigabytes: number | null;
+  status?: string;
+}
+
+export interface NetworkV4 {
+  ip_address: string;
+  netmask: string;
+  gateway: string;
+  type: 'public' | 'private';
+}
+
+export interface NetworkV6 {
+  ip_address: string;
+  netmask: number;
+  gateway: string;
+  type: 'public';
+}
+
+/** A VM (the platform's droplet). */
+export interface Vm {
+  id: number;
+  name: string;
+  memory: number;
+  vcpus: number;
+  disk: number;
+  locked: boolean;
+  status: 'new' | 'active' | 'off' | 'archive';
+  created_at: string;
+  features: string[];
+  backup_ids: number[];
+  next_backup_window: { start: string; end: string } | null;
+  snapshot_ids: number[];
+  image: VmImage;
+  volume_ids: string[];
+  size: VmSize;
+  size_slug: string;
+  networks: { v4: NetworkV4[]; v6: NetworkV6[] };
+  region: VmRegion;
+  tags: string[];
+  vpc_uuid?: string;
+  kernel?: { id: number; name: string; version: string } | null;
+}
+
+export interface VmAction {
+  id: number;
+  status: 'in-progress' | 'completed' | 'errored';
+  type: string;
+  started_at: string;
+  completed_at: string | null;
+  resource_id: number | null;
+  resource_type: string;
+  region_slug: string | null;
+}
+
+export type VmList = { droplets: Vm[]; links: Links; meta: Meta };
+export type VmCreated = { droplet: Vm; links: { actions: { id: number; rel: string; href: string }[] } };
+export type VmActionResult = { action: VmAction };
+export type VmActionsResult = { actions: VmAction[] };
