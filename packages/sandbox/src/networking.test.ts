@@ -724,6 +724,26 @@ describe('load balancers', () => {
     expectError(await call('loadBalancers_get', { params }), 404);
   });
 
+  it('accepts an empty droplet_ids (the API description asks for droplet_ids or tag)', async () => {
+    const created = await call('loadBalancers_create', {
+      json: { name: 'empty-lb', region: 'sfo3', forwarding_rules: [rule], droplet_ids: [] },
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.load_balancer.droplet_ids).toEqual([]);
+    expect(
+      (await call('loadBalancers_delete', { params: { lb_id: created.body.load_balancer.id } })).status,
+    ).toBe(204);
+    await unchangedBy(
+      () =>
+        call('loadBalancers_add_droplets', {
+          params: { lb_id: created.body.load_balancer.id },
+          json: { droplet_ids: [] },
+        }),
+      404,
+      /could not be found/,
+    );
+  });
+
   it('balances over a tag', async () => {
     const vm = await addDroplet('sfo3', 'tagged', { tags: ['api'] });
     const created = await call('loadBalancers_create', {

@@ -35,9 +35,11 @@ export function requireDropletIds(
   value: unknown,
   field: string,
   region?: string | null,
+  options: { allowEmpty?: boolean } = {},
 ): number[] {
-  if (!Array.isArray(value) || value.length === 0)
+  if (!Array.isArray(value) || (value.length === 0 && !options.allowEmpty)) {
     throw unprocessable(`${field} must be a non-empty array of droplet ids`);
+  }
   const ids: number[] = [];
   for (const item of value) {
     if (typeof item !== 'number' || !Number.isInteger(item) || item <= 0) {

@@ -181,8 +181,10 @@ const firewallRoutes: Route[] = [
       const dropletIds =
         req.body.droplet_ids === undefined
           ? []
-          : requireDropletIds(world, req.body.droplet_ids, 'droplet_ids');
-      const tags = req.body.tags === undefined ? [] : requireTags(req.body.tags, 'tags');
+          : requireDropletIds(world, req.body.droplet_ids, 'droplet_ids', null, { allowEmpty: true });
+      const noTags =
+        req.body.tags === undefined || (Array.isArray(req.body.tags) && req.body.tags.length === 0);
+      const tags = noTags ? [] : requireTags(req.body.tags, 'tags');
       const fw: StoredFirewall = {
         id: randomUUID(),
         name,
@@ -383,7 +385,9 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
   if (body.droplet_ids !== undefined && body.tag !== undefined)
     throw unprocessable('give droplet_ids or tag, not both');
   const dropletIds =
-    body.droplet_ids === undefined ? [] : requireDropletIds(world, body.droplet_ids, 'droplet_ids', region);
+    body.droplet_ids === undefined
+      ? []
+      : requireDropletIds(world, body.droplet_ids, 'droplet_ids', region, { allowEmpty: true });
   const tag = body.tag === undefined ? null : (requireTags([body.tag], 'tag')[0] ?? null);
   if (!global && body.glb_settings !== undefined)
     throw unprocessable('glb_settings applies to GLOBAL load balancers only');
