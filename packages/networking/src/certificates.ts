@@ -1,0 +1,115 @@
+/**
+ * TLS certificates for load balancers: uploaded ("custom") or issued by the ACME certificate
+ * authority (the platform's `lets_encrypt` type). Private keys go to the platform only: they are
+ * never echoed in results, errors or logs.
+ */
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { z } from 'zod';
+import { page, stringId } from './shapes.js';
+import type { Certificate, CertificateList } from './types.js';
+
+const pem = (label: RegExp, what: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((value) => label.test(value), `expected ${what} in PEM form ("-----BEGIN ...-----")`);
+
+const CertificateId = stringId('ID of the certificate (a UUID), from certificate-list or a create tool.');
+
+/** A DNS name, or a wildcard one such as "*.example.com". */
+const DNS_NAME = /^(\*\.)?([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
+
+export const certificateTools = [
+  defineTool({
+    name: 'custom-certificate-create',
+    family: 'networking',
+    title: 'Upload certificate',
+    description:
+      'Uploads a certificate you already have (private key, leaf certificate and chain, all PEM) for use by load balancers. The private key is never shown again.',
+    input: z.strictObject({
+      Name: z.string().trim().min(1).describe('A name to recognise the certificate by.'),
+      PrivateKey: pem(/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key').describe(
+        'The PEM private key of the certificate ("-----BEGIN PRIVATE KEY-----..."). Sent to the platform only.',
+      ),
+      LeafCertificate: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate').describe(
+        'The PEM leaf certificate, issued for the key ("-----BEGIN CERTIFICATE-----...").',
+      ),
+      CertificateChain: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate chain').describe(
+        'The PEM certificates of the issuing chain, concatenated.',
+      ),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/certificates',
+      body: {
+        name: 'Name',
+        private_key: 'PrivateKey',
+        leaf_certificate: 'LeafCertificate',
+        certificate_chain: 'CertificateChain',
+      },
+      fixed: { type: 'custom' },
+    },
+    result: returns<{ certificate: Certificate }>(),
+  }),
+  defineTool({
+    name: 'acme-certificate-create',
+    family: 'networking',
+    title: 'Create ACME certificate',
+    description:
+      'Requests a certificate from the ACME certificate authority for domains managed by the DNS service (see domain-list). It starts `pending` and becomes `verified` once issued.',
+    input: z.strictObject({
+      Name: z.string().trim().min(1).describe('A name to recognise the certificate by.'),
+      DnsNames: z
+        .array(
+          z
+            .string()
+            .trim()
+            .toLowerCase()
+            .regex(DNS_NAME, 'expected a DNS name such as "example.com" or "*.example.com"'),
+        )
+        .min(1)
+        .describe(
+          'The names the certificate covers, such as ["example.com", "*.example.com"] (wildcards allowed).',
+        ),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/certificates',
+      body: { name: 'Name', dns_names: 'DnsNames' },
+      fixed: { type: 'lets_encrypt' },
+    },
+    result: returns<{ certificate: Certificate }>(),
+  }),
+  defineTool({
+    name: 'certificate-delete',
+    family: 'networking',
+    title: 'Delete certificate',
+    description: 'Deletes a certificate.',
+    input: z.strictObject({ ID: CertificateId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/certificates/{ID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'certificate-get',
+    family: 'networking',
+    title: 'Get certificate',
+    description: 'Shows a certificate: names, state, expiry and SHA-1 fingerprint (never its private key).',
+    input: z.strictObject({ ID: CertificateId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/certificates/{ID}' },
+    result: returns<{ certificate: Certificate }>(),
+  }),
+  defineTool({
+    name: 'certificate-list',
+    family: 'networking',
+    title: 'List certificates',
+    description: 'Lists the certificates of the account. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/certificates', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<CertificateList>(),
+  }),
+] as const;

@@ -1,0 +1,224 @@
+/**
+ * Domains and their DNS records. Record types whose platform form has extra fields (MX priority,
+ * SRV priority/weight/port, CAA flags/tag) take them in `Data` as a zone file writes them, and
+ * the tool splits them into the platform's fields.
+ */
+import { isIP } from 'node:net';
+import { annotations, defineTool, numericId, returns } from '@cloudcall/core';
+import { z } from 'zod';
+import { page } from './shapes.js';
+import type { Domain, DomainList, DomainRecord, DomainRecordList } from './types.js';
+
+export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA', 'NS'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+const HOST =
+  /^(\*\.)?([a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.)*[a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.?$/;
+const DOMAIN = /^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
+const isHost = (value: string) => value === '@' || HOST.test(value);
+
+/** What `Data` holds for each record type, for descriptions and errors. */
+const DATA_FORM: Record<RecordType, string> = {
+  A: 'an IPv4 address',
+  AAAA: 'an IPv6 address',
+  CNAME: 'a host name ("@" for the domain itself; end with "." for a name outside the domain)',
+  NS: 'a name server host name, such as "ns1.example.net."',
+  TXT: 'any text',
+  MX: '"<priority> <mail host>", such as "10 mail.example.com."',
+  SRV: '"<priority> <weight> <port> <target host>", such as "10 5 5060 sip.example.com."',
+  CAA: '"<flags> <tag> <value>", such as "0 issue letsencrypt.org"',
+};
+
+/** The platform's record fields for a spec record (type, name, data) or a message saying what is wrong. */
+export function recordWire(
+  type: RecordType,
+  name: string,
+  data: string,
+): { fields: Record<string, unknown> } | { error: string } {
+  const fail = { error: `for a ${type} record, Data must be ${DATA_FORM[type]}` };
+  const parts = data.trim().split(/\s+/);
+  switch (type) {
+    case 'A':
+      return isIP(data) === 4 ? { fields: { type, name, data } } : fail;
+    case 'AAAA':
+      return isIP(data) === 6 ? { fields: { type, name, data } } : fail;
+    case 'CNAME':
+    case 'NS':
+      return isHost(data) ? { fields: { type, name, data } } : fail;
+    case 'TXT':
+      return data.length > 0 ? { fields: { type, name, data } } : fail;
+    case 'MX': {
+      const [priority, host, ...rest] = parts;
+      if (rest.length || !isUint16(priority) || !host || !isHost(host)) return fail;
+      return { fields: { type, name, data: host, priority: Number(priority) } };
+    }
+    case 'SRV': {
+      const [priority, weight, port, host, ...rest] = parts;
+      if (rest.length || !isUint16(priority) || !isUint16(weight) || !isUint16(port)) return fail;
+      if (!host || !isHost(host)) return fail;
+      return {
+        fields: {
+          type,
+          name,
+          data: host,
+          priority: Number(priority),
+          weight: Number(weight),
+          port: Number(port),
+        },
+      };
+    }
+    case 'CAA': {
+      const [flags, tag, ...value] = parts;
+      if (!flags || !/^\d{1,3}$/.test(flags) || Number(flags) > 255) return fail;
+      if (!tag || !['issue', 'issuewild', 'iodef'].includes(tag) || value.length === 0) return fail;
+      return {
+        fields: { type, name, data: value.join(' ').replace(/^"(.*)"$/, '$1'), flags: Number(flags), tag },
+      };
+    }
+  }
+}
+
+function isUint16(value: string | undefined): boolean {
+  return value !== undefined && /^\d{1,5}$/.test(value) && Number(value) <= 65535;
+}
+
+const DomainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(DOMAIN, 'expected a domain name such as "example.com"')
+  .describe('The domain name, such as "example.com", from domain-list.');
+
+const RecordId = numericId('Numeric id of the record, from domain-record-list or domain-record-create.');
+
+const recordFields = {
+  Type: z.enum(RECORD_TYPES).describe(`Record type: ${RECORD_TYPES.join(', ')}.`),
+  Name: z
+    .string()
+    .trim()
+    .min(1)
+    .refine(isHost, 'expected "@" (the domain itself) or a host name such as "www" or "_sip._tcp"')
+    .describe('Host name within the domain: "@" for the domain itself, or a label such as "www".'),
+  Data: z
+    .string()
+    .min(1)
+    .describe(`Record value: ${RECORD_TYPES.map((type) => `${type}: ${DATA_FORM[type]}`).join('; ')}.`),
+};
+
+/** Type/Name/Data cross-check, before any request. */
+function checkData(args: { Type: RecordType; Name: string; Data: string }, ctx: z.RefinementCtx) {
+  const result = recordWire(args.Type, args.Name, args.Data);
+  if ('error' in result) ctx.addIssue({ code: 'custom', path: ['Data'], message: result.error });
+}
+
+function recordBody(args: { Type: RecordType; Name: string; Data: string }) {
+  const result = recordWire(args.Type, args.Name, args.Data);
+  if ('error' in result) throw new Error(result.error);
+  return result.fields;
+}
+
+export const domainTools = [
+  defineTool({
+    name: 'domain-create',
+    family: 'networking',
+    title: 'Create domain',
+    description:
+      'Adds a domain to the DNS service, with an A record for the domain itself pointing at IPAddress (and the NS and SOA records the platform adds).',
+    input: z.strictObject({
+      Name: DomainName.describe('The domain name to add, such as "example.com".'),
+      IPAddress: z
+        .string()
+        .trim()
+        .refine((value) => isIP(value) !== 0, 'expected an IPv4 or IPv6 address')
+        .describe('IP address the domain itself ("@") points at, such as a VM or load balancer IP.'),
+    }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: '/v2/domains', body: { name: 'Name', ip_address: 'IPAddress' } },
+    result: returns<{ domain: Domain }>(),
+  }),
+  defineTool({
+    name: 'domain-delete',
+    family: 'networking',
+    title: 'Delete domain',
+    description: 'Removes a domain and all its records from the DNS service.',
+    input: z.strictObject({ Name: DomainName }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/domains/{Name}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'domain-get',
+    family: 'networking',
+    title: 'Get domain',
+    description: 'Shows a domain: its name, TTL and zone file.',
+    input: z.strictObject({ Name: DomainName }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/domains/{Name}' },
+    result: returns<{ domain: Domain }>(),
+  }),
+  defineTool({
+    name: 'domain-list',
+    family: 'networking',
+    title: 'List domains',
+    description: 'Lists the domains of the account. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/domains', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<DomainList>(),
+  }),
+  defineTool({
+    name: 'domain-record-create',
+    family: 'networking',
+    title: 'Create domain record',
+    description:
+      'Adds a DNS record (A, AAAA, CNAME, TXT, MX, SRV, CAA or NS) to a domain. MX, SRV and CAA take their extra fields in Data, as a zone file writes them.',
+    input: z.strictObject({ Domain: DomainName, ...recordFields }).superRefine(checkData),
+    annotations: annotations.create,
+    request: { method: 'POST', path: '/v2/domains/{Domain}/records', body: recordBody },
+    result: returns<{ domain_record: DomainRecord }>(),
+  }),
+  defineTool({
+    name: 'domain-record-edit',
+    family: 'networking',
+    title: 'Edit domain record',
+    description: "Replaces a record's type, name and data.",
+    input: z.strictObject({ Domain: DomainName, RecordID: RecordId, ...recordFields }).superRefine(checkData),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: '/v2/domains/{Domain}/records/{RecordID}', body: recordBody },
+    result: returns<{ domain_record: DomainRecord }>(),
+  }),
+  defineTool({
+    name: 'domain-record-delete',
+    family: 'networking',
+    title: 'Delete domain record',
+    description: 'Removes one DNS record from a domain.',
+    input: z.strictObject({ Domain: DomainName, RecordID: RecordId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/domains/{Domain}/records/{RecordID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'domain-record-get',
+    family: 'networking',
+    title: 'Get domain record',
+    description: 'Shows one DNS record of a domain.',
+    input: z.strictObject({ Domain: DomainName, RecordID: RecordId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/domains/{Domain}/records/{RecordID}' },
+    result: returns<{ domain_record: DomainRecord }>(),
+  }),
+  defineTool({
+    name: 'domain-record-list',
+    family: 'networking',
+    title: 'List domain records',
+    description: 'Lists the DNS records of a domain, including its SOA and NS records. Paginated.',
+    input: z.strictObject({ Domain: DomainName, ...page }),
+    annotations: annotations.read,
+    request: {
+      method: 'GET',
+      path: '/v2/domains/{Domain}/records',
+      query: { page: 'Page', per_page: 'PerPage' },
+    },
+    result: returns<DomainRecordList>(),
+  }),
+] as const;

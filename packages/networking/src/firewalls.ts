@@ -1,0 +1,242 @@
+/**
+ * Cloud firewalls. `firewall-create` builds one inbound and one outbound rule from its flat
+ * arguments; the add/remove tools change one set of a firewall each (a table, one row per tool).
+ */
+import { annotations, defineTool, returns, type ToolAnnotations } from '@cloudcall/core';
+import { z } from 'zod';
+import {
+  inboundRule,
+  inboundWire,
+  isAddressOrCidr,
+  outboundRule,
+  outboundWire,
+  page,
+  portRange,
+  stringId,
+  tagName,
+  vmIds,
+} from './shapes.js';
+import type { Firewall, FirewallList } from './types.js';
+
+const FirewallId = stringId('ID of the firewall (a UUID), from firewall-list or firewall-create.');
+
+const addressList = (what: string) =>
+  z
+    .string()
+    .trim()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    )
+    .pipe(
+      z
+        .array(
+          z.string().refine(isAddressOrCidr, 'expected IP addresses or CIDR blocks, such as "0.0.0.0/0"'),
+        )
+        .min(1, 'expected at least one IP address or CIDR block'),
+    )
+    .describe(`${what}: an IP address or CIDR block such as "0.0.0.0/0"; several separated by commas.`);
+
+const protocol = (what: string) =>
+  z.enum(['tcp', 'udp', 'icmp']).describe(`Protocol of the ${what} rule: tcp, udp or icmp.`);
+
+const Tags = z
+  .array(tagName)
+  .min(1)
+  .describe('Tag names: the firewall applies to every VM carrying one of them (from vm-list).');
+
+/** The add/remove tools: one row per tool. */
+const setTools = [
+  [
+    'firewall-add-tags',
+    'Add tags to firewall',
+    'POST',
+    'tags',
+    'Applies the firewall to the VMs carrying these tags.',
+  ],
+  [
+    'firewall-remove-tags',
+    'Remove tags from firewall',
+    'DELETE',
+    'tags',
+    'Stops applying the firewall through these tags.',
+  ],
+  ['firewall-add-vms', 'Add VMs to firewall', 'POST', 'vms', 'Applies the firewall to these VMs.'],
+  [
+    'firewall-remove-vms',
+    'Remove VMs from firewall',
+    'DELETE',
+    'vms',
+    'Stops applying the firewall to these VMs.',
+  ],
+  [
+    'firewall-add-rules',
+    'Add firewall rules',
+    'POST',
+    'rules',
+    'Adds inbound and/or outbound rules to the firewall.',
+  ],
+  [
+    'firewall-remove-rules',
+    'Remove firewall rules',
+    'DELETE',
+    'rules',
+    'Removes inbound and/or outbound rules from the firewall; each must match an existing rule exactly.',
+  ],
+] as const;
+
+/** Adding is idempotent; removing rules, tags or VMs opens or changes access: destructive by the issue's rule. */
+function annotationsFor(method: 'POST' | 'DELETE'): ToolAnnotations {
+  return method === 'POST' ? annotations.update : annotations.destroy;
+}
+
+const rulesInput = z
+  .strictObject({
+    ID: FirewallId,
+    InboundRules: z
+      .array(inboundRule)
+      .min(1)
+      .optional()
+      .describe('Inbound rules: Protocol, PortRange, Sources.'),
+    OutboundRules: z
+      .array(outboundRule)
+      .min(1)
+      .optional()
+      .describe('Outbound rules: Protocol, PortRange, Destinations.'),
+  })
+  .superRefine((args, ctx) => {
+    if (!args.InboundRules && !args.OutboundRules) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['InboundRules'],
+        message: 'give InboundRules, OutboundRules or both',
+      });
+    }
+  });
+
+function setTool(row: (typeof setTools)[number]) {
+  const [name, title, method, set, description] = row;
+  const path = `/v2/firewalls/{ID}/${set === 'vms' ? 'droplets' : set}`;
+  const base = { name, family: 'networking' as const, title, annotations: annotationsFor(method) };
+  if (set === 'tags') {
+    return defineTool({
+      ...base,
+      description,
+      input: z.strictObject({ ID: FirewallId, Tags }),
+      request: { method, path, body: { tags: 'Tags' } },
+      result: returns<{ ok: true }>(),
+    });
+  }
+  if (set === 'vms') {
+    return defineTool({
+      ...base,
+      description,
+      input: z.strictObject({ ID: FirewallId, VmIDs: vmIds('Numeric VM ids, from vm-list.') }),
+      request: { method, path, body: { droplet_ids: 'VmIDs' } },
+      result: returns<{ ok: true }>(),
+    });
+  }
+  return defineTool({
+    ...base,
+    description,
+    input: rulesInput,
+    request: {
+      method,
+      path,
+      body: (args) => ({
+        inbound_rules: args.InboundRules?.map(inboundWire),
+        outbound_rules: args.OutboundRules?.map(outboundWire),
+      }),
+    },
+    result: returns<{ ok: true }>(),
+  });
+}
+
+export const firewallTools = [
+  defineTool({
+    name: 'firewall-create',
+    family: 'networking',
+    title: 'Create firewall',
+    description:
+      'Creates a firewall with one inbound and one outbound rule, applied to the given VMs and to VMs with the given tags. Add more rules with firewall-add-rules.',
+    input: z.strictObject({
+      Name: z
+        .string()
+        .trim()
+        .regex(
+          /^[a-zA-Z0-9][a-zA-Z0-9.-]+$/,
+          'expected letters, digits, "." and "-", starting with a letter or digit',
+        )
+        .describe('Firewall name, such as "web-fw": letters, digits, "." and "-".'),
+      InboundProtocol: protocol('inbound'),
+      InboundPortRange: portRange.describe('Ports the inbound rule opens: "22", "8000-9000" or "all".'),
+      InboundSource: addressList('Where inbound traffic may come from'),
+      OutboundProtocol: protocol('outbound'),
+      OutboundPortRange: portRange.describe('Ports the outbound rule opens: "443", "1-65535" or "all".'),
+      OutboundDestination: addressList('Where outbound traffic may go'),
+      VmIDs: z
+        .array(z.number().int().positive())
+        .optional()
+        .describe('Numeric ids of VMs to protect, from vm-list.'),
+      Tags: z.array(tagName).optional().describe('Tags whose VMs the firewall protects.'),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: '/v2/firewalls',
+      body: (args) => ({
+        name: args.Name,
+        inbound_rules: [
+          {
+            protocol: args.InboundProtocol,
+            ports: args.InboundPortRange,
+            sources: { addresses: args.InboundSource },
+          },
+        ],
+        outbound_rules: [
+          {
+            protocol: args.OutboundProtocol,
+            ports: args.OutboundPortRange,
+            destinations: { addresses: args.OutboundDestination },
+          },
+        ],
+        droplet_ids: args.VmIDs,
+        tags: args.Tags,
+      }),
+    },
+    result: returns<{ firewall: Firewall }>(),
+  }),
+  defineTool({
+    name: 'firewall-delete',
+    family: 'networking',
+    title: 'Delete firewall',
+    description: 'Deletes a firewall; the VMs it protected are no longer filtered by it.',
+    input: z.strictObject({ ID: FirewallId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/firewalls/{ID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'firewall-get',
+    family: 'networking',
+    title: 'Get firewall',
+    description: 'Shows a firewall: rules, VMs, tags and status.',
+    input: z.strictObject({ ID: FirewallId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/firewalls/{ID}' },
+    result: returns<{ firewall: Firewall }>(),
+  }),
+  defineTool({
+    name: 'firewall-list',
+    family: 'networking',
+    title: 'List firewalls',
+    description: 'Lists the firewalls of the account. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/firewalls', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<FirewallList>(),
+  }),
+  ...setTools.map(setTool),
+] as const;

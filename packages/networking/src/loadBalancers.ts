@@ -1,0 +1,281 @@
+/**
+ * Load balancers: REGIONAL (HTTP/TCP/UDP, in a region), REGIONAL_NETWORK (TCP/UDP, in a region)
+ * and GLOBAL (in front of regional balancers or VMs, with a CDN). The type decides which
+ * arguments are required; those rules are checked before any request.
+ */
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { z } from 'zod';
+import {
+  forwardingRules,
+  forwardingWire,
+  page,
+  regionSlug,
+  stringId,
+  tagName,
+  vmId,
+  vmIds,
+} from './shapes.js';
+import type { LoadBalancer, LoadBalancerList } from './types.js';
+
+const LoadBalancerId = stringId(
+  'ID of the load balancer (a UUID), from load-balancer-list or load-balancer-create.',
+);
+
+const TYPES = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'] as const;
+
+/** Settings of a GLOBAL balancer, with the platform's field names (the spec does not name them). */
+const glbSettings = z
+  .strictObject({
+    target_protocol: z.enum(['http', 'https', 'http2']).describe('Protocol towards the targets.'),
+    target_port: z.number().int().min(1).max(65535).describe('Port on the targets, such as 80.'),
+    cdn: z
+      .strictObject({ is_enabled: z.boolean().describe('Cache responses at the edge (CDN).') })
+      .optional()
+      .describe('CDN settings.'),
+    region_priorities: z
+      .record(z.string(), z.number().int().min(1))
+      .optional()
+      .describe('Region slug -> priority (1 is highest), such as {"nyc1": 1, "ams3": 2}.'),
+    failover_threshold: z
+      .number()
+      .int()
+      .min(1)
+      .max(99)
+      .optional()
+      .describe('Percentage of failed targets at which a region is failed over.'),
+  })
+  .describe(
+    'Settings of a GLOBAL load balancer (required for that type): {target_protocol, target_port, cdn: {is_enabled}, region_priorities, failover_threshold}.',
+  );
+
+/** The fields load-balancer-create and -update share. */
+const fields = {
+  Name: z
+    .string()
+    .trim()
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9.-]{0,254}$/, 'expected letters, digits, "." and "-"')
+    .describe('Name of the load balancer, such as "web-lb".'),
+  Region: regionSlug(
+    'Region slug, such as "nyc3" (from the regions of size-list); required for REGIONAL and REGIONAL_NETWORK.',
+  ).optional(),
+  VmIDs: z
+    .array(vmId)
+    .min(1)
+    .optional()
+    .describe('Ids of the VMs to balance over (from vm-list); numbers or numeric text. Not with Tag.'),
+  Tag: tagName.optional().describe('Balance over every VM carrying this tag instead of VmIDs.'),
+  ForwardingRules: forwardingRules(
+    'Forwarding rules: [{EntryProtocol, EntryPort, TargetProtocol, TargetPort, TlsPassthrough?}]; required for REGIONAL and REGIONAL_NETWORK.',
+  ).optional(),
+  Type: z.enum(TYPES).default('REGIONAL').describe('REGIONAL (default), REGIONAL_NETWORK or GLOBAL.'),
+  Network: z
+    .enum(['EXTERNAL', 'INTERNAL'])
+    .default('EXTERNAL')
+    .describe('EXTERNAL (public IP, default) or INTERNAL (VPC only).'),
+  SizeUnit: z.number().int().min(1).max(100).optional().describe('Number of nodes, 1 to 100; sets capacity.'),
+  NetworkStack: z.enum(['IPV4', 'DUALSTACK']).optional().describe('IPV4 or DUALSTACK (IPv4 and IPv6).'),
+  ProjectID: z.string().trim().min(1).optional().describe('Project (a UUID) to put the load balancer in.'),
+  TargetLoadBalancerIDs: z
+    .array(z.string().trim().min(1))
+    .min(1)
+    .optional()
+    .describe('GLOBAL only: ids of the regional load balancers it fronts (from load-balancer-list).'),
+  GLBSettings: glbSettings.optional(),
+};
+
+type LbArgs = {
+  Name: string;
+  Region?: string | undefined;
+  VmIDs?: number[] | undefined;
+  Tag?: string | undefined;
+  ForwardingRules?: z.output<ReturnType<typeof forwardingRules>> | undefined;
+  Type: (typeof TYPES)[number];
+  Network: 'EXTERNAL' | 'INTERNAL';
+  SizeUnit?: number | undefined;
+  NetworkStack?: 'IPV4' | 'DUALSTACK' | undefined;
+  ProjectID?: string | undefined;
+  TargetLoadBalancerIDs?: string[] | undefined;
+  GLBSettings?: z.output<typeof glbSettings> | undefined;
+};
+
+/** The spec's rules on which fields each type takes. `creating`: ForwardingRules are required then. */
+function typeRules(creating: boolean) {
+  return (args: LbArgs, ctx: z.RefinementCtx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (args.VmIDs && args.Tag) issue('Tag', 'give VmIDs or Tag, not both');
+    if (args.Type === 'GLOBAL') {
+      if (!args.GLBSettings) issue('GLBSettings', 'is required for a GLOBAL load balancer');
+      return;
+    }
+    if (!args.Region) issue('Region', `is required for a ${args.Type} load balancer`);
+    if (creating && !args.ForwardingRules)
+      issue('ForwardingRules', `is required for a ${args.Type} load balancer`);
+    if (args.GLBSettings) issue('GLBSettings', 'applies to GLOBAL load balancers only');
+    if (args.TargetLoadBalancerIDs) issue('TargetLoadBalancerIDs', 'applies to GLOBAL load balancers only');
+    if (args.Type === 'REGIONAL_NETWORK') {
+      (args.ForwardingRules ?? []).forEach((rule, index) => {
+        if (!['tcp', 'udp'].includes(rule.EntryProtocol) || !['tcp', 'udp'].includes(rule.TargetProtocol)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['ForwardingRules', index],
+            message: 'a REGIONAL_NETWORK load balancer forwards tcp and udp only',
+          });
+        }
+      });
+    }
+  };
+}
+
+/** The body of create and update: unset arguments stay off the wire. */
+function lbBody(args: LbArgs): Record<string, unknown> {
+  return {
+    name: args.Name,
+    type: args.Type,
+    region: args.Region,
+    network: args.Network,
+    network_stack: args.NetworkStack,
+    size_unit: args.SizeUnit,
+    project_id: args.ProjectID,
+    forwarding_rules: args.ForwardingRules?.map(forwardingWire),
+    droplet_ids: args.VmIDs,
+    tag: args.Tag,
+    target_load_balancer_ids: args.Type === 'GLOBAL' ? args.TargetLoadBalancerIDs : undefined,
+    glb_settings: args.GLBSettings,
+  };
+}
+
+/** add/remove VMs and forwarding rules: one row per tool. */
+const memberTools = [
+  [
+    'load-balancer-add-vms',
+    'Add VMs to load balancer',
+    'POST',
+    'droplets',
+    "Adds VMs (in the balancer's region) to the balancer's targets.",
+  ],
+  [
+    'load-balancer-remove-vms',
+    'Remove VMs from load balancer',
+    'DELETE',
+    'droplets',
+    'Stops sending traffic to these VMs.',
+  ],
+  [
+    'load-balancer-add-forwarding-rules',
+    'Add forwarding rules',
+    'POST',
+    'forwarding_rules',
+    'Adds forwarding rules (entry protocol/port to target protocol/port) to the balancer.',
+  ],
+  [
+    'load-balancer-remove-forwarding-rules',
+    'Remove forwarding rules',
+    'DELETE',
+    'forwarding_rules',
+    'Removes forwarding rules from the balancer; each must match an existing rule. A balancer keeps at least one.',
+  ],
+] as const;
+
+function memberTool(row: (typeof memberTools)[number]) {
+  const [name, title, method, set, description] = row;
+  const base = {
+    name,
+    family: 'networking' as const,
+    title,
+    description,
+    annotations: method === 'POST' ? annotations.update : annotations.destroy,
+  };
+  const path = `/v2/load_balancers/{LoadBalancerID}/${set}`;
+  if (set === 'droplets') {
+    return defineTool({
+      ...base,
+      input: z.strictObject({
+        LoadBalancerID: LoadBalancerId,
+        VmIDs: vmIds('Numeric VM ids, from vm-list.'),
+      }),
+      request: { method, path, body: { droplet_ids: 'VmIDs' } },
+      result: returns<{ ok: true }>(),
+    });
+  }
+  return defineTool({
+    ...base,
+    input: z.strictObject({
+      LoadBalancerID: LoadBalancerId,
+      ForwardingRules: forwardingRules(
+        'Forwarding rules: [{EntryProtocol, EntryPort, TargetProtocol, TargetPort, TlsPassthrough?}].',
+      ),
+    }),
+    request: {
+      method,
+      path,
+      body: (args) => ({ forwarding_rules: args.ForwardingRules.map(forwardingWire) }),
+    },
+    result: returns<{ ok: true }>(),
+  });
+}
+
+export const loadBalancerTools = [
+  defineTool({
+    name: 'load-balancer-create',
+    family: 'networking',
+    title: 'Create load balancer',
+    description:
+      'Creates a load balancer. REGIONAL and REGIONAL_NETWORK need Region and ForwardingRules; GLOBAL needs GLBSettings and may front regional balancers (TargetLoadBalancerIDs). It starts `new` and becomes `active` with its IP.',
+    input: z.strictObject(fields).superRefine(typeRules(true)),
+    annotations: annotations.create,
+    request: { method: 'POST', path: '/v2/load_balancers', body: lbBody },
+    result: returns<{ load_balancer: LoadBalancer }>(),
+  }),
+  defineTool({
+    name: 'load-balancer-update',
+    family: 'networking',
+    title: 'Update load balancer',
+    description:
+      "Replaces a load balancer's settings with the given ones (a full replacement: VMs or tag not given are dropped; forwarding rules are kept when not given). Type defaults to REGIONAL: pass the balancer's own type; it cannot change.",
+    input: z.strictObject({ LoadBalancerID: LoadBalancerId, ...fields }).superRefine(typeRules(false)),
+    annotations: annotations.destructive,
+    request: { method: 'PUT', path: '/v2/load_balancers/{LoadBalancerID}', body: lbBody },
+    result: returns<{ load_balancer: LoadBalancer }>(),
+  }),
+  defineTool({
+    name: 'load-balancer-delete',
+    family: 'networking',
+    title: 'Delete load balancer',
+    description: 'Deletes a load balancer; its IP is released. The VMs behind it are not touched.',
+    input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/load_balancers/{LoadBalancerID}' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'load-balancer-delete-cache',
+    family: 'networking',
+    title: 'Clear load balancer CDN cache',
+    description: 'Clears the CDN cache of a GLOBAL load balancer.',
+    input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/load_balancers/{LoadBalancerID}/cache' },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'load-balancer-get',
+    family: 'networking',
+    title: 'Get load balancer',
+    description: 'Shows a load balancer: status, IP, forwarding rules, VMs and settings.',
+    input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/load_balancers/{LoadBalancerID}' },
+    result: returns<{ load_balancer: LoadBalancer }>(),
+  }),
+  defineTool({
+    name: 'load-balancer-list',
+    family: 'networking',
+    title: 'List load balancers',
+    description: 'Lists the load balancers of the account. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/load_balancers', query: { page: 'Page', per_page: 'PerPage' } },
+    result: returns<LoadBalancerList>(),
+  }),
+  ...memberTools.map(memberTool),
+] as const;

@@ -1,0 +1,148 @@
+/**
+ * Argument shapes shared by the networking tools: ids, pages, the spec's network firewall rule and
+ * forwarding rule structures (capitalised, as the spec names their fields) and how they go out on
+ * the wire (the platform's snake_case fields).
+ */
+import { isIP } from 'node:net';
+import { pageArgs } from '@cloudcall/core';
+import { z } from 'zod';
+
+/** Networking lists page by 20 (the spec's Limits table). */
+export const page = pageArgs(20);
+
+/** A required, non-empty string id, described with where a caller finds it. */
+export const stringId = (description: string) => z.string().trim().min(1).describe(description);
+
+/** An IPv4 or IPv6 address, or a CIDR block of either. */
+export function isAddressOrCidr(value: string): boolean {
+  const [address, bits, extra] = value.split('/');
+  if (extra !== undefined || address === undefined) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (version === 4 ? 32 : 128);
+}
+
+/** An IPv4 CIDR block such as 10.10.0.0/20. */
+export function isIpv4Cidr(value: string): boolean {
+  const [address, bits] = value.split('/');
+  return (
+    address !== undefined &&
+    bits !== undefined &&
+    isIP(address) === 4 &&
+    /^\d{1,2}$/.test(bits) &&
+    Number(bits) <= 32
+  );
+}
+
+/** A droplet (VM) id, as a number or text holding one; numeric on the wire either way. */
+export const vmId = z
+  .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'expected a numeric VM id')])
+  .transform((value) => (typeof value === 'number' ? value : Number.parseInt(value, 10)));
+
+/** VmIDs typed "array of numbers" by the spec. */
+export const vmIds = (description: string) =>
+  z.array(z.number().int().positive()).min(1).describe(description);
+
+/** Tag names as the platform accepts them. */
+export const tagName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_\-:]{1,255}$/, 'expected a tag name: letters, digits, "_", "-" or ":"');
+
+const protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Protocol: tcp, udp or icmp.');
+
+/** "22", "8000-9000", "all" or "0" (all ports); icmp ignores ports. */
+export const portRange = z
+  .string()
+  .trim()
+  .refine((value) => {
+    if (value === 'all' || value === '0') return true;
+    const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(value);
+    if (!match) return false;
+    const low = Number(match[1]);
+    const high = match[2] === undefined ? low : Number(match[2]);
+    return low >= 1 && high <= 65535 && low <= high;
+  }, 'expected a port (1-65535), a range such as "8000-9000", or "all"')
+  .describe('A single port such as "22", a range such as "8000-9000", or "all".');
+
+const addresses = (what: string) =>
+  z
+    .array(
+      z
+        .string()
+        .trim()
+        .refine(
+          isAddressOrCidr,
+          'expected an IP address or CIDR block, such as "203.0.113.7" or "0.0.0.0/0"',
+        ),
+    )
+    .min(1)
+    .describe(`${what}: IP addresses or CIDR blocks, such as ["0.0.0.0/0", "::/0"].`);
+
+export const inboundRule = z.strictObject({
+  Protocol: protocol,
+  PortRange: portRange,
+  Sources: addresses('Where traffic may come from'),
+});
+
+export const outboundRule = z.strictObject({
+  Protocol: protocol,
+  PortRange: portRange,
+  Destinations: addresses('Where traffic may go'),
+});
+
+export type InboundRule = z.output<typeof inboundRule>;
+export type OutboundRule = z.output<typeof outboundRule>;
+
+/** A spec inbound rule as the platform's `inbound_rules` item. */
+export const inboundWire = (rule: InboundRule) => ({
+  protocol: rule.Protocol,
+  ports: rule.PortRange,
+  sources: { addresses: rule.Sources },
+});
+
+/** A spec outbound rule as the platform's `outbound_rules` item. */
+export const outboundWire = (rule: OutboundRule) => ({
+  protocol: rule.Protocol,
+  ports: rule.PortRange,
+  destinations: { addresses: rule.Destinations },
+});
+
+const port = (what: string) => z.number().int().min(1).max(65535).describe(what);
+
+export const forwardingRule = z.strictObject({
+  EntryProtocol: z
+    .enum(['http', 'https', 'http2', 'http3', 'tcp', 'udp'])
+    .describe('Protocol the load balancer listens with: http, https, http2, http3, tcp or udp.'),
+  EntryPort: port('Port the load balancer listens on, such as 80.'),
+  TargetProtocol: z
+    .enum(['http', 'https', 'http2', 'tcp', 'udp'])
+    .describe('Protocol used towards the VMs: http, https, http2, tcp or udp.'),
+  TargetPort: port('Port on the VMs receiving the traffic, such as 8080.'),
+  TlsPassthrough: z
+    .boolean()
+    .optional()
+    .describe('Pass TLS through to the VMs unterminated (https entry only).'),
+});
+
+export type ForwardingRule = z.output<typeof forwardingRule>;
+
+export const forwardingRules = (description: string) => z.array(forwardingRule).min(1).describe(description);
+
+/** A spec forwarding rule as the platform's `forwarding_rules` item. */
+export const forwardingWire = (rule: ForwardingRule) => ({
+  entry_protocol: rule.EntryProtocol,
+  entry_port: rule.EntryPort,
+  target_protocol: rule.TargetProtocol,
+  target_port: rule.TargetPort,
+  ...(rule.TlsPassthrough === undefined ? {} : { tls_passthrough: rule.TlsPassthrough }),
+});
+
+/** Region slug argument. */
+export const regionSlug = (description: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
+    .describe(description);

@@ -1,0 +1,441 @@
+/** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
+import { randomUUID } from 'node:crypto';
+import {
+  addressToBigInt,
+  allocateAddress,
+  cidrsOverlap,
+  freeRange,
+  isNetworkAddress,
+  newVpc,
+  POOLS,
+  parseCidr,
+  ready,
+  type StoredByoipPrefix,
+  type StoredPeering,
+  type StoredReservedIp,
+} from '../families/networking.js';
+import { iso, listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import { actionView, startAction, type World } from '../world.js';
+import { dropletById, findOr404, regionView, requireRegion } from './networking-common.js';
+
+// ---------------------------------------------------------------- reserved IPs
+
+/** The droplet a reserved IP points at, if it still exists. */
+const assignedDroplet = (world: World, rip: StoredReservedIp) =>
+  rip.droplet_id === null ? undefined : dropletById(world, rip.droplet_id);
+
+function reservedIpView(world: World, rip: StoredReservedIp) {
+  const droplet = assignedDroplet(world, rip) ?? null;
+  if (rip.version === 6) {
+    return { ip: rip.ip, region_slug: rip.region, reserved_at: iso(rip.reserved_ms), droplet };
+  }
+  return {
+    ip: rip.ip,
+    region: regionView(world, rip.region),
+    droplet,
+    locked: false,
+    ...(rip.project_id ? { project_id: rip.project_id } : {}),
+  };
+}
+
+/** An action's numeric resource id for an address: the IPv4 as an integer, the low 32 bits of an IPv6. */
+const resourceId = (ip: string) => Number(addressToBigInt(ip) & 0xffffffffn);
+
+function findReserved(world: World, req: SandboxRequest, version: 4 | 6): StoredReservedIp {
+  const ip = req.params.ip ?? '';
+  return findOr404(world.reservedIps, (r) => r.version === version && r.ip === ip);
+}
+
+function reserve(world: World, version: 4 | 6, region: string, now: number): StoredReservedIp {
+  if (world.reservedIps.length >= world.account.floating_ip_limit) {
+    throw unprocessable(`the account may hold ${world.account.floating_ip_limit} reserved IPs`);
+  }
+  const pool = version === 4 ? POOLS.reservedV4 : POOLS.reservedV6;
+  const ip = allocateAddress(
+    pool,
+    world.reservedIps.map((r) => r.ip),
+  );
+  if (!ip) throw unprocessable('the sandbox has no reserved addresses left');
+  const rip: StoredReservedIp = { ip, version, region, droplet_id: null, project_id: null, reserved_ms: now };
+  world.reservedIps.push(rip);
+  return rip;
+}
+
+/** Assigns or unassigns, as the actions endpoint of either version does. */
+function reservedAction(world: World, req: SandboxRequest, version: 4 | 6) {
+  const rip = findReserved(world, req, version);
+  const type = req.body.type;
+  if (type === 'assign') {
+    const id = req.body.droplet_id;
+    if (typeof id !== 'number' || !Number.isInteger(id))
+      throw unprocessable('droplet_id is required to assign');
+    const droplet = dropletById(world, id);
+    if (!droplet) throw unprocessable(`droplet_id: droplet ${id} does not exist`);
+    if (droplet.region.slug !== rip.region) {
+      throw unprocessable(
+        `droplet_id: droplet ${id} is in ${droplet.region.slug}; the reserved IP is in ${rip.region}`,
+      );
+    }
+    const other = world.reservedIps.find(
+      (r) => r !== rip && r.version === version && r.droplet_id === id && assignedDroplet(world, r),
+    );
+    if (other) throw unprocessable(`droplet_id: droplet ${id} already has reserved IP ${other.ip}`);
+    rip.droplet_id = id;
+  } else if (type === 'unassign') {
+    if (!assignedDroplet(world, rip)) throw unprocessable('the reserved IP is not assigned to a droplet');
+    rip.droplet_id = null;
+  } else {
+    throw unprocessable('type must be assign or unassign');
+  }
+  const action = startAction(world, req.now, {
+    type: type === 'assign' ? 'assign_ip' : 'unassign_ip',
+    resource_id: resourceId(rip.ip),
+    resource_type: 'reserved_ip',
+    region_slug: rip.region,
+  });
+  return { status: 201, body: { action: actionView(world, action, req.now) } };
+}
+
+const reservedIpRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v2/reserved_ips',
+    handler: (req, world) => ({
+      body: listBody(
+        'reserved_ips',
+        world.reservedIps.filter((r) => r.version === 4).map((r) => reservedIpView(world, r)),
+        req,
+      ),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v2/reserved_ips',
+    handler: (req, world) => {
+      const { region, droplet_id: dropletId } = req.body;
+      if (region !== undefined && dropletId !== undefined)
+        throw unprocessable('give region or droplet_id, not both');
+      if (dropletId !== undefined) {
+        const droplet = typeof dropletId === 'number' ? dropletById(world, dropletId) : undefined;
+        if (!droplet) throw unprocessable(`droplet_id: droplet ${JSON.stringify(dropletId)} does not exist`);
+        const rip = reserve(world, 4, droplet.region.slug, req.now);
+        rip.droplet_id = droplet.id;
+        const action = startAction(world, req.now, {
+          type: 'assign_ip',
+          resource_id: resourceId(rip.ip),
+          resource_type: 'reserved_ip',
+          region_slug: rip.region,
+        });
+        const href = `${req.baseUrl}/v2/actions/${action.id}`;
+        return {
+          status: 202,
+          body: {
+            reserved_ip: reservedIpView(world, rip),
+            links: {
+              droplets: [
+                { id: droplet.id, rel: 'droplet', href: `${req.baseUrl}/v2/droplets/${droplet.id}` },
+              ],
+              actions: [{ id: action.id, rel: 'assign_ip', href }],
+            },
+          },
+        };
+      }
+      const rip = reserve(world, 4, requireRegion(world, region).slug, req.now);
+      return { status: 202, body: { reserved_ip: reservedIpView(world, rip), links: {} } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/reserved_ips/{ip}',
+    handler: (req, world) => ({ body: { reserved_ip: reservedIpView(world, findReserved(world, req, 4)) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/reserved_ips/{ip}',
+    handler: (req, world) => {
+      const rip = findReserved(world, req, 4);
+      world.reservedIps = world.reservedIps.filter((r) => r !== rip);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/reserved_ips/{ip}/actions',
+    handler: (req, world) => reservedAction(world, req, 4),
+  },
+  {
+    method: 'GET',
+    path: '/v2/reserved_ipv6',
+    handler: (req, world) => ({
+      body: listBody(
+        'reserved_ipv6s',
+        world.reservedIps.filter((r) => r.version === 6).map((r) => reservedIpView(world, r)),
+        req,
+      ),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v2/reserved_ipv6',
+    handler: (req, world) => {
+      const region = requireRegion(world, req.body.region_slug, 'region_slug').slug;
+      const rip = reserve(world, 6, region, req.now);
+      const { droplet: _droplet, ...view } = reservedIpView(world, rip);
+      return { status: 201, body: { reserved_ipv6: view } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/reserved_ipv6/{ip}',
+    handler: (req, world) => ({
+      body: { reserved_ipv6: reservedIpView(world, findReserved(world, req, 6)) },
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/reserved_ipv6/{ip}',
+    handler: (req, world) => {
+      const rip = findReserved(world, req, 6);
+      if (assignedDroplet(world, rip))
+        throw unprocessable('the reserved IPv6 is assigned; unassign it first');
+      world.reservedIps = world.reservedIps.filter((r) => r !== rip);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/reserved_ipv6/{ip}/actions',
+    handler: (req, world) => reservedAction(world, req, 6),
+  },
+];
+
+// ---------------------------------------------------------------- BYOIP prefixes
+
+function byoipView(prefix: StoredByoipPrefix, now: number) {
+  const active = ready(prefix.created_ms, now);
+  return {
+    uuid: prefix.uuid,
+    name: '',
+    prefix: prefix.prefix,
+    region: prefix.region,
+    status: active ? 'active' : 'pending',
+    validations: [{ name: 'signature', note: '', status: active ? 'passed' : 'pending' }],
+    failure_reason: '',
+    advertised: active,
+    locked: false,
+  };
+}
+
+const findPrefix = (world: World, req: SandboxRequest) =>
+  findOr404(world.byoipPrefixes, (p) => p.uuid === req.params.uuid);
+
+const byoipRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v2/byoip_prefixes',
+    handler: (req, world) => ({
+      body: listBody(
+        'byoip_prefixes',
+        world.byoipPrefixes.map((p) => byoipView(p, req.now)),
+        req,
+      ),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v2/byoip_prefixes',
+    handler: (req, world) => {
+      const prefix = requireString(req.body, 'prefix');
+      const cidr = parseCidr(prefix);
+      if (!cidr) throw unprocessable('prefix must be a CIDR block such as 203.0.113.0/24');
+      const [low, high] = cidr.family === 'ipv4' ? [20, 24] : [32, 48];
+      if (cidr.bits < low || cidr.bits > high)
+        throw unprocessable(`prefix must be a /${low} to /${high} block`);
+      if (!isNetworkAddress(prefix)) throw unprocessable('prefix must start at its network address');
+      requireString(req.body, 'signature');
+      const region = requireRegion(world, req.body.region).slug;
+      const clash = world.byoipPrefixes.find((p) => cidrsOverlap(p.prefix, prefix));
+      if (clash) throw unprocessable(`prefix overlaps ${clash.prefix}, already brought to the platform`);
+      const stored: StoredByoipPrefix = { uuid: randomUUID(), prefix, region, created_ms: req.now };
+      world.byoipPrefixes.push(stored);
+      return { status: 202, body: { uuid: stored.uuid, region, status: 'pending' } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/byoip_prefixes/{uuid}',
+    handler: (req, world) => ({ body: { byoip_prefix: byoipView(findPrefix(world, req), req.now) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/byoip_prefixes/{uuid}',
+    handler: (req, world) => {
+      const prefix = findPrefix(world, req);
+      world.byoipPrefixes = world.byoipPrefixes.filter((p) => p !== prefix);
+      return { status: 202 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/byoip_prefixes/{uuid}/ips',
+    handler: (req, world) => {
+      findPrefix(world, req);
+      // No sandbox tool hands out addresses of a prefix yet, so none is in use.
+      return { body: listBody('ips', [], req) };
+    },
+  },
+];
+
+// ---------------------------------------------------------------- VPCs and peerings
+
+const VPC_NAME = /^[a-zA-Z0-9.-]{1,255}$/;
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
+
+function checkIpRange(world: World, range: unknown, region: string): string {
+  if (typeof range !== 'string') throw unprocessable('ip_range must be a CIDR block such as 10.10.0.0/20');
+  const cidr = parseCidr(range);
+  if (cidr?.family !== 'ipv4')
+    throw unprocessable(`ip_range ${JSON.stringify(range)} is not a valid IPv4 CIDR block`);
+  if (cidr.bits < 16 || cidr.bits > 28) throw unprocessable('ip_range must be a /16 to /28 block');
+  if (!isNetworkAddress(range)) throw unprocessable(`ip_range ${range} must start at its network address`);
+  if (!PRIVATE_RANGES.some((p) => cidrsOverlap(p, range) && parseCidr(p)!.bits <= cidr.bits)) {
+    throw unprocessable('ip_range must lie in a private range: 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16');
+  }
+  const clash = world.vpcs.find((vpc) => vpc.region === region && cidrsOverlap(vpc.ip_range, range));
+  if (clash)
+    throw unprocessable(`ip_range ${range} overlaps VPC ${clash.name} (${clash.ip_range}) in ${region}`);
+  return range;
+}
+
+function members(world: World, vpcId: string) {
+  return [
+    ...world.droplets
+      .filter((d) => d.vpc_uuid === vpcId)
+      .map((d) => ({ urn: `do:droplet:${d.id}`, name: d.name, created_at: d.created_at })),
+    ...world.loadBalancers
+      .filter((lb) => lb.vpc_uuid === vpcId)
+      .map((lb) => ({ urn: `do:loadbalancer:${lb.id}`, name: lb.name, created_at: iso(lb.created_ms) })),
+  ];
+}
+
+const findVpc = (world: World, req: SandboxRequest) =>
+  findOr404(world.vpcs, (vpc) => vpc.id === req.params.id);
+
+function peeringView(peering: StoredPeering, now: number, status?: 'DELETING') {
+  return {
+    id: peering.id,
+    name: peering.name,
+    vpc_ids: peering.vpc_ids,
+    status: status ?? (ready(peering.created_ms, now) ? 'ACTIVE' : 'PROVISIONING'),
+    created_at: iso(peering.created_ms),
+  };
+}
+
+const findPeering = (world: World, req: SandboxRequest) =>
+  findOr404(world.vpcPeerings, (p) => p.id === req.params.id);
+
+const vpcRoutes: Route[] = [
+  { method: 'GET', path: '/v2/vpcs', handler: (req, world) => ({ body: listBody('vpcs', world.vpcs, req) }) },
+  {
+    method: 'POST',
+    path: '/v2/vpcs',
+    handler: (req, world) => {
+      const name = requireString(req.body, 'name');
+      if (!VPC_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
+      if (world.vpcs.some((vpc) => vpc.name === name)) throw unprocessable(`name ${name} is already in use`);
+      const region = requireRegion(world, req.body.region).slug;
+      const description = req.body.description ?? '';
+      if (typeof description !== 'string' || description.length > 255) {
+        throw unprocessable('description must be text of at most 255 characters');
+      }
+      const range =
+        req.body.ip_range === undefined
+          ? freeRange(world, region)
+          : checkIpRange(world, req.body.ip_range, region);
+      const vpc = newVpc(world, { name, description, region, ip_range: range, now: req.now });
+      world.vpcs.push(vpc);
+      return { status: 201, body: { vpc } };
+    },
+  },
+  { method: 'GET', path: '/v2/vpcs/{id}', handler: (req, world) => ({ body: { vpc: findVpc(world, req) } }) },
+  {
+    method: 'GET',
+    path: '/v2/vpcs/{id}/members',
+    handler: (req, world) => {
+      const vpc = findVpc(world, req);
+      const type = req.query.get('resource_type');
+      const list = members(world, vpc.id).filter((m) => !type || m.urn.startsWith(`do:${type}:`));
+      return { body: listBody('members', list, req) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/vpcs/{id}',
+    handler: (req, world) => {
+      const vpc = findVpc(world, req);
+      const inside = members(world, vpc.id);
+      if (inside.length)
+        throw unprocessable(`the VPC has ${inside.length} members; remove them before deleting it`);
+      if (world.vpcPeerings.some((p) => p.vpc_ids.includes(vpc.id))) {
+        throw unprocessable('the VPC is peered; delete its peerings first');
+      }
+      if (vpc.default) throw unprocessable('the default VPC of a region cannot be deleted');
+      world.vpcs = world.vpcs.filter((v) => v !== vpc);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/vpc_peerings',
+    handler: (req, world) => ({
+      body: listBody(
+        'vpc_peerings',
+        world.vpcPeerings.map((p) => peeringView(p, req.now)),
+        req,
+      ),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v2/vpc_peerings',
+    handler: (req, world) => {
+      const name = requireString(req.body, 'name');
+      if (!VPC_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
+      const ids = req.body.vpc_ids;
+      if (!Array.isArray(ids) || ids.length !== 2 || ids[0] === ids[1]) {
+        throw unprocessable('vpc_ids must name two different VPCs');
+      }
+      const [a, b] = ids.map((id) => {
+        const vpc = world.vpcs.find((v) => v.id === id);
+        if (!vpc) throw unprocessable(`vpc_ids: VPC ${JSON.stringify(id)} does not exist`);
+        return vpc;
+      });
+      if (!a || !b) throw unprocessable('vpc_ids must name two different VPCs');
+      if (cidrsOverlap(a.ip_range, b.ip_range)) {
+        throw unprocessable(`vpc_ids: the ranges ${a.ip_range} and ${b.ip_range} overlap`);
+      }
+      if (world.vpcPeerings.some((p) => p.vpc_ids.includes(a.id) && p.vpc_ids.includes(b.id))) {
+        throw unprocessable('vpc_ids: these VPCs are already peered');
+      }
+      const peering: StoredPeering = { id: randomUUID(), name, vpc_ids: [a.id, b.id], created_ms: req.now };
+      world.vpcPeerings.push(peering);
+      return { status: 202, body: { vpc_peering: peeringView(peering, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/vpc_peerings/{id}',
+    handler: (req, world) => ({ body: { vpc_peering: peeringView(findPeering(world, req), req.now) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/vpc_peerings/{id}',
+    handler: (req, world) => {
+      const peering = findPeering(world, req);
+      world.vpcPeerings = world.vpcPeerings.filter((p) => p !== peering);
+      return { status: 202, body: { vpc_peering: peeringView(peering, req.now, 'DELETING') } };
+    },
+  },
+];
+
+export const addressRoutes: Route[] = [...reservedIpRoutes, ...byoipRoutes, ...vpcRoutes];
