@@ -1,11 +1,5 @@
-/**
- * Database scenarios through the CLI, run as processes against the sandbox, whose state persists
- * between invocations: a valkey cluster migrating from a real local redis-server, a kafka cluster's
- * topic, a mysql cluster's config, and bad input that changes nothing.
- */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
 
@@ -15,49 +9,6 @@ const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
 type Json = any;
 
 let redis: { port: number; stop: () => Promise<void> };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A real redis-server on loopback, without persistence. Fails clearly when it is not installed. */
-async function startRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
-  if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error(
-      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
-    );
-  }
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; ; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (i === 50) throw new Error(`redis-server did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function create(name: string, engine: string, version: string, numNodes = 1): Promise<string> {
   const created = await sandbox(
@@ -96,7 +47,7 @@ describe.concurrent('database scenarios through the CLI', () => {
   it(
     'valkey: create, wait until online, trust a source, migrate from redis-server, status, stop',
     async () => {
-      redis = await startRedis();
+      redis = await startRedisServer();
       const id = await create('cache', 'valkey', '8');
       const online = await waitOnline(id);
       expect(online.connection).toMatchObject({ port: 25061, user: 'default' });

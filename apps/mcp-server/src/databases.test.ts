@@ -1,14 +1,8 @@
-/**
- * Every databases tool through a real MCP client, over stdio, against the built-in sandbox on a
- * state file. The test moves the sandbox clock by writing through a second sandbox on the same file.
- * Online migration reads a real `redis-server` on loopback.
- */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { freePort, startRedisServer } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call as callTool, stdioClient } from './testing/client.js';
@@ -33,49 +27,6 @@ async function ok(name: string, args: Record<string, unknown> = {}): Promise<Jso
   const result = await call(name, args);
   expect(result.isError, `${name}: ${result.text}`).toBe(false);
   return result.json;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A real redis-server on loopback, without persistence. Fails clearly when it is not installed. */
-async function startRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
-  if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error(
-      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
-    );
-  }
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; ; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (i === 50) throw new Error(`redis-server did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 async function createCluster(engine: string, version: string, extra: Record<string, unknown> = {}) {
@@ -179,7 +130,7 @@ describe('the databases family over MCP stdio', () => {
   });
 
   it('online migration from a real redis-server: start, status, stop', async () => {
-    redis = await startRedis();
+    redis = await startRedisServer();
     const unreachable = await call('db-cluster-start-online-migration', {
       id: ids.valkey,
       source: { host: '127.0.0.1', port: await freePort() },

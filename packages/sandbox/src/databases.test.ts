@@ -1,12 +1,7 @@
-/**
- * The managed database endpoints over HTTP, every answer checked against the OpenAPI schema of its
- * operation (plus its top-level key, since many schemas accept `{}`). Online migration uses a real
- * `redis-server` on loopback as the source, and a loopback stand-in that claims a newer version.
- */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, connect as tcpConnect } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
+import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_MAX_MS } from './routes/databases.js';
 import { type Sandbox, startSandbox } from './server.js';
@@ -53,49 +48,6 @@ function expectError(reply: Reply, status: number, message: RegExp): void {
     request_id: expect.any(String),
   });
   expect(reply.body.message).toMatch(message);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A real redis-server on loopback, without persistence. Fails clearly when it is not installed. */
-async function startRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
-  if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error(
-      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
-    );
-  }
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 50; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (i === 49) throw new Error(`redis-server did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 /** A loopback stand-in speaking RESP that reports a Redis version newer than any cluster's. */
@@ -472,7 +424,7 @@ describe('Kafka topics and users', () => {
 
 describe('online migration', () => {
   beforeAll(async () => {
-    redis = await startRedis();
+    redis = await startRedisServer();
     newer = await startNewerSource();
   });
   afterAll(async () => {

@@ -31,6 +31,8 @@ export interface StoreOptions<W> {
 export class Store<W> {
   private world: W | undefined;
   private stamp = '';
+  /** The file is missing, or holds an older shape than what was read from it. */
+  private stale = false;
   private readonly path: string | undefined;
   private readonly seed: () => W;
   private readonly upgrade: (world: W) => W;
@@ -54,7 +56,11 @@ export class Store<W> {
       return;
     }
     await mkdir(dirname(this.path), { recursive: true });
-    await this.write(() => undefined);
+    // Reading validates the file; it is written only when it is new or was upgraded, so opening
+    // (every CLI command does) costs no lock and no fsync.
+    this.stamp = '';
+    this.latest();
+    if (this.stale) await this.write(() => undefined);
   }
 
   /** Runs `fn` on the latest state without changing it. */
@@ -114,6 +120,7 @@ export class Store<W> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       this.world ??= this.seed();
+      this.stale = true;
       return this.world;
     }
     if (stamp !== this.stamp || !this.world) {
@@ -133,6 +140,7 @@ export class Store<W> {
       }
       try {
         this.world = this.upgrade(parsed as W);
+        this.stale = JSON.stringify(this.world) !== text;
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(

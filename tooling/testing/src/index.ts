@@ -1,0 +1,64 @@
+/**
+ * Test support shared by the suites: free loopback ports and a real redis-server to migrate from.
+ * Loopback only: nothing here listens on or connects to any other address.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer, connect as tcpConnect } from 'node:net';
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface RedisServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real redis-server on loopback, without persistence, and resolves once it accepts
+ * connections. Throws a clear error when redis-server is not installed (`.ci/run` installs it).
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error(
+      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
+    );
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let attempt = 1; !(await accepts(port)); attempt++) {
+    if (attempt === 50) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not listen on ${port}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
