@@ -6,7 +6,7 @@
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type NetworkingState, seedNetworkingState } from './families/networking.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
-import { iso } from './http.js';
+import { iso, notFound } from './http.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
 
@@ -138,4 +138,21 @@ export function actionView(world: World, action: StoredAction, now: number) {
     ...(region ? { region } : {}),
     region_slug: action.region_slug,
   };
+}
+
+/**
+ * The platform's view of action `id`, optionally only when it acted on the given resource (as
+ * `/v2/droplets/{id}/actions/{action}` requires); a 404 otherwise.
+ */
+export function actionReply(
+  world: World,
+  id: number,
+  now: number,
+  resource?: { type: string; id: number },
+): { body: { action: ReturnType<typeof actionView> } } {
+  const action = world.actions.find(
+    (a) => a.id === id && (!resource || (a.resource_type === resource.type && a.resource_id === resource.id)),
+  );
+  if (!action) throw notFound();
+  return { body: { action: actionView(world, action, now) } };
 }

@@ -11,7 +11,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
-import { actionView, nextId, type SshKey, type World } from '../world.js';
+import { actionReply, actionView, nextId, type SshKey, type World } from '../world.js';
 
 const KEY_TYPES = new Set([
   'ssh-rsa',
@@ -119,11 +119,6 @@ export const accountRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/actions/{id}',
-    handler: (req, world) => {
-      const id = intParam(req, 'id');
-      const action = world.actions.find((a) => a.id === id);
-      if (!action) throw notFound();
-      return { body: { action: actionView(world, action, req.now) } };
-    },
+    handler: (req, world) => actionReply(world, intParam(req, 'id'), req.now),
   },
 ];

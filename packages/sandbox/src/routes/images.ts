@@ -23,7 +23,7 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
-import { actionView, nextId, startAction, type World } from '../world.js';
+import { actionReply, actionView, nextId, startAction, type World } from '../world.js';
 
 /** Values the API's `distribution` enum allows. */
 const DISTRIBUTIONS: readonly Distribution[] = [
@@ -244,15 +244,8 @@ export const imagesRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/images/{id}/actions/{action}',
-    handler: (req, world) => {
-      const image = findImage(world, req);
-      const id = intParam(req, 'action');
-      const action = world.actions.find(
-        (a) => a.id === id && a.resource_type === 'image' && a.resource_id === image.id,
-      );
-      if (!action) throw notFound();
-      return { body: { action: actionView(world, action, req.now) } };
-    },
+    handler: (req, world) =>
+      actionReply(world, intParam(req, 'action'), req.now, { type: 'image', id: findImage(world, req).id }),
   },
   {
     method: 'GET',

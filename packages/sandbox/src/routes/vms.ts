@@ -25,7 +25,7 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
-import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
+import { actionReply, actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
 import { imageView } from './images.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
@@ -516,15 +516,11 @@ export const vmsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/droplets/{id}/actions/{action}',
-    handler: (req, world) => {
-      const droplet = findDroplet(world, req);
-      const id = intParam(req, 'action');
-      const action = world.actions.find(
-        (a) => a.id === id && a.resource_type === 'droplet' && a.resource_id === droplet.id,
-      );
-      if (!action) throw notFound();
-      return { body: { action: actionView(world, action, req.now) } };
-    },
+    handler: (req, world) =>
+      actionReply(world, intParam(req, 'action'), req.now, {
+        type: 'droplet',
+        id: findDroplet(world, req).id,
+      }),
   },
   {
     method: 'POST',
