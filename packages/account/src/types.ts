@@ -1,5 +1,5 @@
 /** The platform's answers to the account tools, as library users receive them. */
-import type { Links, Meta } from '@cloudcall/core';
+import type { Action, Links, Meta } from '@cloudcall/core';
 
 export interface Account {
   uuid: string;
@@ -45,17 +45,6 @@ export interface SshKey {
   name: string;
 }
 
-export interface Action {
-  id: number;
-  status: 'in-progress' | 'completed' | 'errored';
-  type: string;
-  started_at: string;
-  completed_at: string | null;
-  resource_id: number | null;
-  resource_type: string;
-  region_slug: string | null;
-}
-
 interface Paged {
   links: Links;
   meta: Meta;
@@ -65,3 +54,5 @@ export type ActionList = { actions: Action[] } & Paged;
 export type BillingHistoryList = { billing_history: BillingHistoryEntry[] } & Paged;
 export type InvoiceList = { invoices: Invoice[]; invoice_preview?: Invoice } & Paged;
 export type SshKeyList = { ssh_keys: SshKey[] } & Paged;
+
+export type { Action };

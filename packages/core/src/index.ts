@@ -32,6 +32,7 @@ export {
   TimeoutError,
 } from './errors.js';
 export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
+export type { Action, Region, Size } from './platform.js';
 export {
   backoffDelay,
   defaultRetryOptions,

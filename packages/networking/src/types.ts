@@ -1,5 +1,5 @@
 /** The platform's answers to the networking tools, as library users receive them. */
-import type { Links, Meta } from '@cloudcall/core';
+import type { Action, Links, Meta } from '@cloudcall/core';
 
 interface Paged {
   links: Links;
@@ -100,17 +100,6 @@ export interface LoadBalancer {
   [field: string]: unknown;
 }
 
-export interface Action {
-  id: number;
-  status: 'in-progress' | 'completed' | 'errored';
-  type: string;
-  started_at: string;
-  completed_at: string | null;
-  resource_id: number | null;
-  resource_type: string;
-  region_slug: string | null;
-}
-
 export interface ReservedIp {
   ip: string;
   region: { slug: string; name: string; [field: string]: unknown };
@@ -193,3 +182,5 @@ export type ByoipPrefixList = { byoip_prefixes: ByoipPrefix[] } & Paged;
 export type ByoipPrefixResourceList = { ips: ByoipPrefixResource[] } & Paged;
 export type VpcList = { vpcs: Vpc[] } & Paged;
 export type VpcMemberList = { members: VpcMember[] } & Paged;
+
+export type { Action };

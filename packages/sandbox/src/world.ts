@@ -6,7 +6,7 @@
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type NetworkingState, seedNetworkingState } from './families/networking.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
-import { iso, notFound } from './http.js';
+import { iso, listBody, notFound, type SandboxRequest } from './http.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
 
@@ -155,4 +155,17 @@ export function actionReply(
   );
   if (!action) throw notFound();
   return { body: { action: actionView(world, action, now) } };
+}
+
+/** The actions of the account, or of one resource, newest first, as one page of the list. */
+export function actionListReply(
+  world: World,
+  request: SandboxRequest,
+  resource?: { type: string; id: number },
+): { body: ReturnType<typeof listBody> } {
+  const actions = world.actions
+    .filter((a) => !resource || (a.resource_type === resource.type && a.resource_id === resource.id))
+    .reverse()
+    .map((a) => actionView(world, a, request.now));
+  return { body: listBody('actions', actions, request) };
 }

@@ -1,26 +1,5 @@
 /** The platform's answers to the VM tools, as library users receive them. */
-import type { Links, Meta } from '@cloudcall/core';
-
-export interface VmSize {
-  slug: string;
-  memory: number;
-  vcpus: number;
-  disk: number;
-  transfer: number;
-  price_monthly: number;
-  price_hourly: number;
-  regions: string[];
-  available: boolean;
-  description: string;
-}
-
-export interface VmRegion {
-  slug: string;
-  name: string;
-  features: string[];
-  available: boolean;
-  sizes: string[];
-}
+import type { Action, Links, Meta, Region, Size } from '@cloudcall/core';
 
 export interface VmImage {
   id: number;
@@ -74,18 +53,11 @@ export interface Vm {
   kernel?: { id: number; name: string; version: string } | null;
 }
 
-export interface VmAction {
-  id: number;
-  status: 'in-progress' | 'completed' | 'errored';
-  type: string;
-  started_at: string;
-  completed_at: string | null;
-  resource_id: number | null;
-  resource_type: string;
-  region_slug: string | null;
-}
-
 export type VmList = { droplets: Vm[]; links: Links; meta: Meta };
 export type VmCreated = { droplet: Vm; links: { actions: { id: number; rel: string; href: string }[] } };
 export type VmActionResult = { action: VmAction };
 export type VmActionsResult = { actions: VmAction[] };
+
+export type VmSize = Size;
+export type VmRegion = Region;
+export type VmAction = Action;

@@ -11,7 +11,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
-import { actionReply, actionView, nextId, type SshKey, type World } from '../world.js';
+import { actionListReply, actionReply, nextId, type SshKey, type World } from '../world.js';
 
 const KEY_TYPES = new Set([
   'ssh-rsa',
@@ -110,11 +110,7 @@ export const accountRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/actions',
-    handler: (req, world) => {
-      // Newest first, as the platform lists them.
-      const actions = [...world.actions].reverse().map((a) => actionView(world, a, req.now));
-      return { body: listBody('actions', actions, req) };
-    },
+    handler: (req, world) => actionListReply(world, req),
   },
   {
     method: 'GET',

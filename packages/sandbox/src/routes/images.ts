@@ -23,7 +23,7 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
-import { actionReply, actionView, nextId, startAction, type World } from '../world.js';
+import { actionListReply, actionReply, actionView, nextId, startAction, type World } from '../world.js';
 
 /** Values the API's `distribution` enum allows. */
 const DISTRIBUTIONS: readonly Distribution[] = [
@@ -193,14 +193,7 @@ export const imagesRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/images/{id}/actions',
-    handler: (req, world) => {
-      const image = findImage(world, req);
-      const actions = world.actions
-        .filter((a) => a.resource_type === 'image' && a.resource_id === image.id)
-        .reverse()
-        .map((a) => actionView(world, a, req.now));
-      return { body: listBody('actions', actions, req) };
-    },
+    handler: (req, world) => actionListReply(world, req, { type: 'image', id: findImage(world, req).id }),
   },
   {
     method: 'POST',

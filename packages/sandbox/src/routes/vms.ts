@@ -25,7 +25,15 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
-import { actionReply, actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
+import {
+  actionListReply,
+  actionReply,
+  actionView,
+  nextId,
+  type StoredAction,
+  startAction,
+  type World,
+} from '../world.js';
 import { imageView } from './images.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
@@ -496,14 +504,7 @@ export const vmsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/droplets/{id}/actions',
-    handler: (req, world) => {
-      const droplet = findDroplet(world, req);
-      const actions = world.actions
-        .filter((a) => a.resource_type === 'droplet' && a.resource_id === droplet.id)
-        .reverse()
-        .map((a) => actionView(world, a, req.now));
-      return { body: listBody('actions', actions, req) };
-    },
+    handler: (req, world) => actionListReply(world, req, { type: 'droplet', id: findDroplet(world, req).id }),
   },
   {
     method: 'POST',
