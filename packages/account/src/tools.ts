@@ -2,7 +2,7 @@
  * The account family: account information, balance, billing history, invoices, SSH keys and
  * actions. Each tool is one platform request, described by its mapping.
  */
-import { annotations, defineTool, numericId, pageArgs, returns } from '@cloudcall/core';
+import { annotations, defineTool, numericId, pageArgs, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import type {
   Account,
@@ -54,7 +54,7 @@ export const accountTools = [
     request: {
       method: 'GET',
       path: '/v2/customers/my/billing_history',
-      query: { page: 'Page', per_page: 'PerPage' },
+      query: pageQuery,
     },
     result: returns<BillingHistoryList>(),
   }),
@@ -69,7 +69,7 @@ export const accountTools = [
     request: {
       method: 'GET',
       path: '/v2/customers/my/invoices',
-      query: { page: 'Page', per_page: 'PerPage' },
+      query: pageQuery,
     },
     result: returns<InvoiceList>(),
   }),
@@ -109,7 +109,7 @@ export const accountTools = [
     description: 'Lists the SSH keys of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/account/keys', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/account/keys', query: pageQuery },
     result: returns<SshKeyList>(),
   }),
   defineTool({
@@ -142,7 +142,7 @@ export const accountTools = [
     description: 'Lists the actions performed on the account, newest first. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/actions', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/actions', query: pageQuery },
     result: returns<ActionList>(),
   }),
 ] as const;

@@ -48,6 +48,9 @@ export function pageArgs(perPageDefault: number) {
   };
 }
 
+/** The query of a paged list: `page`/`per_page` on the wire from `Page`/`PerPage` (see pageArgs). */
+export const pageQuery = { page: 'Page', per_page: 'PerPage' } as const;
+
 /** A positive numeric platform id, described with where a caller finds it. */
 export function numericId(description: string) {
   return z.number().int().positive().describe(description);

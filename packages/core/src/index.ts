@@ -2,7 +2,7 @@
  * @cloudcall/core: the API client, the error hierarchy, retries, and the tool contract that every
  * cloudcall family package defines its tools with.
  */
-export { boolAsString, commaList, intAsString, numericId, pageArgs } from './args.js';
+export { boolAsString, commaList, intAsString, numericId, pageArgs, pageQuery } from './args.js';
 export {
   ApiClient,
   type ApiResponse,

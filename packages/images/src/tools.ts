@@ -2,7 +2,7 @@
  * The images family: the public images (distributions and 1-Click applications) and the account's
  * own (snapshots, backups, custom images), image actions, and the VM sizes of size-list.
  */
-import { annotations, defineTool, numericId, pageArgs, returns } from '@cloudcall/core';
+import { annotations, defineTool, numericId, pageArgs, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import type { Image, ImageAction, ImageList, SizeList } from './types.js';
 
@@ -168,7 +168,7 @@ export const imagesTools = [
       'Lists the VM sizes: slug, memory (MiB), vCPUs, disk (GB), transfer, monthly and hourly price in USD, and the regions offering each. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/sizes', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/sizes', query: pageQuery },
     result: returns<SizeList>(),
   }),
 ] as const;

@@ -8,6 +8,7 @@ import {
   buildRequest,
   defineTool,
   NO_CONTENT,
+  pageQuery,
   type RequestMapping,
   returns,
   type ToolContext,
@@ -141,7 +142,7 @@ export const reservedIpTools = [
     annotations: annotations.read,
     handler: (args, context) =>
       send<typeof args, ReservedIpList>(
-        { method: 'GET', path: base(args.Type), query: { page: 'Page', per_page: 'PerPage' } },
+        { method: 'GET', path: base(args.Type), query: pageQuery },
         args,
         context,
       ),
@@ -223,7 +224,7 @@ export const byoipTools = [
     description: 'Lists the BYOIP prefixes of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/byoip_prefixes', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/byoip_prefixes', query: pageQuery },
     result: returns<ByoipPrefixList>(),
   }),
   defineTool({
@@ -236,7 +237,7 @@ export const byoipTools = [
     request: {
       method: 'GET',
       path: '/v2/byoip_prefixes/{UUID}/ips',
-      query: { page: 'Page', per_page: 'PerPage' },
+      query: pageQuery,
     },
     result: returns<ByoipPrefixResourceList>(),
   }),

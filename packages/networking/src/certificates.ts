@@ -3,7 +3,7 @@
  * authority (the platform's `lets_encrypt` type). Private keys go to the platform only: they are
  * never echoed in results, errors or logs.
  */
-import { annotations, defineTool, returns } from '@cloudcall/core';
+import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import { page, stringId } from './shapes.js';
 import type { Certificate, CertificateList } from './types.js';
@@ -109,7 +109,7 @@ export const certificateTools = [
     description: 'Lists the certificates of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/certificates', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/certificates', query: pageQuery },
     result: returns<CertificateList>(),
   }),
 ] as const;

@@ -4,7 +4,7 @@
  * the tool splits them into the platform's fields.
  */
 import { isIP } from 'node:net';
-import { annotations, defineTool, numericId, returns } from '@cloudcall/core';
+import { annotations, defineTool, numericId, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import { page } from './shapes.js';
 import type { Domain, DomainList, DomainRecord, DomainRecordList } from './types.js';
@@ -163,7 +163,7 @@ export const domainTools = [
     description: 'Lists the domains of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/domains', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/domains', query: pageQuery },
     result: returns<DomainList>(),
   }),
   defineTool({
@@ -217,7 +217,7 @@ export const domainTools = [
     request: {
       method: 'GET',
       path: '/v2/domains/{Domain}/records',
-      query: { page: 'Page', per_page: 'PerPage' },
+      query: pageQuery,
     },
     result: returns<DomainRecordList>(),
   }),

@@ -2,7 +2,7 @@
  * Cloud firewalls. `firewall-create` builds one inbound and one outbound rule from its flat
  * arguments; the add/remove tools change one set of a firewall each (a table, one row per tool).
  */
-import { annotations, defineTool, returns, type ToolAnnotations } from '@cloudcall/core';
+import { annotations, defineTool, pageQuery, returns, type ToolAnnotations } from '@cloudcall/core';
 import { z } from 'zod';
 import {
   inboundRule,
@@ -235,7 +235,7 @@ export const firewallTools = [
     description: 'Lists the firewalls of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/firewalls', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/firewalls', query: pageQuery },
     result: returns<FirewallList>(),
   }),
   ...setTools.map(setTool),

@@ -3,7 +3,7 @@
  * and GLOBAL (in front of regional balancers or VMs, with a CDN). The type decides which
  * arguments are required; those rules are checked before any request.
  */
-import { annotations, defineTool, returns } from '@cloudcall/core';
+import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import {
   forwardingRules,
@@ -274,7 +274,7 @@ export const loadBalancerTools = [
     description: 'Lists the load balancers of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/load_balancers', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/load_balancers', query: pageQuery },
     result: returns<LoadBalancerList>(),
   }),
   ...memberTools.map(memberTool),

@@ -1,5 +1,5 @@
 /** VPCs (private networks per region), their members, and peerings between two VPCs. */
-import { annotations, defineTool, returns } from '@cloudcall/core';
+import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import { isIpv4Cidr, page, regionSlug, stringId } from './shapes.js';
 import type { Vpc, VpcList, VpcMemberList, VpcPeering, VpcPeeringList } from './types.js';
@@ -76,7 +76,7 @@ export const vpcTools = [
     description: 'Lists the VPCs of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/vpcs', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/vpcs', query: pageQuery },
     result: returns<VpcList>(),
   }),
   defineTool({
@@ -130,7 +130,7 @@ export const vpcTools = [
     description: 'Lists the VPC peerings of the account. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/vpc_peerings', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/vpc_peerings', query: pageQuery },
     result: returns<VpcPeeringList>(),
   }),
 ] as const;

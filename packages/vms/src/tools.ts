@@ -8,6 +8,7 @@ import {
   defineTool,
   numericId,
   pageArgs,
+  pageQuery,
   returns,
   type ToolAnnotations,
   type ToolDefinition,
@@ -396,7 +397,7 @@ export const vmsTools = [
       'Lists the VMs of the account. Paginated: `links.pages.next` is present while more pages exist.',
     input: z.strictObject(page),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/droplets', query: { page: 'Page', per_page: 'PerPage' } },
+    request: { method: 'GET', path: '/v2/droplets', query: pageQuery },
     result: returns<VmList>(),
   }),
   defineTool({
