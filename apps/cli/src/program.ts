@@ -264,8 +264,7 @@ function reportError(error: unknown, io: Io): number {
     return EXIT.input;
   }
   if (error instanceof ApiError) {
-    const request = error.requestId ? `, request id ${error.requestId}` : '';
-    io.stderr(`cloudcall: API error ${error.status} (${error.id}${request}): ${error.apiMessage}\n`);
+    io.stderr(`cloudcall: ${error.summary}\n`);
     return EXIT.api;
   }
   if (error instanceof CloudcallError && error.kind === 'network') {

@@ -53,10 +53,7 @@ export function toMcpTool(tool: AnyTool): Tool {
 
 /** The text of a failed call: what went wrong, in the platform's words where there are some. */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) {
-    const request = error.requestId ? `, request id ${error.requestId}` : '';
-    return `API error ${error.status} (${error.id}${request}): ${error.apiMessage}`;
-  }
+  if (error instanceof ApiError) return error.summary;
   if (error instanceof InputError) return `Invalid arguments: ${error.message}`;
   if (error instanceof CloudcallError && error.kind === 'network') return `Network error: ${error.message}`;
   if (error instanceof CloudcallError) return error.message;

@@ -5,10 +5,41 @@
  */
 import { z } from 'zod';
 
+/**
+ * Length limits the platform applies, or sane ones where it documents none. Names and
+ * descriptions follow the API description (255); user data is the platform's 64 KiB.
+ */
+export const LIMITS = {
+  /** Resource names: VMs, keys, firewalls, images, snapshots, certificates... */
+  name: 255,
+  /** Free-text descriptions. */
+  description: 255,
+  /** Tag names. */
+  tag: 255,
+  /** Slugs: regions, sizes, image slugs, engine versions. */
+  slug: 64,
+  /** A DNS name (RFC 1035). */
+  hostname: 253,
+  /** An OpenSSH public key line (large RSA keys included). */
+  publicKey: 16_384,
+  /** PEM certificates, chains and private keys. */
+  pem: 65_536,
+  /** cloud-init user data, the platform's limit. */
+  userData: 65_536,
+  /** Any other short value: ids, addresses, ports, settings. */
+  short: 1_024,
+} as const;
+
 /** "integer as string": text holding an integer, or a JSON integer. Comes out as a number. */
 export function intAsString(description: string) {
   return z
-    .union([z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer, such as "2"'), z.number().int()])
+    .union([
+      z
+        .string()
+        .max(32)
+        .regex(/^\s*-?\d+\s*$/, 'expected an integer, such as "2"'),
+      z.number().int(),
+    ])
     .transform((value) => (typeof value === 'number' ? value : Number.parseInt(value, 10)))
     .describe(description);
 }
@@ -22,9 +53,10 @@ export function boolAsString(description: string) {
 }
 
 /** A comma-separated list in (as the spec types it), an array of trimmed, non-empty items out. */
-export function commaList(description: string) {
+export function commaList(description: string, max: number = LIMITS.short) {
   return z
     .string()
+    .max(max)
     .transform((value) =>
       value
         .split(',')
@@ -54,4 +86,27 @@ export const pageQuery = { page: 'Page', per_page: 'PerPage' } as const;
 /** A positive numeric platform id, described with where a caller finds it. */
 export function numericId(description: string) {
   return z.number().int().positive().describe(description);
+}
+
+/** The platform's UUIDs (clusters, firewalls, load balancers, VPCs, certificates...): 8-4-4-4-12 hex. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID argument, described with where a caller finds it. */
+export function uuid(description: string) {
+  return z
+    .string()
+    .regex(UUID_PATTERN, 'expected a UUID, such as "9cc10173-e9ea-4176-9dbc-a4cee4c4ff30"')
+    .describe(description);
+}
+
+/**
+ * Free text with the platform's length limit (`max`, in characters) and, unless `min` says
+ * otherwise, not empty. Every free-text argument has a limit, so no call can send megabytes.
+ */
+export function text(description: string, limits: { max: number; min?: number }) {
+  return z
+    .string()
+    .min(limits.min ?? 1)
+    .max(limits.max)
+    .describe(description);
 }

@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ClientOptions } from './client.js';
-import { CancelledError, ClientApiError, NetworkError, ServerApiError, TimeoutError } from './errors.js';
+import {
+  CancelledError,
+  ClientApiError,
+  InputError,
+  NetworkError,
+  ServerApiError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from './errors.js';
 import { paginate } from './pagination.js';
 
 const TOKEN = 'dop_v1_secret_token_value_0123456789';
@@ -227,6 +235,20 @@ describe('retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
   });
 
+  it('says in a 429 error how many attempts were made and what Retry-After said', async () => {
+    const api = await standIn(
+      json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '0' }),
+    );
+    const error = (await client(api.url, { retry: { maxAttempts: 3 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e)) as ClientApiError;
+    expect(api.seen).toHaveLength(3);
+    expect(error.attempts).toBe(3);
+    expect(error.summary).toBe(
+      'API error 429 (too_many_requests): slow down (gave up after 3 attempts; Retry-After said 0 s)',
+    );
+  });
+
   it('gives up at once when Retry-After asks for more than it will wait', async () => {
     const api = await standIn(
       json(429, { id: 'too_many_requests', message: 'slow down' }, { 'retry-after': '3600' }),
@@ -237,6 +259,7 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(ClientApiError);
     expect((error as ClientApiError).retryAfterSeconds).toBe(3600);
     expect((error as ClientApiError).retryable).toBe(true);
+    expect((error as ClientApiError).summary).toMatch(/gave up after 1 attempt; Retry-After said 3600 s/);
     expect(api.seen).toHaveLength(1);
   });
 
@@ -263,6 +286,37 @@ describe('timeouts and cancellation', () => {
     expect(error).toBeInstanceOf(TimeoutError);
   });
 
+  it('bounds the whole exchange: a body dripping a byte at a time times out', async () => {
+    const api = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    const started = Date.now();
+    const error = await client(api.url, { responseTimeoutMs: 300, retry: { maxAttempts: 2 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/no complete response within 300 ms/);
+    expect(api.seen).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('bounds the whole call by the deadline, body included', async () => {
+    const api = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    const started = Date.now();
+    const error = await client(api.url, { retry: { deadlineMs: 400, maxAttempts: 10, baseDelayMs: 1 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('cancels an in-flight request through its AbortSignal', async () => {
     const api = await standIn(() => {
       /* never answers */
@@ -287,6 +341,148 @@ describe('timeouts and cancellation', () => {
     expect(error).toBeInstanceOf(CancelledError);
     expect(api.seen).toHaveLength(1);
   });
+});
+
+/** Every run of 8 characters of the token: none may appear anywhere the caller can see. */
+function tokenRuns(secret = TOKEN): string[] {
+  const runs: string[] = [];
+  for (let i = 0; i + 8 <= secret.length; i++) runs.push(secret.slice(i, i + 8));
+  return runs;
+}
+function expectNoTokenPart(text: string): void {
+  for (const run of tokenRuns()) expect(text, `contains "${run}" of the token`).not.toContain(run);
+}
+const visible = (error: unknown) => {
+  const e = error as ClientApiError;
+  return [e.message, e.summary, e.apiMessage, e.id, e.requestId ?? '', e.stack ?? ''].join('\n');
+};
+
+describe('secrets in answers', () => {
+  it('redacts the token before cutting a long non-JSON error body', async () => {
+    const body = `${'x'.repeat(180)}${TOKEN}${'y'.repeat(100)}`;
+    const api = await standIn((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(body);
+    });
+    const error = await client(api.url, { retry: { maxAttempts: 1 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerApiError);
+    expectNoTokenPart(visible(error));
+  });
+
+  it('redacts the token in the error id, the request id and the x-request-id header', async () => {
+    const api = await standIn(
+      json(
+        404,
+        { id: `nf-${TOKEN}`, message: `no such key ${TOKEN}`, request_id: `r-${TOKEN}` },
+        { 'x-request-id': `h-${TOKEN}` },
+      ),
+      json(404, { id: 'not_found', message: 'gone' }, { 'x-request-id': `h-${TOKEN}` }),
+    );
+    const c = client(api.url);
+    const first = await c.request({ method: 'GET', path: '/v2/x' }).catch((e: unknown) => e);
+    expectNoTokenPart(visible(first));
+    const second = await c.request({ method: 'GET', path: '/v2/x' }).catch((e: unknown) => e);
+    expect((second as ClientApiError).requestId).toBe('h-[REDACTED]');
+    expectNoTokenPart(visible(second));
+  });
+
+  it('redacts the token in a successful result and its request id', async () => {
+    const api = await standIn(json(200, { echo: `token ${TOKEN}` }, { 'x-request-id': TOKEN }));
+    const response = await client(api.url).send({ method: 'GET', path: '/v2/x' });
+    expectNoTokenPart(JSON.stringify(response));
+  });
+
+  it('never shows or sends credentials given in the base URL', async () => {
+    const api = await standIn(json(404, { id: 'not_found', message: 'x' }));
+    const c = client(api.url.replace('http://', 'http://admin:hunter2-password@'));
+    expect(c.baseUrl).toBe(api.url);
+    const error = await c.request({ method: 'GET', path: '/v2/x' }).catch((e: unknown) => e);
+    expect(visible(error)).not.toContain('hunter2');
+    expect(api.seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+});
+
+describe('what counts as success', () => {
+  const answer =
+    (status: number, type: string | undefined, body: string, extra: Record<string, string> = {}): Handler =>
+    (_req, res) => {
+      res.writeHead(status, { ...(type ? { 'content-type': type } : {}), ...extra });
+      res.end(body);
+    };
+
+  it('reports a redirect as an error, without following it', async () => {
+    const api = await standIn(answer(301, 'text/html', '<a>moved</a>', { location: '/elsewhere' }));
+    const error = await client(api.url)
+      .request({ method: 'DELETE', path: '/v2/x/1' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).status).toBe(301);
+    expect((error as Error).message).toMatch(/redirect to \/elsewhere/);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('reports a 2xx that is not JSON as an error naming the status and content type', async () => {
+    const api = await standIn(answer(200, 'text/html; charset=utf-8', '<html>captive portal</html>'));
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(
+      /HTTP 200 with content type text\/html; charset=utf-8, not JSON/,
+    );
+  });
+
+  it('reports a JSON body that does not parse (cut off) as an error', async () => {
+    const api = await standIn(answer(200, 'application/json', '{"droplet": {"id": 1'));
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/not valid JSON/);
+  });
+
+  it('reports a body cut short of its content-length as an error', async () => {
+    const api = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"droplet": {');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const error = await client(api.url, { retry: { maxAttempts: 1 } })
+      .request({ method: 'GET', path: '/v2/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+  });
+
+  it('treats an empty body as no content only for a 204 or an operation without a response body', async () => {
+    const api = await standIn(
+      answer(204, undefined, ''),
+      answer(202, undefined, ''),
+      answer(200, undefined, ''),
+    );
+    const c = client(api.url);
+    expect(await c.request({ method: 'DELETE', path: '/v2/x' })).toBeUndefined();
+    expect(await c.request({ method: 'PUT', path: '/v2/x', noResponseBody: true })).toBeUndefined();
+    const error = await c.request({ method: 'GET', path: '/v2/x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/HTTP 200 with an empty body/);
+  });
+});
+
+describe('paths', () => {
+  it.each(['/v2/databases/c/users/..', '/v2/firewalls/.', '/v2/x/%2E%2e/y', 'v2/relative'])(
+    'refuses to send %s, whose target would change under normalisation',
+    async (path) => {
+      const api = await standIn(json(200, {}));
+      const error = await client(api.url)
+        .request({ method: 'DELETE', path })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).argument).toBe('path');
+      expect(api.seen).toHaveLength(0);
+    },
+  );
 });
 
 describe('pagination', () => {

@@ -4,7 +4,15 @@
  */
 import { createRequire } from 'node:module';
 import { type Dispatcher, Pool, request as undiciRequest } from 'undici';
-import { ApiError, CancelledError, NetworkError, redact, TimeoutError } from './errors.js';
+import {
+  ApiError,
+  CancelledError,
+  InputError,
+  NetworkError,
+  redact,
+  TimeoutError,
+  UnexpectedResponseError,
+} from './errors.js';
 import {
   backoffDelay,
   defaultRetryOptions,
@@ -32,7 +40,7 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Milliseconds to establish a connection. Default 10 s. */
   connectTimeoutMs?: number;
-  /** Milliseconds to wait for response headers, and between body chunks. Default 30 s. */
+  /** Milliseconds one attempt may take, from sending to the last byte of the body. Default 30 s. */
   responseTimeoutMs?: number;
   retry?: Partial<RetryOptions>;
   /** Words appended to `cloudcall/<version>` in the User-Agent, such as `cli/0.1.0`. */
@@ -54,7 +62,12 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   /** Sent as JSON when defined. */
   body?: unknown;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /**
+   * The operation answers a success with no body (the API description says so): an empty 2xx is
+   * then "no content". Otherwise only a 204 may be empty, and anything but JSON is an error.
+   */
+  noResponseBody?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -71,6 +84,8 @@ export class ApiClient {
   private readonly origin: string;
   private readonly prefix: string;
   private readonly token: string;
+  /** Everything that must never reach an error, a log or a result: the token, URL credentials. */
+  private readonly secrets: string[];
   private readonly retry: RetryOptions;
   private readonly responseTimeoutMs: number;
   private readonly dispatcher: Dispatcher;
@@ -80,10 +95,14 @@ export class ApiClient {
   constructor(options: ClientOptions) {
     if (!options.token) throw new TypeError('An API token is required.');
     const url = new URL(options.baseUrl ?? DEFAULT_BASE_URL);
+    this.token = options.token;
+    this.secrets = [options.token, decodeURIComponent(url.password), decodeURIComponent(url.username)];
+    // Credentials in the URL are never sent (the token is) and never shown.
+    url.username = '';
+    url.password = '';
     this.baseUrl = url.toString().replace(/\/$/, '');
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/$/, '');
-    this.token = options.token;
     this.retry = { ...defaultRetryOptions, ...options.retry };
     this.responseTimeoutMs = options.responseTimeoutMs ?? 30_000;
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
@@ -106,10 +125,10 @@ export class ApiClient {
   /** Like `request`, with status, request id and rate-limit headers. */
   async send<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>> {
     const method = options.method;
+    assertNormalPath(options.path);
     const path = this.prefix + options.path + queryString(options.query);
     const idempotent = IDEMPOTENT_METHODS.has(method);
-    const started = Date.now();
-    const deadline = started + this.retry.deadlineMs;
+    const deadline = Date.now() + this.retry.deadlineMs;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.token}`,
@@ -128,7 +147,12 @@ export class ApiClient {
           new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`)
         );
       }
+      // One timer bounds the whole attempt, headers and body: a body dripping a byte a second
+      // cannot hold the call past it.
       const timeout = Math.min(this.responseTimeoutMs, remaining);
+      const timer = new AbortController();
+      const timing = setTimeout(() => timer.abort(), timeout);
+      const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
       const attemptStarted = Date.now();
       let response: Dispatcher.ResponseData;
       let text: string;
@@ -138,14 +162,19 @@ export class ApiClient {
           method,
           headers,
           body,
-          signal: options.signal,
+          signal,
           headersTimeout: timeout,
           bodyTimeout: timeout,
         });
-        text = await response.body.text();
+        text = this.redact(await response.body.text());
       } catch (error) {
         if (options.signal?.aborted) throw new CancelledError();
-        const failure = this.networkError(error, method, options.path);
+        const failure = timer.signal.aborted
+          ? new TimeoutError(
+              `${method} ${this.origin}${options.path}: no complete response within ${timeout} ms`,
+              { code: 'UND_ERR_BODY_TIMEOUT', cause: error },
+            )
+          : this.networkError(error, method, options.path);
         // A request that may have reached the server is repeated only when repeating is harmless.
         const retryable = idempotent || (failure.code !== undefined && NOT_SENT_CODES.has(failure.code));
         if (!retryable || attempt >= this.retry.maxAttempts) throw failure;
@@ -153,6 +182,8 @@ export class ApiClient {
         lastFailure = failure;
         await this.beforeRetry(failure, backoffDelay(attempt, this.retry), deadline, event, options.signal);
         continue;
+      } finally {
+        clearTimeout(timing);
       }
       const status = response.statusCode;
       this.onEvent?.({
@@ -163,19 +194,73 @@ export class ApiClient {
         attempt,
         ms: Date.now() - attemptStarted,
       });
-      const requestId = header(response.headers, 'x-request-id');
-      const data = parseJson(text);
-      if (status < 400) {
+      const headerRequestId = header(response.headers, 'x-request-id');
+      const requestId = headerRequestId === undefined ? undefined : this.redact(headerRequestId);
+      const contentType = header(response.headers, 'content-type') ?? '';
+      if (status < 300) {
+        const data = this.successBody(status, contentType, text, options, requestId);
         return { status, data: data as T, requestId, rateLimit: rateLimitOf(response.headers) };
       }
+      if (status < 400) {
+        const location = header(response.headers, 'location');
+        throw new UnexpectedResponseError({
+          status,
+          id: 'unexpected_redirect',
+          apiMessage: `the API answered with a redirect${location ? ` to ${this.redact(location)}` : ''}; cloudcall does not follow redirects (check --api-url)`,
+          requestId,
+          method,
+          path: options.path,
+          contentType,
+        });
+      }
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-      const error = this.apiError(status, data, text, requestId, method, options.path, retryAfterMs);
+      const error = this.apiError(status, text, requestId, method, options.path, retryAfterMs, attempt);
       if (!idempotent || !RETRYABLE_STATUSES.has(status) || attempt >= this.retry.maxAttempts) throw error;
       const delay = retryAfterMs ?? backoffDelay(attempt, this.retry);
       const event = { method, path: options.path, attempt, reason: `HTTP ${status}` };
       lastFailure = error;
       await this.beforeRetry(error, delay, deadline, event, options.signal);
     }
+  }
+
+  /**
+   * The data of a 2xx answer. Only a 204, or an empty answer where the operation declares no body,
+   * is "no content" (undefined); any other answer must be JSON, whole. A proxy's HTML page or a
+   * cut-off body is an error, never a success.
+   */
+  private successBody(
+    status: number,
+    contentType: string,
+    text: string,
+    options: RequestOptions,
+    requestId: string | undefined,
+  ): unknown {
+    const unexpected = (what: string) =>
+      new UnexpectedResponseError({
+        status,
+        id: 'unexpected_response',
+        apiMessage: `the API answered HTTP ${status} with ${what}`,
+        requestId,
+        method: options.method,
+        path: options.path,
+        contentType,
+      });
+    if (text === '') {
+      if (status === 204 || options.noResponseBody) return undefined;
+      throw unexpected(`an empty body (content type ${contentType || 'none'}), where JSON was expected`);
+    }
+    if (!isJsonType(contentType)) {
+      throw unexpected(`content type ${contentType || 'none'}, not JSON`);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw unexpected(`a body that is not valid JSON (content type ${contentType}; truncated?)`);
+    }
+  }
+
+  private redact(text: string): string {
+    return redact(text, this.secrets);
   }
 
   /**
@@ -209,32 +294,34 @@ export class ApiClient {
 
   private apiError(
     status: number,
-    data: unknown,
     text: string,
     headerRequestId: string | undefined,
     method: string,
     path: string,
     retryAfterMs: number | undefined,
+    attempts: number,
   ): ApiError {
+    const data = parseJson(text);
     const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    // Every string is redacted before it is cut, so no part of a secret survives the cut.
+    const field = (value: unknown) => (typeof value === 'string' && value ? this.redact(value) : undefined);
     const apiMessage =
-      typeof body.message === 'string' && body.message
-        ? body.message
-        : text.trim().slice(0, 200) || `HTTP ${status} with no message`;
+      field(body.message) ?? (truncate(text.trim(), 200) || `HTTP ${status} with no message`);
     return ApiError.from({
       status,
-      id: typeof body.id === 'string' ? body.id : statusId(status),
-      apiMessage: redact(apiMessage, [this.token]),
-      requestId: typeof body.request_id === 'string' ? body.request_id : headerRequestId,
+      id: truncate(field(body.id) ?? statusId(status), 100),
+      apiMessage,
+      requestId: truncate(field(body.request_id) ?? headerRequestId ?? '', 100) || undefined,
       method,
       path,
       retryAfterSeconds: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+      attempts,
     });
   }
 
   private networkError(error: unknown, method: string, path: string): NetworkError {
     const code = errorCode(error);
-    const detail = redact(error instanceof Error ? error.message : String(error), [this.token]);
+    const detail = this.redact(error instanceof Error ? error.message : String(error));
     const where = `${method} ${this.origin}${path}`;
     if (code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new TimeoutError(`${where}: could not connect in time`, { code, cause: error });
@@ -261,6 +348,31 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
   }
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * Refuses a path with a dot segment (`.`, `..`, or percent-encoded as `%2e`): URL normalisation
+ * would remove it and send the request somewhere else. Tools fill paths with `fillPath`, which
+ * never makes one; this guards paths built by hand.
+ */
+function assertNormalPath(path: string): void {
+  const segments = path.split(/[?#]/, 1)[0]?.split('/') ?? [];
+  if (!path.startsWith('/') || segments.some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new InputError(
+      `${JSON.stringify(path)} is not a normal absolute path (a dot segment would change which resource it names)`,
+      'path',
+    );
+  }
+}
+
+function isJsonType(contentType: string): boolean {
+  const type = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/** Cuts text to `max` characters, marking the cut. */
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function parseJson(text: string): unknown {

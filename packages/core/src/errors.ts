@@ -20,6 +20,8 @@ export interface ApiErrorInit {
   path: string;
   /** Seconds the platform asked us to wait (from `Retry-After`), when it said. */
   retryAfterSeconds?: number | undefined;
+  /** How many times the request was sent before this answer was final. */
+  attempts?: number | undefined;
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -34,6 +36,7 @@ export class ApiError extends CloudcallError {
   readonly method: string;
   readonly path: string;
   readonly retryAfterSeconds: number | undefined;
+  readonly attempts: number;
 
   constructor(init: ApiErrorInit) {
     const request = init.requestId ? `, request id ${init.requestId}` : '';
@@ -46,6 +49,26 @@ export class ApiError extends CloudcallError {
     this.method = init.method;
     this.path = init.path;
     this.retryAfterSeconds = init.retryAfterSeconds;
+    this.attempts = init.attempts ?? 1;
+  }
+
+  /**
+   * The error as both apps show it: status, error id, request id and the platform's message, and
+   * for an answer we retried (such as a 429) how many attempts were made and what `Retry-After` said.
+   */
+  get summary(): string {
+    const request = this.requestId ? `, request id ${this.requestId}` : '';
+    const notes: string[] = [];
+    if (this.attempts > 1 || this.retryable) {
+      notes.push(`gave up after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}`);
+    }
+    if (this.retryAfterSeconds !== undefined) {
+      notes.push(`Retry-After said ${this.retryAfterSeconds} s`);
+    } else if (this.status === 429) {
+      notes.push('no Retry-After given');
+    }
+    const note = notes.length ? ` (${notes.join('; ')})` : '';
+    return `API error ${this.status} (${this.id}${request}): ${this.apiMessage}${note}`;
   }
 
   /** Whether sending the same request again may succeed (rate limits and transient server faults). */
@@ -63,6 +86,23 @@ export class ClientApiError extends ApiError {}
 
 /** A 5xx answer: the platform failed. */
 export class ServerApiError extends ApiError {}
+
+/**
+ * An answer that is not the API's: a redirect, or a success whose body is not whole JSON (a proxy's
+ * HTML page, a cut-off body). Never reported as success.
+ */
+export class UnexpectedResponseError extends ApiError {
+  readonly contentType: string;
+
+  constructor(init: ApiErrorInit & { contentType: string }) {
+    super(init);
+    this.contentType = init.contentType;
+  }
+
+  override get retryable(): boolean {
+    return false;
+  }
+}
 
 export interface InputIssue {
   /** Dotted path of the offending argument, such as `ForwardingRules.0.EntryPort`. */

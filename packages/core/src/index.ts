@@ -2,7 +2,18 @@
  * @cloudcall/core: the API client, the error hierarchy, retries, and the tool contract that every
  * cloudcall family package defines its tools with.
  */
-export { boolAsString, commaList, intAsString, numericId, pageArgs, pageQuery } from './args.js';
+export {
+  boolAsString,
+  commaList,
+  intAsString,
+  LIMITS,
+  numericId,
+  pageArgs,
+  pageQuery,
+  text,
+  UUID_PATTERN,
+  uuid,
+} from './args.js';
 export {
   ApiClient,
   type ApiResponse,
@@ -30,6 +41,7 @@ export {
   redact,
   ServerApiError,
   TimeoutError,
+  UnexpectedResponseError,
 } from './errors.js';
 export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
@@ -52,14 +64,18 @@ export {
   defineTool,
   type FamilyName,
   type FieldMap,
+  fillPath,
   type InputSchema,
   inputJsonSchema,
+  MAX_DEPTH,
   NO_CONTENT,
   omitUndefined,
   parseArgs,
+  pathSegmentProblem,
   type RequestMapping,
   returns,
   runTool,
+  sendRequest,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,

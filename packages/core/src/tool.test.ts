@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { boolAsString, commaList, intAsString, pageArgs } from './args.js';
 import { InputError } from './errors.js';
-import { annotations, buildRequest, camelName, defineTool, inputJsonSchema, parseArgs } from './tool.js';
+import {
+  annotations,
+  buildRequest,
+  camelName,
+  defineTool,
+  fillPath,
+  inputJsonSchema,
+  MAX_DEPTH,
+  parseArgs,
+} from './tool.js';
 
 const keyCreate = defineTool({
   name: 'key-create',
@@ -103,8 +112,8 @@ describe('buildRequest', () => {
   });
 
   it('fills path placeholders, encoded, and maps query fields', () => {
-    const request = buildRequest(listTopics.request!, parseArgs(listTopics, { id: 'a/b', page: '2' }));
-    expect(request.path).toBe('/v2/databases/a%2Fb/topics');
+    const request = buildRequest(listTopics.request!, parseArgs(listTopics, { id: 'a b?#', page: '2' }));
+    expect(request.path).toBe('/v2/databases/a%20b%3F%23/topics');
     expect(request.query).toEqual({ page: 2 });
     expect(request.body).toBeUndefined();
   });
@@ -115,6 +124,67 @@ describe('buildRequest', () => {
       { Name: 'n' },
     );
     expect(request.body).toEqual({ name: 'n', type: 'rename' });
+  });
+});
+
+describe('path safety', () => {
+  // Each of these, sent as a segment, would name another resource once the path is normalised
+  // (or decoded again by a server): `users/..` is the cluster itself.
+  const hostile: [string, RegExp][] = [
+    ['', /is required/],
+    ['.', /cannot be "\."/],
+    ['..', /cannot be "\.\."/],
+    ['%2e%2e', /cannot be "%2e%2e"/],
+    ['%2E.', /cannot be/],
+    ['%252e%252e', /cannot be/],
+    ['a/b', /cannot contain "\/"/],
+    ['../droplets', /cannot contain "\/"/],
+    ['..%2Fdroplets', /cannot contain "\/"/],
+    ['a\\b', /cannot contain/],
+    ['x\u0000y', /control character/],
+    ['x\ny', /control character/],
+    ['\u007f', /control character/],
+    ['x\ud800', /lone surrogate/],
+  ];
+  it.each(hostile)('refuses %j as a path segment, naming the argument', (value, message) => {
+    const error = inputError(() => fillPath('/v2/databases/{id}/users/{user}', { id: 'c', user: value }));
+    expect(error.argument).toBe('user');
+    expect(error.message).toMatch(message);
+  });
+
+  it('encodes every other value as exactly one segment', () => {
+    expect(fillPath('/v2/x/{a}/{b}', { a: 'é ?#&', b: 7 })).toBe('/v2/x/%C3%A9%20%3F%23%26/7');
+    expect(fillPath('/v2/x/{a}', { a: '...' })).toBe('/v2/x/...');
+  });
+});
+
+describe('argument depth', () => {
+  it('refuses a value nested deeper than the limit, naming the argument, without overflowing', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const error = inputError(() => parseArgs(keyCreate, { Name: 'n', PublicKey: 'k', Tags: deep }));
+    expect(error.argument).toBe('Tags');
+    expect(error.message).toBe(`argument Tags: is nested more than ${MAX_DEPTH} levels deep`);
+  });
+
+  it('accepts values up to the limit', () => {
+    let nested: unknown = 'x';
+    for (let i = 1; i < MAX_DEPTH; i++) nested = { a: nested };
+    const schema = defineTool({
+      name: 'x-update',
+      family: 'account',
+      title: 'Update x',
+      description: 'Updates x.',
+      annotations: annotations.update,
+      input: z.strictObject({ config: z.unknown() }),
+      request: { method: 'PATCH', path: '/v2/x', body: { config: 'config' } },
+    });
+    expect(() => parseArgs(schema, { config: nested })).not.toThrow();
+  });
+
+  it('names the arguments object when it is not an object', () => {
+    const error = inputError(() => parseArgs(keyCreate, 'Name=x'));
+    expect(error.argument).toBe('arguments');
   });
 });
 

@@ -58,6 +58,11 @@ export interface RequestMapping<A> {
   query?: FieldMap<A>;
   body?: FieldMap<A> | ((args: A) => Record<string, unknown>);
   fixed?: Record<string, unknown>;
+  /**
+   * The operation answers a success with no body (as the API description declares it, such as a
+   * 202 to a resize): an empty answer is then "no content". Otherwise only a 204 may be empty.
+   */
+  noResponseBody?: true;
 }
 
 export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown, N extends string = string> {
@@ -112,6 +117,15 @@ export function parseArgs<S extends InputSchema>(
   raw: unknown,
 ): Args<S> {
   const input = raw === undefined || raw === null ? {} : raw;
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new InputError('must be an object of named arguments', 'arguments');
+  }
+  const tooDeep = Object.entries(input).filter(([, value]) => depthOf(value, MAX_DEPTH) > MAX_DEPTH);
+  if (tooDeep.length) {
+    throw new InputError(
+      tooDeep.map(([argument]) => ({ argument, message: `is nested more than ${MAX_DEPTH} levels deep` })),
+    );
+  }
   const parsed = tool.input.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new InputError(parsed.error.issues.flatMap((issue) => describeIssue(issue, input)));
@@ -138,11 +152,33 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
   return [{ argument, message: issue.code === 'invalid_type' ? message : `${message}${got}` }];
 }
 
+/** No argument of any tool nests deeper; deeper values are refused before validation walks them. */
+export const MAX_DEPTH = 32;
+
+/** How deeply `value` nests objects and arrays, counted without recursion and up to `limit + 1`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const item of Object.values(current)) stack.push([item, depth + 1]);
+  }
+  return deepest;
+}
+
 /** Arguments whose values are never echoed back in an error. */
 const SECRET_ARGUMENT = /password|private_?key|secret|token|signature/i;
 
 function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = typeof value;
+  }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -155,16 +191,53 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   return current;
 }
 
+/**
+ * Why a value cannot fill a path segment, or undefined when it can. A segment that is empty, a dot
+ * segment (`.` or `..`, also percent-encoded), or that holds a slash, backslash, control character
+ * or lone surrogate would change which resource the request names once a URL parser or a server
+ * normalises the path, so it never leaves: `user: ".."` must not turn
+ * `DELETE /v2/databases/{id}/users/{user}` into a delete of the whole cluster.
+ */
+export function pathSegmentProblem(value: string): string | undefined {
+  if (value === '') return 'is required';
+  if (!value.isWellFormed()) return 'contains a lone surrogate (not valid Unicode text)';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains a control character';
+  let decoded = value;
+  for (let round = 0; round < 3 && /%[0-9a-f]{2}/i.test(decoded); round++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  for (const text of new Set([value, decoded])) {
+    if (text === '.' || text === '..') return `cannot be "${value}": it would change the request path`;
+    if (/[/\\]/.test(text)) return 'cannot contain "/" or "\\": it would change the request path';
+  }
+  return undefined;
+}
+
+/**
+ * Fills a path template's `{Arg}` placeholders with the arguments' values, each percent-encoded
+ * as one segment. Throws an InputError naming the argument whose value cannot be one segment.
+ */
+export function fillPath(template: string, args: Record<string, unknown>): string {
+  return template.replace(/\{(\w+)\}/g, (_, arg: string) => {
+    const value = args[arg];
+    const text = value === undefined || value === null ? '' : String(value);
+    const problem = pathSegmentProblem(text);
+    if (problem) throw new InputError(problem, arg);
+    return encodeURIComponent(text);
+  });
+}
+
 /** Turns validated arguments into the request the tool's mapping describes. */
 export function buildRequest<A extends Record<string, unknown>>(
   mapping: RequestMapping<A>,
   args: A,
 ): RequestOptions {
-  const path = mapping.path.replace(/\{(\w+)\}/g, (_, arg: string) => {
-    const value = args[arg];
-    if (value === undefined || value === '') throw new InputError('is required', arg);
-    return encodeURIComponent(String(value));
-  });
+  const path = fillPath(mapping.path, args);
   const query: Record<string, QueryValue> = {};
   for (const [wire, arg] of Object.entries(mapping.query ?? {})) {
     const value = args[arg];
@@ -180,7 +253,9 @@ export function buildRequest<A extends Record<string, unknown>>(
     }
   }
   if (mapping.fixed) body = { ...body, ...mapping.fixed };
-  return { method: mapping.method, path, query, body };
+  const request: RequestOptions = { method: mapping.method, path, query, body };
+  if (mapping.noResponseBody) request.noResponseBody = true;
+  return request;
 }
 
 /** Copies an object without its undefined members (unset arguments never reach the wire as null). */
@@ -191,6 +266,19 @@ export function omitUndefined<T extends Record<string, unknown>>(value: T): T {
 /** The answer a tool gives when the platform answers with no body (204 No Content). */
 export const NO_CONTENT = { ok: true } as const;
 
+/**
+ * Sends the request a mapping makes of validated arguments: what a request tool does, and what a
+ * handler calls for each request it makes, so every path is filled by `fillPath`.
+ */
+export async function sendRequest<R, A extends Record<string, unknown> = Record<string, unknown>>(
+  mapping: RequestMapping<A>,
+  args: A,
+  context: ToolContext,
+): Promise<R> {
+  const data = await context.client.request<R>({ ...buildRequest(mapping, args), signal: context.signal });
+  return (data === undefined ? NO_CONTENT : data) as R;
+}
+
 /** Validates the arguments, then runs the tool's request or handler. */
 export async function runTool<S extends InputSchema, R>(
   tool: ToolDefinition<S, R, string>,
@@ -199,9 +287,7 @@ export async function runTool<S extends InputSchema, R>(
 ): Promise<R> {
   const args = parseArgs(tool, raw);
   if (tool.handler) return tool.handler(args, context);
-  const request = buildRequest(tool.request as RequestMapping<Args<S>>, args);
-  const data = await context.client.request<R>({ ...request, signal: context.signal });
-  return (data === undefined ? NO_CONTENT : data) as R;
+  return sendRequest<R, Args<S>>(tool.request as RequestMapping<Args<S>>, args, context);
 }
 
 /** The JSON Schema of a tool's input, as MCP's tools/list and the CLI's flags see it. */

@@ -159,6 +159,7 @@ const clusterTools = [
     request: {
       method: 'PUT',
       path: `${cluster}/resize`,
+      noResponseBody: true,
       body: { size: 'size', num_nodes: 'num_nodes', storage_size_mib: 'storage_size_mib' },
     },
     result: returns<{ ok: true }>(),
@@ -491,6 +492,7 @@ function configTools<const G extends string, const U extends string>(
           method: 'PATCH',
           path: path(args),
           body: { config: args[row.configArg] },
+          noResponseBody: true,
           signal: context.signal,
         });
         return NO_CONTENT;

@@ -204,7 +204,7 @@ export const byoipTools = [
     description: 'Stops using a BYOIP prefix on the platform.',
     input: z.strictObject({ UUID: ByoipUuid }),
     annotations: annotations.destroy,
-    request: { method: 'DELETE', path: '/v2/byoip_prefixes/{UUID}' },
+    request: { method: 'DELETE', path: '/v2/byoip_prefixes/{UUID}', noResponseBody: true },
     result: returns<{ ok: true }>(),
   }),
   defineTool({
