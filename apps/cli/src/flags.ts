@@ -98,10 +98,16 @@ export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
   }
 }
 
+/**
+ * Parses a flag's JSON. The parser's own message quotes the text it choked on, which may be a
+ * secret (a password in a JSON object), so the error says only where the JSON broke.
+ */
 function parseJson(argument: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new FlagError(argument, `expected JSON (${(error as Error).message})`);
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    const where = position === undefined ? '' : ` at character ${Number(position) + 1}`;
+    throw new FlagError(argument, `expected JSON; the value is not valid JSON${where} (value not shown)`);
   }
 }

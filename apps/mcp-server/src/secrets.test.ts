@@ -1,7 +1,10 @@
 /**
- * Database passwords stay out of tool results unless the server was started with --show-secrets.
+ * Secrets stay out of what the server shows: database passwords unless it was started with
+ * --show-secrets, and the API token (and credentials in --api-url) always, even when the API
+ * echoes the token back in every field it can.
  */
-import { describe, expect, it } from 'vitest';
+import { ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from '@cloudcall/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
 
 const createArgs = {
@@ -42,5 +45,49 @@ describe('secrets in results', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('the API token', () => {
+  let api: EchoingApi;
+  beforeAll(async () => {
+    api = await startEchoingApi();
+  });
+  afterAll(() => api.close());
+
+  it('never appears, in any 8-character part, in results or logs when the API echoes it back', async () => {
+    const password = 'url-password-0f9e8d7c';
+    const apiUrl = api.url.replace('http://', `http://admin:${password}@`);
+    const { client, stderr, close } = await stdioClient(['--api-url', apiUrl, '--families', 'account'], {
+      DIGITALOCEAN_API_TOKEN: ECHO_TOKEN,
+    });
+    const results: string[] = [];
+    try {
+      const calls = [
+        call(client, 'account-get-information'),
+        call(client, 'key-get', { ID: 1 }),
+        call(client, 'key-get', { ID: 2 }),
+        call(client, 'key-list'),
+        call(client, 'action-list'),
+      ];
+      const answered = await Promise.all(calls);
+      expect(answered.map((result) => result.isError)).toEqual([true, true, true, false, true]);
+      expect(answered[1]?.text).toMatch(
+        /^API error 404 \(not_found:\[REDACTED\], request id req-\[REDACTED\]\)/,
+      );
+      expect(answered[2]?.text).toMatch(/request id \[REDACTED\]/);
+      expect(answered[4]?.text).toMatch(/^API error 302 \(unexpected_redirect/);
+      results.push(...answered.map((result) => result.text));
+    } finally {
+      await close();
+    }
+    const logs = stderr();
+    expect(logs).toMatch(
+      /using the API at http:\/\/127\.0\.0\.1:\d+ with the token from DIGITALOCEAN_API_TOKEN/,
+    );
+    expect(logs).toMatch(/tool key-get: API error 404/);
+    const shown = [...results, logs].join('\n');
+    expect(secretRuns(shown)).toEqual([]);
+    expect(shown).not.toContain(password);
   });
 });

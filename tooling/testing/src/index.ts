@@ -1,9 +1,12 @@
 /**
- * Test support shared by the suites: free loopback ports and a real redis-server to migrate from.
+ * Test support shared by the suites: free loopback ports, a real redis-server to migrate from, and
+ * a stand-in API that echoes the caller's token back.
  * Loopback only: nothing here listens on or connects to any other address.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, connect as tcpConnect } from 'node:net';
+
+export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
 export async function freePort(): Promise<number> {
