@@ -1,0 +1,275 @@
+/**
+ * Hostile input against every tool, through the library API, over the sandbox on loopback.
+ *
+ * 1. Path safety: every argument of every tool, in an otherwise valid call, is given dot
+ *    segments (plain and percent-encoded), slashes and control characters. A path argument must be
+ *    refused naming it with no request sent; whatever else happens, no request may leave whose
+ *    path is not the tool's template filled in with the tool's own argument values.
+ * 2. A property-based test (fast-check) throws generated arguments at every tool: valid ones from
+ *    the tool's published JSON Schema, and ones with an argument swapped for a hostile value.
+ *    Asserted: no internal error (only input errors and 4xx API errors), every refusal names an
+ *    argument of the tool, every request that leaves matches the tool's path template.
+ *
+ * The sandbox reports the raw request target of every request it receives, before any parsing,
+ * so a path normalised on the way (as `..` would be) is seen as sent.
+ */
+import {
+  type AnyTool,
+  ApiClient,
+  ApiError,
+  bindTools,
+  camelName,
+  InputError,
+  inputJsonSchema,
+  parseArgs,
+  UnexpectedResponseError,
+} from '@cloudcall/core';
+import { subset } from '@cloudcall/openapi-subset';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { families, toolsOf } from './index.js';
+import { arbitraryOf, HOSTILE_TEXT, hostileValue, type JsonSchema } from './testing/arbitrary.js';
+
+const tools = toolsOf(families);
+
+interface Seen {
+  method: string;
+  target: string;
+  status: number;
+}
+
+let sandbox: Sandbox;
+let client: ApiClient;
+let seen: Seen[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ onRequest: (info) => seen.push(info) });
+  // One attempt: a 5xx is a finding, not something to retry past.
+  client = new ApiClient({ token: 'hostile-test', baseUrl: sandbox.url, retry: { maxAttempts: 1 } });
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.close();
+});
+
+interface Template {
+  method: string;
+  path: string;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(method: string, path: string): Template {
+  const names: string[] = [];
+  const source = path
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '([^/?#]+)';
+    })
+    .join('');
+  return { method, path, pattern: new RegExp(`^${source}$`), names };
+}
+
+/** Every operation of the API description: the templates a handler tool's requests must fit. */
+const apiTemplates = Object.values(subset.operations).map((op) => compile(op.method, op.path));
+
+function templatesOf(tool: AnyTool): Template[] {
+  return tool.request ? [compile(tool.request.method, tool.request.path)] : apiTemplates;
+}
+
+/** The scalar values among a call's arguments, as text: what a path segment may be filled with. */
+function argumentTexts(args: Record<string, unknown>): Set<string> {
+  const texts = new Set<string>();
+  const stack: unknown[] = [args];
+  while (stack.length) {
+    const value = stack.pop();
+    if (value !== null && typeof value === 'object') stack.push(...Object.values(value));
+    else if (value !== undefined) texts.add(String(value));
+  }
+  return texts;
+}
+
+/**
+ * Why a request the sandbox saw is not the tool's template filled in with the call's arguments,
+ * or undefined when it is.
+ */
+function requestProblem(tool: AnyTool, args: Record<string, unknown>, request: Seen): string | undefined {
+  const path = request.target.split('?', 1)[0] ?? '';
+  const texts = argumentTexts(args);
+  for (const template of templatesOf(tool)) {
+    if (template.method !== request.method) continue;
+    const match = template.pattern.exec(path);
+    if (!match) continue;
+    const fits = template.names.every((name, i) => {
+      let segment: string;
+      try {
+        segment = decodeURIComponent(match[i + 1] ?? '');
+      } catch {
+        return false;
+      }
+      if (segment === '.' || segment === '..' || /[/\\]/.test(segment)) return false;
+      return tool.request ? segment === String(args[name]) : texts.has(segment);
+    });
+    if (fits) return undefined;
+  }
+  return `${tool.name} sent ${request.method} ${request.target}, which is not ${tool.request ? `${tool.request.method} ${tool.request.path}` : 'an API operation'} filled in with its arguments`;
+}
+
+/** Arguments the sandbox could use to reach beyond loopback are pinned to it. */
+function confined(tool: AnyTool, raw: unknown): unknown {
+  if (tool.name !== 'db-cluster-start-online-migration' || raw === null || typeof raw !== 'object') return raw;
+  const args = raw as Record<string, unknown>;
+  const source = args.source;
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return raw;
+  return { ...args, source: { ...source, host: '127.0.0.1', port: 9 } };
+}
+
+type Outcome = { ok: true } | { ok: false; error: unknown };
+
+async function callTool(tool: AnyTool, raw: unknown): Promise<{ outcome: Outcome; requests: Seen[] }> {
+  const api = bindTools(client, [tool]) as unknown as Record<string, (args: unknown) => Promise<unknown>>;
+  const call = api[camelName(tool.name)] as (args: unknown) => Promise<unknown>;
+  seen = [];
+  let outcome: Outcome;
+  try {
+    await call(raw);
+    outcome = { ok: true };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  return { outcome, requests: seen };
+}
+
+/** The checks every call must pass, whatever its arguments; returns the parsed arguments if valid. */
+function expectSafe(tool: AnyTool, raw: unknown, outcome: Outcome, requests: Seen[]): void {
+  const shape = Object.keys(tool.input.shape);
+  let parsed: Record<string, unknown> | undefined;
+  try {
+    parsed = parseArgs(tool, raw) as Record<string, unknown>;
+  } catch {
+    parsed = undefined;
+  }
+  const label = `${tool.name}(${preview(raw)})`;
+  if (!outcome.ok) {
+    const { error } = outcome;
+    const internal = !(
+      error instanceof InputError ||
+      (error instanceof ApiError && error.status < 500 && !(error instanceof UnexpectedResponseError))
+    );
+    expect(internal, `${label} failed with an internal error: ${String(error)}`).toBe(false);
+    if (error instanceof InputError) {
+      const given = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
+      for (const issue of error.issues) {
+        // The argument named is one of the tool's, one the caller gave, or the arguments object itself.
+        const top = issue.argument.split('.')[0] ?? '';
+        expect(
+          top !== '' && (shape.includes(top) || given.includes(top) || top === 'arguments'),
+          `${label}: a refusal that names no argument of the call: "${issue.argument}: ${issue.message}"`,
+        ).toBe(true);
+      }
+    }
+  }
+  if (!parsed) {
+    expect(requests, `${label} was refused by validation but sent requests`).toEqual([]);
+    return;
+  }
+  for (const request of requests) {
+    expect(request.status, `${label}: the sandbox failed on ${request.method} ${request.target}`).toBeLessThan(500);
+    expect(requestProblem(tool, parsed, request)).toBeUndefined();
+  }
+}
+
+function preview(value: unknown): string {
+  try {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  } catch {
+    return typeof value;
+  }
+}
+
+/** One valid set of arguments for a tool (sampled from its schema, kept if the tool accepts it). */
+function validArgs(tool: AnyTool): Record<string, unknown> {
+  const candidates = fc.sample(arbitraryOf(inputJsonSchema(tool) as JsonSchema), { numRuns: 500, seed: 42 });
+  for (const candidate of candidates) {
+    const args = confined(tool, candidate) as Record<string, unknown>;
+    try {
+      parseArgs(tool, args);
+      return args;
+    } catch {
+      // not every schema refinement is in the JSON Schema: try the next sample
+    }
+  }
+  throw new Error(`no valid arguments found for ${tool.name}`);
+}
+
+const PATH_HOSTILE = [
+  '.',
+  '..',
+  '%2e%2e',
+  '%2E.',
+  '%252e%252e',
+  'a/b',
+  '../..',
+  '..%2Fdroplets',
+  '\\',
+  'x\u0000y',
+  '\r\n',
+  'x\ud800',
+] as const;
+
+describe('no request leaves with another path than the tool template filled in', () => {
+  const withArguments = tools.filter((tool) => Object.keys(tool.input.shape).length > 0);
+  it.each(withArguments.map((tool) => [tool.name, tool] as const))('%s', async (_name, tool) => {
+    const base = validArgs(tool);
+    const pathArgs = new Set(
+      [...(tool.request?.path.matchAll(/\{(\w+)\}/g) ?? [])].map((match) => match[1] as string),
+    );
+    for (const argument of Object.keys(tool.input.shape)) {
+      for (const value of PATH_HOSTILE) {
+        const raw = confined(tool, { ...base, [argument]: value });
+        const { outcome, requests } = await callTool(tool, raw);
+        expectSafe(tool, raw, outcome, requests);
+        if (pathArgs.has(argument)) {
+          // A path argument with a value that is not one segment is refused, naming it, before any request.
+          expect(outcome.ok, `${tool.name} ${argument}=${JSON.stringify(value)} was not refused`).toBe(false);
+          const error = (outcome as { error: unknown }).error;
+          expect(error).toBeInstanceOf(InputError);
+          expect((error as InputError).issues.map((issue) => issue.argument)).toContain(argument);
+          expect(requests).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('covers every tool that has a path argument', () => {
+    const withPath = tools.filter((tool) => /\{\w+\}/.test(tool.request?.path ?? ''));
+    expect(withPath.length).toBeGreaterThan(80);
+    expect(HOSTILE_TEXT).toEqual(expect.arrayContaining([...PATH_HOSTILE]));
+  });
+});
+
+describe('generated arguments against every tool (property-based)', () => {
+  it.each(tools.map((tool) => [tool.name, tool] as const))('%s', async (_name, tool) => {
+    const schema = inputJsonSchema(tool) as JsonSchema;
+    const valid = arbitraryOf(schema);
+    const keys = [...Object.keys(tool.input.shape), '__proto__', 'unknown_argument'];
+    const mutated = fc
+      .tuple(valid, fc.constantFrom(...keys), hostileValue)
+      .map(([args, key, value]) =>
+        args !== null && typeof args === 'object' ? { ...(args as object), [key]: value } : args,
+      );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(valid, mutated, hostileValue), async (generated) => {
+        const raw = confined(tool, generated);
+        const { outcome, requests } = await callTool(tool, raw);
+        expectSafe(tool, raw, outcome, requests);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Test support: fast-check arbitraries for tool arguments, from the JSON Schema the tools publish
+ * (the schema MCP hosts and the CLI see), and a pool of hostile values to swap into them.
+ * The JSON Schema keywords handled are the ones zod's `toJSONSchema` gives our tools; anything
+ * else generates "any JSON", which the tools must refuse cleanly anyway.
+ */
+import fc from 'fast-check';
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+}
+
+/** Keeps generated text short: long values come from the hostile pool, not from every sample. */
+const TEXT_CAP = 40;
+
+/** Values a schema accepts, or is meant to: refinements the schema cannot express are not honoured. */
+export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(arbitraryOf));
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string':
+      return stringOf(schema);
+    case 'integer':
+    case 'number': {
+      const min = schema.minimum ?? (schema.exclusiveMinimum === undefined ? -1e6 : schema.exclusiveMinimum + 1);
+      const max = Math.min(schema.maximum ?? 1e6, Math.max(min, 0) + 1e6);
+      return type === 'integer'
+        ? fc.integer({ min: Math.max(min, -1e9), max })
+        : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(schema.items ? arbitraryOf(schema.items) : fc.jsonValue(), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
+    case 'object':
+      return objectOf(schema);
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? TEXT_CAP, TEXT_CAP));
+  const fits = (value: string) =>
+    value.length >= minLength && value.length <= (schema.maxLength ?? Number.POSITIVE_INFINITY);
+  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern), { maxLength }).filter(fits);
+  switch (schema.format) {
+    case 'uri':
+      return fc.webUrl().filter(fits);
+    case 'uuid':
+      return fc.uuid();
+    case 'ipv4':
+      return fc.ipV4();
+    case 'ipv6':
+      return fc.ipV6();
+  }
+  return fc.string({ minLength, maxLength });
+}
+
+function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
+  const properties = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  const known = fc.record(
+    Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, arbitraryOf(value)])),
+    { requiredKeys: Object.keys(properties).filter((key) => required.has(key)) },
+  );
+  if (Object.keys(properties).length || schema.additionalProperties === false) return known;
+  const values = typeof schema.additionalProperties === 'object' ? arbitraryOf(schema.additionalProperties) : fc.jsonValue({ maxDepth: 1 });
+  return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), values, { maxKeys: 3 });
+}
+
+/** A value nested `depth` levels deep, built without recursion. */
+export function nested(depth: number): unknown {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) value = i % 2 ? { a: value } : [value];
+  return value;
+}
+
+/** Values that have broken tools before, or could: path tricks, bad text, wrong types, sizes, depth. */
+export const HOSTILE_TEXT = [
+  '',
+  ' ',
+  '.',
+  '..',
+  '...',
+  '%2e',
+  '%2e%2e',
+  '%2E.',
+  '.%2E',
+  '%252e%252e',
+  '../..',
+  '../droplets',
+  '..%2Fdroplets',
+  'a/b',
+  '/',
+  '\\',
+  '..\\..',
+  '?',
+  '#',
+  '%',
+  '%zz',
+  'x\u0000y',
+  '\n',
+  '\r\nX-Injected: 1',
+  '\u007f',
+  '\u0085',
+  'x\ud800',
+  '\udfff',
+  '__proto__',
+  'constructor',
+  'file:///etc/passwd',
+  'javascript:alert(1)',
+  'ftp://example.com/x',
+  'https://example.com/a\r\nb',
+  '😀',
+  'é',
+] as const;
+
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<unknown>(...HOSTILE_TEXT) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      true,
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      1e308,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      [],
+      {},
+      ['..'],
+      { __proto__: { polluted: true } },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>('x'.repeat(100_000), nested(10_000), nested(40)) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+);
