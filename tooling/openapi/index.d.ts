@@ -56,6 +56,12 @@ export const subset: Subset;
 export function operation(operationId: string): OperationInfo;
 
 /**
+ * Whether the operation declares a success other than 204 that carries no JSON body (such as a 202
+ * to a resize): a client must then take an empty answer as "no content". Throws for an unknown one.
+ */
+export function noResponseBody(operationId: string): boolean;
+
+/**
  * Validates a response body against the schema declared for the status (falling back to its `NXX`
  * range, then `default`). For a status declared without a JSON body, only an empty body
  * (undefined, null or '') is valid. Throws for an unknown operationId or an undeclared status.

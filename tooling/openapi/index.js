@@ -125,6 +125,18 @@ export function operation(operationId) {
 }
 
 /**
+ * Whether the operation declares a success other than 204 that carries no JSON body (such as a 202
+ * to a resize): a client must then take an empty answer as "no content". Only 2xx statuses other
+ * than 204 count; an operation that answers only 204 is no such case. Throws for an unknown one.
+ */
+export function noResponseBody(operationId) {
+  const successes = Object.entries(getOperation(operationId).responses).filter(
+    ([status]) => /^2(\d\d|XX)$/.test(status) && status !== '204',
+  );
+  return successes.length > 0 && successes.every(([, schema]) => schema === null);
+}
+
+/**
  * Validates a response body against the schema declared for the status (or its `NXX` range, or
  * `default`). Throws for an unknown operation or an undeclared status.
  */

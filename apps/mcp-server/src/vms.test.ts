@@ -333,7 +333,7 @@ describe('bad input', () => {
     const create = (args: Record<string, unknown>) =>
       call(client, 'vm-create', { Name: 'x', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3', ...args });
     expect((await create({ Size: 'huge' })).text).toMatch(/422 .*invalid size.*huge/);
-    expect((await create({ Region: 'mars1' })).text).toMatch(/422 .*invalid region.*mars1/);
+    expect((await create({ Region: 'mar1' })).text).toMatch(/422 .*invalid region.*mar1/);
     expect((await create({ ImageID: 4242 })).text).toMatch(/422 .*invalid image.*4242/);
     expect((await create({ Region: 'syd1', Size: 'so-2vcpu-16gb' })).text).toMatch(
       /422 .*so-2vcpu-16gb is not available in region syd1/,

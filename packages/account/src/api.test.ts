@@ -1,18 +1,67 @@
 /**
- * The account family as a library: the typed API bound to a client, against the sandbox.
+ * The account family as a library: each tool's API operation (checked against the API
+ * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { ClientApiError, InputError } from '@cloudcall/core';
+import { type AnyTool, ClientApiError, InputError, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountApi } from './index.js';
+// The description subset is a workspace tool; imported by path so the published package needs nothing.
+import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
+import { accountApi, accountTools } from './index.js';
 
 let connection: SandboxConnection;
+/** What the sandbox saw: one line per request. */
+let seen: string[] = [];
 beforeAll(async () => {
-  connection = await connectSandbox();
+  connection = await connectSandbox({ log: (line) => seen.push(line) });
 });
 afterAll(async () => {
   await connection.close();
 });
+
+/** The API operation of each tool (API-MAP). */
+const OPERATIONS: Record<string, string> = {
+  'account-get-information': 'account_get',
+  'balance-get': 'balance_get',
+  'billing-history-list': 'billingHistory_list',
+  'invoice-list': 'invoices_list',
+  'key-create': 'sshKeys_create',
+  'key-get': 'sshKeys_get',
+  'key-list': 'sshKeys_list',
+  'key-delete': 'sshKeys_delete',
+  'action-get': 'actions_get',
+  'action-list': 'actions_list',
+};
+const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
+
+describe('requests on the wire', () => {
+  it.each(accountTools.map((tool) => [tool.name, tool as AnyTool] as const))(
+    '%s calls its operation, with noResponseBody exactly where it answers without a body',
+    (name, tool) => {
+      const operationId = OPERATIONS[name] as string;
+      const expected = operation(operationId);
+      expect(tool.request?.method).toBe(expected.method);
+      expect(template(tool.request?.path ?? '')).toBe(template(expected.path));
+      expect(Boolean(tool.request?.noResponseBody)).toBe(noResponseBody(operationId));
+    },
+  );
+});
+
+/** Values that would change a request's path if they filled a segment as they are. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e%2e',
+  '..%2f',
+  'a/b',
+  '%2F',
+  'a\\b',
+  'a\nb',
+  'a\r\nb',
+  'a\u0000b',
+  '\ud800',
+];
 
 describe('accountApi', () => {
   it('creates and reads keys with typed calls', async () => {
@@ -33,5 +82,36 @@ describe('accountApi', () => {
     const error = await account.keyGet({ ID: 424242 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientApiError);
     expect((error as ClientApiError).status).toBe(404);
+  });
+
+  it('refuses dot segments, slashes and control characters in path ids, naming them; nothing is sent', async () => {
+    seen = [];
+    const problems: string[] = [];
+    for (const tool of accountTools as readonly AnyTool[]) {
+      for (const arg of (tool.request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
+        for (const value of HOSTILE) {
+          const error = await runTool(tool, { [arg]: value }, { client: connection.client }).catch(
+            (e: unknown) => e,
+          );
+          if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
+            problems.push(`${tool.name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+
+  it('bounds key names and public keys', async () => {
+    seen = [];
+    const account = accountApi(connection.client);
+    await expect(
+      account.keyCreate({ Name: 'n'.repeat(256), PublicKey: sshPublicKey('a@b') }),
+    ).rejects.toThrow(/argument Name: Too big/);
+    await expect(
+      account.keyCreate({ Name: 'big', PublicKey: `ssh-ed25519 ${'A'.repeat(16_384)}` }),
+    ).rejects.toThrow(/argument PublicKey: Too big/);
+    expect(seen).toEqual([]);
   });
 });

@@ -2,7 +2,16 @@
  * The account family: account information, balance, billing history, invoices, SSH keys and
  * actions. Each tool is one platform request, described by its mapping.
  */
-import { annotations, defineTool, numericId, pageArgs, pageQuery, returns } from '@cloudcall/core';
+import {
+  annotations,
+  defineTool,
+  LIMITS,
+  numericId,
+  pageArgs,
+  pageQuery,
+  returns,
+  text,
+} from '@cloudcall/core';
 import { z } from 'zod';
 import type {
   Account,
@@ -80,13 +89,13 @@ export const accountTools = [
     description:
       'Adds an SSH public key to the account so it can be installed on new VMs. Returns the key with its id and fingerprint.',
     input: z.strictObject({
-      Name: z.string().min(1).describe('A name to recognise the key by, such as "laptop".'),
-      PublicKey: z
-        .string()
-        .min(1)
-        .describe(
-          'The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).',
-        ),
+      Name: text('A name to recognise the key by, such as "laptop" (up to 255 characters).', {
+        max: LIMITS.name,
+      }),
+      PublicKey: text(
+        'The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).',
+        { max: LIMITS.publicKey },
+      ),
     }),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/account/keys', body: { name: 'Name', public_key: 'PublicKey' } },

@@ -1,13 +1,25 @@
 /**
- * The databases family as a library: the wire format of its requests (read by a recording HTTP
- * server on loopback), the online-migration HTTP operation against the sandbox, and the raw PUT.
+ * The databases family as a library: each tool's API operation (checked against the API
+ * description), the wire format of its requests (read by a recording HTTP server on loopback),
+ * arguments refused before any request, the online-migration HTTP operation against the sandbox,
+ * and the raw PUT.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { ApiClient, ClientApiError, InputError } from '@cloudcall/core';
+import {
+  type AnyTool,
+  ApiClient,
+  ClientApiError,
+  InputError,
+  parseArgs,
+  type RequestOptions,
+  runTool,
+} from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databasesApi, startOnlineMigration } from './index.js';
+// The description subset is a workspace tool; imported by path so the published package needs nothing.
+import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
+import { databasesApi, databasesTools, startOnlineMigration } from './index.js';
 
 interface Recorded {
   method: string;
@@ -30,6 +42,8 @@ async function body(req: IncomingMessage): Promise<unknown> {
 
 let connection: SandboxConnection;
 const CLUSTER = '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30';
+const RULE = 'ff2a6c52-5a44-4b63-b99c-0e98e7a63d61';
+const MIGRATION = '77b28fc8-19ff-11eb-8c9c-c68e24557488';
 
 beforeAll(async () => {
   recorder = createServer(async (req, res) => {
@@ -39,6 +53,11 @@ beforeAll(async () => {
       authorization: req.headers.authorization,
       body: await body(req),
     });
+    // The platform answers a config PATCH with 200 and no body.
+    if (req.method === 'PATCH') {
+      res.writeHead(200).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     // Config tools read the cluster first: answer as a cluster of every engine they may ask for.
     res.end(JSON.stringify({ database: { engine: 'mysql' }, user: { name: 'u' } }));
@@ -59,6 +78,251 @@ function recordingApi() {
   return { api: databasesApi(client), client };
 }
 
+/** One row per tool (and per request a tool may make): valid arguments and the API operation. */
+const cases: [tool: string, args: Record<string, unknown>, operationId: string][] = [
+  ['db-cluster-list', {}, 'databases_list_clusters'],
+  ['db-cluster-get', { id: CLUSTER }, 'databases_get_cluster'],
+  ['db-cluster-get-ca', { id: CLUSTER }, 'databases_get_ca'],
+  [
+    'db-cluster-create',
+    { name: 'cache', engine: 'valkey', version: '8', region: 'nyc3', size: 'db-s-1vcpu-1gb', num_nodes: 1 },
+    'databases_create_cluster',
+  ],
+  ['db-cluster-delete', { id: CLUSTER }, 'databases_destroy_cluster'],
+  ['db-cluster-resize', { id: CLUSTER, num_nodes: 2 }, 'databases_update_clusterSize'],
+  ['db-cluster-list-backups', { id: CLUSTER }, 'databases_list_backups'],
+  ['db-cluster-list-options', {}, 'databases_list_options'],
+  ['db-cluster-upgrade-major-version', { id: CLUSTER, version: '17' }, 'databases_update_major_version'],
+  [
+    'db-cluster-start-online-migration',
+    { id: CLUSTER, source: { host: 'old.example.com', port: 6379 } },
+    'databases_update_onlineMigration',
+  ],
+  [
+    'db-cluster-stop-online-migration',
+    { id: CLUSTER, migration_id: MIGRATION },
+    'databases_delete_onlineMigration',
+  ],
+  ['db-cluster-get-migration', { id: CLUSTER }, 'databases_get_migrationStatus'],
+  ['db-cluster-get-firewall-rules', { id: CLUSTER }, 'databases_list_firewall_rules'],
+  [
+    'db-cluster-update-firewall-rules',
+    { id: CLUSTER, rules: [{ type: 'ip_addr', value: '192.0.2.1' }] },
+    'databases_update_firewall_rules',
+  ],
+  ['db-cluster-list-topics', { id: CLUSTER }, 'databases_list_kafka_topics'],
+  ['db-cluster-create-topic', { id: CLUSTER, name: 'orders.v1' }, 'databases_create_kafka_topic'],
+  ['db-cluster-get-topic', { id: CLUSTER, name: 'orders.v1' }, 'databases_get_kafka_topic'],
+  ['db-cluster-delete-topic', { id: CLUSTER, name: 'orders.v1' }, 'databases_delete_kafka_topic'],
+  [
+    'db-cluster-update-topic',
+    { id: CLUSTER, name: 'orders.v1', partition_count: '3' },
+    'databases_update_kafka_topic',
+  ],
+  ['db-cluster-get-kafka-config', { id: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-kafka-config', { id: CLUSTER, config: {} }, 'databases_patch_config'],
+  ['db-cluster-get-mongodb-config', { id: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-mongodb-config', { id: CLUSTER, config: {} }, 'databases_patch_config'],
+  ['db-cluster-get-mysql-config', { ID: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-mysql-config', { ID: CLUSTER, config_json: '{}' }, 'databases_patch_config'],
+  ['db-cluster-get-opensearch-config', { id: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-os-config', { id: CLUSTER, config: {} }, 'databases_patch_config'],
+  ['db-cluster-get-postgresql-config', { id: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-psql-config', { id: CLUSTER, config: {} }, 'databases_patch_config'],
+  ['db-cluster-get-redis-config', { id: CLUSTER }, 'databases_get_config'],
+  ['db-cluster-update-redis-config', { id: CLUSTER, config: {} }, 'databases_patch_config'],
+  ['db-cluster-get-sql-mode', { id: CLUSTER }, 'databases_get_sql_mode'],
+  ['db-cluster-set-sql-mode', { id: CLUSTER, modes: 'ANSI' }, 'databases_update_sql_mode'],
+  ['db-cluster-list-users', { id: CLUSTER }, 'databases_list_users'],
+  ['db-cluster-get-user', { id: CLUSTER, user: 'app-01' }, 'databases_get_user'],
+  ['db-cluster-create-user', { id: CLUSTER, name: 'app-01' }, 'databases_add_user'],
+  [
+    'db-cluster-update-user',
+    { id: CLUSTER, user: 'app-01', settings: { mongo_user_settings: { role: 'readOnly' } } },
+    'databases_update_user',
+  ],
+  // Without settings there is nothing to change: the user is read instead.
+  ['db-cluster-update-user', { id: CLUSTER, user: 'app-01' }, 'databases_get_user'],
+  ['db-cluster-delete-user', { id: CLUSTER, user: 'app-01' }, 'databases_delete_user'],
+];
+
+const byName = new Map<string, AnyTool>(databasesTools.map((tool) => [tool.name, tool]));
+
+/** The engine of the cluster each config tool is meant for (they check it first). */
+const ENGINE: Record<string, string> = {
+  kafka: 'kafka',
+  mongodb: 'mongodb',
+  mysql: 'mysql',
+  opensearch: 'opensearch',
+  os: 'opensearch',
+  postgresql: 'pg',
+  psql: 'pg',
+  redis: 'valkey',
+};
+
+/** Runs a tool against a client that records each request's options instead of sending it. */
+async function sentOptions(name: string, args: Record<string, unknown>): Promise<RequestOptions[]> {
+  const requests: RequestOptions[] = [];
+  const engine = ENGINE[/-(\w+)-config$/.exec(name)?.[1] ?? ''];
+  const client = {
+    request: async (options: RequestOptions) => {
+      requests.push(options);
+      return options.method === 'GET' ? { database: { engine } } : undefined;
+    },
+  } as unknown as ApiClient;
+  await runTool(byName.get(name) as AnyTool, args, { client });
+  return requests;
+}
+
+const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
+
+describe('every database tool calls its API operation', () => {
+  it('covers all 38 tools', () => {
+    expect(databasesTools).toHaveLength(38);
+    expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(databasesTools.map((t) => t.name)));
+  });
+
+  it.each(cases)('%s -> %s', async (name, args, operationId) => {
+    const requests = await sentOptions(name, args);
+    // A config tool reads the cluster (its engine) first; its own request comes last.
+    const request = requests.at(-1);
+    const expected = operation(operationId);
+    expect(request?.method).toBe(expected.method);
+    expect(request?.path).toMatch(pathPattern(expected.path));
+    if (expected.path.includes('{')) expect(request?.path).toContain(CLUSTER);
+    // An empty success is "no content" only where the API description says the answer has no body.
+    expect(Boolean(request?.noResponseBody), `${name}: noResponseBody`).toBe(noResponseBody(operationId));
+    const tool = byName.get(name) as AnyTool;
+    if (tool.request) expect(Boolean(tool.request.noResponseBody)).toBe(noResponseBody(operationId));
+  });
+});
+
+/** Values that would change a request's path if they filled a segment as they are. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e',
+  '%2E%2e',
+  '..%2f',
+  'a/b',
+  '%2F',
+  'a\\b',
+  'a\nb',
+  'a\r\nb',
+  'a\u0000b',
+  'a\u007fb',
+  '\ud800',
+];
+
+/** Path arguments of the tools whose handler makes the request(s). */
+const HANDLER_PATH_ARGS: Record<string, string[]> = {
+  'db-cluster-start-online-migration': ['id'],
+  'db-cluster-update-user': ['id', 'user'],
+  'db-cluster-get-mysql-config': ['ID'],
+  'db-cluster-update-mysql-config': ['ID'],
+};
+
+describe('path arguments that would change the request path', () => {
+  it('are refused for every tool, naming the argument, and no request leaves', async () => {
+    const { client } = recordingApi();
+    const problems: string[] = [];
+    let tried = 0;
+    for (const [name, args] of cases) {
+      const tool = byName.get(name) as AnyTool;
+      const pathArgs = tool.request
+        ? (tool.request.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))
+        : (HANDLER_PATH_ARGS[name] ?? ['id']);
+      for (const arg of pathArgs) {
+        for (const value of HOSTILE) {
+          tried++;
+          const error = await runTool(tool, { ...args, [arg]: value }, { client }).catch((e: unknown) => e);
+          if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
+            problems.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(tried).toBeGreaterThan(500);
+    expect(recorded).toEqual([]);
+  });
+
+  it('startOnlineMigration refuses a clusterId that is not a UUID, naming it, before any request', async () => {
+    const { client } = recordingApi();
+    for (const clusterId of [...HOSTILE, 'not-a-uuid', `${CLUSTER}/..`]) {
+      const error = await startOnlineMigration(client, clusterId, { source: { host: 'h', port: 1 } }).catch(
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(clusterId)).toBeInstanceOf(InputError);
+      expect((error as InputError).argument).toBe('clusterId');
+    }
+    expect(recorded).toEqual([]);
+    await startOnlineMigration(client, CLUSTER, { source: { host: 'h', port: 1 } });
+    expect(recorded.map((r) => [r.method, r.url])).toEqual([
+      ['PUT', `/v2/databases/${CLUSTER}/online-migration`],
+    ]);
+  });
+});
+
+describe('names have the shape the platform and the engines allow', () => {
+  /** The arguments a tool refuses in `args` (none: they are valid). */
+  const issues = (name: string, args: Record<string, unknown>) => {
+    try {
+      parseArgs(byName.get(name) as AnyTool, args);
+      return [];
+    } catch (error) {
+      return (error as InputError).issues.map((i) => i.argument);
+    }
+  };
+
+  it('Kafka topic names: letters, digits, ".", "_" and "-", at most 249, never "." or ".."', () => {
+    for (const topic of ['orders', 'orders.v1', '_internal', 'a-b_c.d', '...', 'x'.repeat(249)]) {
+      expect(issues('db-cluster-create-topic', { id: CLUSTER, name: topic }), topic).toEqual([]);
+    }
+    for (const topic of ['.', '..', 'a b', 'a/b', 'a:b', 'x'.repeat(250), 'ü']) {
+      expect(issues('db-cluster-create-topic', { id: CLUSTER, name: topic }), topic).toEqual(['name']);
+      expect(issues('db-cluster-get-topic', { id: CLUSTER, name: topic }), topic).toEqual(['name']);
+    }
+  });
+
+  it('user names: letters, digits, "_", "." and "-", not starting with "." or "-", at most 63', () => {
+    for (const user of ['doadmin', 'app-01', '_svc', 'a.b', 'x'.repeat(63)]) {
+      expect(issues('db-cluster-delete-user', { id: CLUSTER, user }), user).toEqual([]);
+    }
+    for (const user of ['.', '..', '.hidden', '-x', 'a/b', 'a b', 'a@b', 'x'.repeat(64)]) {
+      expect(issues('db-cluster-delete-user', { id: CLUSTER, user }), user).toEqual(['user']);
+      expect(issues('db-cluster-create-user', { id: CLUSTER, name: user }), user).toEqual(['name']);
+    }
+  });
+
+  it('migration ids, firewall rule uuids and cluster ids', () => {
+    expect(issues('db-cluster-stop-online-migration', { id: CLUSTER, migration_id: 'm_1-a' })).toEqual([]);
+    for (const migration_id of ['.x', 'a.b', 'a/b', 'x'.repeat(65)]) {
+      expect(issues('db-cluster-stop-online-migration', { id: CLUSTER, migration_id })).toEqual([
+        'migration_id',
+      ]);
+    }
+    expect(
+      issues('db-cluster-update-firewall-rules', {
+        id: CLUSTER,
+        rules: [{ type: 'tag', value: 'web', uuid: 'u-1', cluster_uuid: 'c-1' }],
+      }),
+    ).toEqual(['rules.0.uuid', 'rules.0.cluster_uuid']);
+    expect(issues('db-cluster-get', { id: 'prod-db' })).toEqual(['id']);
+  });
+
+  it('config keys the spec does not name pass through, with bounded values', () => {
+    const update = (config: Record<string, unknown>) =>
+      issues('db-cluster-update-kafka-config', { id: CLUSTER, config });
+    expect(update({ log_cleanup_policy: 'compact', transaction_state_log_segment_bytes: 104857600 })).toEqual(
+      [],
+    );
+    expect(update({ some_key: 'x'.repeat(1025) })).toEqual(['config.some_key']);
+    expect(update({ some_key: { nested: true } })).toEqual(['config.some_key']);
+  });
+});
+
 describe('wire format (API-MAP pitfalls)', () => {
   it('firewall rules: only type/value/uuid/cluster_uuid, vm as droplet', async () => {
     const { api } = recordingApi();
@@ -66,7 +330,7 @@ describe('wire format (API-MAP pitfalls)', () => {
       id: CLUSTER,
       rules: [
         { type: 'vm', value: '42' },
-        { type: 'ip_addr', value: '192.0.2.1', uuid: 'u-1', created_at: '2024-01-01T00:00:00Z' },
+        { type: 'ip_addr', value: '192.0.2.1', uuid: RULE, created_at: '2024-01-01T00:00:00Z' },
       ],
     });
     expect(recorded).toEqual([
@@ -77,7 +341,7 @@ describe('wire format (API-MAP pitfalls)', () => {
         body: {
           rules: [
             { type: 'droplet', value: '42' },
-            { type: 'ip_addr', value: '192.0.2.1', uuid: 'u-1' },
+            { type: 'ip_addr', value: '192.0.2.1', uuid: RULE },
           ],
         },
       },
@@ -126,7 +390,12 @@ describe('wire format (API-MAP pitfalls)', () => {
       /JSON object/,
     );
     expect(recorded).toEqual([]);
-    await api.dbClusterUpdateMysqlConfig({ ID: CLUSTER, config_json: '{"wait_timeout":600}' });
+    // An empty 200 to the PATCH is what the platform answers: no content, not an error.
+    expect(
+      await api.dbClusterUpdateMysqlConfig({ ID: CLUSTER, config_json: '{"wait_timeout":600}' }),
+    ).toEqual({
+      ok: true,
+    });
     expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
       ['GET', `/v2/databases/${CLUSTER}`, undefined],
       ['PATCH', `/v2/databases/${CLUSTER}/config`, { config: { wait_timeout: 600 } }],

@@ -1,29 +1,106 @@
 /**
- * Argument schemas of the database tools: cluster ids, pages, and the spec's structures (firewall
- * rule, online-migration source, Kafka topic and cluster config, engine configs, user settings).
+ * Argument schemas of the database tools: cluster ids, names, pages, and the spec's structures
+ * (firewall rule, online-migration source, Kafka topic and cluster config, engine configs, user
+ * settings). Every string has a bound; names that fill a path segment have a shape that can never
+ * be a dot segment or hold a slash.
  */
-import { intAsString } from '@cloudcall/core';
+import { intAsString, LIMITS, text, uuid } from '@cloudcall/core';
 import { z } from 'zod';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A cluster UUID; `description` says where it comes from. */
 export const clusterId = (description = 'UUID of the cluster, from db-cluster-list or db-cluster-create.') =>
+  uuid(description);
+
+/**
+ * A Kafka topic name as Kafka itself allows it: letters, digits, ".", "_" and "-", at most 249
+ * characters, and never "." or "..".
+ */
+export const topicName = (description: string) =>
   z
     .string()
-    .regex(UUID, 'expected a cluster UUID, such as "9cc10173-e9ea-4176-9dbc-a4cee4c4ff30"')
+    .min(1)
+    .max(249)
+    .regex(
+      /^(?!\.{1,2}$)[a-zA-Z0-9._-]+$/,
+      'expected a Kafka topic name: letters, digits, ".", "_" and "-" (not "." or "..")',
+    )
     .describe(description);
+
+/**
+ * A database user name: letters, digits, "_", "." and "-", starting with a letter, digit or "_"
+ * (the platform's shape for database role names), at most 63 characters (PostgreSQL's identifier
+ * limit; MySQL allows 32). It can never be a dot segment or hold a slash.
+ */
+export const userName = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(
+      /^[_A-Za-z0-9][-._A-Za-z0-9]*$/,
+      'expected a user name: letters, digits, "_", "." and "-", starting with a letter, digit or "_"',
+    )
+    .describe(description);
+
+/**
+ * The id of an online migration. The platform documents it as a string (its examples are UUIDs),
+ * so any id of letters, digits, "-" and "_" is accepted: never a dot segment, never a slash.
+ */
+export const migrationId = (description: string) =>
+  z
+    .string()
+    .max(LIMITS.slug)
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]*$/,
+      'expected a migration id, such as "77b28fc8-19ff-11eb-8c9c-c68e24557488"',
+    )
+    .describe(description);
+
+/** Region slugs such as "nyc3". */
+export const regionSlug = (description: string) =>
+  z
+    .string()
+    .max(LIMITS.slug)
+    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
+    .describe(description);
+
+/** Node size slugs such as "db-s-1vcpu-1gb": lowercase letters, digits, "-", "_" and ".". */
+export const sizeSlug = (description: string) =>
+  z
+    .string()
+    .max(LIMITS.slug)
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a size slug such as "db-s-1vcpu-1gb"')
+    .describe(description);
+
+/** Engine versions such as "16" or "8.0". */
+export const engineVersion = (description: string) => text(description, { max: LIMITS.slug });
+
+/** Tag names as the platform accepts them. */
+export const tagName = z
+  .string()
+  .max(LIMITS.tag)
+  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected tag names: letters, digits, "_", "-" or ":"');
 
 /** The database lists' optional page arguments, passed on whenever given (text or number). */
 export const listPage = {
   page: intAsString('Page number, from 1 (text or number). Default: the platform’s first page.').optional(),
-  per_page: z
-    .union([z.number().int(), z.string().regex(/^\s*\d+\s*$/, 'expected an integer')])
-    .transform((value) => (typeof value === 'number' ? value : Number.parseInt(value, 10)))
+  per_page: intAsString('Items per page, 1 to 200 (text or number).')
     .pipe(z.number().int().min(1).max(200))
     .describe('Items per page, 1 to 200. Default: the platform’s page size.')
     .optional(),
 };
+
+/** A scalar value of a configuration key: bounded text, a number or a boolean. */
+const configScalar = z.union([z.string().max(LIMITS.short), z.number(), z.boolean()]);
+
+/** The value of a configuration key the spec does not name: passed to the platform as given. */
+const configValue = z.union([configScalar, z.array(configScalar)]);
+
+/** The keys of a nested settings object (pgbouncer, timescaledb), such as "min_pool_size". */
+const configKey = z
+  .string()
+  .max(LIMITS.slug)
+  .regex(/^[a-z][a-z0-9_]*$/, 'expected a setting name such as "min_pool_size"');
 
 const int = (description: string) => z.number().int().describe(description);
 const bool = (description: string) => z.boolean().describe(description);
@@ -33,31 +110,38 @@ export const firewallRule = z.strictObject({
   type: z
     .enum(['ip_addr', 'vm', 'droplet', 'k8s', 'tag', 'app'])
     .describe('What `value` names: ip_addr (an IP or CIDR), vm (a VM id, from vm-list), tag, k8s, app.'),
-  value: z.string().min(1).describe('The IP address or CIDR block, VM id, tag name, or app/cluster id.'),
-  uuid: z
-    .string()
-    .optional()
-    .describe('UUID of an existing rule to keep, from db-cluster-get-firewall-rules.'),
-  cluster_uuid: z.string().optional().describe('UUID of the cluster the rule belongs to.'),
+  // Tag names are the longest kind of value (255).
+  value: text('The IP address or CIDR block, VM id, tag name, or app/cluster id.', { max: LIMITS.tag }),
+  uuid: uuid('UUID of an existing rule to keep, from db-cluster-get-firewall-rules.').optional(),
+  cluster_uuid: uuid('UUID of the cluster the rule belongs to.').optional(),
   created_at: z
     .string()
+    .max(LIMITS.short)
     .optional()
     .describe('Accepted so rules from db-cluster-get-firewall-rules can be passed back; never sent.'),
 });
 
 export const onlineMigrationSource = z
   .strictObject({
-    host: z.string().min(1).describe('Hostname or IP address of the source database.'),
+    host: text('Hostname or IP address of the source database.', { max: LIMITS.hostname }),
     port: z.number().int().min(1).max(65535).describe('Port the source listens on, such as 6379.'),
-    dbname: z.string().optional().describe('Name of the source database.'),
-    username: z.string().optional().describe('User to connect as; needs permission to read the data.'),
-    password: z.string().optional().describe('Password of that user (never echoed in errors).'),
+    dbname: z.string().max(LIMITS.name).optional().describe('Name of the source database.'),
+    username: z
+      .string()
+      .max(LIMITS.name)
+      .optional()
+      .describe('User to connect as; needs permission to read the data.'),
+    password: z
+      .string()
+      .max(LIMITS.short)
+      .optional()
+      .describe('Password of that user (never echoed in errors).'),
   })
   .describe('The source database to migrate from: host, port, dbname, username, password.');
 
-/** Kafka topic config (topic create and update): every key optional. */
+/** Kafka topic config (topic create and update): every key optional; other keys pass through. */
 export const kafkaTopicConfig = z
-  .looseObject({
+  .object({
     cleanup_policy: z
       .enum(['delete', 'compact', 'compact_delete'])
       .optional()
@@ -73,7 +157,11 @@ export const kafkaTopicConfig = z
     max_compaction_lag_ms: int('Maximum time a message stays uncompacted, ms.').optional(),
     max_message_bytes: int('Largest record batch, bytes.').optional(),
     message_down_conversion_enable: bool('Whether old consumers get down-converted messages.').optional(),
-    message_format_version: z.string().optional().describe('Message format version, such as "3.0-IV1".'),
+    message_format_version: z
+      .string()
+      .max(LIMITS.slug)
+      .optional()
+      .describe('Message format version, such as "3.0-IV1".'),
     message_timestamp_difference_max_ms: int('Largest allowed timestamp skew, ms.').optional(),
     message_timestamp_type: z
       .enum(['create_time', 'log_append_time'])
@@ -95,11 +183,12 @@ export const kafkaTopicConfig = z
     segment_jitter_ms: int('Random jitter on segment roll, ms.').optional(),
     segment_ms: z.number().int().min(1).optional().describe('Time before a segment rolls, ms.'),
   })
+  .catchall(configValue)
   .describe('Kafka topic configuration; every key is optional.');
 
 /** Kafka cluster configuration keys named by the spec (others pass through to the platform). */
 export const kafkaClusterConfig = z
-  .looseObject({
+  .object({
     group_initial_rebalance_delay_ms: int('Delay before the first consumer-group rebalance, ms.').optional(),
     group_min_session_timeout_ms: int('Smallest consumer session timeout, ms.').optional(),
     group_max_session_timeout_ms: int('Largest consumer session timeout, ms.').optional(),
@@ -118,6 +207,7 @@ export const kafkaClusterConfig = z
     log_segment_delete_delay_ms: int('Delay before a segment file is deleted, ms.').optional(),
     auto_create_topics_enable: bool('Whether producing to an unknown topic creates it.').optional(),
   })
+  .catchall(configValue)
   .describe('Kafka cluster configuration keys to change; others keep their values.');
 
 export const mongodbConfig = z
@@ -126,7 +216,11 @@ export const mongodbConfig = z
       .enum(['local', 'available', 'majority'])
       .optional()
       .describe('Default read concern.'),
-    default_write_concern: z.string().optional().describe('Default write concern, such as "majority".'),
+    default_write_concern: z
+      .string()
+      .max(LIMITS.slug)
+      .optional()
+      .describe('Default write concern, such as "majority".'),
     transaction_lifetime_limit_seconds: z
       .number()
       .int()
@@ -177,6 +271,8 @@ export const redisConfig = z
     redis_timeout: z.number().int().min(0).optional().describe('Idle client timeout, s; 0 for none.'),
     redis_notify_keyspace_events: z
       .string()
+      .max(32)
+      .regex(/^[KEg$lshzxeA]*$/, 'expected keyspace notification flags from "KEg$lshzxeA"')
       .optional()
       .describe('Keyspace notification flags, such as "Ex".'),
     redis_persistence: z.enum(['off', 'rdb']).optional().describe('Persistence: rdb, or off.'),
@@ -188,7 +284,7 @@ export const redisConfig = z
   .describe('Redis-compatible (Valkey) configuration keys to change; others keep their values.');
 
 export const opensearchConfig = z
-  .looseObject({
+  .object({
     http_max_content_length_bytes: int('Largest HTTP request body, bytes.').optional(),
     indices_query_bool_max_clause_count: int('Most clauses in a boolean query.').optional(),
     ism_enabled: bool('Whether index state management is on.').optional(),
@@ -197,30 +293,33 @@ export const opensearchConfig = z
     cluster_max_shards_per_node: int('Most shards per node.').optional(),
     script_max_compilations_rate: z
       .string()
+      .max(LIMITS.slug)
       .optional()
       .describe('Script compilations allowed, such as "75/5m".'),
     reindex_remote_whitelist: z
-      .array(z.string())
+      .array(z.string().max(LIMITS.short))
       .optional()
-      .describe('Remote hosts reindexing may read from.'),
+      .describe('Remote hosts reindexing may read from, as "host:port".'),
     plugins_alerting_filter_by_backend_roles_enabled: bool('Filter alerting by backend roles.').optional(),
   })
+  .catchall(configValue)
   .describe('OpenSearch configuration keys to change; others keep their values.');
 
 export const postgresqlConfig = z
-  .looseObject({
+  .object({
     autovacuum_max_workers: int('Autovacuum worker processes.').optional(),
     autovacuum_vacuum_scale_factor: z
       .number()
       .optional()
       .describe('Fraction of a table changed before vacuum.'),
     shared_buffers_percentage: z.number().optional().describe('Share of memory for shared buffers, percent.'),
-    timezone: z.string().optional().describe('Server time zone, such as "UTC".'),
+    timezone: z.string().max(64).optional().describe('Server time zone, such as "UTC".'),
     temp_file_limit: int('Temporary file space per process, KB; -1 for no limit.').optional(),
     jit: bool('Whether JIT compilation is on.').optional(),
-    pgbouncer: z.record(z.string(), z.unknown()).optional().describe('Connection pooler settings.'),
-    timescaledb: z.record(z.string(), z.unknown()).optional().describe('TimescaleDB settings.'),
+    pgbouncer: z.record(configKey, configValue).optional().describe('Connection pooler settings.'),
+    timescaledb: z.record(configKey, configValue).optional().describe('TimescaleDB settings.'),
   })
+  .catchall(configValue)
   .describe('PostgreSQL configuration keys to change; others keep their values.');
 
 export const userSettings = z
@@ -228,8 +327,8 @@ export const userSettings = z
     acl: z
       .array(
         z.strictObject({
-          id: z.string().optional().describe('ACL entry id.'),
-          topic: z.string().describe('Topic name or pattern, such as "orders.*".'),
+          id: z.string().max(LIMITS.short).optional().describe('ACL entry id.'),
+          topic: text('Topic name or pattern, such as "orders.*".', { max: LIMITS.short }),
           permission: z
             .enum(['admin', 'consume', 'produce', 'produceconsume'])
             .describe('What the user may do.'),
@@ -240,7 +339,7 @@ export const userSettings = z
     opensearch_acl: z
       .array(
         z.strictObject({
-          index: z.string().describe('Index name or pattern.'),
+          index: text('Index name or pattern, such as "logs-*".', { max: LIMITS.short }),
           permission: z
             .enum(['deny', 'admin', 'read', 'readwrite', 'write'])
             .describe('What the user may do.'),
@@ -250,7 +349,10 @@ export const userSettings = z
       .describe('OpenSearch index permissions.'),
     mongo_user_settings: z
       .strictObject({
-        databases: z.array(z.string()).optional().describe('Databases the role applies to.'),
+        databases: z
+          .array(text('A database name.', { max: LIMITS.name }))
+          .optional()
+          .describe('Databases the role applies to.'),
         role: z.enum(['readOnly', 'readWrite', 'dbAdmin']).optional().describe('MongoDB role.'),
       })
       .optional()

@@ -12,24 +12,33 @@ import {
   InputError,
   type InputSchema,
   intAsString,
-  NO_CONTENT,
+  LIMITS,
   returns,
+  sendRequest,
   type ToolContext,
   type ToolDefinition,
+  text,
 } from '@cloudcall/core';
 import { z } from 'zod';
 import { startOnlineMigration } from './migration.js';
 import {
   clusterId,
+  engineVersion,
   firewallRule,
   kafkaClusterConfig,
   kafkaTopicConfig,
   listPage,
+  migrationId,
   mongodbConfig,
   onlineMigrationSource,
   opensearchConfig,
   postgresqlConfig,
   redisConfig,
+  regionSlug,
+  sizeSlug,
+  tagName,
+  topicName,
+  userName,
   userSettings,
 } from './schemas.js';
 import type {
@@ -50,8 +59,8 @@ const id = clusterId();
 const byId = z.strictObject({ id });
 const cluster = '/v2/databases/{id}';
 
-const topicName = z.string().min(1).describe('Name of the Kafka topic, from db-cluster-list-topics.');
-const userName = z.string().min(1).describe('Name of the database user, from db-cluster-list-users.');
+const topic = topicName('Name of the Kafka topic, from db-cluster-list-topics.');
+const user = userName('Name of the database user, from db-cluster-list-users.');
 
 const clusterTools = [
   defineTool({
@@ -98,14 +107,15 @@ const clusterTools = [
       engine: z
         .enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch'])
         .describe('Engine slug: pg, mysql, valkey, mongodb, kafka or opensearch.'),
-      version: z
-        .string()
-        .min(1)
-        .describe('Engine version, such as "16" for pg or "8" for valkey (db-cluster-list-options).'),
-      region: z.string().min(1).describe('Region slug, such as "nyc3" (db-cluster-list-options).'),
-      size: z.string().min(1).describe('Node size slug, such as "db-s-1vcpu-1gb" (db-cluster-list-options).'),
+      version: engineVersion(
+        'Engine version, such as "16" for pg or "8" for valkey (db-cluster-list-options).',
+      ),
+      region: regionSlug('Region slug, such as "nyc3" (db-cluster-list-options).'),
+      size: sizeSlug('Node size slug, such as "db-s-1vcpu-1gb" (db-cluster-list-options).'),
       num_nodes: z.number().int().min(1).max(3).describe('Number of nodes, 1 to 3 (standby nodes included).'),
-      tags: commaList('Tags to apply, comma-separated, such as "prod,cache".').optional(),
+      tags: commaList('Tags to apply, comma-separated, such as "prod,cache".')
+        .pipe(z.array(tagName))
+        .optional(),
     }),
     annotations: annotations.create,
     request: {
@@ -142,7 +152,7 @@ const clusterTools = [
     input: z
       .strictObject({
         id,
-        size: z.string().min(1).optional().describe('New node size slug (db-cluster-list-options).'),
+        size: sizeSlug('New node size slug (db-cluster-list-options).').optional(),
         num_nodes: z.number().int().min(1).max(3).optional().describe('New number of nodes, 1 to 3.'),
         storage_size_mib: z.number().int().positive().optional().describe('New storage per node, MiB.'),
       })
@@ -194,7 +204,7 @@ const clusterTools = [
       'Upgrades the cluster’s engine to a newer major version (never back). Clients may need changes for the new version.',
     input: z.strictObject({
       id,
-      version: z.string().min(1).describe('Target major version, such as "17" (db-cluster-list-options).'),
+      version: engineVersion('Target major version, such as "17" (db-cluster-list-options).'),
     }),
     annotations: annotations.destructive,
     request: { method: 'PUT', path: `${cluster}/upgrade`, body: { version: 'version' } },
@@ -233,7 +243,7 @@ const migrationTools = [
       'Stops the ongoing online migration. Data already migrated stays in the cluster; replication does not resume.',
     input: z.strictObject({
       id,
-      migration_id: z.string().min(1).describe('Id of the ongoing migration, from db-cluster-get-migration.'),
+      migration_id: migrationId('Id of the ongoing migration, from db-cluster-get-migration.'),
     }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: `${cluster}/online-migration/{migration_id}` },
@@ -315,7 +325,7 @@ const kafkaTools = [
       with_projects: boolAsString('"true" to include project fields.').optional(),
       only_deployed: boolAsString('"true" to list only deployed topics.').optional(),
       public_only: boolAsString('"true" to list only public topics.').optional(),
-      usecases: z.string().optional().describe('Use cases to filter on, comma-separated.'),
+      usecases: text('Use cases to filter on, comma-separated.', { max: LIMITS.short }).optional(),
     }),
     annotations: annotations.read,
     request: {
@@ -340,7 +350,7 @@ const kafkaTools = [
       'Creates a topic on a Kafka cluster, with optional partitions, replication factor and topic config.',
     input: z.strictObject({
       id,
-      name: z.string().min(1).max(249).describe('Name of the new topic.'),
+      name: topicName('Name of the new topic: letters, digits, ".", "_" and "-", up to 249 characters.'),
       ...topicCounts,
     }),
     annotations: annotations.create,
@@ -362,7 +372,7 @@ const kafkaTools = [
     title: 'Get Kafka topic',
     description:
       'Shows one topic: state, partitions (with offsets and in-sync replicas), replication factor and config.',
-    input: z.strictObject({ id, name: topicName }),
+    input: z.strictObject({ id, name: topic }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/topics/{name}` },
     result: returns<{ topic: KafkaTopic }>(),
@@ -372,7 +382,7 @@ const kafkaTools = [
     family: 'databases',
     title: 'Delete Kafka topic',
     description: 'Deletes a topic and every message in it.',
-    input: z.strictObject({ id, name: topicName }),
+    input: z.strictObject({ id, name: topic }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: `${cluster}/topics/{name}` },
     result: returns<{ ok: true }>(),
@@ -383,7 +393,7 @@ const kafkaTools = [
     title: 'Update Kafka topic',
     description:
       'Changes a topic’s partition count (it can only grow), replication factor or config keys; keys not given keep their values.',
-    input: z.strictObject({ id, name: topicName, ...topicCounts }),
+    input: z.strictObject({ id, name: topic, ...topicCounts }),
     annotations: annotations.update,
     request: {
       method: 'PUT',
@@ -398,10 +408,14 @@ const kafkaTools = [
   }),
 ] as const;
 
+/** Longest `config_json` text: room for every MySQL key at once. */
+const CONFIG_JSON_MAX = 16_384;
+
 /** The `config_json` text of the MySQL tool, parsed into the config object (invalid JSON: input error). */
 const configJson = z
   .string()
   .min(1)
+  .max(CONFIG_JSON_MAX)
   .transform((text, ctx) => {
     let parsed: unknown;
     try {
@@ -437,15 +451,19 @@ interface ConfigRow<G extends string, U extends string> {
  * The platform serves every engine's configuration at one path, so a config tool first checks
  * the cluster's engine: the MongoDB tool never reads or changes a PostgreSQL cluster.
  */
-async function requireEngine(row: ConfigRow<string, string>, clusterUuid: string, context: ToolContext) {
-  const { database } = await context.client.request<{ database: DatabaseCluster }>({
-    method: 'GET',
-    path: `/v2/databases/${encodeURIComponent(clusterUuid)}`,
-    signal: context.signal,
-  });
+async function requireEngine(
+  row: ConfigRow<string, string>,
+  args: Record<string, unknown>,
+  context: ToolContext,
+) {
+  const { database } = await sendRequest<{ database: DatabaseCluster }>(
+    { method: 'GET', path: `/v2/databases/{${row.idArg}}` },
+    args,
+    context,
+  );
   if (!row.engines.includes(database.engine)) {
     throw new InputError(
-      `cluster ${clusterUuid} is a ${database.engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
+      `cluster ${String(args[row.idArg])} is a ${database.engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
       row.idArg,
     );
   }
@@ -459,8 +477,7 @@ function configTools<const G extends string, const U extends string>(
   ToolDefinition<InputSchema, { ok: true }, U>,
 ] {
   const clusterArg = clusterId(`UUID of the ${row.engine} cluster, from db-cluster-list.`);
-  const path = (args: Record<string, unknown>) =>
-    `/v2/databases/${encodeURIComponent(String(args[row.idArg]))}/config`;
+  const path = `/v2/databases/{${row.idArg}}/config`;
   return [
     defineTool({
       name: row.get,
@@ -470,12 +487,8 @@ function configTools<const G extends string, const U extends string>(
       input: z.strictObject({ [row.idArg]: clusterArg }),
       annotations: annotations.read,
       handler: async (args: Record<string, unknown>, context) => {
-        await requireEngine(row, String(args[row.idArg]), context);
-        return context.client.request<{ config: Record<string, unknown> }>({
-          method: 'GET',
-          path: path(args),
-          signal: context.signal,
-        });
+        await requireEngine(row, args, context);
+        return sendRequest<{ config: Record<string, unknown> }>({ method: 'GET', path }, args, context);
       },
       result: returns<{ config: Record<string, unknown> }>(),
     }),
@@ -487,15 +500,18 @@ function configTools<const G extends string, const U extends string>(
       input: z.strictObject({ [row.idArg]: clusterArg, [row.configArg]: row.config }),
       annotations: annotations.update,
       handler: async (args: Record<string, unknown>, context) => {
-        await requireEngine(row, String(args[row.idArg]), context);
-        await context.client.request({
-          method: 'PATCH',
-          path: path(args),
-          body: { config: args[row.configArg] },
-          noResponseBody: true,
-          signal: context.signal,
-        });
-        return NO_CONTENT;
+        await requireEngine(row, args, context);
+        // The platform answers the PATCH with 200 and no body.
+        return sendRequest<{ ok: true }>(
+          {
+            method: 'PATCH',
+            path,
+            body: (values) => ({ config: values[row.configArg] }),
+            noResponseBody: true,
+          },
+          args,
+          context,
+        );
       },
       result: returns<{ ok: true }>(),
     }),
@@ -609,7 +625,7 @@ const userTools = [
     family: 'databases',
     title: 'Get database user',
     description: 'Shows one user of a cluster: role, password (as the platform returns it) and settings.',
-    input: z.strictObject({ id, user: userName }),
+    input: z.strictObject({ id, user }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/users/{user}` },
     result: returns<{ user: DatabaseUser }>(),
@@ -622,7 +638,7 @@ const userTools = [
       'Adds a user to a cluster; the platform generates its password and returns it once here. Settings apply per engine (Kafka acl, OpenSearch acl, MongoDB role).',
     input: z.strictObject({
       id,
-      name: z.string().min(1).max(63).describe('Name of the new user.'),
+      name: userName('Name of the new user: letters, digits, "_", "." and "-", up to 63 characters.'),
       mysql_auth_plugin: z
         .enum(['mysql_native_password', 'caching_sha2_password'])
         .optional()
@@ -647,25 +663,17 @@ const userTools = [
     title: 'Update database user',
     description:
       'Replaces a user’s settings (Kafka acl, OpenSearch acl, MongoDB role). Without settings nothing changes and the user is shown as is.',
-    input: z.strictObject({ id, user: userName, settings: userSettings.optional() }),
+    input: z.strictObject({ id, user, settings: userSettings.optional() }),
     annotations: annotations.update,
     // The platform requires `settings`: with none given there is nothing to send, so read instead.
-    handler: async (args, context) => {
-      const path = `/v2/databases/${encodeURIComponent(args.id)}/users/${encodeURIComponent(args.user)}`;
-      if (args.settings === undefined) {
-        return context.client.request<{ user: DatabaseUser }>({
-          method: 'GET',
-          path,
-          signal: context.signal,
-        });
-      }
-      return context.client.request<{ user: DatabaseUser }>({
-        method: 'PUT',
-        path,
-        body: { settings: args.settings },
-        signal: context.signal,
-      });
-    },
+    handler: (args, context) =>
+      sendRequest<{ user: DatabaseUser }>(
+        args.settings === undefined
+          ? { method: 'GET', path: `${cluster}/users/{user}` }
+          : { method: 'PUT', path: `${cluster}/users/{user}`, body: { settings: 'settings' } },
+        args,
+        context,
+      ),
     result: returns<{ user: DatabaseUser }>(),
   }),
   defineTool({
@@ -674,7 +682,7 @@ const userTools = [
     title: 'Delete database user',
     description:
       'Removes a user from a cluster; its connections are closed. The primary admin user cannot be removed.',
-    input: z.strictObject({ id, user: userName }),
+    input: z.strictObject({ id, user }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: `${cluster}/users/{user}` },
     result: returns<{ ok: true }>(),

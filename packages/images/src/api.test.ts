@@ -1,11 +1,12 @@
 /**
- * The images family as a library: the requests its tools send, and the typed API against the sandbox.
+ * The images family as a library: the requests its tools send (checked against the API
+ * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { type AnyTool, buildRequest, parseArgs, runTool } from '@cloudcall/core';
+import { type AnyTool, buildRequest, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { validateRequest } from '../../../tooling/openapi/index.js';
+import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
 import { imagesApi, imagesTools } from './index.js';
 
 const tool = (name: string) => imagesTools.find((t) => t.name === name) as AnyTool;
@@ -20,7 +21,50 @@ afterAll(async () => {
   await connection.close();
 });
 
+/** Each tool, valid arguments, and the API operation it calls (API-MAP). */
+const cases: [tool: string, args: Record<string, unknown>, operationId: string][] = [
+  ['image-list', { Type: 'user' }, 'images_list'],
+  ['image-get', { ID: 7 }, 'images_get'],
+  [
+    'image-create',
+    { Name: 'base', Url: 'https://example.com/a.img', Region: 'nyc3' },
+    'images_create_custom',
+  ],
+  ['image-update', { ID: 7, Name: 'n' }, 'images_update'],
+  ['image-delete', { ID: 7 }, 'images_delete'],
+  ['image-action-transfer', { ID: 7, Region: 'lon1' }, 'imageActions_post'],
+  ['image-action-convert', { ID: 7 }, 'imageActions_post'],
+  ['image-action-get', { ImageID: 7, ActionID: 3 }, 'imageActions_get'],
+  ['size-list', {}, 'sizes_list'],
+];
+const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
+
+/** Runs a tool against a client that records each request instead of sending it. */
+async function sent(name: string, args: Record<string, unknown>) {
+  const requests: { method: string; path: string; noResponseBody?: boolean }[] = [];
+  const client = { request: async (options: (typeof requests)[number]) => void requests.push(options) };
+  await runTool(tool(name), args, { client: client as never });
+  return requests;
+}
+
 describe('requests on the wire', () => {
+  it('covers every tool', () => {
+    expect(cases.map(([name]) => name).sort()).toEqual(imagesTools.map((t) => t.name).sort());
+  });
+
+  it.each(cases)(
+    '%s calls its operation, with noResponseBody exactly where it answers without a body',
+    async (name, args, operationId) => {
+      const [request, ...more] = await sent(name, args);
+      expect(more).toEqual([]);
+      const expected = operation(operationId);
+      expect(request?.method).toBe(expected.method);
+      expect(template(tool(name).request?.path ?? expected.path)).toBe(template(expected.path));
+      expect(request?.path).toMatch(new RegExp(`^${expected.path.replace(/\{\w+\}/g, '[^/]+')}$`));
+      expect(Boolean(request?.noResponseBody)).toBe(noResponseBody(operationId));
+    },
+  );
+
   it('image-list: Type user is ?private=true, distribution/application are ?type=, none lists all', async () => {
     const seen: unknown[] = [];
     const client = {
@@ -78,6 +122,105 @@ describe('requests on the wire', () => {
       method: 'PUT',
       body: { name: 'n' },
     });
+  });
+});
+
+/** Values that would change a request's path if they filled a segment as they are. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e%2e',
+  '..%2f',
+  'a/b',
+  '%2F',
+  'a\\b',
+  'a\nb',
+  'a\r\nb',
+  'a\u0000b',
+  '\ud800',
+];
+
+describe('arguments are checked before any request', () => {
+  it('path ids refuse dot segments, slashes and control characters, naming the argument', async () => {
+    const seen: string[] = [];
+    const sandbox = await connectSandbox({ log: (line) => seen.push(line) });
+    try {
+      const problems: string[] = [];
+      for (const [name, args] of cases) {
+        for (const arg of (tool(name).request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
+          for (const value of HOSTILE) {
+            const error = await runTool(
+              tool(name),
+              { ...args, [arg]: value },
+              { client: sandbox.client },
+            ).catch((e: unknown) => e);
+            if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
+              problems.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
+            }
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(seen).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('image-create takes http and https URLs only, refusing other schemes and control characters', async () => {
+    const seen: string[] = [];
+    const sandbox = await connectSandbox({ log: (line) => seen.push(line) });
+    try {
+      const images = imagesApi(sandbox.client);
+      const create = (Url: string) =>
+        images.imageCreate({ Name: 'x', Url, Region: 'nyc3' }).then(
+          () => new Error(`accepted ${JSON.stringify(Url)}`),
+          (e: unknown) => e as InputError,
+        );
+      for (const url of [
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'ftp://example.com/disk.img',
+        'data:text/plain,x',
+        'example.com/disk.img',
+        'https://',
+      ]) {
+        const error = await create(url);
+        expect(error, url).toBeInstanceOf(InputError);
+        expect(error.message, url).toMatch(/^argument Url: must be an http:\/\/ or https:\/\/ URL/);
+      }
+      for (const url of [
+        'https://example.com/a.img\r\nX-Injected: 1',
+        'https://example.com/a.img\n',
+        'https://example.com/\u0000a.img',
+        'https://example.com/a\tb.img',
+        'https://example.com/a b.img',
+      ]) {
+        const error = await create(url);
+        expect(error, JSON.stringify(url)).toBeInstanceOf(InputError);
+        expect(error.message, JSON.stringify(url)).toMatch(
+          /argument Url: must not contain spaces or control characters/,
+        );
+      }
+      const long = await create(`https://example.com/${'a'.repeat(2048)}`);
+      expect(long).toBeInstanceOf(InputError);
+      expect(long.message).toMatch(/argument Url: Too big/);
+      expect(seen).toEqual([]);
+
+      // http and https, in any case, go through.
+      for (const url of ['http://example.com/a.img', 'HTTPS://Example.com/b.qcow2.gz?sig=abc%20d']) {
+        await expect(images.imageCreate({ Name: 'ok', Url: url, Region: 'nyc3' })).resolves.toMatchObject({
+          image: { status: 'NEW' },
+        });
+      }
+      expect(seen.map((line) => line.replace(/ -> \d+$/, ''))).toEqual([
+        'sandbox: POST /v2/images',
+        'sandbox: POST /v2/images',
+      ]);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

@@ -2,7 +2,17 @@
  * The images family: the public images (distributions and 1-Click applications) and the account's
  * own (snapshots, backups, custom images), image actions, and the VM sizes of size-list.
  */
-import { annotations, defineTool, numericId, pageArgs, pageQuery, returns } from '@cloudcall/core';
+import {
+  annotations,
+  defineTool,
+  LIMITS,
+  numericId,
+  pageArgs,
+  pageQuery,
+  returns,
+  sendRequest,
+  text,
+} from '@cloudcall/core';
 import { z } from 'zod';
 import type { Image, ImageAction, ImageList, SizeList } from './types.js';
 
@@ -10,7 +20,45 @@ import type { Image, ImageAction, ImageList, SizeList } from './types.js';
 const page = pageArgs(50);
 
 const ImageId = numericId('Numeric id of the image, from image-list.');
-const RegionSlug = (what: string) => z.string().min(1).describe(`${what}: a region slug such as "nyc3".`);
+const RegionSlug = (what: string) =>
+  z
+    .string()
+    .max(LIMITS.slug)
+    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
+    .describe(`${what}: a region slug such as "nyc3".`);
+const ImageName = (description: string) => text(description, { max: LIMITS.name });
+const TagName = z
+  .string()
+  .max(LIMITS.tag)
+  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected a tag name: letters, digits, "_", "-" or ":"');
+
+/** Longest import URL: room for pre-signed object-storage URLs, which carry long signatures. */
+const URL_MAX = 2_048;
+
+/**
+ * The URL the platform downloads a custom image from: http or https only, so `file:`,
+ * `javascript:` or `ftp:` never reach it, and no control character (a CR or LF would let a value
+ * smuggle text into whatever logs or headers carry it) or space.
+ */
+const ImageUrl = z
+  .string()
+  .max(URL_MAX)
+  .regex(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+    /^[^\u0000-\u0020\u007f-\u009f]*$/,
+    'must not contain spaces or control characters (such as CR or LF)',
+  )
+  // Checked first: the URL parser would drop a trailing CR or LF silently.
+  .pipe(
+    z.url({
+      protocol: /^https?$/,
+      hostname: /./,
+      error: 'must be an http:// or https:// URL, such as "https://example.com/disk.qcow2.gz"',
+    }),
+  )
+  .describe(
+    'Public http(s) URL of the disk image to import, such as "https://example.com/disk.qcow2.gz" (up to 2048 characters).',
+  );
 
 /** `Type` as the platform's query: `user` means the account's private images (API-MAP pitfall 8). */
 const LIST_FILTER = {
@@ -34,13 +82,12 @@ export const imagesTools = [
         .describe('Which images: distribution, application or user (your own). Omit to list all.'),
     }),
     annotations: annotations.read,
-    handler: (args, { client, signal }) =>
-      client.request<ImageList>({
-        method: 'GET',
-        path: '/v2/images',
-        query: { page: args.Page, per_page: args.PerPage, ...(args.Type ? LIST_FILTER[args.Type] : {}) },
-        signal,
-      }),
+    handler: (args, context) =>
+      sendRequest<ImageList>(
+        { method: 'GET', path: '/v2/images', query: { ...pageQuery, type: 'type', private: 'private' } },
+        { ...args, ...(args.Type ? LIST_FILTER[args.Type] : {}) },
+        context,
+      ),
     result: returns<ImageList>(),
   }),
   defineTool({
@@ -61,23 +108,18 @@ export const imagesTools = [
     description:
       'Imports a custom image from a URL (a raw, qcow2, vhdx, vdi or vmdk disk image, optionally gzip/bzip2 compressed). It is "NEW" while importing and "available" once done (poll image-get).',
     input: z.strictObject({
-      Name: z.string().min(1).describe('Name of the image, such as "my-app-base".'),
-      Url: z
-        .string()
-        .url()
-        .describe(
-          'Public http(s) URL of the disk image to import, such as "https://example.com/disk.qcow2.gz".',
-        ),
+      Name: ImageName('Name of the image, such as "my-app-base".'),
+      Url: ImageUrl,
       Region: RegionSlug('Region to import the image into'),
-      Distribution: z
-        .string()
-        .min(1)
-        .optional()
-        .describe(
-          'Operating system of the image, such as "Ubuntu" or "Debian" (the platform\'s distribution names).',
-        ),
-      Description: z.string().optional().describe('Free text describing the image.'),
-      Tags: z.array(z.string().min(1)).optional().describe('Tags to set on the image, such as ["base"].'),
+      Distribution: text(
+        'Operating system of the image, such as "Ubuntu" or "Debian" (the platform\'s distribution names).',
+        { max: LIMITS.name },
+      ).optional(),
+      Description: text('Free text describing the image, up to 255 characters.', {
+        max: LIMITS.description,
+        min: 0,
+      }).optional(),
+      Tags: z.array(TagName).optional().describe('Tags to set on the image, such as ["base"].'),
     }),
     annotations: annotations.create,
     request: {
@@ -101,7 +143,7 @@ export const imagesTools = [
     description: "Renames one of the account's images (snapshot, backup or custom).",
     input: z.strictObject({
       ID: ImageId,
-      Name: z.string().min(1).describe('The new name.'),
+      Name: ImageName('The new name.'),
     }),
     annotations: annotations.update,
     request: { method: 'PUT', path: '/v2/images/{ID}', body: { name: 'Name' } },

@@ -3,18 +3,9 @@
  * own API path, so these tools pick the request by `Type`) and BYOIP prefixes.
  */
 import { isIP } from 'node:net';
-import {
-  annotations,
-  buildRequest,
-  defineTool,
-  NO_CONTENT,
-  pageQuery,
-  type RequestMapping,
-  returns,
-  type ToolContext,
-} from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, pageQuery, returns, sendRequest, uuid } from '@cloudcall/core';
 import { z } from 'zod';
-import { page, regionSlug, stringId } from './shapes.js';
+import { page, regionSlug } from './shapes.js';
 import type {
   Action,
   ByoipPrefix,
@@ -30,6 +21,7 @@ const Type = z.enum(['ipv4', 'ipv6']).describe('ipv4 or ipv6: which kind of rese
 const IP = z
   .string()
   .trim()
+  .max(LIMITS.short)
   .refine((value) => isIP(value) !== 0, 'expected an IPv4 or IPv6 address')
   .describe('The reserved IP address, from reserved-ip-list or reserved-ip-reserve.');
 
@@ -48,17 +40,7 @@ function sameVersion(args: { IP: string; Type: IpType }, ctx: z.RefinementCtx) {
 /** The collection path of a reserved IP type. */
 const base = (type: IpType) => (type === 'ipv6' ? '/v2/reserved_ipv6' : '/v2/reserved_ips');
 
-/** Sends the request a Type-dependent mapping describes. */
-async function send<A extends Record<string, unknown>, R>(
-  mapping: RequestMapping<A>,
-  args: A,
-  context: ToolContext,
-): Promise<R> {
-  const data = await context.client.request<R>({ ...buildRequest(mapping, args), signal: context.signal });
-  return (data === undefined ? NO_CONTENT : data) as R;
-}
-
-const ByoipUuid = stringId('UUID of the BYOIP prefix, from byoip-prefix-list or byoip-prefix-create.');
+const ByoipUuid = uuid('UUID of the BYOIP prefix, from byoip-prefix-list or byoip-prefix-create.');
 
 export const reservedIpTools = [
   defineTool({
@@ -70,7 +52,7 @@ export const reservedIpTools = [
     input: z.strictObject({ Region: regionSlug('Region slug, such as "nyc3".'), Type }),
     annotations: annotations.create,
     handler: (args, context) =>
-      send<typeof args, ReservedIpReserved>(
+      sendRequest<ReservedIpReserved>(
         args.Type === 'ipv6'
           ? { method: 'POST', path: base('ipv6'), body: { region_slug: 'Region' } }
           : { method: 'POST', path: base('ipv4'), body: { region: 'Region' } },
@@ -88,7 +70,7 @@ export const reservedIpTools = [
     input: z.strictObject({ IP, Type }).superRefine(sameVersion),
     annotations: annotations.destroy,
     handler: (args, context) =>
-      send<typeof args, { ok: true }>({ method: 'DELETE', path: `${base(args.Type)}/{IP}` }, args, context),
+      sendRequest<{ ok: true }>({ method: 'DELETE', path: `${base(args.Type)}/{IP}` }, args, context),
     result: returns<{ ok: true }>(),
   }),
   defineTool({
@@ -106,7 +88,7 @@ export const reservedIpTools = [
       .superRefine(sameVersion),
     annotations: annotations.action,
     handler: (args, context) =>
-      send<typeof args, { action: Action }>(
+      sendRequest<{ action: Action }>(
         {
           method: 'POST',
           path: `${base(args.Type)}/{IP}/actions`,
@@ -126,7 +108,7 @@ export const reservedIpTools = [
     input: z.strictObject({ IP, Type }).superRefine(sameVersion),
     annotations: annotations.destructive,
     handler: (args, context) =>
-      send<typeof args, { action: Action }>(
+      sendRequest<{ action: Action }>(
         { method: 'POST', path: `${base(args.Type)}/{IP}/actions`, fixed: { type: 'unassign' } },
         args,
         context,
@@ -141,11 +123,7 @@ export const reservedIpTools = [
     input: z.strictObject({ Type, ...page }),
     annotations: annotations.read,
     handler: (args, context) =>
-      send<typeof args, ReservedIpList>(
-        { method: 'GET', path: base(args.Type), query: pageQuery },
-        args,
-        context,
-      ),
+      sendRequest<ReservedIpList>({ method: 'GET', path: base(args.Type), query: pageQuery }, args, context),
     result: returns<ReservedIpList>(),
   }),
   defineTool({
@@ -157,7 +135,7 @@ export const reservedIpTools = [
     input: z.strictObject({ IP }),
     annotations: annotations.read,
     handler: (args, context) =>
-      send<typeof args, ReservedIpAnswer>(
+      sendRequest<ReservedIpAnswer>(
         { method: 'GET', path: `${base(isIP(args.IP) === 6 ? 'ipv6' : 'ipv4')}/{IP}` },
         args,
         context,
@@ -177,6 +155,7 @@ export const byoipTools = [
       Prefix: z
         .string()
         .trim()
+        .max(LIMITS.short)
         .refine((value) => {
           const [address, bits] = value.split('/');
           return address !== undefined && isIP(address) !== 0 && bits !== undefined && /^\d{1,3}$/.test(bits);
@@ -186,6 +165,7 @@ export const byoipTools = [
         .string()
         .trim()
         .min(1)
+        .max(LIMITS.short)
         .describe('Signature proving you control the prefix (from your RIR route object).'),
       Region: regionSlug('Region slug where the prefix is announced, such as "nyc3".'),
     }),

@@ -3,18 +3,25 @@
  * authority (the platform's `lets_encrypt` type). Private keys go to the platform only: they are
  * never echoed in results, errors or logs.
  */
-import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
 import { z } from 'zod';
-import { page, stringId } from './shapes.js';
+import { page } from './shapes.js';
 import type { Certificate, CertificateList } from './types.js';
 
 const pem = (label: RegExp, what: string) =>
   z
     .string()
     .min(1)
+    .max(LIMITS.pem)
     .refine((value) => label.test(value), `expected ${what} in PEM form ("-----BEGIN ...-----")`);
 
-const CertificateId = stringId('ID of the certificate (a UUID), from certificate-list or a create tool.');
+const CertificateId = uuid('ID of the certificate (a UUID), from certificate-list or a create tool.');
+const CertificateName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.name)
+  .describe('A name to recognise the certificate by.');
 
 /** A DNS name, or a wildcard one such as "*.example.com". */
 const DNS_NAME = /^(\*\.)?([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
@@ -27,7 +34,7 @@ export const certificateTools = [
     description:
       'Uploads a certificate you already have (private key, leaf certificate and chain, all PEM) for use by load balancers. The private key is never shown again.',
     input: z.strictObject({
-      Name: z.string().trim().min(1).describe('A name to recognise the certificate by.'),
+      Name: CertificateName,
       PrivateKey: pem(/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key').describe(
         'The PEM private key of the certificate ("-----BEGIN PRIVATE KEY-----..."). Sent to the platform only.',
       ),
@@ -59,13 +66,14 @@ export const certificateTools = [
     description:
       'Requests a certificate from the ACME certificate authority for domains managed by the DNS service (see domain-list). It starts `pending` and becomes `verified` once issued.',
     input: z.strictObject({
-      Name: z.string().trim().min(1).describe('A name to recognise the certificate by.'),
+      Name: CertificateName,
       DnsNames: z
         .array(
           z
             .string()
             .trim()
             .toLowerCase()
+            .max(LIMITS.hostname)
             .regex(DNS_NAME, 'expected a DNS name such as "example.com" or "*.example.com"'),
         )
         .min(1)

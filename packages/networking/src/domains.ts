@@ -4,7 +4,7 @@
  * the tool splits them into the platform's fields.
  */
 import { isIP } from 'node:net';
-import { annotations, defineTool, numericId, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, numericId, pageQuery, returns } from '@cloudcall/core';
 import { z } from 'zod';
 import { page } from './shapes.js';
 import type { Domain, DomainList, DomainRecord, DomainRecordList } from './types.js';
@@ -86,6 +86,7 @@ const DomainName = z
   .string()
   .trim()
   .toLowerCase()
+  .max(LIMITS.hostname)
   .regex(DOMAIN, 'expected a domain name such as "example.com"')
   .describe('The domain name, such as "example.com", from domain-list.');
 
@@ -97,11 +98,13 @@ const recordFields = {
     .string()
     .trim()
     .min(1)
+    .max(LIMITS.hostname)
     .refine(isHost, 'expected "@" (the domain itself) or a host name such as "www" or "_sip._tcp"')
     .describe('Host name within the domain: "@" for the domain itself, or a label such as "www".'),
   Data: z
     .string()
     .min(1)
+    .max(LIMITS.short)
     .describe(`Record value: ${RECORD_TYPES.map((type) => `${type}: ${DATA_FORM[type]}`).join('; ')}.`),
 };
 
@@ -129,6 +132,7 @@ export const domainTools = [
       IPAddress: z
         .string()
         .trim()
+        .max(LIMITS.short)
         .refine((value) => isIP(value) !== 0, 'expected an IPv4 or IPv6 address')
         .describe('IP address the domain itself ("@") points at, such as a VM or load balancer IP.'),
     }),

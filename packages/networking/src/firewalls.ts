@@ -2,7 +2,16 @@
  * Cloud firewalls. `firewall-create` builds one inbound and one outbound rule from its flat
  * arguments; the add/remove tools change one set of a firewall each (a table, one row per tool).
  */
-import { annotations, defineTool, pageQuery, returns, type ToolAnnotations } from '@cloudcall/core';
+import {
+  annotations,
+  commaList,
+  defineTool,
+  LIMITS,
+  pageQuery,
+  returns,
+  type ToolAnnotations,
+  uuid,
+} from '@cloudcall/core';
 import { z } from 'zod';
 import {
   inboundRule,
@@ -12,32 +21,19 @@ import {
   outboundWire,
   page,
   portRange,
-  stringId,
   tagName,
   vmIds,
 } from './shapes.js';
 import type { Firewall, FirewallList } from './types.js';
 
-const FirewallId = stringId('ID of the firewall (a UUID), from firewall-list or firewall-create.');
+const FirewallId = uuid('ID of the firewall (a UUID), from firewall-list or firewall-create.');
 
 const addressList = (what: string) =>
-  z
-    .string()
-    .trim()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== ''),
-    )
-    .pipe(
-      z
-        .array(
-          z.string().refine(isAddressOrCidr, 'expected IP addresses or CIDR blocks, such as "0.0.0.0/0"'),
-        )
-        .min(1, 'expected at least one IP address or CIDR block'),
-    )
-    .describe(`${what}: an IP address or CIDR block such as "0.0.0.0/0"; several separated by commas.`);
+  commaList(`${what}: an IP address or CIDR block such as "0.0.0.0/0"; several separated by commas.`).pipe(
+    z
+      .array(z.string().refine(isAddressOrCidr, 'expected IP addresses or CIDR blocks, such as "0.0.0.0/0"'))
+      .min(1, 'expected at least one IP address or CIDR block'),
+  );
 
 const protocol = (what: string) =>
   z.enum(['tcp', 'udp', 'icmp']).describe(`Protocol of the ${what} rule: tcp, udp or icmp.`);
@@ -165,6 +161,7 @@ export const firewallTools = [
       Name: z
         .string()
         .trim()
+        .max(LIMITS.name)
         .regex(
           /^[a-zA-Z0-9][a-zA-Z0-9.-]+$/,
           'expected letters, digits, "." and "-", starting with a letter or digit',

@@ -3,21 +3,21 @@
  * and GLOBAL (in front of regional balancers or VMs, with a CDN). The type decides which
  * arguments are required; those rules are checked before any request.
  */
-import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 import {
   forwardingRules,
   forwardingWire,
   page,
+  REGION_SLUG,
   regionSlug,
-  stringId,
   tagName,
   vmId,
   vmIds,
 } from './shapes.js';
 import type { LoadBalancer, LoadBalancerList } from './types.js';
 
-const LoadBalancerId = stringId(
+const LoadBalancerId = uuid(
   'ID of the load balancer (a UUID), from load-balancer-list or load-balancer-create.',
 );
 
@@ -33,7 +33,7 @@ const glbSettings = z
       .optional()
       .describe('CDN settings.'),
     region_priorities: z
-      .record(z.string(), z.number().int().min(1))
+      .record(z.string().regex(REGION_SLUG, 'expected a region slug such as "nyc1"'), z.number().int().min(1))
       .optional()
       .describe('Region slug -> priority (1 is highest), such as {"nyc1": 1, "ams3": 2}.'),
     failover_threshold: z
@@ -53,7 +53,8 @@ const fields = {
   Name: z
     .string()
     .trim()
-    .regex(/^[a-zA-Z0-9][a-zA-Z0-9.-]{0,254}$/, 'expected letters, digits, "." and "-"')
+    .max(LIMITS.name)
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9.-]*$/, 'expected letters, digits, "." and "-"')
     .describe('Name of the load balancer, such as "web-lb".'),
   Region: regionSlug(
     'Region slug, such as "nyc3" (from the regions of size-list); required for REGIONAL and REGIONAL_NETWORK.',
@@ -74,9 +75,9 @@ const fields = {
     .describe('EXTERNAL (public IP, default) or INTERNAL (VPC only).'),
   SizeUnit: z.number().int().min(1).max(100).optional().describe('Number of nodes, 1 to 100; sets capacity.'),
   NetworkStack: z.enum(['IPV4', 'DUALSTACK']).optional().describe('IPV4 or DUALSTACK (IPv4 and IPv6).'),
-  ProjectID: z.string().trim().min(1).optional().describe('Project (a UUID) to put the load balancer in.'),
+  ProjectID: uuid('Project (a UUID) to put the load balancer in.').optional(),
   TargetLoadBalancerIDs: z
-    .array(z.string().trim().min(1))
+    .array(uuid('ID of a regional load balancer (a UUID).'))
     .min(1)
     .optional()
     .describe('GLOBAL only: ids of the regional load balancers it fronts (from load-balancer-list).'),

@@ -1,7 +1,8 @@
 /**
  * The networking tools' wire format: every tool's request (method, path, body) checked against
  * the API operation API-MAP names for it and that operation's request schema in the OpenAPI
- * description; input rules enforced before any request; and the typed API against the sandbox.
+ * description; input rules enforced before any request (path arguments that would change the
+ * request's path never leave); and the typed API against the sandbox.
  */
 import {
   type AnyTool,
@@ -11,7 +12,7 @@ import {
   type RequestOptions,
   runTool,
 } from '@cloudcall/core';
-import { operation, validateRequest } from '@cloudcall/openapi-subset';
+import { noResponseBody, operation, validateRequest } from '@cloudcall/openapi-subset';
 import { startSandbox } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { networkingApi, networkingTools } from './index.js';
@@ -255,6 +256,8 @@ describe('every networking tool calls its API operation with a valid request', (
     const expected = operation(operationId);
     expect(request?.method).toBe(expected.method);
     expect(request?.path).toMatch(pathPattern(expected.path));
+    // An empty success is "no content" only where the API description says the answer has no body.
+    expect(Boolean(request?.noResponseBody), `${name}: noResponseBody`).toBe(noResponseBody(operationId));
     const result = validateRequest(operationId, request?.body);
     const srv = (request?.body as { type?: string } | undefined)?.type === 'SRV';
     // Known conflict: the API description's SRV record schema requires CAA's `flags` and `tag` (and
@@ -369,6 +372,48 @@ describe('arguments are checked before any request', () => {
     await rejects('vpc-peering-create', { Name: 'p', Vpc1: VPC, Vpc2: VPC }, /Vpc2/);
   });
 
+  it("takes UUIDs as UUIDs, names in the platform's character set, and bounds every string", async () => {
+    await rejects('firewall-get', { ID: 'web-fw' }, /argument ID: expected a UUID/);
+    await rejects('certificate-delete', { ID: '42' }, /argument ID: expected a UUID/);
+    await rejects('vpc-get', { ID: 'default' }, /argument ID: expected a UUID/);
+    await rejects('vpc-peering-create', { Name: 'p', Vpc1: VPC, Vpc2: 'other' }, /argument Vpc2/);
+    await rejects('byoip-prefix-get', { UUID: 'prefix-1' }, /argument UUID: expected a UUID/);
+    await rejects('load-balancer-get', { LoadBalancerID: 'lb-1' }, /argument LoadBalancerID/);
+    await rejects(
+      'load-balancer-create',
+      { Name: 'lb', Region: 'nyc3', ForwardingRules: [rule], ProjectID: 'default' },
+      /argument ProjectID/,
+    );
+    await rejects(
+      'load-balancer-create',
+      {
+        Name: 'edge',
+        Type: 'GLOBAL',
+        GLBSettings: { target_protocol: 'http', target_port: 80 },
+        TargetLoadBalancerIDs: ['lb-1'],
+      },
+      /argument TargetLoadBalancerIDs\.0/,
+    );
+    // Peering names hold letters, digits and "-" only; VPC names may also hold ".".
+    await rejects('vpc-peering-create', { Name: 'a.b', Vpc1: VPC, Vpc2: VPC2 }, /argument Name/);
+    await rejects('vpc-create', { Name: 'x'.repeat(256), Region: 'nyc3' }, /argument Name/);
+    await rejects(
+      'domain-create',
+      { Name: `${'a'.repeat(250)}.com`, IPAddress: '192.0.2.1' },
+      /argument Name/,
+    );
+    await rejects(
+      'domain-record-create',
+      { Domain: 'example.com', Type: 'TXT', Name: '@', Data: 'x'.repeat(1025) },
+      /argument Data/,
+    );
+    await rejects(
+      'custom-certificate-create',
+      { Name: 'c'.repeat(256), PrivateKey: 'k', LeafCertificate: 'l', CertificateChain: 'c' },
+      /argument Name/,
+    );
+  });
+
   it('never echoes a private key in an input error', async () => {
     const key = 'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-secret-material';
     const error = await recorded('custom-certificate-create', {
@@ -380,6 +425,63 @@ describe('arguments are checked before any request', () => {
     expect(error).toBeInstanceOf(InputError);
     expect(String((error as Error).message)).toMatch(/PrivateKey/);
     expect(String((error as Error).message)).not.toContain('secret-material');
+  });
+});
+
+/** Values that would change a request's path if they filled a segment as they are. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e',
+  '%2E%2e',
+  '..%2f',
+  'a/b',
+  '%2F',
+  'a\\b',
+  'a\nb',
+  'a\r\nb',
+  'a\u0000b',
+  'a\u007fb',
+  '\ud800',
+];
+
+/** Path arguments of the tools whose handler picks the request (the reserved IP tools). */
+const HANDLER_PATH_ARGS: Record<string, string[]> = {
+  'reserved-ip-release': ['IP'],
+  'reserved-ip-assign': ['IP'],
+  'reserved-ip-unassign': ['IP'],
+  'reserved-ip-get': ['IP'],
+};
+
+describe('path arguments that would change the request path', () => {
+  it('are refused, naming the argument, and no request reaches the sandbox', async () => {
+    const seen: string[] = [];
+    const sandbox = await startSandbox({ log: (line) => seen.push(line) });
+    try {
+      const client = createClient({ token: 'sandbox', baseUrl: sandbox.url });
+      const leaks: string[] = [];
+      let tried = 0;
+      for (const [name, args] of cases) {
+        const tool = byName.get(name) as AnyTool;
+        const pathArgs =
+          tool.request?.path.match(/\{\w+\}/g)?.map((p) => p.slice(1, -1)) ?? HANDLER_PATH_ARGS[name] ?? [];
+        for (const arg of pathArgs) {
+          for (const value of HOSTILE) {
+            tried++;
+            const error = await runTool(tool, { ...args, [arg]: value }, { client }).catch((e: unknown) => e);
+            const named = error instanceof InputError && error.issues.some((i) => i.argument === arg);
+            if (!named) leaks.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
+          }
+        }
+      }
+      expect(leaks).toEqual([]);
+      expect(tried).toBeGreaterThan(500);
+      expect(seen).toEqual([]);
+      await client.close();
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

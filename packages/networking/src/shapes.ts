@@ -4,14 +4,11 @@
  * the wire (the platform's snake_case fields).
  */
 import { isIP } from 'node:net';
-import { pageArgs } from '@cloudcall/core';
+import { LIMITS, pageArgs } from '@cloudcall/core';
 import { z } from 'zod';
 
 /** Networking lists page by 20 (the spec's Limits table). */
 export const page = pageArgs(20);
-
-/** A required, non-empty string id, described with where a caller finds it. */
-export const stringId = (description: string) => z.string().trim().min(1).describe(description);
 
 /** An IPv4 or IPv6 address, or a CIDR block of either. */
 export function isAddressOrCidr(value: string): boolean {
@@ -38,7 +35,13 @@ export function isIpv4Cidr(value: string): boolean {
 
 /** A droplet (VM) id, as a number or text holding one; numeric on the wire either way. */
 export const vmId = z
-  .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'expected a numeric VM id')])
+  .union([
+    z.number().int().positive(),
+    z
+      .string()
+      .max(32)
+      .regex(/^\s*\d+\s*$/, 'expected a numeric VM id'),
+  ])
   .transform((value) => (typeof value === 'number' ? value : Number.parseInt(value, 10)));
 
 /** VmIDs typed "array of numbers" by the spec. */
@@ -56,6 +59,7 @@ const protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Protocol: tcp, udp or 
 export const portRange = z
   .string()
   .trim()
+  .max(LIMITS.short)
   .refine((value) => {
     if (value === 'all' || value === '0') return true;
     const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(value);
@@ -72,6 +76,7 @@ const addresses = (what: string) =>
       z
         .string()
         .trim()
+        .max(LIMITS.short)
         .refine(
           isAddressOrCidr,
           'expected an IP address or CIDR block, such as "203.0.113.7" or "0.0.0.0/0"',
@@ -139,10 +144,9 @@ export const forwardingWire = (rule: ForwardingRule) => ({
   ...(rule.TlsPassthrough === undefined ? {} : { tls_passthrough: rule.TlsPassthrough }),
 });
 
+/** A region slug such as "nyc3": three letters and a digit. */
+export const REGION_SLUG = /^[a-z]{3}\d$/;
+
 /** Region slug argument. */
 export const regionSlug = (description: string) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
-    .describe(description);
+  z.string().trim().regex(REGION_SLUG, 'expected a region slug such as "nyc3"').describe(description);

@@ -1,15 +1,22 @@
 /** VPCs (private networks per region), their members, and peerings between two VPCs. */
-import { annotations, defineTool, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
 import { z } from 'zod';
-import { isIpv4Cidr, page, regionSlug, stringId } from './shapes.js';
+import { isIpv4Cidr, page, regionSlug } from './shapes.js';
 import type { Vpc, VpcList, VpcMemberList, VpcPeering, VpcPeeringList } from './types.js';
 
-const VpcId = stringId('ID of the VPC (a UUID), from vpc-list or vpc-create.');
-const PeeringId = stringId('ID of the VPC peering (a UUID), from vpc-peering-list or vpc-peering-create.');
-const name = z
+const VpcId = uuid('ID of the VPC (a UUID), from vpc-list or vpc-create.');
+const PeeringId = uuid('ID of the VPC peering (a UUID), from vpc-peering-list or vpc-peering-create.');
+/** The platform's character sets: a VPC name may hold dots, a peering name may not. */
+const vpcName = z
   .string()
   .trim()
-  .regex(/^[a-zA-Z0-9.-]{1,255}$/, 'expected letters, digits, "." and "-"');
+  .max(LIMITS.name)
+  .regex(/^[a-zA-Z0-9.-]+$/, 'expected letters, digits, "." and "-"');
+const peeringName = z
+  .string()
+  .trim()
+  .max(LIMITS.name)
+  .regex(/^[a-zA-Z0-9-]+$/, 'expected letters, digits and "-"');
 
 export const vpcTools = [
   defineTool({
@@ -19,17 +26,22 @@ export const vpcTools = [
     description:
       'Creates a VPC (private network) in a region. Without Subnet the platform picks a free range. The first VPC of a region becomes its default, which new VMs join.',
     input: z.strictObject({
-      Name: name.describe('Name of the VPC, unique in the account: letters, digits, "." and "-".'),
+      Name: vpcName.describe('Name of the VPC, unique in the account: letters, digits, "." and "-".'),
       Region: regionSlug('Region slug, such as "nyc3".'),
       Subnet: z
         .string()
         .trim()
+        .max(LIMITS.short)
         .refine(isIpv4Cidr, 'expected an IPv4 CIDR block such as "10.10.10.0/24"')
         .optional()
         .describe(
           'Private IPv4 range as a CIDR block, /16 to /28, such as "10.10.10.0/24"; must not overlap another VPC of the region.',
         ),
-      Description: z.string().max(255).optional().describe('A free-text description, up to 255 characters.'),
+      Description: z
+        .string()
+        .max(LIMITS.description)
+        .optional()
+        .describe('A free-text description, up to 255 characters.'),
     }),
     annotations: annotations.create,
     request: {
@@ -87,7 +99,7 @@ export const vpcTools = [
       'Connects two VPCs (with non-overlapping ranges) so their resources reach each other privately. It is `PROVISIONING`, then `ACTIVE`.',
     input: z
       .strictObject({
-        Name: name.describe('Name of the peering: letters, digits, "." and "-".'),
+        Name: peeringName.describe('Name of the peering: letters, digits and "-".'),
         Vpc1: VpcId.describe('ID of the first VPC, from vpc-list.'),
         Vpc2: VpcId.describe('ID of the second VPC, from vpc-list.'),
       })

@@ -1,12 +1,12 @@
 /**
  * The vms family as a library: the requests its tools send (checked against the API description),
- * and the typed API bound to a client, against the sandbox.
+ * arguments refused before any request, and the typed API bound to a client, against the sandbox.
  */
-import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs } from '@cloudcall/core';
+import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { validateRequest } from '../../../tooling/openapi/index.js';
+import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
 import { vmsApi, vmsTools } from './index.js';
 
 const UBUNTU = 161928327;
@@ -14,7 +14,40 @@ const tool = (name: string) => vmsTools.find((t) => t.name === name) as AnyTool;
 const request = (name: string, args: Record<string, unknown>) =>
   buildRequest(tool(name).request as never, parseArgs(tool(name), args) as Record<string, unknown>);
 
+/** The API operation of each tool (API-MAP): the single-VM and by-tag actions share theirs. */
+const OPERATIONS: Record<string, string> = {
+  'vm-create': 'droplets_create',
+  'vm-delete': 'droplets_destroy',
+  'vm-get': 'droplets_get',
+  'vm-list': 'droplets_list',
+  'vm-action': 'dropletActions_get',
+};
+const operationOf = (name: string) =>
+  OPERATIONS[name] ?? (name.endsWith('-vms-tag') ? 'dropletActions_post_byTag' : 'dropletActions_post');
+/** Arguments each tool adds to the VM's ID or the Tag. */
+const actionArgs: Record<string, Record<string, unknown>> = {
+  'rename-vm': { Name: 'web-2' },
+  'change-kernel-vm': { KernelID: 10487 },
+  'rebuild-vm-by-slug': { ImageSlug: 'debian-12-x64' },
+  'rebuild-vm': { ImageID: UBUNTU },
+  'restore-vm': { ImageID: 171000001 },
+  'resize-vm': { Size: 's-2vcpu-4gb' },
+  'snapshot-vm': { Name: 'snap' },
+  'snapshot-vms-tag': { Name: 'snap' },
+};
+const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
+
 describe('requests on the wire', () => {
+  it.each(vmsTools.map((t) => [t.name, operationOf(t.name), t] as const))(
+    '%s calls %s, with noResponseBody exactly where the operation answers without a body',
+    (_, operationId, t) => {
+      const expected = operation(operationId);
+      expect(t.request?.method).toBe(expected.method);
+      expect(template(t.request?.path ?? '')).toBe(template(expected.path));
+      expect(Boolean(t.request?.noResponseBody)).toBe(noResponseBody(operationId));
+    },
+  );
+
   it('vm-create sends the numeric image id, backups/monitoring defaulting to false, nothing unset', () => {
     const sent = request('vm-create', {
       Name: 'web-1',
@@ -42,16 +75,6 @@ describe('requests on the wire', () => {
     expect(withBackups.body).toMatchObject({ backups: true, monitoring: false });
   });
 
-  const actionArgs: Record<string, Record<string, unknown>> = {
-    'rename-vm': { Name: 'web-2' },
-    'change-kernel-vm': { KernelID: 10487 },
-    'rebuild-vm-by-slug': { ImageSlug: 'debian-12-x64' },
-    'rebuild-vm': { ImageID: UBUNTU },
-    'restore-vm': { ImageID: 171000001 },
-    'resize-vm': { Size: 's-2vcpu-4gb' },
-    'snapshot-vm': { Name: 'snap' },
-    'snapshot-vms-tag': { Name: 'snap' },
-  };
   const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.name !== 'vm-create');
 
   it.each(posting.map((t) => [t.name, t] as const))('%s sends its action type and fields', (name, t) => {
@@ -93,6 +116,80 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await connection.close();
+});
+
+/** Values that would change a request's path (or its query) if they were sent as they are. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e%2e',
+  '..%2f',
+  'a/b',
+  '%2F',
+  'a\\b',
+  'a\nb',
+  'a\r\nb',
+  'a\u0000b',
+  '\ud800',
+];
+
+describe('arguments are checked before any request', () => {
+  it('path ids and the Tag of the by-tag tools refuse dot segments, slashes and control characters', async () => {
+    const seen: string[] = [];
+    const sandbox = await connectSandbox({ log: (line) => seen.push(line) });
+    try {
+      const problems: string[] = [];
+      for (const t of vmsTools as readonly AnyTool[]) {
+        const byTag = t.name.endsWith('-vms-tag');
+        const valid: Record<string, unknown> = {
+          ...(byTag ? { Tag: 'web' } : { ID: 42, VmID: 42, ActionID: 7 }),
+          ...actionArgs[t.name],
+        };
+        const args = Object.fromEntries(Object.entries(valid).filter(([arg]) => arg in t.input.shape));
+        const targets = byTag
+          ? ['Tag']
+          : (t.request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
+        for (const arg of targets) {
+          for (const value of HOSTILE) {
+            const error = await runTool(t, { ...args, [arg]: value }, { client: sandbox.client }).catch(
+              (e: unknown) => e,
+            );
+            if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
+              problems.push(`${t.name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
+            }
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(seen).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("names and slugs have the platform's character set and length", () => {
+    const refused = (name: string, args: Record<string, unknown>) => {
+      try {
+        parseArgs(tool(name), args);
+        return [];
+      } catch (error) {
+        return (error as InputError).issues.map((i) => i.argument);
+      }
+    };
+    const vm = { Name: 'web-1', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3' };
+    expect(refused('vm-create', vm)).toEqual([]);
+    expect(refused('vm-create', { ...vm, Name: 'web_1' })).toEqual(['Name']);
+    expect(refused('vm-create', { ...vm, Name: `${'a'.repeat(255)}b` })).toEqual(['Name']);
+    expect(refused('vm-create', { ...vm, Size: 'S 1' })).toEqual(['Size']);
+    expect(refused('vm-create', { ...vm, Region: 'new york' })).toEqual(['Region']);
+    expect(refused('rename-vm', { ID: 1, Name: 'web-2.' })).toEqual(['Name']);
+    expect(refused('rebuild-vm-by-slug', { ID: 1, ImageSlug: `u${'x'.repeat(64)}` })).toEqual(['ImageSlug']);
+    expect(refused('snapshot-vm', { ID: 1, Name: 's'.repeat(256) })).toEqual(['Name']);
+    expect(refused('power-on-vms-tag', { Tag: 'env:prod' })).toEqual([]);
+    expect(refused('power-on-vms-tag', { Tag: 'env prod' })).toEqual(['Tag']);
+    expect(refused('power-on-vms-tag', { Tag: 't'.repeat(256) })).toEqual(['Tag']);
+  });
 });
 
 describe('vmsApi', () => {

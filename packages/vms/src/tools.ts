@@ -6,12 +6,14 @@
 import {
   annotations,
   defineTool,
+  LIMITS,
   numericId,
   pageArgs,
   pageQuery,
   returns,
   type ToolAnnotations,
   type ToolDefinition,
+  text,
 } from '@cloudcall/core';
 import { z } from 'zod';
 import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './types.js';
@@ -21,17 +23,39 @@ const page = pageArgs(50);
 
 const VmId = numericId('Numeric id of the VM, from vm-list or vm-create.');
 const ImageId = (what: string) => numericId(`Numeric id of the ${what}, from image-list.`);
-const SizeSlug = z
+
+/** Slugs (sizes, images) as the platform writes them: lowercase letters, digits, "-", "_" and ".". */
+const slug = (description: string) =>
+  z
+    .string()
+    .max(LIMITS.slug)
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a slug: lowercase letters, digits, "-", "_" or "."')
+    .describe(description);
+const RegionSlug = z
   .string()
-  .min(1)
-  .describe('Size slug, such as "s-1vcpu-1gb", from size-list (it must be offered in the VM\'s region).');
-const SnapshotName = z
-  .string()
-  .min(1)
-  .describe('Name of the snapshot image to create, such as "web-before-upgrade".');
+  .max(LIMITS.slug)
+  .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
+  .describe('Region slug, such as "nyc3" (size-list shows the regions of each size).');
+const SizeSlug = slug(
+  'Size slug, such as "s-1vcpu-1gb", from size-list (it must be offered in the VM\'s region).',
+);
+/** A VM name as the platform accepts it (also its hostname). */
+const VmName = (description: string) =>
+  z
+    .string()
+    .max(LIMITS.name)
+    .regex(
+      /^[a-zA-Z0-9]?[a-zA-Z0-9.-]*[a-zA-Z0-9]$/,
+      'expected letters, digits, "." and "-", ending with a letter or digit',
+    )
+    .describe(description);
+const SnapshotName = text('Name of the snapshot image to create, such as "web-before-upgrade".', {
+  max: LIMITS.name,
+});
 const TagName = z
   .string()
-  .min(1)
+  .max(LIMITS.tag)
+  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected a tag name: letters, digits, "_", "-" or ":"')
   .describe('Tag carried by the VMs to act on, such as "web" (exactly as set on the VMs).');
 
 type Shape = Record<string, z.ZodType>;
@@ -127,7 +151,7 @@ const VM_ACTIONS = [
     title: 'Rename VM',
     annotations: update,
     description: 'Gives a VM a new name (also its hostname).',
-    args: { Name: z.string().min(1).describe('The new name, such as "web-2".') },
+    args: { Name: VmName('The new name, such as "web-2" (also the hostname).') },
     body: { name: 'Name' },
   },
   {
@@ -175,10 +199,7 @@ const VM_ACTIONS = [
     description:
       "Reinstalls a VM from a public image named by slug. Erases the VM's disk; keeps its id and IP addresses.",
     args: {
-      ImageSlug: z
-        .string()
-        .min(1)
-        .describe('Slug of a public image, such as "ubuntu-24-04-x64", from image-list.'),
+      ImageSlug: slug('Slug of a public image, such as "ubuntu-24-04-x64", from image-list.'),
     },
     body: { image: 'ImageSlug' },
   },
@@ -343,13 +364,10 @@ export const vmsTools = [
     description:
       'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image.',
     input: z.strictObject({
-      Name: z.string().min(1).describe('Name (and hostname) of the VM, such as "web-1".'),
-      Size: z.string().min(1).describe('Size slug, such as "s-1vcpu-1gb", from size-list.'),
+      Name: VmName('Name (and hostname) of the VM, such as "web-1": letters, digits, "." and "-".'),
+      Size: slug('Size slug, such as "s-1vcpu-1gb", from size-list.'),
       ImageID: ImageId('image to boot (distribution, application, snapshot or custom)'),
-      Region: z
-        .string()
-        .min(1)
-        .describe('Region slug, such as "nyc3" (size-list shows the regions of each size).'),
+      Region: RegionSlug,
       Backup: z.boolean().default(false).describe('Turn on automatic weekly backups. Default false.'),
       Monitoring: z.boolean().default(false).describe('Install the metrics agent. Default false.'),
     }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   assertValidRequest,
   assertValidResponse,
+  noResponseBody,
   operation,
   subset,
   validateRequest,
@@ -54,6 +55,18 @@ describe('operation', () => {
 
   it('throws for an unknown operation', () => {
     expect(() => operation('sshKeys_nope')).toThrow(/sshKeys_nope/);
+  });
+});
+
+describe('noResponseBody', () => {
+  it('is true where a success other than 204 declares no JSON body', () => {
+    expect(noResponseBody('databases_update_clusterSize')).toBe(true);
+    expect(noResponseBody('databases_patch_config')).toBe(true);
+    expect(noResponseBody('byoipPrefixes_delete')).toBe(true);
+    // 204 only: the client takes that as no content anyway.
+    expect(noResponseBody('sshKeys_delete')).toBe(false);
+    expect(noResponseBody('sshKeys_get')).toBe(false);
+    expect(() => noResponseBody('nope')).toThrow(/nope/);
   });
 });
 
