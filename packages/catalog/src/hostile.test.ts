@@ -121,7 +121,8 @@ function requestProblem(tool: AnyTool, args: Record<string, unknown>, request: S
 
 /** Arguments the sandbox could use to reach beyond loopback are pinned to it. */
 function confined(tool: AnyTool, raw: unknown): unknown {
-  if (tool.name !== 'db-cluster-start-online-migration' || raw === null || typeof raw !== 'object') return raw;
+  if (tool.name !== 'db-cluster-start-online-migration' || raw === null || typeof raw !== 'object')
+    return raw;
   const args = raw as Record<string, unknown>;
   const source = args.source;
   if (source === null || typeof source !== 'object' || Array.isArray(source)) return raw;
@@ -178,7 +179,10 @@ function expectSafe(tool: AnyTool, raw: unknown, outcome: Outcome, requests: See
     return;
   }
   for (const request of requests) {
-    expect(request.status, `${label}: the sandbox failed on ${request.method} ${request.target}`).toBeLessThan(500);
+    expect(
+      request.status,
+      `${label}: the sandbox failed on ${request.method} ${request.target}`,
+    ).toBeLessThan(500);
     expect(requestProblem(tool, parsed, request)).toBeUndefined();
   }
 }

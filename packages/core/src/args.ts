@@ -110,3 +110,33 @@ export function text(description: string, limits: { max: number; min?: number })
     .max(limits.max)
     .describe(description);
 }
+
+/** Region slugs such as "nyc3": three letters and a digit. */
+export const REGION_SLUG = /^[a-z]{3}\d$/;
+
+/** A region slug argument. */
+export function regionSlug(description: string) {
+  return z
+    .string()
+    .max(LIMITS.slug)
+    .regex(REGION_SLUG, 'expected a region slug such as "nyc3"')
+    .describe(description);
+}
+
+/** A size or image slug as the platform writes them: lowercase letters, digits, "-", "_" and ".". */
+export function slug(description: string, example: string) {
+  return z
+    .string()
+    .max(LIMITS.slug)
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, `expected a slug such as "${example}"`)
+    .describe(description);
+}
+
+/** A tag name as the platform accepts it: letters, digits, "_", "-" and ":". */
+export function tagName(description?: string) {
+  const schema = z
+    .string()
+    .max(LIMITS.tag)
+    .regex(/^[a-zA-Z0-9_:-]+$/, 'expected a tag name: letters, digits, "_", "-" or ":"');
+  return description === undefined ? schema : schema.describe(description);
+}

@@ -4,7 +4,7 @@
  * settings). Every string has a bound; names that fill a path segment have a shape that can never
  * be a dot segment or hold a slash.
  */
-import { intAsString, LIMITS, text, uuid } from '@cloudcall/core';
+import { intAsString, LIMITS, slug, text, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 
 /** A cluster UUID; `description` says where it comes from. */
@@ -56,30 +56,11 @@ export const migrationId = (description: string) =>
     )
     .describe(description);
 
-/** Region slugs such as "nyc3". */
-export const regionSlug = (description: string) =>
-  z
-    .string()
-    .max(LIMITS.slug)
-    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
-    .describe(description);
-
-/** Node size slugs such as "db-s-1vcpu-1gb": lowercase letters, digits, "-", "_" and ".". */
-export const sizeSlug = (description: string) =>
-  z
-    .string()
-    .max(LIMITS.slug)
-    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a size slug such as "db-s-1vcpu-1gb"')
-    .describe(description);
+/** Node size slugs such as "db-s-1vcpu-1gb". */
+export const sizeSlug = (description: string) => slug(description, 'db-s-1vcpu-1gb');
 
 /** Engine versions such as "16" or "8.0". */
 export const engineVersion = (description: string) => text(description, { max: LIMITS.slug });
-
-/** Tag names as the platform accepts them. */
-export const tagName = z
-  .string()
-  .max(LIMITS.tag)
-  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected tag names: letters, digits, "_", "-" or ":"');
 
 /** The database lists' optional page arguments, passed on whenever given (text or number). */
 export const listPage = {

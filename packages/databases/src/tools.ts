@@ -13,10 +13,12 @@ import {
   type InputSchema,
   intAsString,
   LIMITS,
+  regionSlug,
   returns,
   sendRequest,
   type ToolContext,
   type ToolDefinition,
+  tagName,
   text,
 } from '@cloudcall/core';
 import { z } from 'zod';
@@ -34,9 +36,7 @@ import {
   opensearchConfig,
   postgresqlConfig,
   redisConfig,
-  regionSlug,
   sizeSlug,
-  tagName,
   topicName,
   userName,
   userSettings,
@@ -114,7 +114,7 @@ const clusterTools = [
       size: sizeSlug('Node size slug, such as "db-s-1vcpu-1gb" (db-cluster-list-options).'),
       num_nodes: z.number().int().min(1).max(3).describe('Number of nodes, 1 to 3 (standby nodes included).'),
       tags: commaList('Tags to apply, comma-separated, such as "prod,cache".')
-        .pipe(z.array(tagName))
+        .pipe(z.array(tagName()))
         .optional(),
     }),
     annotations: annotations.create,

@@ -9,8 +9,10 @@ import {
   numericId,
   pageArgs,
   pageQuery,
+  regionSlug,
   returns,
   sendRequest,
+  tagName,
   text,
 } from '@cloudcall/core';
 import { z } from 'zod';
@@ -20,17 +22,9 @@ import type { Image, ImageAction, ImageList, SizeList } from './types.js';
 const page = pageArgs(50);
 
 const ImageId = numericId('Numeric id of the image, from image-list.');
-const RegionSlug = (what: string) =>
-  z
-    .string()
-    .max(LIMITS.slug)
-    .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
-    .describe(`${what}: a region slug such as "nyc3".`);
+const RegionSlug = (what: string) => regionSlug(`${what}: a region slug such as "nyc3".`);
 const ImageName = (description: string) => text(description, { max: LIMITS.name });
-const TagName = z
-  .string()
-  .max(LIMITS.tag)
-  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected a tag name: letters, digits, "_", "-" or ":"');
+const TagName = tagName();
 
 /** Longest import URL: room for pre-signed object-storage URLs, which carry long signatures. */
 const URL_MAX = 2_048;

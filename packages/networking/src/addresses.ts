@@ -3,9 +3,18 @@
  * own API path, so these tools pick the request by `Type`) and BYOIP prefixes.
  */
 import { isIP } from 'node:net';
-import { annotations, defineTool, LIMITS, pageQuery, returns, sendRequest, uuid } from '@cloudcall/core';
+import {
+  annotations,
+  defineTool,
+  LIMITS,
+  pageQuery,
+  regionSlug,
+  returns,
+  sendRequest,
+  uuid,
+} from '@cloudcall/core';
 import { z } from 'zod';
-import { page, regionSlug } from './shapes.js';
+import { page } from './shapes.js';
 import type {
   Action,
   ByoipPrefix,

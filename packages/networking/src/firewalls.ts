@@ -10,6 +10,7 @@ import {
   pageQuery,
   returns,
   type ToolAnnotations,
+  tagName,
   uuid,
 } from '@cloudcall/core';
 import { z } from 'zod';
@@ -21,7 +22,6 @@ import {
   outboundWire,
   page,
   portRange,
-  tagName,
   vmIds,
 } from './shapes.js';
 import type { Firewall, FirewallList } from './types.js';
@@ -39,7 +39,7 @@ const protocol = (what: string) =>
   z.enum(['tcp', 'udp', 'icmp']).describe(`Protocol of the ${what} rule: tcp, udp or icmp.`);
 
 const Tags = z
-  .array(tagName)
+  .array(tagName())
   .min(1)
   .describe('Tag names: the firewall applies to every VM carrying one of them (from vm-list).');
 
@@ -177,7 +177,7 @@ export const firewallTools = [
         .array(z.number().int().positive())
         .optional()
         .describe('Numeric ids of VMs to protect, from vm-list.'),
-      Tags: z.array(tagName).optional().describe('Tags whose VMs the firewall protects.'),
+      Tags: z.array(tagName()).optional().describe('Tags whose VMs the firewall protects.'),
     }),
     annotations: annotations.create,
     request: {

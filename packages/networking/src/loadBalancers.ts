@@ -3,18 +3,19 @@
  * and GLOBAL (in front of regional balancers or VMs, with a CDN). The type decides which
  * arguments are required; those rules are checked before any request.
  */
-import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
-import { z } from 'zod';
 import {
-  forwardingRules,
-  forwardingWire,
-  page,
+  annotations,
+  defineTool,
+  LIMITS,
+  pageQuery,
   REGION_SLUG,
   regionSlug,
+  returns,
   tagName,
-  vmId,
-  vmIds,
-} from './shapes.js';
+  uuid,
+} from '@cloudcall/core';
+import { z } from 'zod';
+import { forwardingRules, forwardingWire, page, vmId, vmIds } from './shapes.js';
 import type { LoadBalancer, LoadBalancerList } from './types.js';
 
 const LoadBalancerId = uuid(
@@ -64,7 +65,7 @@ const fields = {
     .min(1)
     .optional()
     .describe('Ids of the VMs to balance over (from vm-list); numbers or numeric text. Not with Tag.'),
-  Tag: tagName.optional().describe('Balance over every VM carrying this tag instead of VmIDs.'),
+  Tag: tagName().optional().describe('Balance over every VM carrying this tag instead of VmIDs.'),
   ForwardingRules: forwardingRules(
     'Forwarding rules: [{EntryProtocol, EntryPort, TargetProtocol, TargetPort, TlsPassthrough?}]; required for REGIONAL and REGIONAL_NETWORK.',
   ).optional(),

@@ -48,11 +48,6 @@ export const vmId = z
 export const vmIds = (description: string) =>
   z.array(z.number().int().positive()).min(1).describe(description);
 
-/** Tag names as the platform accepts them. */
-export const tagName = z
-  .string()
-  .regex(/^[a-zA-Z0-9_\-:]{1,255}$/, 'expected a tag name: letters, digits, "_", "-" or ":"');
-
 const protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Protocol: tcp, udp or icmp.');
 
 /** "22", "8000-9000", "all" or "0" (all ports); icmp ignores ports. */
@@ -143,10 +138,3 @@ export const forwardingWire = (rule: ForwardingRule) => ({
   target_port: rule.TargetPort,
   ...(rule.TlsPassthrough === undefined ? {} : { tls_passthrough: rule.TlsPassthrough }),
 });
-
-/** A region slug such as "nyc3": three letters and a digit. */
-export const REGION_SLUG = /^[a-z]{3}\d$/;
-
-/** Region slug argument. */
-export const regionSlug = (description: string) =>
-  z.string().trim().regex(REGION_SLUG, 'expected a region slug such as "nyc3"').describe(description);

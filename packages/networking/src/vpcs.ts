@@ -1,7 +1,7 @@
 /** VPCs (private networks per region), their members, and peerings between two VPCs. */
-import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
+import { annotations, defineTool, LIMITS, pageQuery, regionSlug, returns, uuid } from '@cloudcall/core';
 import { z } from 'zod';
-import { isIpv4Cidr, page, regionSlug } from './shapes.js';
+import { isIpv4Cidr, page } from './shapes.js';
 import type { Vpc, VpcList, VpcMemberList, VpcPeering, VpcPeeringList } from './types.js';
 
 const VpcId = uuid('ID of the VPC (a UUID), from vpc-list or vpc-create.');

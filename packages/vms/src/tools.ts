@@ -10,9 +10,12 @@ import {
   numericId,
   pageArgs,
   pageQuery,
+  regionSlug,
   returns,
+  slug,
   type ToolAnnotations,
   type ToolDefinition,
+  tagName,
   text,
 } from '@cloudcall/core';
 import { z } from 'zod';
@@ -24,20 +27,10 @@ const page = pageArgs(50);
 const VmId = numericId('Numeric id of the VM, from vm-list or vm-create.');
 const ImageId = (what: string) => numericId(`Numeric id of the ${what}, from image-list.`);
 
-/** Slugs (sizes, images) as the platform writes them: lowercase letters, digits, "-", "_" and ".". */
-const slug = (description: string) =>
-  z
-    .string()
-    .max(LIMITS.slug)
-    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a slug: lowercase letters, digits, "-", "_" or "."')
-    .describe(description);
-const RegionSlug = z
-  .string()
-  .max(LIMITS.slug)
-  .regex(/^[a-z]{3}\d$/, 'expected a region slug such as "nyc3"')
-  .describe('Region slug, such as "nyc3" (size-list shows the regions of each size).');
+const RegionSlug = regionSlug('Region slug, such as "nyc3" (size-list shows the regions of each size).');
 const SizeSlug = slug(
   'Size slug, such as "s-1vcpu-1gb", from size-list (it must be offered in the VM\'s region).',
+  's-1vcpu-1gb',
 );
 /** A VM name as the platform accepts it (also its hostname). */
 const VmName = (description: string) =>
@@ -52,11 +45,7 @@ const VmName = (description: string) =>
 const SnapshotName = text('Name of the snapshot image to create, such as "web-before-upgrade".', {
   max: LIMITS.name,
 });
-const TagName = z
-  .string()
-  .max(LIMITS.tag)
-  .regex(/^[a-zA-Z0-9_:-]+$/, 'expected a tag name: letters, digits, "_", "-" or ":"')
-  .describe('Tag carried by the VMs to act on, such as "web" (exactly as set on the VMs).');
+const TagName = tagName('Tag carried by the VMs to act on, such as "web" (exactly as set on the VMs).');
 
 type Shape = Record<string, z.ZodType>;
 
@@ -199,7 +188,10 @@ const VM_ACTIONS = [
     description:
       "Reinstalls a VM from a public image named by slug. Erases the VM's disk; keeps its id and IP addresses.",
     args: {
-      ImageSlug: slug('Slug of a public image, such as "ubuntu-24-04-x64", from image-list.'),
+      ImageSlug: slug(
+        'Slug of a public image, such as "ubuntu-24-04-x64", from image-list.',
+        'ubuntu-24-04-x64',
+      ),
     },
     body: { image: 'ImageSlug' },
   },
@@ -365,7 +357,7 @@ export const vmsTools = [
       'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image.',
     input: z.strictObject({
       Name: VmName('Name (and hostname) of the VM, such as "web-1": letters, digits, "." and "-".'),
-      Size: slug('Size slug, such as "s-1vcpu-1gb", from size-list.'),
+      Size: slug('Size slug, such as "s-1vcpu-1gb", from size-list.', 's-1vcpu-1gb'),
       ImageID: ImageId('image to boot (distribution, application, snapshot or custom)'),
       Region: RegionSlug,
       Backup: z.boolean().default(false).describe('Turn on automatic weekly backups. Default false.'),

@@ -41,7 +41,8 @@ export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
       return stringOf(schema);
     case 'integer':
     case 'number': {
-      const min = schema.minimum ?? (schema.exclusiveMinimum === undefined ? -1e6 : schema.exclusiveMinimum + 1);
+      const min =
+        schema.minimum ?? (schema.exclusiveMinimum === undefined ? -1e6 : schema.exclusiveMinimum + 1);
       const max = Math.min(schema.maximum ?? 1e6, Math.max(min, 0) + 1e6);
       return type === 'integer'
         ? fc.integer({ min: Math.max(min, -1e9), max })
@@ -90,7 +91,10 @@ function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
     { requiredKeys: Object.keys(properties).filter((key) => required.has(key)) },
   );
   if (Object.keys(properties).length || schema.additionalProperties === false) return known;
-  const values = typeof schema.additionalProperties === 'object' ? arbitraryOf(schema.additionalProperties) : fc.jsonValue({ maxDepth: 1 });
+  const values =
+    typeof schema.additionalProperties === 'object'
+      ? arbitraryOf(schema.additionalProperties)
+      : fc.jsonValue({ maxDepth: 1 });
   return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), values, { maxKeys: 3 });
 }
 
