@@ -14,12 +14,14 @@ import {
   TOKEN_ENV_VARS,
 } from '@cloudcall/core';
 import { connectSandbox } from '@cloudcall/sandbox';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { serveHttp } from './http.js';
 import { connectHelp } from './instructions.js';
 import { createMcpServer } from './server.js';
+import { StdioLineTransport } from './stdio.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const USAGE = `cloudcall-mcp ${VERSION}: cloudcall's tools over the Model Context Protocol
 
@@ -29,6 +31,9 @@ Options:
   --transport stdio|http   stdio (default) or Streamable HTTP
   --host HOST              HTTP interface (default 127.0.0.1)
   --port PORT              HTTP port (default 3333; 0 picks a free one)
+  --max-message-bytes N    largest JSON-RPC message read on a stdio line
+                           (default ${DEFAULT_MAX_MESSAGE_BYTES}, 4 MiB); a larger one gets
+                           a JSON-RPC error and is skipped
   --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
   --sandbox                use the built-in offline sandbox instead of the real API
   --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
@@ -72,6 +77,13 @@ async function main(): Promise<void> {
   const port = Number(flags.port ?? 3333);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port must be a port number, not ${flags.port}`);
+  const maxMessageBytes = wholeNumber(
+    '--max-message-bytes',
+    flags['max-message-bytes'],
+    DEFAULT_MAX_MESSAGE_BYTES,
+    1024,
+    'bytes',
+  );
 
   let families: ReturnType<typeof selectFamilies>;
   try {
@@ -119,13 +131,27 @@ async function main(): Promise<void> {
       showSecrets: Boolean(flags['show-secrets']),
       log: info,
     });
-  let closeTransport: () => Promise<void>;
+  let closeTransport: () => Promise<void> = async () => undefined;
+  let closing = false;
+  async function shutdown(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    await closeTransport().catch(() => undefined);
+    await closeConnection().catch(() => undefined);
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+
   if (transport === 'stdio') {
     const server = newServer();
-    await server.connect(new StdioServerTransport());
+    server.onerror = (error) => log(error.message);
+    // The host closing our stdin (or stdout failing) is the end of the session.
+    server.onclose = () => void shutdown();
+    await server.connect(
+      new StdioLineTransport({ input: process.stdin, output: process.stdout, maxMessageBytes }),
+    );
     closeTransport = () => server.close();
-    // The host closing our stdin is the end of the session.
-    process.stdin.on('end', () => void shutdown());
   } else {
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
@@ -141,17 +167,15 @@ async function main(): Promise<void> {
     closeTransport = running.close;
     process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
   }
+}
 
-  let closing = false;
-  async function shutdown(): Promise<void> {
-    if (closing) return;
-    closing = true;
-    await closeTransport().catch(() => undefined);
-    await closeConnection().catch(() => undefined);
-    process.exit(0);
-  }
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+/** A flag's whole-number value of at least `min`, or its default. */
+function wholeNumber(flag: string, value: string | undefined, fallback: number, min: number, unit: string) {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min)
+    fail(`${flag} must be a whole number of ${unit}, at least ${min}, not ${value}`);
+  return number;
 }
 
 function parse() {
@@ -164,6 +188,7 @@ function parse() {
       sandbox: { type: 'boolean' },
       'sandbox-state': { type: 'string' },
       families: { type: 'string' },
+      'max-message-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
       'show-secrets': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
