@@ -1,6 +1,11 @@
 /**
  * Streamable HTTP on loopback: one MCP session per client, each with its own server instance
  * over the shared API client, at `/mcp`.
+ *
+ * Until clients authenticate, only loopback is served: a non-loopback bind is refused, and every
+ * request must name this server in `Host` and come from no page or a loopback page (`Origin`),
+ * against DNS rebinding and cross-site requests. Sessions are bounded in number and closed after
+ * an idle timeout, so abandoned ones cannot exhaust memory.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -9,10 +14,10 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, BlockList, isIP } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 export interface HttpOptions {
   host: string;
@@ -20,6 +25,12 @@ export interface HttpOptions {
   /** A fresh MCP server for each session. */
   newServer: () => Server;
   log: (line: string) => void;
+  /** The most sessions open at once; past it a new session gets 503. */
+  maxSessions: number;
+  /** A session with no request or stream open for this long is closed. */
+  sessionIdleTimeoutMs: number;
+  /** The largest request body read, in bytes; a larger one gets 413. */
+  maxMessageBytes: number;
 }
 
 export interface RunningHttp {
@@ -27,10 +38,55 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+export const DEFAULT_MAX_SESSIONS = 100;
+export const DEFAULT_SESSION_IDLE_TIMEOUT_S = 900;
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, also IPv4-mapped). */
+export function isLoopback(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true;
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Why `host` may not be served on, or undefined when it may. */
+export function bindProblem(host: string): string | undefined {
+  if (isLoopback(host)) return undefined;
+  return `--host ${host} is not a loopback address. cloudcall-mcp has no client authentication yet, so anyone who could reach it would run every tool with your API token. Serve on 127.0.0.1 (the default), ::1 or localhost; to use it from another machine, forward the port over SSH.`;
+}
+
+/** An `Origin` header's value is allowed when it names a loopback host over http(s), any port. */
+function isLoopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (opaque origins) and anything else that is not a URL
+  }
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    isLoopback(url.hostname.replace(/^\[(.*)\]$/, '$1'))
+  );
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  /** Requests of this session (POSTs being answered, GET streams) still open. */
+  open: number;
+  idle?: NodeJS.Timeout;
+}
 
 export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const problem = bindProblem(options.host);
+  if (problem) throw new Error(problem);
+
+  const sessions = new Map<string, Session>();
+  /** Every session that holds a server: initialized ones and those being initialized. */
+  const live = new Set<Session>();
   let allowedHosts: string[] = [];
 
   const http: HttpServer = createServer((req, res) => {
@@ -41,6 +97,17 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Only requests addressed to this server by name are served (DNS rebinding protection).
+    if (!allowedHosts.includes((header(req, 'host') ?? '').toLowerCase())) {
+      jsonRpcError(res, 403, -32000, 'Forbidden: the Host header does not name this server');
+      return;
+    }
+    // Browsers send Origin on cross-site requests: only pages served from loopback may call.
+    const origin = header(req, 'origin');
+    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+      jsonRpcError(res, 403, -32000, 'Forbidden: requests from this Origin are not allowed (loopback only)');
+      return;
+    }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('cloudcall MCP endpoint is /mcp\n');
@@ -48,56 +115,96 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     }
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
-      const body = await readJson(req, res);
+      const body = await readJson(req, res, options.maxMessageBytes);
       if (body === undefined) return;
-      let transport = sessionId ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId || !isInitializeRequest(body)) {
-          jsonRpcError(
-            res,
-            sessionId ? 404 : 400,
-            -32000,
-            sessionId ? 'Unknown session' : 'No session: send initialize first',
-          );
-          return;
-        }
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          enableDnsRebindingProtection: true,
-          allowedHosts,
-          onsessioninitialized: (id) => {
-            sessions.set(id, created);
-            options.log(`http: session ${id} opened`);
-          },
-          onsessionclosed: (id) => {
-            sessions.delete(id);
-            options.log(`http: session ${id} closed`);
-          },
-        });
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId);
-        };
-        await options.newServer().connect(created);
-        transport = created;
+      const session = sessionId ? sessions.get(sessionId) : undefined;
+      if (session) {
+        await serve(session, req, res, body);
+        return;
       }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    if (req.method === 'GET' || req.method === 'DELETE') {
-      const transport = sessionId ? sessions.get(sessionId) : undefined;
-      if (!transport) {
+      if (sessionId || !isInitializeRequest(body)) {
         jsonRpcError(
           res,
           sessionId ? 404 : 400,
-          -32000,
-          sessionId ? 'Unknown session' : 'Missing mcp-session-id',
+          sessionId ? -32001 : -32000,
+          sessionId ? 'Session not found' : 'No session: send initialize first',
         );
         return;
       }
-      await transport.handleRequest(req, res);
+      if (live.size >= options.maxSessions) {
+        jsonRpcError(
+          res,
+          503,
+          -32000,
+          `Too many sessions: ${live.size} sessions are open, the most this server allows (--max-sessions). Close one, or try again when an idle one has expired.`,
+          isJSONRPCRequest(body) ? body.id : null,
+        );
+        return;
+      }
+      const created = await open();
+      await serve(created, req, res, body);
+      // An initialize that failed leaves a server with no session: free it now.
+      if (!created.transport.sessionId) await created.server.close();
+      return;
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const session = sessionId ? sessions.get(sessionId) : undefined;
+      if (!session) {
+        jsonRpcError(
+          res,
+          sessionId ? 404 : 400,
+          sessionId ? -32001 : -32000,
+          sessionId ? 'Session not found' : 'Missing mcp-session-id',
+        );
+        return;
+      }
+      await serve(session, req, res);
       return;
     }
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
+  }
+
+  async function open(): Promise<Session> {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, session);
+        options.log(`http: session ${id} opened`);
+      },
+      onsessionclosed: (id) => {
+        options.log(`http: session ${id} closed by the client`);
+      },
+    });
+    const session: Session = { transport, server: options.newServer(), open: 0 };
+    live.add(session);
+    // However it ends (DELETE, idle, shutdown), the session is forgotten with its server.
+    transport.onclose = () => {
+      clearTimeout(session.idle);
+      live.delete(session);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await session.server.connect(transport);
+    return session;
+  }
+
+  /** Hands a request to its session, which is idle only while none of its requests is open. */
+  async function serve(session: Session, req: IncomingMessage, res: ServerResponse, body?: unknown) {
+    session.open++;
+    clearTimeout(session.idle);
+    res.once('close', () => {
+      session.open--;
+      if (session.open === 0 && live.has(session)) {
+        session.idle = setTimeout(() => expire(session), options.sessionIdleTimeoutMs);
+        session.idle.unref();
+      }
+    });
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  function expire(session: Session): void {
+    const id = session.transport.sessionId;
+    if (id) options.log(`http: session ${id} expired after ${options.sessionIdleTimeoutMs / 1000} s idle`);
+    session.server.close().catch((error: unknown) => options.log(`http: closing session ${id}: ${error}`));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -109,13 +216,14 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   });
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  // Only requests addressed to this server by name are served (DNS rebinding protection).
-  allowedHosts = [`${host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
+  allowedHosts = [`${host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].map((name) =>
+    name.toLowerCase(),
+  );
 
   return {
     url: `http://${host}:${port}/mcp`,
     close: async () => {
-      await Promise.all([...sessions.values()].map((t) => t.close()));
+      await Promise.all([...live].map((session) => session.server.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
@@ -127,13 +235,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+async function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) {
-      jsonRpcError(res, 413, -32600, 'Request body too large');
+    if (size > limit) {
+      jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
       return undefined;
     }
     chunks.push(chunk as Buffer);
@@ -146,8 +254,14 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
   }
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: RequestId | null = null,
+): void {
   res
     .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }

@@ -14,12 +14,14 @@ import {
   TOKEN_ENV_VARS,
 } from '@cloudcall/core';
 import { connectSandbox } from '@cloudcall/sandbox';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { serveHttp } from './http.js';
+import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, serveHttp } from './http.js';
 import { connectHelp } from './instructions.js';
 import { createMcpServer } from './server.js';
+import { StdioLineTransport } from './stdio.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const USAGE = `cloudcall-mcp ${VERSION}: cloudcall's tools over the Model Context Protocol
 
@@ -27,8 +29,19 @@ Usage: cloudcall-mcp [options]
 
 Options:
   --transport stdio|http   stdio (default) or Streamable HTTP
-  --host HOST              HTTP interface (default 127.0.0.1)
+  --host HOST              HTTP interface (default 127.0.0.1); loopback only
+                           (127.0.0.0/8, ::1, localhost) until clients can
+                           authenticate
   --port PORT              HTTP port (default 3333; 0 picks a free one)
+  --max-sessions N         HTTP sessions open at once (default ${DEFAULT_MAX_SESSIONS}); past it a
+                           new session gets 503
+  --session-idle-timeout SECONDS
+                           close an HTTP session with no request or stream open
+                           for this long (default ${DEFAULT_SESSION_IDLE_TIMEOUT_S}, 15 min); its id
+                           then gets 404
+  --max-message-bytes N    largest JSON-RPC message read, on a stdio line or an
+                           HTTP body (default ${DEFAULT_MAX_MESSAGE_BYTES}, 4 MiB); a larger one gets
+                           a JSON-RPC error and is skipped
   --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
   --sandbox                use the built-in offline sandbox instead of the real API
   --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
@@ -72,6 +85,29 @@ async function main(): Promise<void> {
   const port = Number(flags.port ?? 3333);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port must be a port number, not ${flags.port}`);
+  const host = flags.host ?? '127.0.0.1';
+  const hostProblem = transport === 'http' ? bindProblem(host) : undefined;
+  if (hostProblem) fail(hostProblem);
+  const maxSessions = wholeNumber(
+    '--max-sessions',
+    flags['max-sessions'],
+    DEFAULT_MAX_SESSIONS,
+    1,
+    'sessions',
+  );
+  const maxMessageBytes = wholeNumber(
+    '--max-message-bytes',
+    flags['max-message-bytes'],
+    DEFAULT_MAX_MESSAGE_BYTES,
+    1024,
+    'bytes',
+  );
+  const idleSeconds = Number(flags['session-idle-timeout'] ?? DEFAULT_SESSION_IDLE_TIMEOUT_S);
+  // setTimeout's own limit is about 24.8 days.
+  if (!(idleSeconds > 0 && idleSeconds <= 2_000_000))
+    fail(
+      `--session-idle-timeout must be a number of seconds above 0 (at most 2000000), not ${flags['session-idle-timeout']}`,
+    );
 
   let families: ReturnType<typeof selectFamilies>;
   try {
@@ -119,17 +155,39 @@ async function main(): Promise<void> {
       showSecrets: Boolean(flags['show-secrets']),
       log: info,
     });
-  let closeTransport: () => Promise<void>;
+  let closeTransport: () => Promise<void> = async () => undefined;
+  let closing = false;
+  async function shutdown(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    await closeTransport().catch(() => undefined);
+    await closeConnection().catch(() => undefined);
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+
   if (transport === 'stdio') {
     const server = newServer();
-    await server.connect(new StdioServerTransport());
+    server.onerror = (error) => log(error.message);
+    // The host closing our stdin (or stdout failing) is the end of the session.
+    server.onclose = () => void shutdown();
+    await server.connect(
+      new StdioLineTransport({ input: process.stdin, output: process.stdout, maxMessageBytes }),
+    );
     closeTransport = () => server.close();
-    // The host closing our stdin is the end of the session.
-    process.stdin.on('end', () => void shutdown());
   } else {
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
-      running = await serveHttp({ host: flags.host ?? '127.0.0.1', port, newServer, log: info });
+      running = await serveHttp({
+        host,
+        port,
+        newServer,
+        log: info,
+        maxSessions,
+        sessionIdleTimeoutMs: idleSeconds * 1000,
+        maxMessageBytes,
+      });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       fail(
@@ -141,17 +199,15 @@ async function main(): Promise<void> {
     closeTransport = running.close;
     process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
   }
+}
 
-  let closing = false;
-  async function shutdown(): Promise<void> {
-    if (closing) return;
-    closing = true;
-    await closeTransport().catch(() => undefined);
-    await closeConnection().catch(() => undefined);
-    process.exit(0);
-  }
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+/** A flag's whole-number value of at least `min`, or its default. */
+function wholeNumber(flag: string, value: string | undefined, fallback: number, min: number, unit: string) {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min)
+    fail(`${flag} must be a whole number of ${unit}, at least ${min}, not ${value}`);
+  return number;
 }
 
 function parse() {
@@ -164,6 +220,9 @@ function parse() {
       sandbox: { type: 'boolean' },
       'sandbox-state': { type: 'string' },
       families: { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
+      'max-message-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
       'show-secrets': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

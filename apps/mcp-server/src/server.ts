@@ -15,11 +15,14 @@ import {
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
+  CallToolRequestParamsSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 export interface McpServerOptions {
   client: ApiClient;
@@ -40,6 +43,41 @@ const SECRETS_NOTE =
 const SANDBOX_NOTE =
   ' This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
 
+/**
+ * tools/call as the SDK's CallToolRequestSchema describes it, except that params of the wrong
+ * shape are refused with -32602 Invalid params and a sentence naming the field. The SDK's
+ * Protocol parses a request with the handler's schema before anything else runs (the Server's
+ * own tools/call check included) and answers any parse failure with -32603 and the validator's
+ * raw issues; an McpError thrown while parsing is answered with its own code and message instead,
+ * so the check lives here, in the schema.
+ */
+const CallToolRequest = z.object({
+  method: z.literal('tools/call'),
+  params: z.unknown().transform((params) => {
+    const parsed = CallToolRequestParamsSchema.safeParse(params);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, paramsProblem(params));
+    return parsed.data;
+  }),
+});
+
+function paramsProblem(params: unknown): string {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    return "Invalid params: params must be an object with the tool's name and arguments";
+  }
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (typeof name !== 'string') return 'Invalid params: name must be the name of a tool, from tools/list';
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    return `Invalid params: arguments must be an object of the tool's arguments by name, not ${kindOf(args)}`;
+  }
+  return 'Invalid params: _meta or task does not have the shape MCP gives it';
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
 /** The MCP listing of one tool, built from its definition. */
 export function toMcpTool(tool: AnyTool): Tool {
   return {
@@ -49,6 +87,20 @@ export function toMcpTool(tool: AnyTool): Tool {
     inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
+}
+
+/**
+ * The listings of a set of tools, built once: over HTTP every session has its own server, and
+ * building 140 JSON schemas for each one cost about 20 ms and 0.25 MB of heap per session.
+ */
+const listings = new WeakMap<readonly AnyTool[], Tool[]>();
+function listingOf(tools: readonly AnyTool[]): Tool[] {
+  let listed = listings.get(tools);
+  if (!listed) {
+    listed = tools.map(toMcpTool);
+    listings.set(tools, listed);
+  }
+  return listed;
 }
 
 /** The text of a failed call: what went wrong, in the platform's words where there are some. */
@@ -61,7 +113,7 @@ export function errorText(error: unknown): string {
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const listed = options.tools.map(toMcpTool);
+  const listed = listingOf(options.tools);
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: 'cloudcall', title: 'cloudcall', version: options.version },
@@ -74,7 +126,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequest, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const tool = byName.get(name);
     if (!tool) {

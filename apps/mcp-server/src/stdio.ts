@@ -1,0 +1,198 @@
+/**
+ * MCP over stdio, one JSON-RPC message per line, that survives bad input.
+ *
+ * The SDK's StdioServerTransport closes itself, silently and with stdin paused, when a line passes
+ * its 10 MiB buffer (so the process then answers nothing and never sees stdin end), and drops a
+ * line that is not JSON-RPC without an answer. This transport answers such lines instead: -32700
+ * for a line that is not JSON, -32600 for JSON that is not a JSON-RPC message and for a line over
+ * the limit, whose rest it skips without buffering it. It closes when its input ends.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export interface StdioLineOptions {
+  input: Readable;
+  output: Writable;
+  /** The longest line read, in bytes (without its newline); a longer one is refused and skipped. */
+  maxMessageBytes: number;
+}
+
+const NEWLINE = 0x0a;
+/** How many bytes of each end of an oversized line are kept to find its id. */
+const EDGE = 128;
+
+export class StdioLineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly max: number;
+  /** The start of the current line, never more than `max` bytes in all. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** While the rest of an oversized line is thrown away: its first and last bytes, for its id. */
+  private skipped: { head: Buffer; tail: Buffer } | undefined;
+  private closed = false;
+
+  constructor(options: StdioLineOptions) {
+    this.input = options.input;
+    this.output = options.output;
+    this.max = options.maxMessageBytes;
+  }
+
+  async start(): Promise<void> {
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('error', this.onStreamError);
+    this.output.on('error', this.onStreamError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('error', this.onStreamError);
+    this.output.off('error', this.onStreamError);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.onclose?.();
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    while (start < bytes.length && !this.closed) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      const piece = bytes.subarray(start, newline === -1 ? bytes.length : newline);
+      if (this.skipped) {
+        this.skipped.tail = lastBytes(this.skipped.tail, piece);
+      } else if (this.pendingBytes + piece.length > this.max) {
+        this.skipped = {
+          head: Buffer.from(Buffer.concat([...this.pending, piece.subarray(0, EDGE)]).subarray(0, EDGE)),
+          tail: lastBytes(Buffer.alloc(0), piece),
+        };
+        this.pending = [];
+        this.pendingBytes = 0;
+      } else if (newline === -1) {
+        // A copy, so the pending part does not keep the whole chunk alive.
+        this.pending.push(Buffer.from(piece));
+        this.pendingBytes += piece.length;
+      } else {
+        const line = Buffer.concat([...this.pending, piece]);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.readLine(line.toString('utf8'));
+      }
+      if (newline === -1) break;
+      if (this.skipped) this.refuseOversized();
+      start = newline + 1;
+    }
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.skipped) this.refuseOversized();
+    void this.close();
+  };
+
+  private readonly onStreamError = (error: Error): void => {
+    this.onerror?.(error);
+    void this.close();
+  };
+
+  private readLine(text: string): void {
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
+      return;
+    }
+    const message = JSONRPCMessageSchema.safeParse(value);
+    if (!message.success) {
+      this.answerError(
+        idOf(value),
+        ErrorCode.InvalidRequest,
+        'Invalid Request: not a JSON-RPC 2.0 request, notification or response',
+      );
+      return;
+    }
+    this.onmessage?.(message.data);
+  }
+
+  private refuseOversized(): void {
+    const id = this.skipped ? idAtEdges(this.skipped.head, this.skipped.tail) : null;
+    this.skipped = undefined;
+    this.onerror?.(new Error(`stdio: a message larger than ${this.max} bytes was skipped`));
+    this.answerError(
+      id,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: message larger than ${this.max} bytes; it was skipped`,
+    );
+  }
+
+  private answerError(id: RequestId | null, code: number, message: string): void {
+    // The SDK's type has no null id, which JSON-RPC prescribes when the id cannot be read.
+    const answer = { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCErrorResponse;
+    this.write(answer).catch((error: unknown) => this.onerror?.(error as Error));
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('stdio transport is closed'));
+        return;
+      }
+      this.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+}
+
+/** The id of something that looked like a request, when it has a usable one. */
+function idOf(value: unknown): RequestId | null {
+  if (typeof value !== 'object' || value === null || !('id' in value)) return null;
+  const { id } = value as { id: unknown };
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+function lastBytes(previous: Buffer, piece: Buffer): Buffer {
+  const joined = piece.length >= EDGE ? piece : Buffer.concat([previous, piece]);
+  return Buffer.from(joined.subarray(Math.max(0, joined.length - EDGE)));
+}
+
+const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"id": 1, ...` or `{"jsonrpc": "2.0", "id": 1, ...` at the start of a message. */
+const ID_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`);
+/** `..., "id": 1}` at its end, where the SDK's clients put it (after a request's params). */
+const ID_LAST = new RegExp(String.raw`,\s*${ID}\s*\}\s*$`);
+
+/**
+ * The id of an oversized request, read from its first and last bytes, so that the client's call
+ * fails at once with our error instead of waiting for an answer that never comes. Only an id
+ * that is the first or the last member of the top-level object is found; otherwise null.
+ */
+function idAtEdges(head: Buffer, tail: Buffer): RequestId | null {
+  const found = ID_FIRST.exec(head.toString('utf8'))?.[1] ?? ID_LAST.exec(tail.toString('utf8'))?.[1];
+  if (found === undefined) return null;
+  try {
+    const id: unknown = JSON.parse(found);
+    return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null;
+  } catch {
+    return null; // a string with a bad escape
+  }
+}
