@@ -14,7 +14,6 @@ import {
 } from '../families/vms.js';
 import {
   intParam,
-  iso,
   listBody,
   notFound,
   type Route,
@@ -23,7 +22,9 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
-import { actionListReply, actionReply, actionView, nextId, startAction, type World } from '../world.js';
+import { iso } from '../time.js';
+import { actionView, nextId, startAction, type World } from '../world.js';
+import { actionListReply, actionReply } from './actions.js';
 
 /** Values the API's `distribution` enum allows. */
 const DISTRIBUTIONS: readonly Distribution[] = [
