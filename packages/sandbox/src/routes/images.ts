@@ -115,13 +115,12 @@ export const imagesRoutes: Route[] = [
     handler: (req, world) => {
       const name = requireString(req.body, 'name');
       const url = requireString(req.body, 'url');
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(url);
-      } catch {
-        parsed = undefined;
+      // Checked before parsing: a URL parser silently drops CR, LF and tabs, and trims spaces.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+      if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url)) {
+        throw unprocessable('url must not contain spaces or control characters (such as CR or LF)');
       }
-      if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      if (!/^https?:\/\/[^/?#]/i.test(url) || !URL.canParse(url)) {
         throw unprocessable('url must be an http or https URL of the image to import');
       }
       const region = regionSlug(world, req.body, 'a custom image');
