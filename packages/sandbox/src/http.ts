@@ -118,5 +118,3 @@ export function intParam(request: SandboxRequest, name: string): number {
   if (!Number.isInteger(value) || value <= 0) throw notFound();
   return value;
 }
-
-export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDefaultVpc, NETWORK_LIFECYCLE_MS } from './families/networking.js';
-import { iso } from './http.js';
 import { type Sandbox, startSandbox } from './server.js';
+import { iso } from './time.js';
 import { nextId, regionOf, type World } from './world.js';
 
 const cert = JSON.parse(

@@ -3,12 +3,30 @@
  * rate-limit headers, the platform's error bodies and pagination, over a persistent world.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { badRequest, HttpError, type Route, type SandboxRequest } from './http.js';
+import { BODY_LIMIT, checkFieldLimits } from './limits.js';
 import { routes as allRoutes } from './routes/index.js';
 import { Store } from './store.js';
+import { parseTarget } from './target.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
+
+/** What `SandboxOptions.onRequest` is told about each request. */
+export interface SandboxRequestInfo {
+  method: string;
+  /** The request target exactly as received (path and query), before any parsing. */
+  target: string;
+  /** The status answered. */
+  status: number;
+}
 
 export interface SandboxOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -21,6 +39,13 @@ export interface SandboxOptions {
   now?: () => number;
   /** Receives one line per request, without credentials. */
   log?: (line: string) => void;
+  /**
+   * Called once per request, just before the answer is sent (so a client that has its answer can
+   * count on it), with the raw request target and the status. For tests that check what reaches
+   * the API. A request the HTTP parser cannot read (raw control characters, say) is answered 400
+   * without reaching it. An exception it throws is logged, not answered.
+   */
+  onRequest?: (info: SandboxRequestInfo) => void;
 }
 
 export interface Sandbox {
@@ -34,6 +59,14 @@ export interface Sandbox {
 }
 
 const RATE_LIMIT = 5000;
+
+/**
+ * How long the rest of a refused (413) body may keep coming. The 413 waits for the body to end:
+ * node closes a `Connection: close` request's socket as soon as the answer is written, and closing
+ * a socket with unread data makes the kernel reset the connection, which can destroy the answer
+ * before the client reads it. A client still sending after this long gets the 413 and is cut off.
+ */
+const LINGER_MS = 5_000;
 
 interface CompiledRoute extends Route {
   pattern: RegExp;
@@ -62,63 +95,138 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requestsByToken = new Map<string, { windowStart: number; count: number }>();
   let baseUrl = '';
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(onRequestEvent);
+  // Without this listener node answers `Expect: 100-continue` itself; with it, an oversized body
+  // is refused before the client sends it.
+  server.on('checkContinue', onRequestEvent);
+  server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, id] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request_header_fields_too_large']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'request_timeout']
+          : [400, 'bad_request'];
     const requestId = randomUUID();
+    const text = JSON.stringify(
+      errorBody(requestId, id, `The request is not valid HTTP: ${error.reason ?? error.message}.`),
+    );
+    options.log?.(`sandbox: unreadable request -> ${status} (${error.code ?? 'error'})`);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(text)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  });
+
+  function onRequestEvent(req: IncomingMessage, res: ServerResponse): void {
+    const requestId = randomUUID();
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '';
     // Filled in by `handle` as it goes, so that a 500 still carries the request id and rate limits.
     const headers: Record<string, string> = { 'x-request-id': requestId };
-    handle(req, res, requestId, headers).catch((error: unknown) => {
+    let answered = false;
+    const answer = (status: number, body: unknown, logged: string) => {
+      if (answered) return;
+      answered = true;
+      options.log?.(`sandbox: ${method} ${logged} -> ${status}`);
+      try {
+        options.onRequest?.({ method, target, status });
+      } catch (error) {
+        options.log?.(`sandbox: onRequest threw: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      send(res, status, body, headers);
+    };
+    handle(req, res, requestId, headers, answer).catch((error: unknown) => {
       options.log?.(`sandbox: internal error: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) {
-        send(res, 500, errorBody(requestId, 'server_error', 'Internal sandbox error.'), headers);
+        answer(500, errorBody(requestId, 'server_error', 'Internal sandbox error.'), JSON.stringify(target));
       } else res.destroy();
     });
-  });
+  }
 
   async function handle(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
     headers: Record<string, string>,
+    answer: (status: number, body: unknown, logged: string) => void,
   ): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = req.method ?? 'GET';
-    const raw = await readBody(req);
-
+    const raw = req.url ?? '';
+    const refuse = (error: HttpError, logged: string) =>
+      answer(error.status, errorBody(requestId, error.id, error.message), logged);
+    // Every request counts, refused ones included, and every answer tells the budget.
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     // Unauthenticated requests share one budget per client address (a token never holds a space).
     const bucket = token ?? `anonymous ${req.socket.remoteAddress ?? ''}`;
     Object.assign(headers, rateLimitHeaders(requestsByToken, bucket, clock()));
+
+    let path: string;
+    let query: URLSearchParams;
+    try {
+      ({ path, query } = parseTarget(raw));
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      // Quoted: a refused target may hold what a log line should not.
+      refuse(error, JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}...` : raw));
+      return;
+    }
+
+    const expectsContinue = /^100-continue$/i.test(req.headers.expect ?? '');
+    const tooLargeAnswer = () => refuse(tooLarge(), path);
+    if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) {
+      if (expectsContinue) {
+        // The client waits for 100 Continue before sending the body: refuse now and close.
+        headers.connection = 'close';
+        tooLargeAnswer();
+      } else {
+        afterRestOfBody(req, headers, tooLargeAnswer);
+      }
+      return;
+    }
+    if (expectsContinue) res.writeContinue();
+    const body = await readBody(req, BODY_LIMIT);
+    if (body === undefined) {
+      afterRestOfBody(req, headers, tooLargeAnswer);
+      return;
+    }
+
     if (!token) {
-      options.log?.(`sandbox: ${method} ${url.pathname} -> 401`);
-      send(res, 401, errorBody(requestId, 'unauthorized', 'Unable to authenticate you.'), headers);
+      answer(401, errorBody(requestId, 'unauthorized', 'Unable to authenticate you.'), path);
       return;
     }
 
     let status = 404;
-    let body: unknown = errorBody(
+    let replyBody: unknown = errorBody(
       requestId,
       'not_found',
       'The resource you were accessing could not be found.',
     );
-    const matches = compiled.filter((route) => route.pattern.test(url.pathname));
+    const matches = compiled.filter((route) => route.pattern.test(path));
     const route = matches.find((r) => r.method === method);
     if (matches.length && !route) {
       status = 405;
-      body = errorBody(requestId, 'method_not_allowed', `${method} is not allowed on ${url.pathname}.`);
+      replyBody = errorBody(requestId, 'method_not_allowed', `${method} is not allowed on ${path}.`);
     } else if (route) {
       try {
         const params: Record<string, string> = {};
-        const found = route.pattern.exec(url.pathname) ?? [];
+        const found = route.pattern.exec(path) ?? [];
         route.names.forEach((name, i) => {
-          params[name] = decodePathParam(found[i + 1] ?? '');
+          // parseTarget has checked that every segment decodes.
+          params[name] = decodeURIComponent(found[i + 1] ?? '');
         });
+        const parsed = parseBody(body);
+        checkFieldLimits(parsed);
         const request: Omit<SandboxRequest, 'now'> = {
           method,
           params,
-          query: url.searchParams,
-          body: parseBody(raw),
+          query,
+          body: parsed,
           baseUrl,
-          path: url.pathname,
+          path,
         };
         const { prepare } = route;
         const prepared = prepare
@@ -128,15 +236,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           route.handler({ ...request, now: clock() + world.clockOffsetMs, prepared }, world);
         const reply = method === 'GET' ? await store.read(run) : await store.write(run);
         status = reply.status ?? 200;
-        body = reply.body;
+        replyBody = reply.body;
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         status = error.status;
-        body = errorBody(requestId, error.id, error.message);
+        replyBody = errorBody(requestId, error.id, error.message);
       }
     }
-    options.log?.(`sandbox: ${method} ${url.pathname}${url.search} -> ${status}`);
-    send(res, status, body, headers);
+    answer(status, replyBody, raw);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -170,6 +277,39 @@ function errorBody(requestId: string, id: string, message: string) {
   return { id, message, request_id: requestId };
 }
 
+function tooLarge(): HttpError {
+  return new HttpError(
+    413,
+    // The platform's ids are the status's reason phrase in snake case (404 not_found...).
+    'payload_too_large',
+    `The request body is larger than ${BODY_LIMIT} bytes (1 MiB), the most the sandbox accepts.`,
+  );
+}
+
+/**
+ * Reads the rest of a refused body and drops it (never keeping any), then calls `answer`: once the
+ * body ends, or after LINGER_MS with `connection: close` for a client that is still sending.
+ */
+function afterRestOfBody(req: IncomingMessage, headers: Record<string, string>, answer: () => void): void {
+  req.removeAllListeners('data');
+  req.resume();
+  if (req.complete) {
+    answer();
+    return;
+  }
+  const timer = setTimeout(() => {
+    headers.connection = 'close';
+    answer();
+  }, LINGER_MS);
+  const done = () => {
+    clearTimeout(timer);
+    answer();
+  };
+  // 'close' without 'end': the client went away; answering is then harmless and reports the request.
+  req.once('end', done);
+  req.once('close', done);
+}
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   if (status === 204 || body === undefined) {
     res.writeHead(status, headers);
@@ -185,18 +325,25 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-function decodePathParam(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw badRequest(`The path segment ${text} is not valid percent-encoding.`);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * Reads a request body of at most `limit` bytes. Resolves undefined as soon as it grows past
+ * `limit`, dropping what was read: the caller answers 413 and drops the rest.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        req.off('data', onData);
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });

@@ -448,4 +448,35 @@ describe('images', () => {
     expect((await call('images_delete', { params: { image_id: id } })).status).toBe(204);
     expect((await call('images_get', { params: { image_id: id } })).status).toBe(404);
   });
+
+  it('images_create_custom takes only an http(s) URL without spaces or control characters', async () => {
+    const refused = [
+      'https://example.com/a.img\r\nX-Injected: 1',
+      'https://example.com/\na.img',
+      'https://example.com/\ta.img',
+      '\thttps://example.com/a.img',
+      ' https://example.com/a.img',
+      'https://example.com/a b.img',
+      'https://example.com/a\u0000.img',
+      'https://example.com/a\u0085.img',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'ftp://example.com/a.img',
+      'http:example.com/a.img',
+      'https:///a.img',
+      'https://',
+    ];
+    for (const url of refused) {
+      const before = await sandbox.store.read((world) => JSON.stringify(world));
+      expect422(
+        await call('images_create_custom', { json: { name: 'x', url, region: 'nyc3' } }),
+        /^url must/,
+      );
+      expect(await sandbox.store.read((world) => JSON.stringify(world)), JSON.stringify(url)).toBe(before);
+    }
+    for (const url of ['https://example.com/a.img', 'HTTP://example.com:8080/a.img?sig=a%2Fb']) {
+      const reply = await call('images_create_custom', { json: { name: 'ok', url, region: 'nyc3' } });
+      expect(reply.status, url).toBe(202);
+    }
+  });
 });

@@ -6,9 +6,9 @@
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type NetworkingState, seedNetworkingState } from './families/networking.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
-import { iso, listBody, notFound, type SandboxRequest } from './http.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
+import { iso } from './time.js';
 
 /** Bumped when the saved shape changes incompatibly. */
 export const WORLD_VERSION = 1;
@@ -138,34 +138,4 @@ export function actionView(world: World, action: StoredAction, now: number) {
     ...(region ? { region } : {}),
     region_slug: action.region_slug,
   };
-}
-
-/**
- * The platform's view of action `id`, optionally only when it acted on the given resource (as
- * `/v2/droplets/{id}/actions/{action}` requires); a 404 otherwise.
- */
-export function actionReply(
-  world: World,
-  id: number,
-  now: number,
-  resource?: { type: string; id: number },
-): { body: { action: ReturnType<typeof actionView> } } {
-  const action = world.actions.find(
-    (a) => a.id === id && (!resource || (a.resource_type === resource.type && a.resource_id === resource.id)),
-  );
-  if (!action) throw notFound();
-  return { body: { action: actionView(world, action, now) } };
-}
-
-/** The actions of the account, or of one resource, newest first, as one page of the list. */
-export function actionListReply(
-  world: World,
-  request: SandboxRequest,
-  resource?: { type: string; id: number },
-): { body: ReturnType<typeof listBody> } {
-  const actions = world.actions
-    .filter((a) => !resource || (a.resource_type === resource.type && a.resource_id === resource.id))
-    .reverse()
-    .map((a) => actionView(world, a, request.now));
-  return { body: listBody('actions', actions, request) };
 }

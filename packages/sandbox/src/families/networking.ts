@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { iso } from '../http.js';
+import { iso } from '../time.js';
 
 /** How long created things take to become ready (LB `new`->`active`, ACME `pending`->`verified`...). */
 export const NETWORK_LIFECYCLE_MS = 3_000;

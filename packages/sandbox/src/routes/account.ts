@@ -11,7 +11,8 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
-import { actionListReply, actionReply, nextId, type SshKey, type World } from '../world.js';
+import { nextId, type SshKey, type World } from '../world.js';
+import { actionListReply, actionReply } from './actions.js';
 
 const KEY_TYPES = new Set([
   'ssh-rsa',

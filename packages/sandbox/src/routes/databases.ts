@@ -14,7 +14,6 @@ import type {
   StoredTopic,
 } from '../families/databases.js';
 import {
-  iso,
   listBody,
   notFound,
   type Route,
@@ -22,6 +21,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import { iso } from '../time.js';
 import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';

@@ -14,7 +14,6 @@ import {
 } from '../families/vms.js';
 import {
   intParam,
-  iso,
   listBody,
   notFound,
   type Route,
@@ -23,7 +22,9 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
-import { actionListReply, actionReply, actionView, nextId, startAction, type World } from '../world.js';
+import { iso } from '../time.js';
+import { actionView, nextId, startAction, type World } from '../world.js';
+import { actionListReply, actionReply } from './actions.js';
 
 /** Values the API's `distribution` enum allows. */
 const DISTRIBUTIONS: readonly Distribution[] = [
@@ -114,13 +115,12 @@ export const imagesRoutes: Route[] = [
     handler: (req, world) => {
       const name = requireString(req.body, 'name');
       const url = requireString(req.body, 'url');
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(url);
-      } catch {
-        parsed = undefined;
+      // Checked before parsing: a URL parser silently drops CR, LF and tabs, and trims spaces.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+      if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url)) {
+        throw unprocessable('url must not contain spaces or control characters (such as CR or LF)');
       }
-      if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      if (!/^https?:\/\/[^/?#]/i.test(url) || !URL.canParse(url)) {
         throw unprocessable('url must be an http or https URL of the image to import');
       }
       const region = regionSlug(world, req.body, 'a custom image');

@@ -14,7 +14,8 @@ import {
   type StoredPeering,
   type StoredReservedIp,
 } from '../families/networking.js';
-import { iso, listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import { listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
 import { dropletById, findOr404, regionView, requireRegion } from './networking-common.js';
 

@@ -9,13 +9,13 @@ import {
 } from '../families/networking.js';
 import {
   intParam,
-  iso,
   listBody,
   type Route,
   requireString,
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import { iso } from '../time.js';
 import { nextId, type World } from '../world.js';
 import { findOr404 } from './networking-common.js';
 

@@ -14,7 +14,8 @@ import {
   type StoredLoadBalancer,
   type StoredRule,
 } from '../families/networking.js';
-import { iso, listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import { listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import { iso } from '../time.js';
 import type { World } from '../world.js';
 import {
   findOr404,

@@ -16,7 +16,6 @@ import {
 } from '../families/vms.js';
 import {
   intParam,
-  iso,
   listBody,
   notFound,
   type Route,
@@ -25,15 +24,9 @@ import {
   unprocessable,
 } from '../http.js';
 import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
-import {
-  actionListReply,
-  actionReply,
-  actionView,
-  nextId,
-  type StoredAction,
-  startAction,
-  type World,
-} from '../world.js';
+import { iso } from '../time.js';
+import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
+import { actionListReply, actionReply } from './actions.js';
 import { imageView } from './images.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;

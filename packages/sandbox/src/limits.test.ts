@@ -1,0 +1,54 @@
+/**
+ * The field-limit table against the API description: wherever the description gives a property a
+ * `maxLength` or `maxItems`, the table holds that limit for that field name. (What the sandbox does
+ * with the table over HTTP is tested in requests.test.ts.)
+ */
+import { type JsonSchema, subset } from '@cloudcall/openapi-subset';
+import { describe, expect, it } from 'vitest';
+import { FIELD_LIMITS, type FieldLimit } from './limits.js';
+
+/** Every property the subset's schemas give a maxLength or maxItems (items' maxLength counts as the property's). */
+function declaredLimits(): Map<string, FieldLimit[]> {
+  const found = new Map<string, FieldLimit[]>();
+  const record = (name: string, limit: FieldLimit) => found.set(name, [...(found.get(name) ?? []), limit]);
+  const stack: unknown[] = [subset];
+  while (stack.length) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const properties = (node as { properties?: unknown }).properties;
+    if (properties && typeof properties === 'object' && !Array.isArray(properties)) {
+      for (const [name, schema] of Object.entries(properties as Record<string, JsonSchema>)) {
+        if (typeof schema !== 'object') continue;
+        const items = schema.items as { maxLength?: number } | undefined;
+        const length = (schema.maxLength as number | undefined) ?? items?.maxLength;
+        const count = schema.maxItems as number | undefined;
+        if (length !== undefined) record(name, { length });
+        if (count !== undefined) record(name, { items: count });
+      }
+    }
+    stack.push(...Object.values(node));
+  }
+  return found;
+}
+
+describe('FIELD_LIMITS', () => {
+  it('holds every limit the API description gives a property', () => {
+    const declared = declaredLimits();
+    // The subset does give some: the walk finds them.
+    expect(declared.get('name')).toContainEqual({ length: 255 });
+    expect(declared.get('vpc_ids')).toContainEqual({ items: 2 });
+    for (const [name, limits] of declared) {
+      for (const limit of limits) expect(FIELD_LIMITS[name], name).toMatchObject(limit);
+    }
+  });
+
+  it('limits what the issue named: names, descriptions, tags, SSH keys, user data', () => {
+    expect(FIELD_LIMITS).toMatchObject({
+      name: { length: 255 },
+      description: { length: 255 },
+      tags: { length: 255 },
+      public_key: { length: 16_384 },
+      user_data: { bytes: 65_536 },
+    });
+  });
+});
