@@ -26,6 +26,12 @@ export const EXTRA_OPERATION_IDS = [
   'droplets_list_snapshots',
   'tags_list',
   'invoices_get_byUUID',
+  // The reserved-IP tools call the IPv6 collection for Type ipv6.
+  'reservedIPv6_list',
+  'reservedIPv6_create',
+  'reservedIPv6_get',
+  'reservedIPv6_delete',
+  'reservedIPv6Actions_post',
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];

@@ -135,7 +135,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
   const argument = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
-      argument: argument ? `${argument}.${key}` : key,
+      // An empty name is shown quoted, so the refusal still names what was sent.
+      argument: argument ? `${argument}.${key || '""'}` : key || '""',
       message: 'is not an argument of this tool (names are case-sensitive)',
     }));
   }

@@ -69,7 +69,16 @@ function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? TEXT_CAP, TEXT_CAP));
   const fits = (value: string) =>
     value.length >= minLength && value.length <= (schema.maxLength ?? Number.POSITIVE_INFINITY);
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern), { maxLength }).filter(fits);
+  if (schema.pattern) {
+    const pattern = new RegExp(schema.pattern);
+    try {
+      return fc.stringMatching(pattern, { maxLength }).filter(fits);
+    } catch {
+      // stringMatching does not do lookarounds: strip them to generate, then keep what matches.
+      const loose = new RegExp(schema.pattern.replace(/\(\?<?[!=](?:[^()\\]|\\.)*\)/g, ''));
+      return fc.stringMatching(loose, { maxLength }).filter((value) => fits(value) && pattern.test(value));
+    }
+  }
   switch (schema.format) {
     case 'uri':
       return fc.webUrl().filter(fits);
@@ -130,6 +139,7 @@ export const HOSTILE_TEXT = [
   '%zz',
   'x\u0000y',
   '\n',
+  '\r\n',
   '\r\nX-Injected: 1',
   '\u007f',
   '\u0085',
