@@ -365,6 +365,23 @@ describe('Kafka topics and users', () => {
     expectError(await call('databases_get_kafka_topic', { params: topic }), 404, /could not be found/);
   });
 
+  it('refuses topic and user names that could not be addressed in a path ("." and "..")', async () => {
+    const kafka = await createCluster('kafka', '3.8');
+    const params = { database_cluster_uuid: kafka.id };
+    for (const name of ['.', '..']) {
+      const topic = await call('databases_create_kafka_topic', { params, json: { name } });
+      expect(topic.status).toBe(422);
+      expect(topic.body.message).toMatch(/cannot be "\." or "\.\."/);
+      const user = await call('databases_add_user', { params, json: { name } });
+      expect(user.status).toBe(422);
+      expect(user.body.message).toMatch(/^name may hold only/);
+    }
+    const topics = await call('databases_list_kafka_topics', { params });
+    expect(topics.body.topics).toEqual([]);
+    const users = await call('databases_list_users', { params });
+    expect(users.body.users.map((u: { name: string }) => u.name)).toEqual(['doadmin']);
+  });
+
   it('users: create with settings per engine, update (201), delete; the admin stays', async () => {
     const kafka = await createCluster('kafka', '3.8');
     const params = { database_cluster_uuid: kafka.id };

@@ -834,8 +834,11 @@ export const databasesRoutes: Route[] = [
     handler: (req, world) => {
       const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
       const name = requireString(req.body, 'name');
-      if (!/^[a-zA-Z0-9._-]{1,249}$/.test(name)) {
-        throw unprocessable('name may hold only letters, digits, ".", "_" and "-", up to 249 characters');
+      // Kafka's own rule; "." and ".." are no names (and could never be addressed in a path).
+      if (!/^[a-zA-Z0-9._-]{1,249}$/.test(name) || name === '.' || name === '..') {
+        throw unprocessable(
+          'name may hold only letters, digits, ".", "_" and "-", up to 249 characters, and cannot be "." or ".."',
+        );
       }
       if (cluster.topics.some((t) => t.name === name)) throw unprocessable(`topic ${name} already exists`);
       const config = req.body.config === undefined ? {} : configObject(req.body);
@@ -955,8 +958,10 @@ export const databasesRoutes: Route[] = [
     handler: (req, world) => {
       const cluster = findCluster(world, req);
       const name = requireString(req.body, 'name');
-      if (!/^[a-zA-Z0-9_.-]{1,63}$/.test(name)) {
-        throw unprocessable('name may hold only letters, digits, "_", "." and "-", up to 63 characters');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,62}$/.test(name)) {
+        throw unprocessable(
+          'name may hold only letters, digits, "_", "." and "-", up to 63 characters, starting with a letter, digit or "_"',
+        );
       }
       if (cluster.users.some((u) => u.name === name)) throw unprocessable(`user ${name} already exists`);
       const user: StoredDbUser = { name, role: 'normal', password: secret() };
