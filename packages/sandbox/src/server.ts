@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { badRequest, HttpError, type Route, type SandboxRequest } from './http.js';
 import { routes as allRoutes } from './routes/index.js';
-import { Store } from './store.js';
+import { StateFileError, Store } from './store.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 
 export interface SandboxOptions {
@@ -69,7 +69,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handle(req, res, requestId, headers).catch((error: unknown) => {
       options.log?.(`sandbox: internal error: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) {
-        send(res, 500, errorBody(requestId, 'server_error', 'Internal sandbox error.'), headers);
+        // A state file that cannot be used says which and why; anything else stays internal.
+        const message = error instanceof StateFileError ? error.message : 'Internal sandbox error.';
+        send(res, 500, errorBody(requestId, 'server_error', message), headers);
       } else res.destroy();
     });
   });
