@@ -6,5 +6,5 @@
 export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
 export { sshPublicKey } from './fixtures.js';
 export { type Sandbox, type SandboxOptions, type SandboxRequestInfo, startSandbox } from './server.js';
-export { Store, type StoreOptions } from './store.js';
-export { seedWorld, WORLD_VERSION, type World } from './world.js';
+export { type LockOptions, StateFileError, Store, type StoreOptions } from './store.js';
+export { seedWorld, upgradeWorld, WORLD_VERSION, type World } from './world.js';

@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import { badRequest, HttpError, type Route, type SandboxRequest } from './http.js';
 import { BODY_LIMIT, checkFieldLimits } from './limits.js';
 import { routes as allRoutes } from './routes/index.js';
-import { Store } from './store.js';
+import { StateFileError, Store } from './store.js';
 import { parseTarget } from './target.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 
@@ -142,7 +142,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handle(req, res, requestId, headers, answer).catch((error: unknown) => {
       options.log?.(`sandbox: internal error: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) {
-        answer(500, errorBody(requestId, 'server_error', 'Internal sandbox error.'), JSON.stringify(target));
+        // A state file that cannot be used says which and why; anything else stays internal.
+        const message = error instanceof StateFileError ? error.message : 'Internal sandbox error.';
+        answer(500, errorBody(requestId, 'server_error', message), JSON.stringify(target));
       } else res.destroy();
     });
   }

@@ -1,32 +1,40 @@
 /**
  * Persistence and concurrency of the sandbox state file: instances sharing a file see each other's
  * changes, concurrent writer processes never corrupt it nor lose an acknowledged change, a crash
- * leaves the last saved state, a corrupt file is reported and kept, old files are upgraded.
+ * leaves the last saved state and its leftovers are cleared, a state file that cannot be used is
+ * refused with an error naming it, a symbolic link is written through, old files are upgraded.
+ * (The lock under faults: lock.test.ts.)
  *
  * The multi-process tests run the built package (dist) in child processes: build it first.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
+// From the package's index, as the apps import it.
+import { StateFileError } from './index.js';
+import { tempName } from './lock.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { Store } from './store.js';
+import { Child, killChildren, requireBuilt, UNPRIVILEGED, unprivilegedCanRun } from './testing/processes.js';
 import { type SshKey, seedWorld, type World } from './world.js';
 
-const DIST = new URL('../dist/index.js', import.meta.url);
 const FIRST_SSH_KEY_ID = seedWorld().nextId.sshKey as number;
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
@@ -70,7 +78,8 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'cloudcall-sandbox-store-'));
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await killChildren();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -162,68 +171,11 @@ describe('sharing a state file', () => {
   });
 });
 
-/** A child process running the built sandbox on a shared state file and creating keys. */
-class Writer {
-  readonly acks: { id: number; fingerprint: string }[] = [];
-  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly ready: Promise<void>;
-  stderr = '';
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly waiters: (() => void)[] = [];
-
-  constructor(script: string, statePath: string, count: number, label: string) {
-    this.child = spawn(process.execPath, [script, DIST.href, statePath, String(count), label], {
-      stdio: 'pipe',
-    });
-    let markReady: () => void = () => undefined;
-    this.ready = new Promise((resolve) => {
-      markReady = resolve;
-    });
-    let buffered = '';
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        const [word, id, fingerprint] = line.split(' ');
-        if (word === 'ready') markReady();
-        if (word === 'ack') this.acks.push({ id: Number(id), fingerprint: fingerprint as string });
-      }
-      for (const waiter of this.waiters.splice(0)) waiter();
-    });
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.closed = new Promise((resolve) => {
-      this.child.on('close', (code, signal) => {
-        for (const waiter of this.waiters.splice(0)) waiter();
-        resolve({ code, signal });
-      });
-    });
-  }
-
-  go(): void {
-    this.child.stdin.write('go\n');
-  }
-
-  kill(): void {
-    this.child.kill('SIGKILL');
-  }
-
-  /** Resolves once `n` keys are acknowledged (or the child is gone). */
-  async waitForAcks(n: number): Promise<void> {
-    while (this.acks.length < n && this.child.exitCode === null && this.child.signalCode === null) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-}
-
+/** Runs the built sandbox on a shared state file and creates keys through its HTTP API. */
 const WRITER_SCRIPT = `
 import { createInterface } from 'node:readline';
 
-const [distUrl, statePath, countText, label] = process.argv.slice(2);
+const [distUrl, statePath, countText, label] = process.argv.slice(1);
 const { startSandbox, sshPublicKey } = await import(distUrl);
 const count = Number(countText);
 
@@ -252,28 +204,20 @@ await sandbox.close();
 process.exit(0);
 `;
 
+const writer = (statePath: string, count: number, label: string) =>
+  new Child(WRITER_SCRIPT, [statePath, String(count), label]);
+const ready = (child: Child) => child.line((line) => line === 'ready');
+
 describe('several processes on one state file', () => {
   const WRITERS = 3;
   const KEYS_EACH = 25;
-  let script: string;
 
-  beforeAll(() => {
-    if (!existsSync(fileURLToPath(DIST))) {
-      throw new Error(
-        `${fileURLToPath(DIST)} is missing: build the package first (pnpm --filter @cloudcall/sandbox build)`,
-      );
-    }
-    script = join(root, 'writer.mjs');
-    writeFileSync(script, WRITER_SCRIPT);
-  });
+  beforeAll(requireBuilt);
 
   it('never corrupts the file nor loses an acknowledged key when processes write at once', async () => {
     const statePath = join(freshDir(), 'state.json');
-    const writers = Array.from(
-      { length: WRITERS },
-      (_, i) => new Writer(script, statePath, KEYS_EACH, `writer${i}`),
-    );
-    await Promise.all(writers.map((writer) => writer.ready));
+    const writers = Array.from({ length: WRITERS }, (_, i) => writer(statePath, KEYS_EACH, `writer${i}`));
+    await Promise.all(writers.map(ready));
     // A reader in this process, reading (without the lock) while they write, never sees a torn file.
     const reader = await startSandbox({ statePath });
     const totals: number[] = [];
@@ -286,8 +230,8 @@ describe('several processes on one state file', () => {
         else failures.push(`${status} ${JSON.stringify(body)}`);
       }
     })();
-    for (const writer of writers) writer.go();
-    const exits = await Promise.all(writers.map((writer) => writer.closed));
+    for (const child of writers) child.send('go');
+    const exits = await Promise.all(writers.map((child) => child.closed));
     writing = false;
     await reading;
     await reader.close();
@@ -299,7 +243,7 @@ describe('several processes on one state file', () => {
     expect(totals).toEqual([...totals].sort((a, b) => a - b));
 
     const total = WRITERS * KEYS_EACH;
-    const acks = writers.flatMap((writer) => writer.acks);
+    const acks = writers.flatMap((child) => child.acks);
     expect(acks).toHaveLength(total);
     const world = readWorld(statePath);
     expect(world.sshKeys).toHaveLength(total);
@@ -310,8 +254,8 @@ describe('several processes on one state file', () => {
     expect(world.nextId.sshKey).toBe(FIRST_SSH_KEY_ID + total);
 
     // The writers really overlapped: their id ranges interleave.
-    const ranges = writers.map((writer) => {
-      const ids = writer.acks.map((ack) => ack.id);
+    const ranges = writers.map((child) => {
+      const ids = child.acks.map((ack) => ack.id);
       return [Math.min(...ids), Math.max(...ids)] as const;
     });
     const overlapping = ranges.some(([lo, hi], i) =>
@@ -319,8 +263,8 @@ describe('several processes on one state file', () => {
     );
     expect(overlapping).toBe(true);
 
-    // No temp file is left behind by a clean run.
-    expect(readdirSync(join(statePath, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // Nothing is left behind by a clean run: no temp file, no lock, no ticket.
+    expect(readdirSync(join(statePath, '..'))).toEqual(['state.json']);
   });
 
   it('keeps every acknowledged key when a writer is killed mid-write', async () => {
@@ -338,25 +282,24 @@ describe('several processes on one state file', () => {
     }
     writeFileSync(statePath, JSON.stringify(world));
 
-    const writer = new Writer(script, statePath, 0, 'doomed');
-    await writer.ready;
-    writer.go();
-    await writer.waitForAcks(15);
-    writer.kill();
-    const exit = await writer.closed;
-    expect(exit.signal, writer.stderr).toBe('SIGKILL');
-    expect(writer.acks.length).toBeGreaterThanOrEqual(15);
+    const doomed = writer(statePath, 0, 'doomed');
+    await ready(doomed);
+    doomed.send('go');
+    await doomed.waitForAcks(15);
+    doomed.kill();
+    const exit = await doomed.closed;
+    expect(exit.signal, doomed.stderr).toBe('SIGKILL');
+    expect(doomed.acks.length).toBeGreaterThanOrEqual(15);
 
     const after = readWorld(statePath);
     const saved = new Map(after.sshKeys.map((key) => [key.id, key.fingerprint]));
-    for (const ack of writer.acks) expect(saved.get(ack.id), `key ${ack.id}`).toBe(ack.fingerprint);
+    for (const ack of doomed.acks) expect(saved.get(ack.id), `key ${ack.id}`).toBe(ack.fingerprint);
     // At most one change committed whose answer the killed process never printed.
-    expect(after.sshKeys.length - 3_000 - writer.acks.length).toBeGreaterThanOrEqual(0);
-    expect(after.sshKeys.length - 3_000 - writer.acks.length).toBeLessThanOrEqual(1);
+    expect(after.sshKeys.length - 3_000 - doomed.acks.length).toBeGreaterThanOrEqual(0);
+    expect(after.sshKeys.length - 3_000 - doomed.acks.length).toBeLessThanOrEqual(1);
 
-    // The killed process may still hold the lock; once it is stale (10 s old), the next one takes over.
-    const lock = `${statePath}.lock`;
-    if (existsSync(lock)) utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    // The killed process may still hold the lock: the next one takes over (lock.test.ts proves it
+    // does so without waiting).
     const next = await startSandbox({ statePath });
     try {
       const created = await createKey(next, 'after-the-crash');
@@ -390,28 +333,137 @@ describe('crashes and corrupt files', () => {
     }
   });
 
-  it.each([
-    ['garbage', 'this is {not json'],
-    ['an empty file', ''],
-    ['JSON that is not an object', '[1, 2, 3]'],
-    ['null', 'null'],
-    ['a world of another version', JSON.stringify({ ...seedWorld(), version: 99 })],
-  ])('refuses %s with an error naming the file, and keeps the file', async (_label, content) => {
-    const statePath = join(freshDir(), 'state.json');
-    writeFileSync(statePath, content);
-    const error = await startSandbox({ statePath }).then(
-      (sandbox) => sandbox.close().then(() => new Error('the sandbox started')),
-      (reason: unknown) => reason,
+  it('removes on opening the temp files of writers that died, and only those', async () => {
+    const dir = freshDir();
+    const statePath = join(dir, 'state.json');
+    await (await startSandbox({ statePath })).close();
+    const gone = new Child('', []);
+    await gone.closed;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const plant = (name: string, old = false) => {
+      writeFileSync(join(dir, name), '{"half": ');
+      if (old) utimesSync(join(dir, name), hourAgo, hourAgo);
+      return name;
+    };
+    // Our names: `.state.json.<this machine>.<pid>.<random>.tmp`, and the same for the lock's record.
+    const own = tempName('state.json');
+    const tag = own.split('.')[3] as string;
+    const ofPid = (name: string, pid: number) => name.replace(`.${process.pid}.`, `.${pid}.`);
+    const elsewhere = (name: string) => name.replace(`.${tag}.`, '.ffffffffff.');
+    const removed = [
+      plant(ofPid(own, gone.pid)),
+      plant(ofPid(tempName('state.json.lock'), gone.pid)),
+      plant(elsewhere(tempName('state.json')), true),
+      plant(`.state.json.${gone.pid}.${Date.now() - 3_600_000}.tmp`, true),
+      // A claim on a lock that is gone, a dead waiter's ticket.
+      plant('state.json.lock.abcdef012345.break'),
+    ];
+    writeFileSync(
+      join(dir, 'state.json.lock.q.000000000001.abcdef012345'),
+      JSON.stringify({ pid: gone.pid, host: 'here', tag, proc: 'x', id: 'abcdef012345', since: 0 }),
     );
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toContain(statePath);
-    expect((error as Error).message).not.toBe('the sandbox started');
-    expect(readFileSync(statePath, 'utf8')).toBe(content);
-    // The lock is released, so fixing the file is enough to start again.
-    expect(existsSync(`${statePath}.lock`)).toBe(false);
+    removed.push('state.json.lock.q.000000000001.abcdef012345');
+    const kept = [
+      // A live writer's (this process), however old; another machine's or an older cloudcall's
+      // while recent; other files.
+      plant(own, true),
+      plant(elsewhere(tempName('state.json'))),
+      plant(`.state.json.${gone.pid}.${Date.now()}.tmp`),
+      plant('.state.json.notes'),
+      plant(ofPid(tempName('other.json'), gone.pid)),
+    ];
+
+    const sandbox = await startSandbox({ statePath });
+    await sandbox.close();
+    expect(readdirSync(dir).sort()).toEqual(['state.json', ...kept].sort());
+    expect(removed.some((name) => existsSync(join(dir, name)))).toBe(false);
   });
 
-  it('does not overwrite a state file that became corrupt while running', async () => {
+  it.each([
+    ['garbage', 'this is {not json', 'it is not valid JSON'],
+    ['an empty file', '', 'it is not valid JSON'],
+    ['JSON that is not an object', '[1, 2, 3]', 'it holds an array, not a sandbox state'],
+    ['null', 'null', 'it holds null, not a sandbox state'],
+    [
+      'an object that is no sandbox state',
+      '{"name": "notes"}',
+      'it holds no sandbox state (no "version" field)',
+    ],
+    [
+      'a world of another version',
+      JSON.stringify({ ...seedWorld(), version: 99 }),
+      'it holds sandbox state version 99; this sandbox reads version 1',
+    ],
+    [
+      'a world with a field of the wrong kind',
+      JSON.stringify({ ...seedWorld(), sshKeys: 'none' }),
+      'its field "sshKeys" is a string, not an array',
+    ],
+    [
+      'a world with an id counter that is no number',
+      JSON.stringify({ ...seedWorld(), nextId: { sshKey: 'x' } }),
+      'its field "nextId.sshKey" is not an integer',
+    ],
+  ])(
+    'refuses %s with an error naming the file and the problem, and keeps the file',
+    async (_label, content, reason) => {
+      const statePath = join(freshDir(), 'state.json');
+      writeFileSync(statePath, content);
+      const error = await startSandbox({ statePath }).then(
+        (sandbox) => sandbox.close().then(() => new Error('the sandbox started')),
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(StateFileError);
+      expect((error as StateFileError).path).toBe(statePath);
+      expect((error as Error).message).toBe(
+        `The sandbox state file ${statePath} cannot be used: ${reason}; move it away to start afresh.`,
+      );
+      expect(readFileSync(statePath, 'utf8')).toBe(content);
+      // The lock is released, so fixing the file is enough to start again.
+      expect(existsSync(`${statePath}.lock`)).toBe(false);
+    },
+  );
+
+  it('refuses a directory where the state file should be, at start and while running', async () => {
+    const statePath = join(freshDir(), 'state.json');
+    const expected = `The sandbox state file ${statePath} cannot be used: it is a directory.`;
+    mkdirSync(statePath);
+    const error = await startSandbox({ statePath }).catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(expected);
+
+    rmSync(statePath, { recursive: true });
+    const sandbox = await startSandbox({ statePath });
+    try {
+      rmSync(statePath);
+      mkdirSync(statePath);
+      // Reads and writes answer the reason, not "Internal sandbox error" nor a raw EISDIR.
+      for (const [method, body] of [['GET'], ['POST', { name: 'k', public_key: sshPublicKey() }]] as const) {
+        const [status, answer] = await call(sandbox, '/v2/account/keys', method, body);
+        expect(status).toBe(500);
+        expect(answer).toMatchObject({ id: 'server_error', message: expected });
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('refuses a state file path that goes through a regular file', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'file');
+    writeFileSync(file, 'not a directory');
+    for (const statePath of [join(file, 'state.json'), join(file, 'deeper', 'state.json')]) {
+      const error = await startSandbox({ statePath }).catch((reason: unknown) => reason);
+      expect(error).toBeInstanceOf(StateFileError);
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^The sandbox state file ${statePath} cannot be used: ${file} is not a directory \\(E\\w+\\)\\.$`,
+        ),
+      );
+    }
+  });
+
+  it('does not overwrite a state file that became corrupt while running, and says why', async () => {
     const statePath = join(freshDir(), 'state.json');
     const sandbox = await startSandbox({ statePath });
     try {
@@ -421,11 +473,163 @@ describe('crashes and corrupt files', () => {
         public_key: sshPublicKey(),
       });
       expect(status).toBe(500);
-      expect(body.id).toBe('server_error');
+      expect(body).toMatchObject({
+        id: 'server_error',
+        message: `The sandbox state file ${statePath} cannot be used: it is not valid JSON; move it away to start afresh.`,
+      });
       expect(readFileSync(statePath, 'utf8')).toBe('garbage');
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe('a state file that is a symbolic link', () => {
+  beforeAll(requireBuilt);
+
+  it('is written through, keeps its link, and shares one lock with its target', async () => {
+    const dir = freshDir();
+    const realDir = join(dir, 'real');
+    mkdirSync(realDir);
+    const target = join(realDir, 'state.json');
+    const link = join(dir, 'link.json');
+    // Dangling until the first write creates the target; a relative link to that link.
+    symlinkSync(target, link);
+    symlinkSync('link.json', join(dir, 'again.json'));
+
+    const viaLink = await startSandbox({ statePath: join(dir, 'again.json') });
+    try {
+      await createKey(viaLink, 'first');
+    } finally {
+      await viaLink.close();
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(target);
+    expect(readlinkSync(join(dir, 'again.json'))).toBe('link.json');
+    expect(readWorld(target).sshKeys.map((key) => key.name)).toEqual(['first']);
+
+    // Processes writing through the link and through the target at once take turns on one lock.
+    const writers = [link, target, link, target].map((path, i) => writer(path, 15, `w${i}`));
+    await Promise.all(writers.map(ready));
+    for (const child of writers) child.send('go');
+    for (const [i, exit] of (await Promise.all(writers.map((child) => child.closed))).entries()) {
+      expect(exit, writers[i]?.stderr).toEqual({ code: 0, signal: null });
+    }
+    const saved = new Map(readWorld(target).sshKeys.map((key) => [key.id, key.fingerprint]));
+    expect(saved.size).toBe(1 + 4 * 15);
+    for (const ack of writers.flatMap((child) => child.acks)) expect(saved.get(ack.id)).toBe(ack.fingerprint);
+
+    // Temp files and the lock went next to the target, and nothing is left.
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['again.json', 'link.json', 'real']);
+    expect(readdirSync(realDir)).toEqual(['state.json']);
+  });
+});
+
+/** Opens a store (and, given "write", writes once told to), printing what happened. */
+const PERMISSION_PROBE = `
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+const [dist, statePath, mode] = process.argv.slice(1);
+const { Store, StateFileError, seedWorld, upgradeWorld } = await import(dist);
+// An hour's wait: a permission problem taken for a busy lock would hang the test.
+const HOUR = 3_600_000;
+const store = new Store({ path: statePath, seed: () => seedWorld(), upgrade: upgradeWorld, lock: { staleMs: HOUR, timeoutMs: HOUR } });
+try {
+  await store.open();
+  process.stdout.write('opened\\n');
+  if (mode === 'write') {
+    await once(createInterface({ input: process.stdin }), 'line');
+    await store.write((world) => { world.clockOffsetMs += 1; });
+    process.stdout.write('wrote\\n');
+  }
+} catch (error) {
+  const { name, path, message } = error;
+  process.stdout.write('error ' + JSON.stringify({ stateFileError: error instanceof StateFileError, name, path, message }) + '\\n');
+}
+process.exit(0);
+`;
+
+// Permission bits do not stop root: as root, the probe runs as nobody (anyone else runs it as
+// themselves), in directories whose bits really refuse it. Where nobody cannot read this checkout
+// (a home directory private to root), that cannot be done and these are skipped.
+describe.skipIf(!unprivilegedCanRun())('a state directory the sandbox cannot write in', () => {
+  let base: string;
+
+  beforeAll(() => {
+    requireBuilt();
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'cloudcall-sandbox-perm-')));
+    chmodSync(base, 0o755);
+  });
+
+  afterAll(() => {
+    for (const entry of readdirSync(base)) chmodSync(join(base, entry), 0o755);
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  const probe = async (statePath: string, mode: 'open' | 'write', beforeWrite?: () => void) => {
+    const child = new Child(PERMISSION_PROBE, [statePath, mode], UNPRIVILEGED);
+    const first = await child.line((line) => line === 'opened' || line.startsWith('error '));
+    if (first === 'opened' && mode === 'write') {
+      beforeWrite?.();
+      child.send('go');
+    }
+    const last = await child.line(
+      (line) => line.startsWith('error ') || line === 'wrote' || (mode === 'open' && line === 'opened'),
+    );
+    await child.closed;
+    return last.startsWith('error ') ? JSON.parse(last.slice('error '.length)) : last;
+  };
+
+  it('fails at once, naming the directory and the permission, when the state file is there', async () => {
+    const dir = join(base, 'existing');
+    mkdirSync(dir);
+    const statePath = join(dir, 'state.json');
+    writeFileSync(statePath, JSON.stringify(seedWorld()));
+    chmodSync(statePath, 0o644);
+    chmodSync(dir, 0o555);
+    expect(await probe(statePath, 'open')).toEqual({
+      stateFileError: true,
+      name: 'StateFileError',
+      path: statePath,
+      message: `The sandbox state file ${statePath} cannot be used: cannot write in ${dir}: permission denied (EACCES).`,
+    });
+  });
+
+  it('fails at once, naming the directory it cannot create', async () => {
+    const dir = join(base, 'parent');
+    mkdirSync(dir);
+    chmodSync(dir, 0o555);
+    const statePath = join(dir, 'sub', 'state.json');
+    expect(await probe(statePath, 'open')).toMatchObject({
+      stateFileError: true,
+      message: `The sandbox state file ${statePath} cannot be used: cannot create the directory ${join(dir, 'sub')}: permission denied (EACCES).`,
+    });
+  });
+
+  it('fails at once when the directory stops being writable after opening', async () => {
+    const dir = join(base, 'later');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const statePath = join(dir, 'state.json');
+    const outcome = await probe(statePath, 'write', () => chmodSync(dir, 0o555));
+    expect(outcome).toMatchObject({
+      stateFileError: true,
+      message: `The sandbox state file ${statePath} cannot be used: cannot write in ${dir}: permission denied (EACCES).`,
+    });
+    // The file opening created is untouched.
+    expect(readWorld(statePath).clockOffsetMs).toBe(0);
+  });
+});
+
+describe.skipIf(!existsSync('/proc/self'))('a state file on a file system that refuses files', () => {
+  it('fails at once, naming the directory it cannot create (/proc, which refuses even root)', async () => {
+    const statePath = '/proc/cloudcall-sandbox-test/state.json';
+    const error = await startSandbox({ statePath }).catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(
+      `The sandbox state file ${statePath} cannot be used: cannot create the directory /proc/cloudcall-sandbox-test: the file system does not allow it (ENOENT).`,
+    );
   });
 });
 

@@ -86,19 +86,44 @@ export function seedWorld(now: number = Date.now()): World {
   };
 }
 
-/** Fills in what a world saved by an older sandbox lacks. */
-export function upgradeWorld(world: World): World {
+const kindOf = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+
+/** The kind of each top-level field, as the seed has it; computed once. */
+let shape: Map<string, string> | undefined;
+
+/**
+ * Checks what a state file holds and fills in what a world saved by an older sandbox lacks. Throws
+ * an Error saying what is wrong (the store adds the file's name): the top level is checked, field
+ * by field, so that a file of another shape is refused rather than failing in some handler later.
+ */
+export function upgradeWorld(saved: unknown): World {
+  if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) {
+    throw new Error(`it holds ${kindOf(saved)}, not a sandbox state`);
+  }
+  const world = saved as Record<string, unknown>;
+  if (world.version === undefined) throw new Error('it holds no sandbox state (no "version" field)');
   if (world.version !== WORLD_VERSION) {
     throw new Error(
-      `sandbox state has version ${world.version}; this sandbox reads version ${WORLD_VERSION}`,
+      `it holds sandbox state version ${JSON.stringify(world.version)}; this sandbox reads version ${WORLD_VERSION}`,
     );
   }
-  const fresh = seedWorld();
-  for (const key of Object.keys(fresh) as (keyof World)[]) {
-    if (world[key] === undefined) (world as unknown as Record<string, unknown>)[key] = fresh[key];
+  shape ??= new Map(Object.entries(seedWorld(0)).map(([key, value]) => [key, kindOf(value)]));
+  let missing = false;
+  for (const [key, kind] of shape) {
+    const value = world[key];
+    if (value === undefined) missing = true;
+    else if (kindOf(value) !== kind) throw new Error(`its field "${key}" is ${kindOf(value)}, not ${kind}`);
   }
-  world.nextId = { ...FIRST_IDS, ...world.nextId };
-  return world;
+  for (const [kind, id] of Object.entries(world.nextId as Record<string, unknown>)) {
+    if (!Number.isSafeInteger(id)) throw new Error(`its field "nextId.${kind}" is not an integer`);
+  }
+  if (missing) {
+    const fresh = seedWorld() as unknown as Record<string, unknown>;
+    for (const key of shape.keys()) world[key] ??= fresh[key];
+  }
+  world.nextId = { ...FIRST_IDS, ...(world.nextId as Record<string, number>) };
+  return world as unknown as World;
 }
 
 /** Hands out the next numeric id of a kind. */
