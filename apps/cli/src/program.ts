@@ -204,10 +204,16 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     let close: () => Promise<void>;
     if (options.sandbox) {
       // Loaded only when asked for: most runs talk to the real API.
-      const { connectSandbox } = await import('@cloudcall/sandbox');
-      const connection = await connectSandbox({
-        statePath: options.sandboxState ?? defaultSandboxState(io.env),
-      });
+      const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
+      let connection: Awaited<ReturnType<typeof connectSandbox>>;
+      try {
+        connection = await connectSandbox({ statePath: options.sandboxState ?? defaultSandboxState(io.env) });
+      } catch (error) {
+        // A state file that cannot be used is the caller's to fix, like any other bad input.
+        if (!(error instanceof StateFileError)) throw error;
+        io.stderr(`cloudcall: ${error.message}\n`);
+        return EXIT.input;
+      }
       client = connection.client;
       close = connection.close;
     } else {

@@ -2,8 +2,11 @@
  * The server over Streamable HTTP on loopback, started as the README starts it, with a real MCP
  * client; and the start-up refusals a user meets.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -178,6 +181,24 @@ describe('start-up', () => {
     expect(result.stderr).toMatch(
       /unknown family dns; choose from account, databases, networking, vms, images/,
     );
+  });
+
+  it('refuses a sandbox state file it cannot use, naming it and the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcall-mcp-state-'));
+    const notJson = join(dir, 'state.json');
+    writeFileSync(notJson, 'not json');
+    const cases: [string, RegExp][] = [
+      [dir, /is a directory/],
+      [notJson, /not valid JSON/],
+      [join(notJson, 'state.json'), /is not a directory/],
+    ];
+    for (const [path, reason] of cases) {
+      const result = await exitOf(['--sandbox', '--sandbox-state', path]);
+      expect(result.code, path).toBe(2);
+      expect(result.stderr, path).toContain(`cloudcall-mcp: The sandbox state file ${path} cannot be used`);
+      expect(result.stderr, path).toMatch(reason);
+    }
+    expect(readFileSync(notJson, 'utf8')).toBe('not json');
   });
 
   it('refuses to listen on a non-loopback address, saying why', async () => {

@@ -13,7 +13,7 @@ import {
   resolveCredentials,
   TOKEN_ENV_VARS,
 } from '@cloudcall/core';
-import { connectSandbox } from '@cloudcall/sandbox';
+import { connectSandbox, StateFileError } from '@cloudcall/sandbox';
 import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, serveHttp } from './http.js';
 import { connectHelp } from './instructions.js';
 import { createMcpServer } from './server.js';
@@ -122,7 +122,13 @@ async function main(): Promise<void> {
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
-    const connection = await connectSandbox({ statePath: flags['sandbox-state'] });
+    let connection: Awaited<ReturnType<typeof connectSandbox>>;
+    try {
+      connection = await connectSandbox({ statePath: flags['sandbox-state'] });
+    } catch (error) {
+      if (error instanceof StateFileError) fail(error.message);
+      throw error;
+    }
     client = connection.client;
     closeConnection = connection.close;
     sandboxState = flags['sandbox-state'];

@@ -1,0 +1,35 @@
+/**
+ * A sandbox state file that cannot be used is the caller's to fix: the CLI names the file and the
+ * reason, exits 2 (invalid input) and leaves the file as it was.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliRunner } from './testing/run.js';
+
+const cli = cliRunner();
+
+describe('an unusable sandbox state file', () => {
+  it('is refused with exit 2, naming the file and the reason, and left untouched', async () => {
+    const dir = join(cli.home, 'states');
+    mkdirSync(join(dir, 'a-directory'), { recursive: true });
+    const wrongShape = join(dir, 'wrong-shape.json');
+    writeFileSync(wrongShape, JSON.stringify({ version: 1, sshKeys: 'not a list' }));
+    const cases: [string, RegExp][] = [
+      [join(dir, 'a-directory'), /it is a directory/],
+      [wrongShape, /"sshKeys" is a string, not an array/],
+      [join(wrongShape, 'below-a-file.json'), /is not a directory/],
+    ];
+    const runs = await Promise.all(
+      cases.map(([path]) => cli.run(['--sandbox-state', path, '--sandbox', 'key-list'])),
+    );
+    runs.forEach((run, i) => {
+      const [path, reason] = cases[i] as [string, RegExp];
+      expect(run.code, path).toBe(2);
+      expect(run.stderr, path).toContain(`cloudcall: The sandbox state file ${path} cannot be used`);
+      expect(run.stderr, path).toMatch(reason);
+      expect(run.stdout, path).toBe('');
+    });
+    expect(JSON.parse(readFileSync(wrongShape, 'utf8'))).toEqual({ version: 1, sshKeys: 'not a list' });
+  });
+});
