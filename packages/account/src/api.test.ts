@@ -4,6 +4,7 @@
  */
 import { type AnyTool, ClientApiError, InputError, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
@@ -47,22 +48,6 @@ describe('requests on the wire', () => {
   );
 });
 
-/** Values that would change a request's path if they filled a segment as they are. */
-const HOSTILE = [
-  '',
-  '.',
-  '..',
-  '%2e%2e',
-  '..%2f',
-  'a/b',
-  '%2F',
-  'a\\b',
-  'a\nb',
-  'a\r\nb',
-  'a\u0000b',
-  '\ud800',
-];
-
 describe('accountApi', () => {
   it('creates and reads keys with typed calls', async () => {
     const account = accountApi(connection.client);
@@ -89,7 +74,7 @@ describe('accountApi', () => {
     const problems: string[] = [];
     for (const tool of accountTools as readonly AnyTool[]) {
       for (const arg of (tool.request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
-        for (const value of HOSTILE) {
+        for (const value of PATH_HOSTILE) {
           const error = await runTool(tool, { [arg]: value }, { client: connection.client }).catch(
             (e: unknown) => e,
           );

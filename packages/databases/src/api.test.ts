@@ -16,6 +16,7 @@ import {
   runTool,
 } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
@@ -197,24 +198,6 @@ describe('every database tool calls its API operation', () => {
   });
 });
 
-/** Values that would change a request's path if they filled a segment as they are. */
-const HOSTILE = [
-  '',
-  '.',
-  '..',
-  '%2e',
-  '%2E%2e',
-  '..%2f',
-  'a/b',
-  '%2F',
-  'a\\b',
-  'a\nb',
-  'a\r\nb',
-  'a\u0000b',
-  'a\u007fb',
-  '\ud800',
-];
-
 /** Path arguments of the tools whose handler makes the request(s). */
 const HANDLER_PATH_ARGS: Record<string, string[]> = {
   'db-cluster-start-online-migration': ['id'],
@@ -234,7 +217,7 @@ describe('path arguments that would change the request path', () => {
         ? (tool.request.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))
         : (HANDLER_PATH_ARGS[name] ?? ['id']);
       for (const arg of pathArgs) {
-        for (const value of HOSTILE) {
+        for (const value of PATH_HOSTILE) {
           tried++;
           const error = await runTool(tool, { ...args, [arg]: value }, { client }).catch((e: unknown) => e);
           if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
@@ -250,7 +233,7 @@ describe('path arguments that would change the request path', () => {
 
   it('startOnlineMigration refuses a clusterId that is not a UUID, naming it, before any request', async () => {
     const { client } = recordingApi();
-    for (const clusterId of [...HOSTILE, 'not-a-uuid', `${CLUSTER}/..`]) {
+    for (const clusterId of [...PATH_HOSTILE, 'not-a-uuid', `${CLUSTER}/..`]) {
       const error = await startOnlineMigration(client, clusterId, { source: { host: 'h', port: 1 } }).catch(
         (e: unknown) => e,
       );

@@ -4,6 +4,7 @@
  */
 import { type AnyTool, buildRequest, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
@@ -125,22 +126,6 @@ describe('requests on the wire', () => {
   });
 });
 
-/** Values that would change a request's path if they filled a segment as they are. */
-const HOSTILE = [
-  '',
-  '.',
-  '..',
-  '%2e%2e',
-  '..%2f',
-  'a/b',
-  '%2F',
-  'a\\b',
-  'a\nb',
-  'a\r\nb',
-  'a\u0000b',
-  '\ud800',
-];
-
 describe('arguments are checked before any request', () => {
   it('path ids refuse dot segments, slashes and control characters, naming the argument', async () => {
     const seen: string[] = [];
@@ -149,7 +134,7 @@ describe('arguments are checked before any request', () => {
       const problems: string[] = [];
       for (const [name, args] of cases) {
         for (const arg of (tool(name).request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
-          for (const value of HOSTILE) {
+          for (const value of PATH_HOSTILE) {
             const error = await runTool(
               tool(name),
               { ...args, [arg]: value },

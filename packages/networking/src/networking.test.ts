@@ -14,6 +14,7 @@ import {
 } from '@cloudcall/core';
 import { noResponseBody, operation, validateRequest } from '@cloudcall/openapi-subset';
 import { startSandbox } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
 import { describe, expect, it } from 'vitest';
 import { networkingApi, networkingTools } from './index.js';
 
@@ -428,24 +429,6 @@ describe('arguments are checked before any request', () => {
   });
 });
 
-/** Values that would change a request's path if they filled a segment as they are. */
-const HOSTILE = [
-  '',
-  '.',
-  '..',
-  '%2e',
-  '%2E%2e',
-  '..%2f',
-  'a/b',
-  '%2F',
-  'a\\b',
-  'a\nb',
-  'a\r\nb',
-  'a\u0000b',
-  'a\u007fb',
-  '\ud800',
-];
-
 /** Path arguments of the tools whose handler picks the request (the reserved IP tools). */
 const HANDLER_PATH_ARGS: Record<string, string[]> = {
   'reserved-ip-release': ['IP'],
@@ -467,7 +450,7 @@ describe('path arguments that would change the request path', () => {
         const pathArgs =
           tool.request?.path.match(/\{\w+\}/g)?.map((p) => p.slice(1, -1)) ?? HANDLER_PATH_ARGS[name] ?? [];
         for (const arg of pathArgs) {
-          for (const value of HOSTILE) {
+          for (const value of PATH_HOSTILE) {
             tried++;
             const error = await runTool(tool, { ...args, [arg]: value }, { client }).catch((e: unknown) => e);
             const named = error instanceof InputError && error.issues.some((i) => i.argument === arg);

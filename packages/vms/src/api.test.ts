@@ -4,6 +4,7 @@
  */
 import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
@@ -118,22 +119,6 @@ afterAll(async () => {
   await connection.close();
 });
 
-/** Values that would change a request's path (or its query) if they were sent as they are. */
-const HOSTILE = [
-  '',
-  '.',
-  '..',
-  '%2e%2e',
-  '..%2f',
-  'a/b',
-  '%2F',
-  'a\\b',
-  'a\nb',
-  'a\r\nb',
-  'a\u0000b',
-  '\ud800',
-];
-
 describe('arguments are checked before any request', () => {
   it('path ids and the Tag of the by-tag tools refuse dot segments, slashes and control characters', async () => {
     const seen: string[] = [];
@@ -151,7 +136,7 @@ describe('arguments are checked before any request', () => {
           ? ['Tag']
           : (t.request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
         for (const arg of targets) {
-          for (const value of HOSTILE) {
+          for (const value of PATH_HOSTILE) {
             const error = await runTool(t, { ...args, [arg]: value }, { client: sandbox.client }).catch(
               (e: unknown) => e,
             );

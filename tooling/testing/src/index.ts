@@ -7,6 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, connect as tcpConnect } from 'node:net';
 
 export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
+export { PATH_HOSTILE } from './hostile.js';
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
 export async function freePort(): Promise<number> {
