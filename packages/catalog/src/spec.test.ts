@@ -1,5 +1,6 @@
 /**
- * The tool definitions against the spec's machine-readable tables (../shared/spec/tools.json):
+ * The tool definitions against the spec's machine-readable tables (test/spec-tools.json, made
+ * from the spec by tooling/scripts/spec-data.mjs):
  * names, families, argument names, required-ness, types and defaults, and annotations by rule.
  */
 import { readFileSync } from 'node:fs';
@@ -19,9 +20,9 @@ interface SpecTool {
   args: SpecArg[];
 }
 
-const spec = JSON.parse(
-  readFileSync(new URL('../../../../shared/spec/tools.json', import.meta.url), 'utf8'),
-) as { tools: SpecTool[] };
+const spec = JSON.parse(readFileSync(new URL('../test/spec-tools.json', import.meta.url), 'utf8')) as {
+  tools: SpecTool[];
+};
 const specByName = new Map(spec.tools.map((tool) => [tool.name, tool]));
 const tools = toolsOf(families);
 

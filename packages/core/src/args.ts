@@ -24,6 +24,8 @@ export const LIMITS = {
   publicKey: 16_384,
   /** PEM certificates, chains and private keys. */
   pem: 65_536,
+  /** A URL the platform fetches, such as an image import: room for pre-signed storage URLs. */
+  url: 2_048,
   /** cloud-init user data, the platform's limit. */
   userData: 65_536,
   /** Any other short value: ids, addresses, ports, settings. */

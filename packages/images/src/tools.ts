@@ -26,9 +26,6 @@ const RegionSlug = (what: string) => regionSlug(`${what}: a region slug such as 
 const ImageName = (description: string) => text(description, { max: LIMITS.name });
 const TagName = tagName();
 
-/** Longest import URL: room for pre-signed object-storage URLs, which carry long signatures. */
-const URL_MAX = 2_048;
-
 /**
  * The URL the platform downloads a custom image from: http or https only, so `file:`,
  * `javascript:` or `ftp:` never reach it, and no control character (a CR or LF would let a value
@@ -36,7 +33,7 @@ const URL_MAX = 2_048;
  */
 const ImageUrl = z
   .string()
-  .max(URL_MAX)
+  .max(LIMITS.url)
   .regex(
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
     /^[^\u0000-\u0020\u007f-\u009f]*$/,

@@ -43,7 +43,7 @@ export const FIELD_LIMITS: Readonly<Record<string, FieldLimit>> = {
   certificate_chain: { length: LIMITS.pem },
   private_key: { length: LIMITS.pem },
   // An image import URL: room for pre-signed object-storage URLs (as image-create allows).
-  url: { length: 2_048 },
+  url: { length: LIMITS.url },
   // API description: the engines' advanced configuration.
   default_time_zone: { length: 100 },
   sql_mode: { length: 1_024 },
