@@ -3,8 +3,11 @@
 // the operations the project calls, method, path, scopes, parameters and request/response JSON schemas,
 // plus the component schemas reachable from them.
 //
-// Usage: node generate.mjs [path/to/digitalocean-v2.json] [path/to/API-MAP.md]
-// Defaults: the `shared` folder beside the repository (../../../shared/...).
+// Usage: node generate.mjs [--check] [path/to/digitalocean-v2.json] [path/to/API-MAP.md]
+// Defaults: the `shared` folder beside the repository (../../../shared/...). With --check it writes
+// nothing and fails when the committed subset.json differs from a fresh generation or lacks an
+// operation of the API map with the method and path the map gives (the tests cannot check this:
+// they never read ../shared, which a clone elsewhere lacks).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -297,13 +300,37 @@ export function generate(specPath = DEFAULT_SPEC_PATH, apiMapPath = DEFAULT_API_
   return { subset, text: serialize(subset) };
 }
 
+/** Why the committed subset is stale against the API map and a fresh generation; empty when it is not. */
+export function staleness(committed, fresh, apiMap) {
+  const problems = [];
+  const subset = JSON.parse(committed);
+  for (const line of apiMap.split('\n')) {
+    const match = /^\|[^|]*\|\s*([A-Za-z][A-Za-z0-9_]*)\s*\|\s*([A-Z]+) (\S+)\s*\|/.exec(line);
+    if (!match) continue;
+    const [, id, method, path] = match;
+    const operation = subset.operations[id];
+    if (!operation) problems.push(`${id} (${method} ${path}) is missing`);
+    else if (`${operation.method} ${operation.path}` !== `${method} ${path}`)
+      problems.push(`${id} is ${operation.method} ${operation.path}, the API map says ${method} ${path}`);
+  }
+  if (committed !== fresh) problems.push('subset.json differs from a fresh generation: run generate.mjs');
+  return problems;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   try {
-    const [specPath, apiMapPath] = process.argv.slice(2);
-    const { subset, text } = generate(
-      specPath ? resolve(specPath) : undefined,
-      apiMapPath ? resolve(apiMapPath) : undefined,
-    );
+    const args = process.argv.slice(2);
+    const check = args[0] === '--check';
+    const [specPath, apiMapPath] = check ? args.slice(1) : args;
+    const mapPath = apiMapPath ? resolve(apiMapPath) : DEFAULT_API_MAP_PATH;
+    const { subset, text } = generate(specPath ? resolve(specPath) : undefined, mapPath);
+    if (check) {
+      const problems = staleness(readFileSync(SUBSET_PATH, 'utf8'), text, readFileSync(mapPath, 'utf8'));
+      for (const problem of problems) console.error(`generate.mjs --check: ${problem}`);
+      if (problems.length) process.exit(1);
+      process.stdout.write('subset.json is up to date\n');
+      process.exit(0);
+    }
     writeFileSync(SUBSET_PATH, text);
     process.stdout.write(
       `subset.json: ${Object.keys(subset.operations).length} operations, ` +
