@@ -139,7 +139,9 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     ].filter(Boolean);
     const command = new Command(tool.name)
       .summary(tool.title)
-      .description(`${tool.description}${hints.length ? `\n(${hints.join(', ')})` : ''}`)
+      .description(
+        `${tool.description}${tool.details ? `\n\n${tool.details}` : ''}${hints.length ? `\n(${hints.join(', ')})` : ''}`,
+      )
       .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
       .exitOverride()
       .showSuggestionAfterError(true);

@@ -9,9 +9,9 @@ import {
   CloudcallError,
   describeError,
   InputError,
-  inputJsonSchema,
   maskSecrets,
   runTool,
+  toolListing,
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -78,15 +78,9 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** The MCP listing of one tool, built from its definition. */
+/** The MCP listing of one tool, built from its definition (see @cloudcall/core's listing). */
 export function toMcpTool(tool: AnyTool): Tool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
-  };
+  return toolListing(tool) as Tool;
 }
 
 /**

@@ -47,6 +47,7 @@ export {
   TimeoutError,
   UnexpectedResponseError,
 } from './errors.js';
+export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
 export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
 export {

@@ -70,8 +70,14 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
   name: N;
   family: FamilyName;
   title: string;
-  /** What the tool does, for people and models: the tool's documentation. */
+  /**
+   * What the tool does, in a sentence or two: what MCP hosts list (every byte of it is in an
+   * agent's context on every turn) and the CLI's help shows first. Shared conventions (pages, ids,
+   * actions) are in the MCP server's instructions, not here.
+   */
   description: string;
+  /** Longer notes for people, shown by the CLI's help after the description; not listed over MCP. */
+  details?: string;
   input: S;
   annotations: ToolAnnotations;
   request?: RequestMapping<Args<S>>;
