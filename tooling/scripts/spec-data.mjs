@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Regenerates packages/catalog/test/spec-tools.json, the test data the catalog's spec test checks
 // the tool definitions against: each spec tool's name, family and arguments (name, type,
-// required, default), from the spec's machine-readable tables beside the checkout. Tests read the
+// required, default, enum), from the spec's machine-readable tables beside the checkout. Tests read the
 // committed copy, never ../shared, so a clone anywhere passes them.
 // Usage: node tooling/scripts/spec-data.mjs [path/to/spec/tools.json]
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,9 +11,13 @@ const spec = JSON.parse(readFileSync(source, 'utf8'));
 const tools = spec.tools.map(({ name, family, args }) => ({
   name,
   family,
-  args: args.map(({ name: arg, type, required, default: fallback }) =>
-    fallback === undefined ? { name: arg, type, required } : { name: arg, type, required, default: fallback },
-  ),
+  args: args.map(({ name: arg, type, required, default: fallback, enum: values }) => ({
+    name: arg,
+    type,
+    required,
+    ...(fallback === undefined ? {} : { default: fallback }),
+    ...(values === undefined ? {} : { enum: values }),
+  })),
 }));
 const target = new URL('../../packages/catalog/test/spec-tools.json', import.meta.url);
 writeFileSync(target, `${JSON.stringify({ tools }, null, 2)}\n`);

@@ -5,7 +5,13 @@
  */
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { selectFamilies, toolsOf } from '@cloudcall/catalog';
+import {
+  families as allFamilies,
+  parseToolList,
+  selectFamilies,
+  selectTools,
+  toolsOf,
+} from '@cloudcall/catalog';
 import {
   type ApiClient,
   createClient,
@@ -16,7 +22,7 @@ import {
 import { connectSandbox, StateFileError } from '@cloudcall/sandbox';
 import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, serveHttp } from './http.js';
 import { connectHelp } from './instructions.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, type ToolMode } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -47,6 +53,15 @@ Options:
   --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
   --families LIST          comma-separated families to serve (default: all):
                            account, databases, networking, vms, images
+  --tools LIST             serve only these tools: names and globs, such as
+                           "vm-*,db-cluster-get-*" (comma- or space-separated)
+  --exclude-tools LIST     do not serve these tools (names and globs)
+  --read-only              serve only tools that change nothing (readOnlyHint)
+  --tool-mode static|dynamic
+                           static (default) lists every tool served; dynamic
+                           lists two tools, toolset-list and toolset-enable,
+                           and adds families or tools as the client enables
+                           them (for hosts that cap the number of tools)
   --show-secrets           include secrets (database passwords) in results;
                            by default they are hidden
   --quiet                  log only errors
@@ -55,6 +70,9 @@ Options:
 
 Environment:
   ${TOKEN_ENV_VARS.join(', ')}   API token (one is required unless --sandbox)
+  CLOUDCALL_<FLAG>         every option, for hosts that pass only the environment:
+                           CLOUDCALL_READ_ONLY=1, CLOUDCALL_TOOLS="vm-*",
+                           CLOUDCALL_TOOL_MODE=dynamic... A flag wins over its variable.
 `;
 
 const log = (line: string) => process.stderr.write(`[cloudcall-mcp] ${line}\n`);
@@ -109,13 +127,29 @@ async function main(): Promise<void> {
       `--session-idle-timeout must be a number of seconds above 0 (at most 2000000), not ${flags['session-idle-timeout']}`,
     );
 
+  const toolMode = (flags['tool-mode'] ?? 'static') as ToolMode;
+  if (toolMode !== 'static' && toolMode !== 'dynamic')
+    fail(`--tool-mode must be static or dynamic, not ${flags['tool-mode']}`);
   let families: ReturnType<typeof selectFamilies>;
+  let selected: ReturnType<typeof selectTools>;
   try {
     families = selectFamilies(flags.families);
   } catch (error) {
     fail(`--families: ${(error as Error).message}`);
   }
-  const tools = toolsOf(families);
+  try {
+    selected = selectTools(toolsOf(allFamilies), {
+      families: flags.families === undefined ? undefined : families.map((family) => family.name),
+      readOnly: Boolean(flags['read-only']),
+      include: flags.tools === undefined ? undefined : parseToolList(flags.tools),
+      exclude: flags['exclude-tools'] === undefined ? undefined : parseToolList(flags['exclude-tools']),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const tools = selected.tools;
+  if (!tools.length)
+    fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
   const info = flags.quiet ? () => undefined : log;
 
   let client: ApiClient;
@@ -150,12 +184,17 @@ async function main(): Promise<void> {
     closeConnection = () => client.close();
     info(`using the API at ${client.baseUrl} with the token from ${credentials.source}`);
   }
-  info(`serving ${tools.length} tools from ${families.map((f) => f.name).join(', ')}`);
+  info(
+    `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
+  );
 
   const newServer = () =>
     createMcpServer({
       client,
       tools,
+      hidden: selected.hidden,
+      families,
+      toolMode,
       version: VERSION,
       sandbox: Boolean(flags.sandbox),
       showSecrets: Boolean(flags['show-secrets']),
@@ -216,27 +255,57 @@ function wholeNumber(flag: string, value: string | undefined, fallback: number, 
   return number;
 }
 
+const OPTIONS = {
+  transport: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'api-url': { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'sandbox-state': { type: 'string' },
+  families: { type: 'string' },
+  tools: { type: 'string' },
+  'exclude-tools': { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'tool-mode': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle-timeout': { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  quiet: { type: 'boolean' },
+  'show-secrets': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** The environment variable standing for a flag: `--read-only` is CLOUDCALL_READ_ONLY. */
+function envName(flag: string): string {
+  return `CLOUDCALL_${flag.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/**
+ * The flags, each taken from its CLOUDCALL_ variable when not given on the command line (hosts
+ * such as some MCP clients pass only an environment). A boolean variable is 1/true/yes or
+ * 0/false/no; anything else is refused rather than guessed.
+ */
 function parse() {
-  return parseArgs({
-    options: {
-      transport: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'api-url': { type: 'string' },
-      sandbox: { type: 'boolean' },
-      'sandbox-state': { type: 'string' },
-      families: { type: 'string' },
-      'max-sessions': { type: 'string' },
-      'session-idle-timeout': { type: 'string' },
-      'max-message-bytes': { type: 'string' },
-      quiet: { type: 'boolean' },
-      'show-secrets': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-    strict: true,
-    allowPositionals: false,
-  }).values;
+  const { values } = parseArgs({ options: OPTIONS, strict: true, allowPositionals: false });
+  const merged: Record<string, string | boolean | undefined> = { ...values };
+  for (const [flag, option] of Object.entries(OPTIONS)) {
+    if (flag === 'help' || flag === 'version' || merged[flag] !== undefined) continue;
+    const text = process.env[envName(flag)];
+    if (text === undefined || text === '') continue;
+    if (option.type === 'string') {
+      merged[flag] = text;
+    } else if (/^(1|true|yes|on)$/i.test(text)) {
+      merged[flag] = true;
+    } else if (/^(0|false|no|off)$/i.test(text)) {
+      merged[flag] = false;
+    } else {
+      throw new Error(
+        `${envName(flag)} must be 1 or 0 (true or false), not ${JSON.stringify(text.slice(0, 20))}`,
+      );
+    }
+  }
+  return merged as typeof values;
 }
 
 main().catch((error: unknown) => {

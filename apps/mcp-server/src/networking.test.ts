@@ -11,7 +11,7 @@ import { selectFamilies } from '@cloudcall/catalog';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, hintsOf, stdioClient } from './testing/client.js';
 
 const UBUNTU = 161928327;
 /** The networking tool names, from the catalog the server composes. */
@@ -113,7 +113,7 @@ describe('the networking family over MCP stdio', () => {
       'vpc-create',
     ]) {
       expect(byName.get(name)?.annotations?.destructiveHint, name).toBe(false);
-      expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
+      expect(hintsOf(byName.get(name) ?? {}).readOnlyHint, name).toBe(false);
     }
     for (const name of ['domain-list', 'reserved-ip-get', 'vpc-list-members', 'byoip-prefix-resources-get']) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);

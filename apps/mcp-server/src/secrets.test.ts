@@ -28,6 +28,8 @@ describe('secrets in results', () => {
       const { connection } = (created.json as Created).database;
       expect(connection.password).toMatch(/^\[hidden/);
       expect(connection.uri).toMatch(/^postgresql:\/\/doadmin:\[hidden[^@]*\]@/);
+      // structuredContent is the same object: hidden there too.
+      expect(created.structured).toEqual(created.json);
       expect(client.getInstructions()).toMatch(/--show-secrets/);
     } finally {
       await close();
@@ -42,6 +44,7 @@ describe('secrets in results', () => {
       expect(connection.password).not.toMatch(/hidden/);
       expect(connection.password.length).toBeGreaterThan(8);
       expect(connection.uri).toContain(`:${connection.password}@`);
+      expect(created.structured).toEqual(created.json);
     } finally {
       await close();
     }
@@ -77,7 +80,8 @@ describe('the API token', () => {
       );
       expect(answered[2]?.text).toMatch(/request id \[REDACTED\]/);
       expect(answered[4]?.text).toMatch(/^API error 302 \(unexpected_redirect/);
-      results.push(...answered.map((result) => result.text));
+      results.push(...answered.map((result) => `${result.text}\n${JSON.stringify(result.structured)}`));
+      expect(answered[1]?.structured).toMatchObject({ status: 404, error_id: 'not_found:[REDACTED]' });
     } finally {
       await close();
     }

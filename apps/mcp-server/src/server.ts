@@ -2,15 +2,14 @@
  * The one adapter from cloudcall tool definitions to MCP: tools/list from the definitions, and
  * tools/call running them, with every failure answered as an `isError` tool result.
  */
+import { closest, globPattern, reportError } from '@cloudcall/catalog';
 import {
   type AnyTool,
   type ApiClient,
-  ApiError,
-  CloudcallError,
-  describeError,
-  InputError,
+  type ErrorReport,
   maskSecrets,
   runTool,
+  type ToolFamily,
   toolListing,
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -24,9 +23,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+export type ToolMode = 'static' | 'dynamic';
+
 export interface McpServerOptions {
   client: ApiClient;
+  /** The tools offered: after --families, --tools, --exclude-tools and --read-only. */
   tools: readonly AnyTool[];
+  /** Tools left out by a flag -> the reason naming it; a call to one is answered with it. */
+  hidden?: ReadonlyMap<string, string>;
+  /** The families the offered tools come from (for dynamic mode's toolset-list). */
+  families?: readonly ToolFamily[];
+  /** `dynamic`: list only the toolset tools until the client enables families or tools. */
+  toolMode?: ToolMode;
   version: string;
   /** True when the client talks to the built-in sandbox: said in the server instructions. */
   sandbox: boolean;
@@ -35,13 +43,25 @@ export interface McpServerOptions {
   log: (line: string) => void;
 }
 
-const INSTRUCTIONS = `cloudcall manages DigitalOcean-compatible cloud infrastructure: account, managed databases, networking, VMs (droplets), images and sizes. Tool results are the platform's JSON. List tools take Page/PerPage (or page/per_page) and return links.pages.next while more pages exist. Actions (power, resize, snapshot...) return an action object: poll action-get or vm-action until its status is completed.`;
+/**
+ * What every tool has in common, said once here instead of in 142 descriptions: the server's
+ * instructions reach the model once per session, the tool list on every turn.
+ */
+const INSTRUCTIONS = `cloudcall manages DigitalOcean-compatible infrastructure: account and billing, managed databases, networking (domains, certificates, firewalls, load balancers, reserved IPs, VPCs), VMs (droplets), images and sizes.
+- Results are the platform's JSON, also as structuredContent. Ids come from the matching *-list tool (vm-list, db-cluster-list...); slugs for regions and sizes from size-list, images from image-list.
+- Lists are paged: Page from 1, PerPage up to 200; links.pages.next is present while more pages exist.
+- Creates and actions return at once: a VM starts "new", a cluster "creating", a load balancer "new", an action "in-progress". Call wait (Kind and ID) to block until ready instead of polling get tools.
+- Errors are isError results whose structuredContent has status, error_id, request_id, retryable, retry_after_seconds and a hint saying what to do next.
+- Destructive tools (destructiveHint) delete or replace data; confirm with the user first.`;
 
 const SECRETS_NOTE =
-  ' Secrets in results (database passwords, also inside connection URIs) are hidden; the person running this server can start it with --show-secrets to include them.';
+  '\n- Secrets in results (database passwords, also inside connection URIs) are hidden; the person running this server can start it with --show-secrets to include them.';
 
 const SANDBOX_NOTE =
-  ' This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
+  '\n- This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
+
+const DYNAMIC_NOTE =
+  '\n- Tools are enabled on demand: toolset-list shows the families and their tools, toolset-enable adds families or tools to the tool list.';
 
 /**
  * tools/call as the SDK's CallToolRequestSchema describes it, except that params of the wrong
@@ -99,49 +119,234 @@ function listingOf(tools: readonly AnyTool[]): Tool[] {
 
 /** The text of a failed call: what went wrong, in the platform's words where there are some. */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.summary;
-  if (error instanceof InputError) return `Invalid arguments: ${error.message}`;
-  if (error instanceof CloudcallError && error.kind === 'network') return `Network error: ${error.message}`;
-  if (error instanceof CloudcallError) return error.message;
-  return `Internal error: ${describeError(error)}`;
+  return reportError(error).message;
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const listed = listingOf(options.tools);
+  const dynamic = options.toolMode === 'dynamic';
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const hidden = options.hidden ?? new Map<string, string>();
+  const instructions =
+    INSTRUCTIONS +
+    (options.showSecrets ? '' : SECRETS_NOTE) +
+    (options.sandbox ? SANDBOX_NOTE : '') +
+    (dynamic ? DYNAMIC_NOTE : '');
   const server = new Server(
     { name: 'cloudcall', title: 'cloudcall', version: options.version },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        INSTRUCTIONS + (options.showSecrets ? '' : SECRETS_NOTE) + (options.sandbox ? SANDBOX_NOTE : ''),
-    },
+    { capabilities: { tools: { listChanged: dynamic } }, instructions },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  // Dynamic mode: the tools this session has enabled, in the order offered.
+  const enabled = new Set<string>();
+  const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (!toolsets) return { tools: listingOf(options.tools) };
+    const listed = listingOf(options.tools);
+    return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
+  });
 
   server.setRequestHandler(CallToolRequest, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
+    const meta = toolsets?.byName.get(name);
+    if (meta) return meta.call(args ?? {});
     const tool = byName.get(name);
     if (!tool) {
-      return failure(`Unknown tool ${name}. Call tools/list for the tools this server offers.`);
+      const reason = hidden.get(name);
+      if (reason) {
+        return failure({
+          message: `Tool ${name} is not available: ${reason}.`,
+          error_id: 'tool_hidden',
+          retryable: false,
+          hint: 'The person running this server chose the tools it offers; use another tool or ask them to change the flag.',
+        });
+      }
+      const near = closest(name, [...byName.keys()]);
+      return failure({
+        message: `Unknown tool ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`,
+        error_id: 'unknown_tool',
+        retryable: false,
+        hint: dynamic
+          ? 'toolset-list shows the tools this server offers.'
+          : 'tools/list shows the tools this server offers.',
+      });
     }
     const started = Date.now();
     try {
       const result = await runTool(tool, args ?? {}, { client: options.client, signal: extra.signal });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
-      const shown = options.showSecrets ? result : maskSecrets(result);
-      return { content: [{ type: 'text', text: JSON.stringify(shown, null, 2) }] };
+      return success(options.showSecrets ? result : maskSecrets(result));
     } catch (error) {
-      const text = errorText(error);
-      options.log(`tool ${name}: ${text}`);
-      return failure(text);
+      const report = reportError(error);
+      options.log(`tool ${name}: ${report.message}`);
+      return failure(report);
     }
   });
 
   return server;
 }
 
-function failure(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
+/** A result: compact JSON text, and the same object as structuredContent when it is an object. */
+function success(result: unknown): CallToolResult {
+  const text = JSON.stringify(result) ?? 'null';
+  const structured =
+    typeof result === 'object' && result !== null && !Array.isArray(result)
+      ? { structuredContent: result as Record<string, unknown> }
+      : {};
+  return { content: [{ type: 'text', text }], ...structured };
+}
+
+/** A failure: the message as text (with the hint), and every fact as structuredContent. */
+function failure(report: ErrorReport): CallToolResult {
+  const text = report.hint ? `${report.message}\nHint: ${report.hint}` : report.message;
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    structuredContent: report as unknown as Record<string, unknown>,
+  };
+}
+
+interface MetaTool {
+  listing: Tool;
+  call: (args: Record<string, unknown>) => Promise<CallToolResult>;
+}
+
+/**
+ * Dynamic mode's two tools, modelled on github-mcp-server's dynamic toolsets: one lists the
+ * families and their tools with one-line summaries, the other adds families or tools to this
+ * session's tool list and tells the client the list changed. Tools hidden by a flag stay hidden.
+ */
+function createToolsets(
+  options: McpServerOptions,
+  enabled: Set<string>,
+  listChanged: () => Promise<void>,
+): { listing: Tool[]; byName: Map<string, MetaTool> } {
+  const offered = options.tools;
+  const hidden = options.hidden ?? new Map<string, string>();
+  const familyNames = [...new Set(offered.map((tool) => tool.family))];
+  const families = (options.families ?? []).filter((family) => familyNames.includes(family.name));
+
+  const ListArgs = z.strictObject({ Family: z.enum(familyNames as [string, ...string[]]).optional() });
+  const EnableArgs = z.strictObject({
+    Families: z.array(z.enum(familyNames as [string, ...string[]])).optional(),
+    Tools: z.array(z.string().min(1).max(100)).max(200).optional(),
+  });
+
+  const list: MetaTool = {
+    listing: {
+      name: 'toolset-list',
+      description: 'Families and their tools, with one-line summaries; enabled ones marked.',
+      inputSchema: {
+        type: 'object',
+        properties: { Family: { type: 'string', enum: familyNames, description: 'Only this family' } },
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async call(raw) {
+      const parsed = ListArgs.safeParse(raw);
+      if (!parsed.success) return failure(metaInputError(parsed.error));
+      const shown = families.filter((family) => !parsed.data.Family || family.name === parsed.data.Family);
+      return success({
+        families: shown.map((family) => ({
+          name: family.name,
+          description: family.description,
+          tools: offered
+            .filter((tool) => tool.family === family.name)
+            .map((tool) => ({
+              name: tool.name,
+              summary: tool.title,
+              ...(tool.annotations.readOnlyHint ? { read_only: true } : {}),
+              ...(tool.annotations.destructiveHint ? { destructive: true } : {}),
+              enabled: enabled.has(tool.name),
+            })),
+        })),
+      });
+    },
+  };
+
+  const enable: MetaTool = {
+    listing: {
+      name: 'toolset-enable',
+      description: 'Add families or tools (names, globs like vm-*) to the tool list.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          Families: {
+            type: 'array',
+            items: { type: 'string', enum: familyNames },
+            description: 'Whole families',
+          },
+          Tools: { type: 'array', items: { type: 'string' }, description: 'Tool names or globs' },
+        },
+      },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    async call(raw) {
+      const parsed = EnableArgs.safeParse(raw);
+      if (!parsed.success) return failure(metaInputError(parsed.error));
+      const { Families = [], Tools = [] } = parsed.data;
+      if (!Families.length && !Tools.length) {
+        return failure({
+          message: 'Invalid arguments: give Families, Tools or both.',
+          error_id: 'invalid_arguments',
+          retryable: false,
+          hint: 'toolset-list shows the families and tools.',
+        });
+      }
+      const chosen = new Set(
+        offered.filter((tool) => Families.includes(tool.family)).map((tool) => tool.name),
+      );
+      const problems: string[] = [];
+      for (const pattern of Tools) {
+        const regexp = globPattern(pattern);
+        const matched = offered.filter((tool) => regexp.test(tool.name));
+        for (const tool of matched) chosen.add(tool.name);
+        if (matched.length) continue;
+        const reason = hidden.get(pattern);
+        problems.push(reason ? `${pattern} is not available: ${reason}` : `${pattern} matches no tool`);
+      }
+      if (problems.length) {
+        return failure({
+          message: `Nothing enabled: ${problems.join('; ')}.`,
+          error_id: 'invalid_arguments',
+          retryable: false,
+          hint: 'toolset-list shows the tools this server offers.',
+        });
+      }
+      const added = [...chosen].filter((name) => !enabled.has(name));
+      for (const name of added) enabled.add(name);
+      if (added.length) await listChanged();
+      return success({
+        enabled: added,
+        already_enabled: [...chosen].filter((name) => !added.includes(name)),
+      });
+    },
+  };
+
+  return {
+    listing: [list.listing, enable.listing],
+    byName: new Map([
+      ['toolset-list', list],
+      ['toolset-enable', enable],
+    ]),
+  };
+}
+
+function metaInputError(error: z.ZodError): ErrorReport {
+  const issues = error.issues.map((issue) => ({
+    argument:
+      issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : ''),
+    message: issue.message,
+  }));
+  return {
+    message: `Invalid arguments: ${issues.map((issue) => `argument ${issue.argument}: ${issue.message}`).join('; ')}`,
+    error_id: 'invalid_arguments',
+    retryable: false,
+    issues,
+  };
 }

@@ -49,5 +49,15 @@ export function toolsOf(selected: readonly ToolFamily[]): AnyTool[] {
   return tools;
 }
 
+export { hintFor, reportError, scopesFor } from './hints.js';
 export { TOOLS_END, TOOLS_START, toolsMarkdown, withToolsTable } from './markdown.js';
+export {
+  closest,
+  globPattern,
+  parseToolList,
+  SELECTION_ENV,
+  type SelectedTools,
+  selectTools,
+  type ToolSelection,
+} from './select.js';
 export type { FamilyName, ToolFamily };

@@ -50,6 +50,7 @@ export {
 export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
 export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
+export { type ErrorReport, errorReport } from './report.js';
 export {
   backoffDelay,
   defaultRetryOptions,

@@ -28,12 +28,15 @@ export async function stdioClient(
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 
-/** Calls a tool and returns its result with the text parsed as JSON when it is JSON. */
+/**
+ * Calls a tool and returns its result with the text parsed as JSON when it is JSON, and the
+ * structuredContent.
+ */
 export async function call(
   client: Client,
   name: string,
   args: Record<string, unknown> = {},
-): Promise<{ isError: boolean; text: string; json: unknown }> {
+): Promise<{ isError: boolean; text: string; json: unknown; structured: unknown }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const first = result.content[0];
   const text = first?.type === 'text' ? first.text : '';
@@ -43,5 +46,16 @@ export async function call(
   } catch {
     json = undefined;
   }
-  return { isError: result.isError === true, text, json };
+  return { isError: result.isError === true, text, json, structured: result.structuredContent };
+}
+
+/** A listed tool's hints as a host reads them: MCP's defaults for any hint not listed. */
+export function hintsOf(tool: { annotations?: Record<string, unknown> | undefined }) {
+  return {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+    ...tool.annotations,
+  };
 }

@@ -1,0 +1,87 @@
+/**
+ * The tool list's weight, as an agent host receives it from tools/list over a real transport: the
+ * 142 spec tools in at most 50,000 bytes (JSON of the result), with every argument described and
+ * the spec's enums listed; dynamic mode's first list in at most 4 KB. A failure prints the bytes
+ * and the ten largest tools, so whoever grew the list sees where.
+ */
+import { readFileSync } from 'node:fs';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { stdioClient } from './testing/client.js';
+
+const BUDGET = 50_000;
+const DYNAMIC_BUDGET = 4_096;
+
+interface SpecTool {
+  name: string;
+  args: { name: string; enum?: string[] }[];
+}
+const spec = JSON.parse(
+  readFileSync(new URL('../../../packages/catalog/test/spec-tools.json', import.meta.url), 'utf8'),
+) as { tools: SpecTool[] };
+const specNames = new Set(spec.tools.map((tool) => tool.name));
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+async function listed(args: string[]): Promise<Tool[]> {
+  const { client, close } = await stdioClient(['--sandbox', '--quiet', ...args]);
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await close();
+  }
+}
+
+function report(tools: Tool[]): string {
+  const largest = tools
+    .map((tool) => [tool.name, bytes(tool)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+  return `tools/list is ${bytes({ tools })} bytes for ${tools.length} tools; largest: ${largest
+    .map(([name, size]) => `${name} ${size}`)
+    .join(', ')}`;
+}
+
+describe('the tool list budget', () => {
+  it(`lists the spec's tools in at most ${BUDGET} bytes, every argument described`, async () => {
+    const tools = (await listed([])).filter((tool) => specNames.has(tool.name));
+    expect(tools).toHaveLength(spec.tools.length);
+    const summary = report(tools);
+    process.stderr.write(`${summary}\n`);
+    expect(bytes({ tools }), summary).toBeLessThanOrEqual(BUDGET);
+    for (const tool of tools) {
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThanOrEqual(10);
+      // No title twice: the listing carries none; hosts show the name.
+      expect(tool.annotations?.title, tool.name).toBeUndefined();
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [name, schema] of Object.entries(properties)) {
+        expect(schema.description?.trim(), `${tool.name} ${name}`).toBeTruthy();
+      }
+      expect(JSON.stringify(tool)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    }
+  });
+
+  it('lists every enum the spec gives', async () => {
+    const byName = new Map((await listed([])).map((tool) => [tool.name, tool]));
+    for (const tool of spec.tools) {
+      for (const arg of tool.args.filter((a) => a.enum)) {
+        const property = (
+          byName.get(tool.name)?.inputSchema.properties as Record<string, { enum?: string[] }>
+        )?.[arg.name];
+        expect(property?.enum, `${tool.name} ${arg.name}`).toEqual(expect.arrayContaining(arg.enum ?? []));
+      }
+    }
+  });
+
+  it('is smaller read-only, and at most 4 KB in dynamic mode', async () => {
+    const all = await listed([]);
+    const readOnly = await listed(['--read-only']);
+    const dynamic = await listed(['--tool-mode', 'dynamic']);
+    process.stderr.write(
+      `tools/list bytes: default ${bytes({ tools: all })} (${all.length} tools), --read-only ${bytes({ tools: readOnly })} (${readOnly.length}), dynamic ${bytes({ tools: dynamic })} (${dynamic.length})\n`,
+    );
+    expect(readOnly.length).toBeLessThan(all.length);
+    expect(readOnly.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    expect(bytes({ tools: dynamic }), report(dynamic)).toBeLessThanOrEqual(DYNAMIC_BUDGET);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The hint tables: the scopes table is the API description's (through the committed subset), each
+ * operation finds its own scopes by method and a filled path, and every tool a hint names exists.
+ */
+import { ApiError, InputError, NetworkError } from '@cloudcall/core';
+import { subset } from '@cloudcall/openapi-subset';
+import { describe, expect, it } from 'vitest';
+import { hintFor, reportError, scopesFor } from './hints.js';
+import { families, toolsOf } from './index.js';
+import { OPERATION_SCOPES } from './scopes.js';
+
+const apiError = (
+  status: number,
+  method: string,
+  path: string,
+  apiMessage = 'refused',
+  retryAfterSeconds?: number,
+) =>
+  ApiError.from({ status, id: 'some_id', apiMessage, method, path, requestId: 'req-1', retryAfterSeconds });
+
+/** A path template filled the way a tool fills it: each parameter a plausible value. */
+const filled = (template: string) => template.replace(/\{[^}]+\}/g, 'x1');
+
+describe('the scopes table', () => {
+  it('is the subset, operation for operation (regenerate with tooling/scripts/scopes.mjs)', () => {
+    const fromSubset = Object.values(subset.operations)
+      .map(({ method, path, scopeSets }) => JSON.stringify([method, path, scopeSets]))
+      .sort();
+    expect(OPERATION_SCOPES.map((row) => JSON.stringify(row)).sort()).toEqual(fromSubset);
+  });
+
+  it.each(Object.entries(subset.operations))('%s: its filled path finds its scopes', (_, operation) => {
+    expect(scopesFor(operation.method, filled(operation.path))).toEqual(operation.scopeSets);
+  });
+
+  it('prefers a literal segment over a parameter (/v2/droplets/actions is not a droplet id)', () => {
+    const literal = subset.operations.dropletActions_post_byTag;
+    expect(literal?.path).toBe('/v2/droplets/actions');
+    expect(scopesFor('POST', '/v2/droplets/actions?tag_name=web')).toEqual(literal?.scopeSets);
+  });
+});
+
+describe('hintFor', () => {
+  it('names the scope a 403 needs, from the API description', () => {
+    expect(hintFor(apiError(403, 'DELETE', '/v2/databases/9cc10173-e9ea-4176-9dbc-a4cee4c4ff30'))).toMatch(
+      /scope database:delete/,
+    );
+    // Any one set will do: both are named.
+    expect(hintFor(apiError(403, 'POST', '/v2/domains/example.com/records'))).toMatch(
+      /domain:create, or domain:update/,
+    );
+  });
+
+  it('names the list tool on a 404, most specific path first', () => {
+    expect(hintFor(apiError(404, 'GET', '/v2/droplets/42'))).toMatch(/vm-list/);
+    expect(hintFor(apiError(404, 'DELETE', '/v2/databases/u1/users/bob'))).toMatch(/db-cluster-list-users/);
+    expect(hintFor(apiError(404, 'GET', '/v2/databases/u1'))).toMatch(/db-cluster-list\b/);
+    expect(hintFor(apiError(404, 'GET', '/v2/unknown/thing'))).toBeUndefined();
+  });
+
+  it('sends a size refused in a region to size-list', () => {
+    const error = apiError(422, 'POST', '/v2/droplets', 'Size s-8vcpu-16gb is not available in region sfo1.');
+    expect(hintFor(error)).toMatch(/size-list/);
+    expect(hintFor(apiError(422, 'POST', '/v2/droplets', 'Name is invalid.'))).toBeUndefined();
+  });
+
+  it('says how long to wait on a 429, and what else failed', () => {
+    expect(hintFor(apiError(429, 'GET', '/v2/droplets', 'slow down', 7))).toMatch(/wait 7 s/);
+    expect(hintFor(apiError(401, 'GET', '/v2/account'))).toMatch(/DIGITALOCEAN_API_TOKEN/);
+    expect(hintFor(apiError(503, 'GET', '/v2/account'))).toMatch(/retry/);
+    expect(hintFor(new InputError('is required', 'ID'))).toMatch(/Nothing was sent/);
+    expect(hintFor(new NetworkError('connect ECONNREFUSED'))).toMatch(/retry/);
+  });
+
+  it('names only tools that exist', () => {
+    const names = new Set(toolsOf(families).map((tool) => tool.name));
+    const samples = [
+      ...['/v2/droplets/1/actions/2', '/v2/droplets/1', '/v2/actions/1', '/v2/databases/u/users/n']
+        .concat(['/v2/databases/u/topics/t', '/v2/databases/u/online-migration/m', '/v2/databases/u'])
+        .concat(['/v2/load_balancers/u', '/v2/firewalls/u', '/v2/vpcs/u', '/v2/vpc_peerings/u'])
+        .concat(['/v2/certificates/u', '/v2/domains/d/records/1', '/v2/domains/d', '/v2/account/keys/1'])
+        .concat(['/v2/images/1', '/v2/reserved_ips/1.2.3.4', '/v2/reserved_ipv6/x', '/v2/byoip_prefixes/u'])
+        .concat(['/v2/customers/my/invoices/u'])
+        .map((path) => hintFor(apiError(404, 'GET', path))),
+      hintFor(apiError(422, 'POST', '/v2/droplets', 'Size x is not available in region y.')),
+      hintFor(
+        apiError(422, 'POST', '/v2/droplets', 'Image 7 is not available in region nyc3; it is in ams3.'),
+      ),
+    ];
+    for (const hint of samples) {
+      expect(hint).toBeDefined();
+      for (const named of hint?.match(/\b[a-z]+(?:-[a-z0-9]+)+\b/g) ?? []) {
+        if (named.startsWith('full-access')) continue;
+        expect(names.has(named), `${hint}: ${named}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('reportError', () => {
+  it('gives the facts of an API error and its hint', () => {
+    expect(reportError(apiError(429, 'GET', '/v2/droplets', 'slow down', 3))).toMatchObject({
+      status: 429,
+      error_id: 'some_id',
+      request_id: 'req-1',
+      retryable: true,
+      retry_after_seconds: 3,
+      hint: expect.stringMatching(/wait 3 s/),
+    });
+    expect(reportError(apiError(422, 'POST', '/v2/droplets', 'Name is invalid.'))).toMatchObject({
+      status: 422,
+      retryable: false,
+    });
+  });
+
+  it('names the refused arguments of an input error', () => {
+    const report = reportError(new InputError([{ argument: 'ID', message: 'is required' }]));
+    expect(report).toMatchObject({ error_id: 'invalid_arguments', retryable: false });
+    expect(report.issues).toEqual([{ argument: 'ID', message: 'is required' }]);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * What to do about a failed call, from tables rather than ad-hoc strings: the token scopes an
+ * operation needs (from the platform's API description, see scopes.ts), the list tool that shows
+ * what exists for a path that answered 404, and a few known refusals by status and message.
+ * Both apps add the hint to the error report (`reportError`).
+ */
+import { ApiError, CloudcallError, type ErrorReport, errorReport, InputError } from '@cloudcall/core';
+import { OPERATION_SCOPES } from './scopes.js';
+
+/** Path templates (most specific first) and what a 404 on them means. */
+const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [
+  [
+    '/v2/droplets/{}/actions/{}',
+    'No such action on that VM: vm-get checks the VM; action-list shows actions.',
+  ],
+  ['/v2/droplets/{}', 'No VM has that id: vm-list shows the VMs of the account.'],
+  ['/v2/actions/{}', 'No action has that id: action-list shows recent actions.'],
+  ['/v2/databases/{}/users/{}', 'No such user: db-cluster-list-users shows the users of the cluster.'],
+  ['/v2/databases/{}/topics/{}', 'No such topic: db-cluster-list-topics shows the topics of the cluster.'],
+  [
+    '/v2/databases/{}/online-migration/{}',
+    'No such migration: db-cluster-get-migration shows the current one.',
+  ],
+  ['/v2/databases/{}', 'No database cluster has that UUID: db-cluster-list shows the clusters.'],
+  ['/v2/load_balancers/{}', 'No load balancer has that UUID: load-balancer-list shows them.'],
+  ['/v2/firewalls/{}', 'No firewall has that UUID: firewall-list shows them.'],
+  ['/v2/vpcs/{}', 'No VPC has that UUID: vpc-list shows them.'],
+  ['/v2/vpc_peerings/{}', 'No VPC peering has that UUID: vpc-peering-list shows them.'],
+  ['/v2/certificates/{}', 'No certificate has that UUID: certificate-list shows them.'],
+  ['/v2/domains/{}/records/{}', 'No such record: domain-record-list shows the records of the domain.'],
+  ['/v2/domains/{}', 'No such domain in the account: domain-list shows them.'],
+  ['/v2/account/keys/{}', 'No SSH key has that id or fingerprint: key-list shows them.'],
+  ['/v2/images/{}', 'No image has that id: image-list shows the images you can use.'],
+  ['/v2/reserved_ips/{}', 'No such reserved IP: reserved-ip-list shows them.'],
+  ['/v2/reserved_ipv6/{}', 'No such reserved IPv6: reserved-ip-list with Type ipv6 shows them.'],
+  ['/v2/byoip_prefixes/{}', 'No such BYOIP prefix: byoip-prefix-list shows them.'],
+  ['/v2/customers/my/invoices/{}', 'No such invoice: invoice-list shows them.'],
+];
+
+/** Refusals recognised by status and the platform's message. */
+const KNOWN_REFUSALS: readonly { status: number; message: RegExp; hint: string }[] = [
+  {
+    status: 422,
+    message: /size\b.*\bnot available|size\b.*\bregion|region\b.*\bsize\b/i,
+    hint: 'That size is not offered in that region: size-list shows the regions of each size.',
+  },
+  {
+    status: 422,
+    message: /image\b.*\bnot available in region/i,
+    hint: 'The image is not in that region: image-list shows its regions; image-action-transfer copies it.',
+  },
+];
+
+const compiled = (template: string) =>
+  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]*\\?\}/g, '[^/]+')}(/|$)`);
+
+const NOT_FOUND_RULES = NOT_FOUND.map(([template, hint]) => ({ pattern: compiled(template), hint }));
+
+const SCOPE_RULES = OPERATION_SCOPES.map(([method, template, sets]) => ({
+  method,
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  literal: template.split('/').filter((segment) => !segment.startsWith('{')).length,
+  sets,
+}));
+
+/**
+ * The scope sets that let a token make a call (any one set, all of its scopes), as the API
+ * description lists them; undefined for an operation it does not describe.
+ */
+export function scopesFor(method: string, path: string): readonly (readonly string[])[] | undefined {
+  const bare = path.split('?', 1)[0] ?? path;
+  let best: (typeof SCOPE_RULES)[number] | undefined;
+  for (const rule of SCOPE_RULES) {
+    if (rule.method !== method || !rule.pattern.test(bare)) continue;
+    // `/v2/droplets/actions` is its own operation, not `/v2/droplets/{id}`.
+    if (!best || rule.literal > best.literal) best = rule;
+  }
+  return best?.sets;
+}
+
+/** A hint for a failed call, or undefined when there is nothing better to say than the message. */
+export function hintFor(error: unknown): string | undefined {
+  if (error instanceof ApiError) {
+    if (error.status === 401) {
+      return 'The token is missing, expired or revoked: create one in the control panel (API > Tokens) and set DIGITALOCEAN_API_TOKEN.';
+    }
+    if (error.status === 403) {
+      const sets = scopesFor(error.method, error.path);
+      if (!sets?.length)
+        return 'The token may not do this: check its scopes in the control panel (API > Tokens).';
+      const needed = sets.map((set) => set.join(' and ')).join(', or ');
+      return `This call needs a token with the scope ${needed}: add it to the token (API > Tokens) or use a full-access token.`;
+    }
+    if (error.status === 404) {
+      return NOT_FOUND_RULES.find((rule) => rule.pattern.test(error.path))?.hint;
+    }
+    if (error.status === 429) {
+      const wait = error.retryAfterSeconds === undefined ? 'a minute' : `${error.retryAfterSeconds} s`;
+      return `Rate limited: wait ${wait}, then send the same call again. Make fewer calls (larger PerPage, wait instead of polling).`;
+    }
+    const refusal = KNOWN_REFUSALS.find(
+      (rule) => rule.status === error.status && rule.message.test(error.apiMessage),
+    );
+    if (refusal) return refusal.hint;
+    if (error.status >= 500 && error.retryable) {
+      return 'The platform failed: retry in a few seconds; if it keeps failing, check the platform status page.';
+    }
+    return undefined;
+  }
+  if (error instanceof InputError) {
+    return "Nothing was sent. Fix the arguments named; the tool's input schema lists each one.";
+  }
+  if (error instanceof CloudcallError && error.kind === 'network') {
+    return 'The API could not be reached or did not answer in time: retry; check the network and the API URL if it persists.';
+  }
+  return undefined;
+}
+
+/** The error report both apps give: core's facts plus the hint from the tables here. */
+export function reportError(error: unknown): ErrorReport {
+  const report = errorReport(error);
+  const hint = report.hint ?? hintFor(error);
+  return hint ? { ...report, hint } : report;
+}

@@ -1,0 +1,121 @@
+/**
+ * Which tools a server or CLI offers: the families chosen (`--families`), then `--tools` (names and globs), then
+ * `--exclude-tools`, then `--read-only`. Every tool left out keeps the reason, named by the flag
+ * that left it out, so that a call to it can say how to get it back.
+ */
+import type { AnyTool, FamilyName } from '@cloudcall/core';
+
+export interface ToolSelection {
+  /** Families to offer; all when absent. */
+  families?: readonly FamilyName[];
+  /** Only tools whose `readOnlyHint` is true. */
+  readOnly?: boolean;
+  /** Names and globs (`vm-*`, `db-cluster-get-*`) of the tools to offer; all when absent. */
+  include?: readonly string[];
+  /** Names and globs of tools not to offer, applied after `include`. */
+  exclude?: readonly string[];
+}
+
+export interface SelectedTools {
+  tools: AnyTool[];
+  /** Tool name -> why it is not offered, naming the flag (`hidden by --read-only`). */
+  hidden: Map<string, string>;
+}
+
+/** How each flag is also spelled in the environment; used in the reasons given. */
+export const SELECTION_ENV = {
+  families: 'CLOUDCALL_FAMILIES',
+  readOnly: 'CLOUDCALL_READ_ONLY',
+  include: 'CLOUDCALL_TOOLS',
+  exclude: 'CLOUDCALL_EXCLUDE_TOOLS',
+} as const;
+
+/**
+ * A glob over tool names as a RegExp: `*` is any run of characters, `?` one character, and
+ * nothing else is special (tool names are lowercase words joined by `-`).
+ */
+export function globPattern(glob: string): RegExp {
+  const source = glob
+    .split('')
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.+()[\]{}|]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/** Splits a comma- or space-separated list of names and globs. */
+export function parseToolList(list: string): string[] {
+  return list
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Applies a selection to a tool list. Throws an Error naming each name or glob that matches no
+ * tool (with the closest names), since a typo would otherwise silently serve the wrong set.
+ */
+export function selectTools(tools: readonly AnyTool[], selection: ToolSelection = {}): SelectedTools {
+  const names = tools.map((tool) => tool.name);
+  const matcher = (flag: string, patterns: readonly string[] | undefined) => {
+    if (!patterns?.length) return undefined;
+    const compiled = patterns.map((pattern) => ({ pattern, regexp: globPattern(pattern) }));
+    const unmatched = compiled.filter(({ regexp }) => !names.some((name) => regexp.test(name)));
+    if (unmatched.length) {
+      throw new Error(
+        unmatched
+          .map(({ pattern }) => {
+            const near = closest(pattern, names);
+            return `${flag}: ${pattern} matches no tool${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`;
+          })
+          .join('; '),
+      );
+    }
+    return (name: string) => compiled.some(({ regexp }) => regexp.test(name));
+  };
+  const included = matcher('--tools', selection.include);
+  const excluded = matcher('--exclude-tools', selection.exclude);
+
+  const offered: AnyTool[] = [];
+  const hidden = new Map<string, string>();
+  for (const tool of tools) {
+    if (selection.families && !selection.families.includes(tool.family)) {
+      hidden.set(tool.name, `its family, ${tool.family}, is not in --families (${SELECTION_ENV.families})`);
+    } else if (included && !included(tool.name)) {
+      hidden.set(tool.name, `not in --tools (${SELECTION_ENV.include})`);
+    } else if (excluded?.(tool.name)) {
+      hidden.set(tool.name, `hidden by --exclude-tools (${SELECTION_ENV.exclude})`);
+    } else if (selection.readOnly && !tool.annotations.readOnlyHint) {
+      hidden.set(tool.name, `hidden by --read-only (${SELECTION_ENV.readOnly}): it changes resources`);
+    } else {
+      offered.push(tool);
+    }
+  }
+  return { tools: offered, hidden };
+}
+
+/** Up to three names within a small edit distance of `wanted`, closest first. */
+export function closest(wanted: string, names: readonly string[]): string[] {
+  const plain = wanted.replace(/[*?]/g, '');
+  return names
+    .map((name) => ({ name, distance: editDistance(plain, name) }))
+    .filter(({ distance }) => distance <= Math.max(2, Math.floor(plain.length / 4)))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, 3)
+    .map(({ name }) => name);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
