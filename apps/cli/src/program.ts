@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { families as allFamilies } from '@cloudcall/catalog';
+import { families as allFamilies, hintFor } from '@cloudcall/catalog';
 import {
   type AnyTool,
   type ApiClient,
@@ -271,12 +271,15 @@ function reportError(error: unknown, io: Io): number {
     io.stderr(`cloudcall: invalid input: ${error.message}\n`);
     return EXIT.input;
   }
+  // The same hint the MCP server gives, from the same tables.
+  const hint = hintFor(error);
+  const hintLine = hint ? `hint: ${hint}\n` : '';
   if (error instanceof ApiError) {
-    io.stderr(`cloudcall: ${error.summary}\n`);
+    io.stderr(`cloudcall: ${error.summary}\n${hintLine}`);
     return EXIT.api;
   }
   if (error instanceof CloudcallError && error.kind === 'network') {
-    io.stderr(`cloudcall: network error: ${error.message}\n`);
+    io.stderr(`cloudcall: network error: ${error.message}\n${hintLine}`);
     return EXIT.network;
   }
   if (error instanceof CloudcallError && error.kind === 'cancelled') {

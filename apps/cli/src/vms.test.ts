@@ -88,6 +88,8 @@ describe('a VM lifecycle through the CLI', () => {
     const gone = await sandbox('vm-get', '--ID', id);
     expect(gone.code).toBe(3);
     expect(gone.stderr).toMatch(/API error 404/);
+    // The MCP server's hint, from the same table.
+    expect(gone.stderr).toMatch(/\nhint: No VM has that id: vm-list shows the VMs of the account\./);
   }, 60_000);
 
   it('a bulk tag action across three VMs', async () => {
