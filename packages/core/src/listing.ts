@@ -8,7 +8,7 @@
  * the schema refuses comes back as an input error naming the argument.
  *
  * Objects nested inside an argument are listed as a one-line shape in the argument's
- * description (`[{EntryProtocol: http|https, EntryPort: int, TlsPassthrough?: bool}]`), which a
+ * description (`[{EntryProtocol:http|https,EntryPort:int,TlsPassthrough?:bool}]`), which a
  * model reads as well as a nested schema at a third of the bytes.
  */
 import { UUID_PATTERN } from './args.js';
@@ -93,25 +93,32 @@ function listArgument(schema: Schema): Schema {
 
 /**
  * A schema without what only validation needs. An "integer as string" or "bool as string" union
- * lists as the JSON type a caller should send; the text form is still accepted.
+ * (text, or the JSON value) lists as one schema with both types, `["string", "integer"]`: the
+ * spec types those arguments as text, and a model may send either.
  */
-function simplify(schema: Schema): Schema {
+function simplify(schema: Schema, nested = false): Schema {
   if (Array.isArray(schema.anyOf)) {
     const raw = schema.anyOf as Schema[];
-    const branches = raw.map(simplify);
+    const branches = raw.map((branch) => simplify(branch, true));
     const typed = branches.filter((_, index) => !isTextForm(raw[index] as Schema, raw));
     const { anyOf: _, ...rest } = schema;
-    if (typed.length === 1)
-      return { ...simplifyOwn(rest), ...typed[0], ...pick(rest, 'description', 'default') };
-    return { ...simplifyOwn(rest), anyOf: branches };
+    if (typed.length === 1 && typed.length < branches.length) {
+      const { type, ...value } = typed[0] as Schema;
+      return { ...simplifyOwn(rest, nested), ...value, type: ['string', type], ...pick(rest, 'default') };
+    }
+    return { ...simplifyOwn(rest, nested), anyOf: branches };
   }
-  return simplifyOwn(schema);
+  return simplifyOwn(schema, nested);
 }
 
-function simplifyOwn(schema: Schema): Schema {
+/** One schema's own keywords; a nested one (an item, a property, a branch) loses its description. */
+function simplifyOwn(schema: Schema, nested: boolean): Schema {
   const out: Schema = {};
   for (const [key, value] of Object.entries(schema)) {
     switch (key) {
+      case 'description':
+        if (!nested) out.description = value;
+        break;
       case '$schema':
       case 'minLength':
       case 'maxLength':
@@ -136,11 +143,11 @@ function simplifyOwn(schema: Schema): Schema {
         if (value !== 0) out[key] = value;
         break;
       case 'items':
-        out.items = simplify(value as Schema);
+        out.items = simplify(value as Schema, true);
         break;
       case 'properties':
         out.properties = Object.fromEntries(
-          Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, simplify(sub)]),
+          Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, simplify(sub, true)]),
         );
         break;
       default:
@@ -172,6 +179,7 @@ const MAX_SHAPE_KEYS = 8;
 export function shapeOf(schema: Schema): string {
   if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map(String).join('|');
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Schema[]).map(shapeOf).join('|');
+  if (Array.isArray(schema.type)) return schema.type.map((type) => shapeOf({ ...schema, type })).join('|');
   switch (schema.type) {
     case 'integer':
       return 'int';
