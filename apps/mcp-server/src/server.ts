@@ -11,6 +11,7 @@ import {
   InputError,
   maskSecrets,
   runTool,
+  type ToolProgress,
   toolListing,
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -20,6 +21,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -97,6 +99,22 @@ function listingOf(tools: readonly AnyTool[]): Tool[] {
   return listed;
 }
 
+/**
+ * Passes a tool's progress reports on as `notifications/progress`, when the call asked for them
+ * with a progress token; a report that cannot be sent (the caller has gone) is dropped.
+ */
+function progressSender(
+  token: string | number | undefined,
+  extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
+): ((update: ToolProgress) => void) | undefined {
+  if (token === undefined) return undefined;
+  return (update) => {
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      .catch(() => undefined);
+  };
+}
+
 /** The text of a failed call: what went wrong, in the platform's words where there are some. */
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) return error.summary;
@@ -128,7 +146,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
     const started = Date.now();
     try {
-      const result = await runTool(tool, args ?? {}, { client: options.client, signal: extra.signal });
+      const progress = progressSender(request.params._meta?.progressToken, extra);
+      const result = await runTool(tool, args ?? {}, {
+        client: options.client,
+        signal: extra.signal,
+        progress,
+      });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
       const shown = options.showSecrets ? result : maskSecrets(result);
       return { content: [{ type: 'text', text: JSON.stringify(shown, null, 2) }] };
