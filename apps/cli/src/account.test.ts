@@ -14,7 +14,7 @@ describe('cloudcall with no arguments', () => {
   it('lists the tools by family and exits 0', async () => {
     const result = await cli.run([]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Account \(10 tools\)/);
+    expect(result.stdout).toMatch(/Account \(11 tools\)/);
     expect(result.stdout).toMatch(/^\s+key-create\s+Create SSH key$/m);
     expect(result.stdout).toMatch(/VMs \(\d+ tools\)/);
   });

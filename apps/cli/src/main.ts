@@ -17,6 +17,7 @@ const code = await runCli(
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     isTty: Boolean(process.stdout.isTTY),
+    stderrIsTty: Boolean(process.stderr.isTTY),
     signal: controller.signal,
   },
   version,

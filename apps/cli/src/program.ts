@@ -20,6 +20,7 @@ import {
   runTool,
   TOKEN_ENV_VARS,
   type ToolFamily,
+  type ToolProgress,
 } from '@cloudcall/core';
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
@@ -32,6 +33,8 @@ export const EXIT = {
   input: 2,
   api: 3,
   network: 4,
+  /** A `wait` ran out of time; running it again resumes. */
+  waitTimeout: 5,
   cancelled: 130,
 } as const;
 
@@ -41,6 +44,8 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** Whether stdout is a terminal: tables there, JSON otherwise. */
   isTty: boolean;
+  /** Whether stderr is a terminal: progress of long commands (`wait`) is shown there. */
+  stderrIsTty?: boolean;
   signal?: AbortSignal;
 }
 
@@ -234,7 +239,10 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       close = () => client.close();
     }
     try {
-      const result = await runTool(tool, args, { client, signal: io.signal });
+      const progress = io.stderrIsTty
+        ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
+        : undefined;
+      const result = await runTool(tool, args, { client, signal: io.signal, progress });
       const shown = options.showSecrets ? result : maskSecrets(result);
       io.stdout(formatResult(shown, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
       return EXIT.ok;
@@ -281,6 +289,10 @@ function reportError(error: unknown, io: Io): number {
   if (error instanceof CloudcallError && error.kind === 'network') {
     io.stderr(`cloudcall: network error: ${error.message}\n${hintLine}`);
     return EXIT.network;
+  }
+  if (error instanceof CloudcallError && (error.kind === 'timeout' || error.kind === 'failed')) {
+    io.stderr(`cloudcall: ${error.message}\n`);
+    return error.kind === 'timeout' ? EXIT.waitTimeout : EXIT.api;
   }
   if (error instanceof CloudcallError && error.kind === 'cancelled') {
     io.stderr('cloudcall: cancelled\n');

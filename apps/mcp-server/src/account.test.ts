@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the account family over MCP stdio', () => {
-  it('lists the ten account tools with their hints and input schemas', async () => {
+  it('lists the eleven account tools with their hints and input schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
@@ -35,6 +35,7 @@ describe('the account family over MCP stdio', () => {
         'key-delete',
         'key-get',
         'key-list',
+        'wait',
       ].sort(),
     );
     for (const tool of tools) {

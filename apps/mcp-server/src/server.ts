@@ -8,8 +8,10 @@ import {
   type ApiClient,
   type ErrorReport,
   maskSecrets,
+  rateLimitNote,
   runTool,
   type ToolFamily,
+  type ToolProgress,
   toolListing,
 } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -19,6 +21,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -117,6 +120,22 @@ function listingOf(tools: readonly AnyTool[]): Tool[] {
   return listed;
 }
 
+/**
+ * Passes a tool's progress reports on as `notifications/progress`, when the call asked for them
+ * with a progress token; a report that cannot be sent (the caller has gone) is dropped.
+ */
+function progressSender(
+  token: string | number | undefined,
+  extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
+): ((update: ToolProgress) => void) | undefined {
+  if (token === undefined) return undefined;
+  return (update) => {
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      .catch(() => undefined);
+  };
+}
+
 /** The text of a failed call: what went wrong, in the platform's words where there are some. */
 export function errorText(error: unknown): string {
   return reportError(error).message;
@@ -173,27 +192,41 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
     const started = Date.now();
     try {
-      const result = await runTool(tool, args ?? {}, { client: options.client, signal: extra.signal });
+      const progress = progressSender(request.params._meta?.progressToken, extra);
+      const result = await runTool(tool, args ?? {}, {
+        client: options.client,
+        signal: extra.signal,
+        progress,
+      });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
-      return success(options.showSecrets ? result : maskSecrets(result));
+      return success(
+        options.showSecrets ? result : maskSecrets(result),
+        rateLimitNote(options.client.rateLimit),
+      );
     } catch (error) {
       const report = reportError(error);
       options.log(`tool ${name}: ${report.message}`);
-      return failure(report);
+      // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
+      return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
     }
   });
 
   return server;
 }
 
-/** A result: compact JSON text, and the same object as structuredContent when it is an object. */
-function success(result: unknown): CallToolResult {
+/**
+ * A result: compact JSON text, and the same object as structuredContent when it is an object.
+ * A note (the API's rate limit running low) follows as a second text block, outside the data.
+ */
+function success(result: unknown, note?: string): CallToolResult {
   const text = JSON.stringify(result) ?? 'null';
   const structured =
     typeof result === 'object' && result !== null && !Array.isArray(result)
       ? { structuredContent: result as Record<string, unknown> }
       : {};
-  return { content: [{ type: 'text', text }], ...structured };
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
+  if (note) content.push({ type: 'text', text: `Note: ${note}. Make fewer calls until then.` });
+  return { content, ...structured };
 }
 
 /** A failure: the message as text (with the hint), and every fact as structuredContent. */

@@ -81,9 +81,9 @@ afterAll(async () => {
 });
 
 describe('the vms and images families over MCP stdio', () => {
-  it('lists 50 tools with annotations by rule', async () => {
+  it('lists 51 tools (wait among them) with annotations by rule', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(50);
+    expect(tools).toHaveLength(51);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       'vm-delete',

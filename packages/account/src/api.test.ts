@@ -8,7 +8,7 @@ import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
-import { accountApi, accountTools } from './index.js';
+import { accountApi, accountTools, WAIT_KINDS } from './index.js';
 
 let connection: SandboxConnection;
 /** What the sandbox saw: one line per request. */
@@ -35,8 +35,31 @@ const OPERATIONS: Record<string, string> = {
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
+/** The operation each kind of `wait` polls. */
+const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
+  action: 'actions_get',
+  vm: 'droplets_get',
+  database: 'databases_get_cluster',
+  'load-balancer': 'loadBalancers_get',
+  certificate: 'certificates_get',
+};
+
 describe('requests on the wire', () => {
-  it.each(accountTools.map((tool) => [tool.name, tool as AnyTool] as const))(
+  const requestTools = (accountTools as readonly AnyTool[]).filter((tool) => tool.request);
+
+  it('maps every tool but wait to one request', () => {
+    expect(accountTools.filter((tool) => !(tool as AnyTool).request).map((tool) => tool.name)).toEqual([
+      'wait',
+    ]);
+  });
+
+  it.each(Object.entries(WAIT_KINDS))('wait for %s polls its get operation', (kind, { request }) => {
+    const expected = operation(WAIT_OPERATIONS[kind as keyof typeof WAIT_KINDS]);
+    expect(request.method).toBe(expected.method);
+    expect(template(request.path)).toBe(template(expected.path));
+  });
+
+  it.each(requestTools.map((tool) => [tool.name, tool] as const))(
     '%s calls its operation, with noResponseBody exactly where it answers without a body',
     (name, tool) => {
       const operationId = OPERATIONS[name] as string;

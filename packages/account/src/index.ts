@@ -1,6 +1,6 @@
 /**
  * @cloudcall/account: account information, balance, billing history, invoices, SSH keys and
- * actions, as tool definitions and as a typed API.
+ * actions, and `wait` for actions and resources to be ready, as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -10,7 +10,8 @@
  * ```
  */
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
-import { accountTools } from './tools.js';
+import { accountTools as requestTools } from './tools.js';
+import { waitTool } from './wait.js';
 
 export type {
   Account,
@@ -24,7 +25,18 @@ export type {
   SshKey,
   SshKeyList,
 } from './types.js';
-export { accountTools };
+export {
+  MAX_WAIT_SECONDS,
+  POLL,
+  WAIT_KINDS,
+  type WaitArgs,
+  type WaitKindName,
+  waitFor,
+  waitTool,
+} from './wait.js';
+
+/** Every account tool: one platform request each (tools.ts), and `wait`, which polls. */
+export const accountTools = [...requestTools, waitTool] as const;
 
 export const accountFamily: ToolFamily = {
   name: 'account',

@@ -4,7 +4,15 @@
  * what exists for a path that answered 404, and a few known refusals by status and message.
  * Both apps add the hint to the error report (`reportError`).
  */
-import { ApiError, CloudcallError, type ErrorReport, errorReport, InputError } from '@cloudcall/core';
+import {
+  ApiError,
+  CloudcallError,
+  type ErrorReport,
+  errorReport,
+  InputError,
+  WaitFailedError,
+  WaitTimeoutError,
+} from '@cloudcall/core';
 import { OPERATION_SCOPES } from './scopes.js';
 
 /** Path templates (most specific first) and what a 404 on them means. */
@@ -36,6 +44,15 @@ const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [
   ['/v2/byoip_prefixes/{}', 'No such BYOIP prefix: byoip-prefix-list shows them.'],
   ['/v2/customers/my/invoices/{}', 'No such invoice: invoice-list shows them.'],
 ];
+
+/** The tool that shows each kind of thing `wait` watches. */
+const GET_TOOL: Record<string, string> = {
+  action: 'action-get',
+  vm: 'vm-get',
+  database: 'db-cluster-get',
+  'load-balancer': 'load-balancer-get',
+  certificate: 'certificate-get',
+};
 
 /** Refusals recognised by status and the platform's message. */
 const KNOWN_REFUSALS: readonly { status: number; message: RegExp; hint: string }[] = [
@@ -106,6 +123,13 @@ export function hintFor(error: unknown): string | undefined {
       return 'The platform failed: retry in a few seconds; if it keeps failing, check the platform status page.';
     }
     return undefined;
+  }
+  if (error instanceof WaitTimeoutError) {
+    return `Not ready yet, nothing failed: call wait again with Kind ${error.target.kind} and ID ${error.target.id} to keep waiting.`;
+  }
+  if (error instanceof WaitFailedError) {
+    const get = GET_TOOL[error.target.kind];
+    return `It will not become ready${get ? `: ${get} shows its state` : ''}; fix the cause or start over.`;
   }
   if (error instanceof InputError) {
     return "Nothing was sent. Fix the arguments named; the tool's input schema lists each one.";

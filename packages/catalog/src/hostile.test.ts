@@ -237,6 +237,8 @@ const EXAMPLES: Record<string, Record<string, unknown>> = {
   'reserved-ip-get': { IP: '2001:db8::1' },
   'byoip-prefix-create': { Prefix: '203.0.113.0/24', Signature: 'sig', Region: 'nyc3' },
   'image-create': { Name: 'base', Url: 'https://example.com/a.img', Region: 'nyc3' },
+  // No VM 1 exists: the wait ends with a 404 at its first poll.
+  wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },
 };
 
 /** Generated arguments for a tool, with its example (when it has one) among them. */

@@ -275,6 +275,95 @@ describe('retries', () => {
   });
 });
 
+describe('429 rate limits', () => {
+  const tooMany = (retryAfter: string) =>
+    json(
+      429,
+      { id: 'too_many_requests', message: 'API Rate limit exceeded.', request_id: 'req-429' },
+      {
+        'retry-after': retryAfter,
+        'ratelimit-limit': '5000',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '1900000000',
+      },
+    );
+
+  it('never retries a POST on a 429, and says when to retry', async () => {
+    const api = await standIn(tooMany('1'), json(201, { ssh_key: { id: 1 } }));
+    const error = (await client(api.url)
+      .request({ method: 'POST', path: '/v2/account/keys', body: { name: 'a' } })
+      .catch((e: unknown) => e)) as ClientApiError;
+    expect(error).toBeInstanceOf(ClientApiError);
+    expect(error).toMatchObject({ status: 429, id: 'too_many_requests', retryAfterSeconds: 1, attempts: 1 });
+    expect(error.retryable).toBe(true);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('gives up at once when Retry-After would pass the call deadline, though it is within the longest wait', async () => {
+    const api = await standIn(tooMany('1'), json(200, { ok: true }));
+    const started = Date.now();
+    const error = (await client(api.url, { retry: { maxDelayMs: 5_000 } })
+      .request({ method: 'GET', path: '/v2/account', deadline: Date.now() + 500 })
+      .catch((e: unknown) => e)) as ClientApiError;
+    expect(error).toBeInstanceOf(ClientApiError);
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 1, attempts: 1 });
+    expect(error.retryable).toBe(true);
+    expect(api.seen).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it("gives up when Retry-After would pass the client's own deadline", async () => {
+    const api = await standIn(tooMany('1'), json(200, { ok: true }));
+    const error = (await client(api.url, { retry: { deadlineMs: 500 } })
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e)) as ClientApiError;
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 1 });
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it('waits for Retry-After when it fits a call deadline, then succeeds', async () => {
+    const api = await standIn(tooMany('1'), json(200, { ok: true }));
+    const started = Date.now();
+    const result = await client(api.url).request({
+      method: 'GET',
+      path: '/v2/account',
+      deadline: Date.now() + 5_000,
+    });
+    expect(result).toEqual({ ok: true });
+    expect(api.seen).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+});
+
+describe('rate-limit headers', () => {
+  const budget = (remaining: number) => ({
+    'ratelimit-limit': '5000',
+    'ratelimit-remaining': String(remaining),
+    'ratelimit-reset': '1900000000',
+  });
+
+  it('keeps the budget of the last answer that told one, errors included', async () => {
+    const api = await standIn(
+      json(200, { ok: 1 }, budget(4999)),
+      platformError(404, 'not_found', 'gone'),
+      json(429, { id: 'too_many_requests', message: 'x' }, budget(0)),
+      json(200, { ok: 1 }, { 'ratelimit-limit': 'lots', 'ratelimit-remaining': '1', 'ratelimit-reset': '2' }),
+    );
+    const c = client(api.url, { retry: { maxAttempts: 1 } });
+    expect(c.rateLimit).toBeUndefined();
+    await c.request({ method: 'GET', path: '/v2/account' });
+    expect(c.rateLimit).toEqual({ limit: 5000, remaining: 4999, reset: 1_900_000_000 });
+    // An answer without the headers leaves the last budget in place.
+    await c.request({ method: 'GET', path: '/v2/account' }).catch(() => undefined);
+    expect(c.rateLimit?.remaining).toBe(4999);
+    await c.request({ method: 'GET', path: '/v2/account' }).catch(() => undefined);
+    expect(c.rateLimit).toEqual({ limit: 5000, remaining: 0, reset: 1_900_000_000 });
+    // Headers that are not whole numbers are not a budget.
+    await c.request({ method: 'GET', path: '/v2/account' });
+    expect(c.rateLimit?.remaining).toBe(0);
+  });
+});
+
 describe('timeouts and cancellation', () => {
   it('raises a TimeoutError when no response arrives in time', async () => {
     const api = await standIn(() => {

@@ -13,6 +13,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from './errors.js';
+import { type RateLimit, rateLimitFromHeaders } from './rate-limit.js';
 import {
   backoffDelay,
   defaultRetryOptions,
@@ -64,6 +65,12 @@ export interface RequestOptions {
   body?: unknown;
   signal?: AbortSignal | undefined;
   /**
+   * When the call must be over, in milliseconds since the epoch: no retry waits past it (a
+   * `Retry-After` that does not fit ends the call with the 429). The client's own deadline
+   * (`retry.deadlineMs`) still applies when it is earlier.
+   */
+  deadline?: number | undefined;
+  /**
    * The operation answers a success with no body (the API description says so): an empty 2xx is
    * then "no content". Otherwise only a 204 may be empty, and anything but JSON is an error.
    */
@@ -75,7 +82,7 @@ export interface ApiResponse<T> {
   /** Parsed JSON body; undefined for an empty body (such as 204 No Content). */
   data: T;
   requestId: string | undefined;
-  rateLimit: { limit: number; remaining: number; reset: number } | undefined;
+  rateLimit: RateLimit | undefined;
 }
 
 export class ApiClient {
@@ -91,6 +98,7 @@ export class ApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly onEvent: ((event: ClientEvent) => void) | undefined;
+  private lastRateLimit: RateLimit | undefined;
 
   constructor(options: ClientOptions) {
     if (!options.token) throw new TypeError('An API token is required.');
@@ -117,6 +125,14 @@ export class ApiClient {
       });
   }
 
+  /**
+   * The request budget the platform told in its last answer that carried one (errors included),
+   * or undefined before any did. See `rateLimitNote` and `rateLimitSpacing`.
+   */
+  get rateLimit(): RateLimit | undefined {
+    return this.lastRateLimit;
+  }
+
   /** Sends a request and returns the parsed JSON body; throws the matching CloudcallError. */
   async request<T = unknown>(options: RequestOptions): Promise<T> {
     return (await this.send<T>(options)).data;
@@ -128,7 +144,8 @@ export class ApiClient {
     assertNormalPath(options.path);
     const path = this.prefix + options.path + queryString(options.query);
     const idempotent = IDEMPOTENT_METHODS.has(method);
-    const deadline = Date.now() + this.retry.deadlineMs;
+    const started = Date.now();
+    const deadline = Math.min(started + this.retry.deadlineMs, options.deadline ?? Number.POSITIVE_INFINITY);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.token}`,
@@ -144,7 +161,9 @@ export class ApiClient {
       if (remaining <= 0) {
         throw (
           lastFailure ??
-          new TimeoutError(`${method} ${options.path} gave up after ${this.retry.deadlineMs} ms`)
+          new TimeoutError(
+            `${method} ${options.path} gave up at its deadline, after ${Date.now() - started} ms`,
+          )
         );
       }
       // One timer bounds the whole attempt, headers and body: a body dripping a byte a second
@@ -194,12 +213,13 @@ export class ApiClient {
         attempt,
         ms: Date.now() - attemptStarted,
       });
+      this.lastRateLimit = rateLimitFromHeaders(response.headers) ?? this.lastRateLimit;
       const headerRequestId = header(response.headers, 'x-request-id');
       const requestId = headerRequestId === undefined ? undefined : this.redact(headerRequestId);
       const contentType = header(response.headers, 'content-type') ?? '';
       if (status < 300) {
         const data = this.successBody(status, contentType, text, options, requestId);
-        return { status, data: data as T, requestId, rateLimit: rateLimitOf(response.headers) };
+        return { status, data: data as T, requestId, rateLimit: rateLimitFromHeaders(response.headers) };
       }
       if (status < 400) {
         const location = header(response.headers, 'location');
@@ -387,16 +407,6 @@ function parseJson(text: string): unknown {
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function rateLimitOf(
-  headers: Record<string, string | string[] | undefined>,
-): ApiResponse<unknown>['rateLimit'] {
-  const limit = header(headers, 'ratelimit-limit');
-  const remaining = header(headers, 'ratelimit-remaining');
-  const reset = header(headers, 'ratelimit-reset');
-  if (limit === undefined || remaining === undefined || reset === undefined) return undefined;
-  return { limit: Number(limit), remaining: Number(remaining), reset: Number(reset) };
 }
 
 function errorCode(error: unknown): string | undefined {

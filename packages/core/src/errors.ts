@@ -3,7 +3,11 @@
  * `isError` tool results and the CLI into exit codes. No error ever carries a credential.
  */
 
-export type ErrorKind = 'api' | 'input' | 'network' | 'cancelled';
+/**
+ * `timeout` and `failed` are a wait's outcomes (WaitTimeoutError, WaitFailedError); a request
+ * that got no answer in time is a `network` TimeoutError.
+ */
+export type ErrorKind = 'api' | 'input' | 'network' | 'cancelled' | 'timeout' | 'failed';
 
 export abstract class CloudcallError extends Error {
   abstract readonly kind: ErrorKind;
@@ -155,6 +159,70 @@ export class CancelledError extends CloudcallError {
   constructor(message = 'The request was cancelled.') {
     super(message);
     this.name = 'CancelledError';
+  }
+}
+
+/** What a wait watches, named as the `wait` tool's arguments name it. */
+export interface WaitTarget {
+  /** `action`, `vm`, `database`, `load-balancer` or `certificate`. */
+  kind: string;
+  id: string;
+}
+
+export interface WaitErrorInit {
+  target: WaitTarget;
+  /** The last answer read (such as `{ droplet: {...} }`); undefined when none arrived. */
+  lastObserved: unknown;
+  /** The status (or state) in the last answer. */
+  lastStatus: string | undefined;
+  /** Seconds waited. */
+  waitedSeconds: number;
+  cause?: unknown;
+}
+
+/**
+ * A wait ran out of time before its target was ready. Nothing failed: waiting again (the message
+ * says how) picks up where this one stopped.
+ */
+export class WaitTimeoutError extends CloudcallError {
+  readonly kind = 'timeout' as const;
+  readonly target: WaitTarget;
+  readonly lastObserved: unknown;
+  readonly lastStatus: string | undefined;
+  readonly waitedSeconds: number;
+  /** Waiting again may succeed. */
+  readonly retryable = true;
+
+  constructor(message: string, init: WaitErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'WaitTimeoutError';
+    this.target = init.target;
+    this.lastObserved = init.lastObserved;
+    this.lastStatus = init.lastStatus;
+    this.waitedSeconds = init.waitedSeconds;
+  }
+}
+
+/**
+ * What a wait watched ended in an error state (an `errored` action or load balancer, a
+ * certificate in `error`): it will never be ready, so waiting again cannot help.
+ */
+export class WaitFailedError extends CloudcallError {
+  readonly kind = 'failed' as const;
+  readonly target: WaitTarget;
+  readonly lastObserved: unknown;
+  /** The error state, such as `errored`. */
+  readonly lastStatus: string;
+  readonly waitedSeconds: number;
+  readonly retryable = false;
+
+  constructor(message: string, init: WaitErrorInit & { lastStatus: string }) {
+    super(message);
+    this.name = 'WaitFailedError';
+    this.target = init.target;
+    this.lastObserved = init.lastObserved;
+    this.lastStatus = init.lastStatus;
+    this.waitedSeconds = init.waitedSeconds;
   }
 }
 

@@ -46,10 +46,22 @@ export {
   ServerApiError,
   TimeoutError,
   UnexpectedResponseError,
+  type WaitErrorInit,
+  WaitFailedError,
+  type WaitTarget,
+  WaitTimeoutError,
 } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
 export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
+export {
+  LOW_RATE_LIMIT_SHARE,
+  type RateLimit,
+  rateLimitFromHeaders,
+  rateLimitLow,
+  rateLimitNote,
+  rateLimitSpacing,
+} from './rate-limit.js';
 export { type ErrorReport, errorReport } from './report.js';
 export {
   backoffDelay,
@@ -58,6 +70,7 @@ export {
   parseRetryAfter,
   RETRYABLE_STATUSES,
   type RetryOptions,
+  sleep,
 } from './retry.js';
 export { HIDDEN, maskSecrets } from './secrets.js';
 export {
@@ -83,7 +96,9 @@ export {
   runTool,
   sendRequest,
   type ToolAnnotations,
+  type ToolClock,
   type ToolContext,
   type ToolDefinition,
   type ToolFamily,
+  type ToolProgress,
 } from './tool.js';

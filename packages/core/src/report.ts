@@ -4,7 +4,15 @@
  * `structuredContent`; the CLI prints its message. Hints are added by the app layer (the catalog),
  * which knows the tools a hint can name.
  */
-import { ApiError, CloudcallError, describeError, InputError, type InputIssue } from './errors.js';
+import {
+  ApiError,
+  CloudcallError,
+  describeError,
+  InputError,
+  type InputIssue,
+  WaitFailedError,
+  WaitTimeoutError,
+} from './errors.js';
 
 export interface ErrorReport {
   /** The one-line message both apps show. */
@@ -20,6 +28,11 @@ export interface ErrorReport {
   retry_after_seconds?: number;
   /** The arguments refused before any request was sent. */
   issues?: InputIssue[];
+  /** A wait that ended without its target ready: what it watched and the last state seen. */
+  target?: { kind: string; id: string };
+  last_status?: string;
+  last_observed?: unknown;
+  waited_seconds?: number;
   /** What to do about it. */
   hint?: string;
 }
@@ -45,20 +58,23 @@ export function errorReport(error: unknown): ErrorReport {
       issues: error.issues,
     };
   }
+  if (error instanceof WaitTimeoutError || error instanceof WaitFailedError) {
+    const report: ErrorReport = {
+      message: error.message,
+      error_id: error instanceof WaitTimeoutError ? 'wait_timeout' : 'wait_failed',
+      retryable: error.retryable,
+      target: error.target,
+      waited_seconds: error.waitedSeconds,
+    };
+    if (error.lastStatus !== undefined) report.last_status = error.lastStatus;
+    if (error.lastObserved !== undefined) report.last_observed = error.lastObserved;
+    return report;
+  }
   if (error instanceof CloudcallError) {
-    const reported = (error as { report?: () => Partial<ErrorReport> }).report?.() ?? {};
     if (error.kind === 'network') {
-      return {
-        message: `Network error: ${error.message}`,
-        error_id: 'network_error',
-        retryable: true,
-        ...reported,
-      };
+      return { message: `Network error: ${error.message}`, error_id: 'network_error', retryable: true };
     }
-    if (error.kind === 'cancelled') {
-      return { message: error.message, error_id: 'cancelled', retryable: false, ...reported };
-    }
-    return { message: error.message, error_id: error.kind, retryable: false, ...reported };
+    return { message: error.message, error_id: error.kind, retryable: false };
   }
   return { message: `Internal error: ${describeError(error)}`, error_id: 'internal_error', retryable: false };
 }

@@ -33,9 +33,31 @@ export const annotations = {
   destroy: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 } as const satisfies Record<string, ToolAnnotations>;
 
+/** A progress report of a long call, such as a wait's poll. */
+export interface ToolProgress {
+  /** Grows with every report of a call (MCP requires it to increase). */
+  progress: number;
+  /** The value `progress` reaches at the end, when known. */
+  total?: number;
+  /** What is happening, in a line a person reads. */
+  message: string;
+}
+
+/** The time a tool waits by. Tests pass one that moves a sandbox clock instead of sleeping. */
+export interface ToolClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
 export interface ToolContext {
   client: ApiClient;
   signal?: AbortSignal | undefined;
+  /** Receives progress reports of tools that take a while (`wait`); apps pass them on. */
+  progress?: ((update: ToolProgress) => void) | undefined;
+  /** Real time when absent. */
+  clock?: ToolClock | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool's own input schema fixes its argument types.
@@ -281,8 +303,13 @@ export async function sendRequest<R, A extends Record<string, unknown> = Record<
   mapping: RequestMapping<A>,
   args: A,
   context: ToolContext,
+  options: Pick<RequestOptions, 'deadline'> = {},
 ): Promise<R> {
-  const data = await context.client.request<R>({ ...buildRequest(mapping, args), signal: context.signal });
+  const data = await context.client.request<R>({
+    ...buildRequest(mapping, args),
+    signal: context.signal,
+    ...options,
+  });
   return (data === undefined ? NO_CONTENT : data) as R;
 }
 

@@ -4,6 +4,12 @@
  */
 
 export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
+export {
+  FAULT_HEADER,
+  type RateLimitSetting,
+  type RequestMatch,
+  type SandboxFault,
+} from './faults.js';
 export { sshPublicKey } from './fixtures.js';
 export { type Sandbox, type SandboxOptions, type SandboxRequestInfo, startSandbox } from './server.js';
 export { type LockOptions, StateFileError, Store, type StoreOptions } from './store.js';

@@ -12,6 +12,20 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import {
+  addRule,
+  FAULT_HEADER,
+  FaultHeaderError,
+  type FaultRule,
+  faultAnswer,
+  headerFault,
+  RATE_LIMIT,
+  type RateLimitSetting,
+  type RequestMatch,
+  type SandboxFault,
+  setRateLimit,
+  takeFault,
+} from './faults.js';
 import { badRequest, HttpError, type Route, type SandboxRequest } from './http.js';
 import { BODY_LIMIT, checkFieldLimits } from './limits.js';
 import { routes as allRoutes } from './routes/index.js';
@@ -55,10 +69,28 @@ export interface Sandbox {
   store: Store<World>;
   /** Moves the sandbox clock forward (persisted: other processes see it too). */
   advanceClock(ms: number): Promise<void>;
+  /**
+   * Answers the next `times` (default 1) matching requests with a fault instead of serving them:
+   * a 429 by default, with the platform's error body, `Retry-After` when given and an empty
+   * request budget. Persisted like the clock, so whichever process on the same state file
+   * answers the request meets the fault, once. Resolves to the rule's id (see `matchedRequests`).
+   * A single request can also ask for a fault itself with the `x-sandbox-fault` header
+   * (`429` or `503; retry-after=2`).
+   */
+  injectFault(fault: SandboxFault): Promise<number>;
+  /** Counts matching requests without answering any fault; resolves to the rule's id. */
+  watchRequests(match: RequestMatch): Promise<number>;
+  /** Requests that matched a rule (of injectFault or watchRequests) since it was set, in any process. */
+  matchedRequests(id: number): Promise<number>;
+  /** Removes every rule. */
+  clearFaults(): Promise<void>;
+  /**
+   * Reports this request budget (`ratelimit-*` headers) on every answer instead of the counted
+   * one, in every process on the state file, until called with undefined.
+   */
+  setRateLimit(setting: RateLimitSetting | undefined): Promise<void>;
   close(): Promise<void>;
 }
-
-const RATE_LIMIT = 5000;
 
 /**
  * How long the rest of a refused (413) body may keep coming. The 413 waits for the body to end:
@@ -201,6 +233,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
 
+    let fault: FaultRule | undefined;
+    try {
+      fault = headerFault(req.headers[FAULT_HEADER]);
+    } catch (error) {
+      if (!(error instanceof FaultHeaderError)) throw error;
+      refuse(badRequest(error.message), path);
+      return;
+    }
+    fault ??= await takeFault(store, method, path);
+    const budget = await store.read((world) => world.faults.rateLimit);
+    if (budget) {
+      headers['ratelimit-limit'] = String(budget.limit);
+      headers['ratelimit-remaining'] = String(budget.remaining);
+      headers['ratelimit-reset'] = String(budget.reset);
+    }
+    if (fault) {
+      const faulted = faultAnswer(fault, requestId, clock(), headers);
+      Object.assign(headers, faulted.headers);
+      answer(faulted.status, faulted.body, raw);
+      return;
+    }
+
     let status = 404;
     let replyBody: unknown = errorBody(
       requestId,
@@ -267,6 +321,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       store.write((world) => {
         world.clockOffsetMs += ms;
       }),
+    injectFault: (fault) => store.write((world) => addRule(world.faults, fault)),
+    watchRequests: (match) => store.write((world) => addRule(world.faults, { ...match, times: 0 })),
+    matchedRequests: (id) =>
+      store.read((world) => world.faults.rules.find((rule) => rule.id === id)?.matched ?? 0),
+    clearFaults: () =>
+      store.write((world) => {
+        world.faults.rules = [];
+      }),
+    setRateLimit: (setting) => store.write((world) => setRateLimit(world.faults, setting, clock())),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

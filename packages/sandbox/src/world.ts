@@ -6,6 +6,7 @@
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type NetworkingState, seedNetworkingState } from './families/networking.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
+import { type FaultState, seedFaults } from './faults.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
 import { iso } from './time.js';
@@ -57,6 +58,8 @@ export interface World extends VmsState, NetworkingState, DatabasesState {
   images: Image[];
   sshKeys: SshKey[];
   actions: StoredAction[];
+  /** Faults and a request budget that tests asked for (faults.ts). */
+  faults: FaultState;
 }
 
 /** Numeric ids start where the platform's do, so they look real. */
@@ -80,6 +83,7 @@ export function seedWorld(now: number = Date.now()): World {
     images: structuredClone(images),
     sshKeys: [],
     actions: [],
+    faults: seedFaults(),
     ...seedVmsState(),
     ...seedNetworkingState(),
     ...seedDatabasesState(),

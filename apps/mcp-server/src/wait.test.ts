@@ -1,0 +1,200 @@
+/**
+ * Waiting and rate limits through a real MCP client over stdio, against the built-in sandbox on a
+ * state file. A second sandbox on the same file, in this process, moves the shared clock forward,
+ * injects 429s and counts the requests the server's own sandbox answers.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, stdioClient } from './testing/client.js';
+import { waitForOutput } from './testing/process.js';
+
+const UBUNTU = 161928327;
+
+const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
+let client: Client;
+let close: () => Promise<void>;
+let stderr: () => string;
+let helper: Sandbox;
+
+beforeAll(async () => {
+  helper = await startSandbox({ statePath });
+  ({ client, close, stderr } = await stdioClient([
+    '--sandbox',
+    '--sandbox-state',
+    statePath,
+    '--families',
+    'account,vms',
+  ]));
+});
+afterAll(async () => {
+  await close();
+  await helper.close();
+});
+
+async function createVm(name: string): Promise<number> {
+  const result = await call(client, 'vm-create', {
+    Name: name,
+    Size: 's-1vcpu-1gb',
+    ImageID: UBUNTU,
+    Region: 'nyc3',
+  });
+  expect(result.isError, result.text).toBe(false);
+  return (result.json as { droplet: { id: number } }).droplet.id;
+}
+
+const textOf = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
+
+describe('wait over MCP', () => {
+  it('is listed as read-only', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'wait')?.annotations).toEqual({ readOnlyHint: true });
+  });
+
+  it('sends progress while a VM boots, and answers the active VM', async () => {
+    const id = await createVm('mcp-wait');
+    const updates: Progress[] = [];
+    let advanced: Promise<void> | undefined;
+    const result = (await client.callTool({ name: 'wait', arguments: { Kind: 'vm', ID: id } }, undefined, {
+      onprogress: (update) => {
+        updates.push(update);
+        // The VM boots in 3 s of sandbox time: let it, as soon as the wait has seen it booting.
+        advanced ??= helper.advanceClock(5_000);
+      },
+    })) as CallToolResult;
+    await advanced;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(JSON.parse(textOf(result)).droplet).toMatchObject({ id, status: 'active' });
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates[0]).toMatchObject({
+      total: 300,
+      message: `vm ${id}: status new, waiting for active (0 s of 300 s)`,
+    });
+    expect(updates.every((u, i) => i === 0 || u.progress > (updates[i - 1] as Progress).progress)).toBe(true);
+  });
+
+  it('times out with isError, the last state and how to resume', async () => {
+    const id = await createVm('mcp-wait-timeout');
+    const result = await call(client, 'wait', { Kind: 'vm', ID: id, TimeoutSeconds: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.text.split('\n')[0]).toMatch(
+      new RegExp(
+        `^Timed out after 1 s waiting for vm ${id} to be active; its status was new\\. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting\\.$`,
+      ),
+    );
+    expect(result.structured).toMatchObject({
+      error_id: 'wait_timeout',
+      retryable: true,
+      target: { kind: 'vm', id: String(id) },
+      last_status: 'new',
+      last_observed: { droplet: { id, status: 'new' } },
+      hint: `Not ready yet, nothing failed: call wait again with Kind vm and ID ${id} to keep waiting.`,
+    });
+  });
+
+  it('stops polling when the call is cancelled', async () => {
+    const id = await createVm('mcp-wait-cancel');
+    const polls = await helper.watchRequests({ method: 'GET', path: `/v2/droplets/${id}` });
+    const controller = new AbortController();
+    const outcome = await client
+      .callTool({ name: 'wait', arguments: { Kind: 'vm', ID: id } }, undefined, {
+        signal: controller.signal,
+        onprogress: () => controller.abort(),
+      })
+      .catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(Error);
+    const cancelledAt = Date.now();
+    // The tool call ends at once, well before its next poll would have been due.
+    await waitForOutput(stderr, /tool wait: .*cancelled/, 800);
+    expect(await helper.matchedRequests(polls)).toBe(1);
+    // Uncancelled, the wait would poll again 1 s and 2.5 s after its first poll.
+    await new Promise((resolve) => setTimeout(resolve, 2_600 - (Date.now() - cancelledAt)));
+    expect(await helper.matchedRequests(polls)).toBe(1);
+    // The server is still there, and the VM is still booting: nothing finished the wait.
+    const vm = await call(client, 'vm-get', { ID: id });
+    expect(vm.isError).toBe(false);
+  });
+});
+
+describe('429s over MCP', () => {
+  it('waits for Retry-After and retries a GET', async () => {
+    const id = await createVm('mcp-429');
+    const rule = await helper.injectFault({
+      retryAfterSeconds: 1,
+      method: 'GET',
+      path: `/v2/droplets/${id}`,
+    });
+    const result = await call(client, 'vm-get', { ID: id });
+    expect(result.isError, result.text).toBe(false);
+    expect((result.json as { droplet: { id: number } }).droplet.id).toBe(id);
+    expect(await helper.matchedRequests(rule)).toBe(2);
+  });
+
+  it('never retries a POST, and says to retry after the time the API gave', async () => {
+    const rule = await helper.injectFault({ retryAfterSeconds: 1, method: 'POST', path: '/v2/account/keys' });
+    const result = await call(client, 'key-create', {
+      Name: 'mcp-429',
+      PublicKey: sshPublicKey('mcp@test'),
+    });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/429/);
+    expect(result.text).toMatch(/Retry-After said 1 s/);
+    expect(result.structured).toMatchObject({
+      status: 429,
+      error_id: 'too_many_requests',
+      retryable: true,
+      retry_after_seconds: 1,
+      hint: expect.stringMatching(/^Rate limited: wait 1 s/),
+    });
+    expect(await helper.matchedRequests(rule)).toBe(1);
+  });
+
+  it('notes a rate limit running low on results, and only then', async () => {
+    const plain = (await client.callTool({ name: 'key-list', arguments: {} })) as CallToolResult;
+    expect(plain.content).toHaveLength(1);
+    await helper.setRateLimit({ remaining: 120, limit: 5000, resetInSeconds: 600 });
+    try {
+      const low = (await client.callTool({ name: 'key-list', arguments: {} })) as CallToolResult;
+      expect(low.isError).toBeFalsy();
+      expect(low.content).toHaveLength(2);
+      expect(low.content[1]).toMatchObject({
+        type: 'text',
+        text: expect.stringMatching(
+          /^Note: API rate limit low: 1\d\d of 5000 requests left until \d\d:\d\d:\d\dZ/,
+        ),
+      });
+      // The data is untouched: the first block and structuredContent are the result alone.
+      expect(JSON.parse(textOf(low))).toEqual(low.structuredContent);
+    } finally {
+      await helper.setRateLimit(undefined);
+    }
+  });
+});
+
+describe('error hints over MCP', () => {
+  it('names the token scope a 403 needs, from the API description', async () => {
+    const id = await createVm('mcp-403');
+    const rule = await helper.injectFault({
+      status: 403,
+      method: 'DELETE',
+      path: `/v2/droplets/${id}`,
+      message: 'You are not authorized to perform this operation',
+    });
+    const result = await call(client, 'vm-delete', { ID: id });
+    expect(result.isError).toBe(true);
+    expect(result.structured).toMatchObject({
+      status: 403,
+      retryable: false,
+      request_id: expect.any(String),
+      hint: expect.stringContaining('scope droplet:delete'),
+    });
+    expect(result.text).toMatch(/\nHint: This call needs a token with the scope droplet:delete/);
+    expect(await helper.matchedRequests(rule)).toBe(1);
+    // Nothing was deleted.
+    expect((await call(client, 'vm-get', { ID: id })).isError).toBe(false);
+  });
+});

@@ -1,0 +1,362 @@
+/**
+ * `wait` as a library against the sandbox, on a virtual clock: each pause of the wait moves the
+ * sandbox clock forward by as much, so a five-minute wait runs in milliseconds and no test
+ * depends on how fast the machine is. Error states the sandbox never produces (an errored load
+ * balancer, a certificate in error) come from a stand-in API on loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  ApiClient,
+  CancelledError,
+  InputError,
+  runTool,
+  type ToolClock,
+  type ToolContext,
+  type ToolProgress,
+  WaitFailedError,
+  WaitTimeoutError,
+} from '@cloudcall/core';
+import { connectSandbox, type Sandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { PATH_HOSTILE } from '@cloudcall/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WAIT_SECONDS, waitTool } from './index.js';
+
+const UBUNTU = 161928327;
+
+let connection: SandboxConnection;
+let sandbox: Sandbox;
+/** Requests the sandbox answered, as `METHOD target status`. */
+let seen: string[] = [];
+
+beforeAll(async () => {
+  connection = await connectSandbox({
+    onRequest: ({ method, target, status }) => seen.push(`${method} ${target} ${status}`),
+  });
+  sandbox = connection.sandbox;
+});
+afterEach(async () => {
+  await sandbox.clearFaults();
+  await sandbox.setRateLimit(undefined);
+});
+afterAll(async () => {
+  await connection.close();
+});
+
+/** A clock whose sleeps return at once, moving itself and the sandbox clock forward instead. */
+function virtualClock(): ToolClock & { pauses: number[] } {
+  let now = Date.now();
+  const pauses: number[] = [];
+  return {
+    pauses,
+    now: () => now,
+    sleep: async (ms, signal) => {
+      if (signal?.aborted) throw signal.reason;
+      pauses.push(ms);
+      now += ms;
+      await sandbox.advanceClock(ms);
+    },
+  };
+}
+
+function context(extra: Partial<ToolContext> = {}) {
+  const clock = virtualClock();
+  const progress: ToolProgress[] = [];
+  const ctx: ToolContext = {
+    client: connection.client,
+    clock,
+    progress: (update) => progress.push(update),
+    ...extra,
+  };
+  return { ctx, clock, progress };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field.
+type Json = any;
+
+async function post(path: string, body: unknown): Promise<Json> {
+  return connection.client.request({ method: 'POST', path, body });
+}
+
+async function createVm(name: string): Promise<{ id: number; actionId: number }> {
+  const answer = await post('/v2/droplets', { name, region: 'nyc3', size: 's-1vcpu-1gb', image: UBUNTU });
+  return { id: answer.droplet.id, actionId: answer.links.actions[0].id };
+}
+
+const wait = (args: Record<string, unknown>, ctx: ToolContext): Promise<Json> => runTool(waitTool, args, ctx);
+
+describe('wait completes', () => {
+  it('waits for a new VM to be active, reporting each poll', async () => {
+    const { id } = await createVm('wait-vm');
+    const { ctx, clock, progress } = context();
+    const answer = await wait({ Kind: 'vm', ID: id }, ctx);
+    expect(answer.droplet).toMatchObject({ id, status: 'active' });
+    // The sandbox boots a VM in 3 s: polls at 0, 1, 2.5 and 4.75 s.
+    expect(clock.pauses).toEqual([1_000, 1_500, 2_250]);
+    expect(progress.map((p) => p.message)).toEqual([
+      `vm ${id}: status new, waiting for active (0 s of 300 s)`,
+      `vm ${id}: status new, waiting for active (1 s of 300 s)`,
+      `vm ${id}: status new, waiting for active (3 s of 300 s)`,
+    ]);
+    expect(progress.every((p) => p.total === 300)).toBe(true);
+    const values = progress.map((p) => p.progress);
+    expect(values.every((value, i) => i === 0 || value > (values[i - 1] as number))).toBe(true);
+  });
+
+  it('waits for the action of a VM create to complete, the ID given as text', async () => {
+    const { actionId } = await createVm('wait-action');
+    const { ctx } = context();
+    const answer = await wait({ Kind: 'action', ID: String(actionId) }, ctx);
+    expect(answer.action).toMatchObject({ id: actionId, status: 'completed' });
+  });
+
+  it('waits for a database cluster to be online', async () => {
+    const { database } = await post('/v2/databases', {
+      name: 'wait-db',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    expect(database.status).toBe('creating');
+    const { ctx } = context();
+    expect((await wait({ Kind: 'database', ID: database.id }, ctx)).database.status).toBe('online');
+  });
+
+  it('waits for a load balancer to be active and a certificate to be verified', async () => {
+    const { load_balancer } = await post('/v2/load_balancers', {
+      name: 'wait-lb',
+      region: 'nyc3',
+      forwarding_rules: [
+        { entry_protocol: 'http', entry_port: 80, target_protocol: 'http', target_port: 80 },
+      ],
+    });
+    expect(load_balancer.status).toBe('new');
+    expect(
+      (await wait({ Kind: 'load-balancer', ID: load_balancer.id }, context().ctx)).load_balancer.status,
+    ).toBe('active');
+    await post('/v2/domains', { name: 'wait.example.com' });
+    const { certificate } = await post('/v2/certificates', {
+      name: 'wait-cert',
+      type: 'lets_encrypt',
+      dns_names: ['www.wait.example.com'],
+    });
+    expect(certificate.state).toBe('pending');
+    expect((await wait({ Kind: 'certificate', ID: certificate.id }, context().ctx)).certificate.state).toBe(
+      'verified',
+    );
+  });
+
+  it('answers at once, with no progress, when the target is ready already', async () => {
+    const { id } = await createVm('wait-ready');
+    await sandbox.advanceClock(5_000);
+    const { ctx, clock, progress } = context();
+    expect((await wait({ Kind: 'vm', ID: id }, ctx)).droplet.status).toBe('active');
+    expect(clock.pauses).toEqual([]);
+    expect(progress).toEqual([]);
+  });
+});
+
+describe('wait ends early', () => {
+  it('times out with the last state and how to resume; the last poll is at the deadline', async () => {
+    const { id } = await createVm('wait-timeout');
+    const { ctx, clock } = context();
+    const error = (await wait({ Kind: 'vm', ID: id, TimeoutSeconds: 2 }, ctx).catch(
+      (e: unknown) => e,
+    )) as WaitTimeoutError;
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect(error.kind).toBe('timeout');
+    expect(error.retryable).toBe(true);
+    expect(error.target).toEqual({ kind: 'vm', id: String(id) });
+    expect(error.lastStatus).toBe('new');
+    expect((error.lastObserved as Json).droplet).toMatchObject({ id, status: 'new' });
+    expect(error.waitedSeconds).toBe(2);
+    expect(error.message).toBe(
+      `Timed out after 2 s waiting for vm ${id} to be active; its status was new. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting.`,
+    );
+    expect(clock.pauses).toEqual([1_000, 1_000]);
+    // Resuming as the message says completes the wait.
+    expect((await wait({ Kind: 'vm', ID: id }, context().ctx)).droplet.status).toBe('active');
+  });
+
+  it('stops at once when cancelled, sending nothing more', async () => {
+    const { id } = await createVm('wait-cancel');
+    const controller = new AbortController();
+    const { ctx } = context({ signal: controller.signal });
+    ctx.progress = () => controller.abort();
+    seen = [];
+    const error = await wait({ Kind: 'vm', ID: id }, ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(seen).toEqual([`GET /v2/droplets/${id} 200`]);
+  });
+
+  it('stops when cancelled during a pause of the real clock', async () => {
+    const { id } = await createVm('wait-cancel-real');
+    const controller = new AbortController();
+    const started = Date.now();
+    const error = await wait(
+      { Kind: 'vm', ID: id },
+      {
+        client: connection.client,
+        signal: controller.signal,
+        progress: () => setTimeout(() => controller.abort(), 50),
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('ends with a WaitFailedError when the action errored', async () => {
+    const id = 2_149_999_001;
+    await sandbox.store.write((world) => {
+      world.actions.push({
+        id,
+        type: 'snapshot',
+        resource_id: 480_000_001,
+        resource_type: 'droplet',
+        region_slug: 'nyc3',
+        started_ms: Date.now() + world.clockOffsetMs,
+        duration_ms: 2_000,
+        errored: true,
+      });
+    });
+    const { ctx, progress } = context();
+    const error = (await wait({ Kind: 'action', ID: id }, ctx).catch((e: unknown) => e)) as WaitFailedError;
+    expect(error).toBeInstanceOf(WaitFailedError);
+    expect(error.kind).toBe('failed');
+    expect(error.retryable).toBe(false);
+    expect(error.lastStatus).toBe('errored');
+    expect((error.lastObserved as Json).action).toMatchObject({ id, status: 'errored' });
+    expect(error.message).toMatch(
+      /^action 2149999001 is errored, an error state: it will never be completed/,
+    );
+    expect(progress[0]?.message).toMatch(/status in-progress, waiting for completed/);
+  });
+
+  it('passes on a platform error such as a 404', async () => {
+    const error = await wait({ Kind: 'vm', ID: 999 }, context().ctx).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 404, id: 'not_found' });
+  });
+});
+
+describe('wait and the rate limit', () => {
+  it('stretches its pauses so a low budget lasts until the reset', async () => {
+    const { id } = await createVm('wait-budget');
+    // 10 requests left for 100 s: one every 10 s.
+    await sandbox.setRateLimit({ remaining: 10, resetInSeconds: 100 });
+    const { ctx, clock } = context();
+    expect((await wait({ Kind: 'vm', ID: id }, ctx)).droplet.status).toBe('active');
+    expect(clock.pauses).toHaveLength(1);
+    expect(clock.pauses[0]).toBeGreaterThan(9_000);
+    expect(clock.pauses[0]).toBeLessThanOrEqual(10_100);
+  });
+
+  it("waits out a 429 longer than the client's own wait, then goes on", async () => {
+    const { id } = await createVm('wait-429');
+    const rule = await sandbox.injectFault({
+      retryAfterSeconds: 30,
+      method: 'GET',
+      path: `/v2/droplets/${id}`,
+    });
+    const { ctx, clock } = context();
+    expect((await wait({ Kind: 'vm', ID: id }, ctx)).droplet.status).toBe('active');
+    expect(clock.pauses).toEqual([30_000]);
+    expect(await sandbox.matchedRequests(rule)).toBe(2);
+  });
+
+  it('times out when a 429 asks for longer than the wait has left', async () => {
+    const { id } = await createVm('wait-429-timeout');
+    await sandbox.injectFault({ retryAfterSeconds: 30, method: 'GET', path: `/v2/droplets/${id}` });
+    const error = (await wait({ Kind: 'vm', ID: id, TimeoutSeconds: 10 }, context().ctx).catch(
+      (e: unknown) => e,
+    )) as WaitTimeoutError;
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect(error.lastObserved).toBeUndefined();
+    expect(error.message).toMatch(
+      /^Gave up after 0 s of 10 s waiting for vm \d+ to be active: the API asked for a longer pause than the wait had left \(API error 429 .*Retry-After said 30 s\)\); no status was read yet\. Nothing failed: call wait again/,
+    );
+  });
+});
+
+describe('wait arguments', () => {
+  it('checks the ID for its Kind and the timeout bounds, naming the argument, sending nothing', async () => {
+    seen = [];
+    const refused = async (args: Record<string, unknown>) => {
+      const error = await wait(args, context().ctx).catch((e: unknown) => e);
+      expect(error, JSON.stringify(args)).toBeInstanceOf(InputError);
+      return error as InputError;
+    };
+    const uuid = '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30';
+    expect((await refused({ Kind: 'vm', ID: uuid })).message).toBe(
+      `argument ID: for Kind vm, expected the numeric id of the vm (from vm-list); got "${uuid}"`,
+    );
+    expect((await refused({ Kind: 'database', ID: 42 })).message).toMatch(
+      /^argument ID: for Kind database, expected the UUID of the database, .* \(from db-cluster-list\); got 42$/,
+    );
+    expect((await refused({ Kind: 'action', ID: 0 })).argument).toBe('ID');
+    expect((await refused({ Kind: 'server', ID: 1 })).argument).toBe('Kind');
+    expect((await refused({ Kind: 'vm', ID: 1, TimeoutSeconds: 0 })).argument).toBe('TimeoutSeconds');
+    expect((await refused({ Kind: 'vm', ID: 1, TimeoutSeconds: MAX_WAIT_SECONDS + 1 })).argument).toBe(
+      'TimeoutSeconds',
+    );
+    for (const kind of ['action', 'vm', 'database', 'load-balancer', 'certificate']) {
+      for (const value of PATH_HOSTILE) {
+        const error = await refused({ Kind: kind, ID: value });
+        expect(error.argument, `${kind} ${JSON.stringify(value)}`).toBe('ID');
+      }
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it('is read-only, with terse descriptions and the longer notes in details', () => {
+    expect(waitTool.annotations.readOnlyHint).toBe(true);
+    expect(Buffer.byteLength(waitTool.description)).toBeLessThanOrEqual(80);
+    for (const [name, schema] of Object.entries(waitTool.input.shape)) {
+      expect(Buffer.byteLength(schema.description ?? ''), name).toBeLessThanOrEqual(25);
+    }
+    expect(waitTool.details).toMatch(/database online/);
+  });
+});
+
+describe('error states the sandbox never produces', () => {
+  let server: Server;
+  let client: ApiClient;
+  const LB = 'e5c2a1f0-1111-4222-8333-944445555666';
+  const CERT = 'f6d3b2a1-1111-4222-8333-944445555666';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          req.url?.startsWith('/v2/load_balancers/')
+            ? { load_balancer: { id: LB, status: 'errored' } }
+            : { certificate: { id: CERT, state: 'error' } },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    client = new ApiClient({
+      token: 't',
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    server.close();
+  });
+
+  it('ends the wait for an errored load balancer and a certificate in error', async () => {
+    for (const [kind, id, status] of [
+      ['load-balancer', LB, 'errored'],
+      ['certificate', CERT, 'error'],
+    ] as const) {
+      const error = (await wait({ Kind: kind, ID: id }, { client }).catch(
+        (e: unknown) => e,
+      )) as WaitFailedError;
+      expect(error, kind).toBeInstanceOf(WaitFailedError);
+      expect(error.lastStatus).toBe(status);
+      expect(error.target).toEqual({ kind, id });
+    }
+  });
+});

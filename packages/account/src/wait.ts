@@ -1,0 +1,255 @@
+/**
+ * `wait`: polls an action until it completes, or a VM, database cluster, load balancer or
+ * certificate until it is ready, so an agent makes one call instead of a dozen reads. It lives in
+ * the account family because the family owns actions; the other kinds are read with their own
+ * GET, mapped here like any tool's request.
+ */
+import {
+  ApiError,
+  annotations,
+  CancelledError,
+  defineTool,
+  type RequestMapping,
+  rateLimitSpacing,
+  sendRequest,
+  sleep,
+  TimeoutError,
+  type ToolClock,
+  type ToolContext,
+  type ToolProgress,
+  UUID_PATTERN,
+  WaitFailedError,
+  type WaitTarget,
+  WaitTimeoutError,
+} from '@cloudcall/core';
+import { z } from 'zod';
+
+interface WaitKind {
+  /** The GET that reads it. */
+  request: RequestMapping<{ ID: string }>;
+  /** The member of the answer that holds it, such as `droplet`. */
+  key: string;
+  /** The field that holds its status. */
+  field: 'status' | 'state';
+  /** The status that ends the wait. */
+  ready: string;
+  /** Statuses it never leaves for `ready`: they end the wait with a WaitFailedError. */
+  failed: readonly string[];
+  /** Numeric ids or UUIDs, and the tool that lists them. */
+  id: 'numeric' | 'uuid';
+  from: string;
+}
+
+/** What `wait` waits for, as the platform's API description gives the statuses. */
+export const WAIT_KINDS = {
+  action: {
+    request: { method: 'GET', path: '/v2/actions/{ID}' },
+    key: 'action',
+    field: 'status',
+    ready: 'completed',
+    failed: ['errored'],
+    id: 'numeric',
+    from: 'action-list or the tool that started it',
+  },
+  vm: {
+    request: { method: 'GET', path: '/v2/droplets/{ID}' },
+    key: 'droplet',
+    field: 'status',
+    ready: 'active',
+    failed: [],
+    id: 'numeric',
+    from: 'vm-list',
+  },
+  database: {
+    request: { method: 'GET', path: '/v2/databases/{ID}' },
+    key: 'database',
+    field: 'status',
+    ready: 'online',
+    failed: [],
+    id: 'uuid',
+    from: 'db-cluster-list',
+  },
+  'load-balancer': {
+    request: { method: 'GET', path: '/v2/load_balancers/{ID}' },
+    key: 'load_balancer',
+    field: 'status',
+    ready: 'active',
+    failed: ['errored'],
+    id: 'uuid',
+    from: 'load-balancer-list',
+  },
+  certificate: {
+    request: { method: 'GET', path: '/v2/certificates/{ID}' },
+    key: 'certificate',
+    field: 'state',
+    ready: 'verified',
+    failed: ['error'],
+    id: 'uuid',
+    from: 'certificate-list',
+  },
+} as const satisfies Record<string, WaitKind>;
+
+export type WaitKindName = keyof typeof WAIT_KINDS;
+
+/**
+ * The longest wait one call may ask for, in seconds. A database cluster takes several minutes to
+ * come online, so 30 minutes covers every kind with room to spare, while no single call holds a
+ * host's session (and its tool-call slot) for hours; a longer wait is another call, which picks up
+ * where the last one stopped.
+ */
+export const MAX_WAIT_SECONDS = 1800;
+
+/** The polling schedule: the first pause, how much each pause grows, and the longest pause. */
+export const POLL = { firstMs: 1_000, growth: 1.5, maxMs: 15_000 } as const;
+
+const realClock: ToolClock = { now: Date.now, sleep };
+
+const kinds = Object.keys(WAIT_KINDS) as [WaitKindName, ...WaitKindName[]];
+
+const input = z
+  .strictObject({
+    Kind: z.enum(kinds).describe('What to wait for.'),
+    // A numeric id sent as a JSON number is taken as its text: one argument holds both id forms.
+    ID: z
+      .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
+      .describe('Action/VM id, else UUID.'),
+    TimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_WAIT_SECONDS)
+      .default(300)
+      .describe('Give up after, seconds.'),
+  })
+  .superRefine((args, context) => {
+    const kind: WaitKind = WAIT_KINDS[args.Kind];
+    const ok = kind.id === 'numeric' ? /^[1-9]\d{0,15}$/.test(args.ID) : UUID_PATTERN.test(args.ID);
+    if (!ok) {
+      const expected =
+        kind.id === 'numeric'
+          ? `the numeric id of the ${args.Kind}`
+          : `the UUID of the ${args.Kind}, such as "9cc10173-e9ea-4176-9dbc-a4cee4c4ff30"`;
+      context.addIssue({
+        code: 'custom',
+        path: ['ID'],
+        // parseArgs adds the value given.
+        message: `for Kind ${args.Kind}, expected ${expected} (from ${kind.from})`,
+      });
+    }
+  });
+
+export type WaitArgs = z.output<typeof input>;
+
+export const waitTool = defineTool({
+  name: 'wait',
+  family: 'account',
+  title: 'Wait for an action or resource',
+  description: 'Waits until an action completes or a VM, database, LB or certificate is ready.',
+  details: [
+    'Ready means: action completed, vm active, database online, load-balancer active, certificate verified.',
+    'An errored action, an errored load balancer or a certificate in error ends the wait with that error.',
+    `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress (status, elapsed time) when the caller asks for it. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
+  ].join(' '),
+  input,
+  annotations: annotations.read,
+  handler: (args, context) => waitFor(args, context),
+});
+
+/** Polls until the target is ready; throws WaitTimeoutError, WaitFailedError or CancelledError. */
+export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Record<string, unknown>> {
+  const kind: WaitKind = WAIT_KINDS[args.Kind];
+  const clock = context.clock ?? realClock;
+  const target: WaitTarget = { kind: args.Kind, id: args.ID };
+  const label = `${args.Kind} ${args.ID}`;
+  const started = clock.now();
+  const deadline = started + args.TimeoutSeconds * 1000;
+  const elapsedSeconds = () => Math.max(0, clock.now() - started) / 1000;
+  let pause: number = POLL.firstMs;
+  let lastObserved: Record<string, unknown> | undefined;
+  let lastStatus: string | undefined;
+  let lastProgress = 0;
+
+  const timedOut = (cause?: unknown) => {
+    const waited = Math.round(elapsedSeconds());
+    const seen = lastStatus === undefined ? 'no status was read yet' : `its status was ${lastStatus}`;
+    const head =
+      cause instanceof ApiError
+        ? `Gave up after ${waited} s of ${args.TimeoutSeconds} s waiting for ${label} to be ${kind.ready}: the API asked for a longer pause than the wait had left (${cause.summary})`
+        : `Timed out after ${waited} s waiting for ${label} to be ${kind.ready}`;
+    return new WaitTimeoutError(
+      `${head}; ${seen}. Nothing failed: call wait again with Kind ${args.Kind} and ID ${args.ID} to keep waiting.`,
+      { target, lastObserved, lastStatus, waitedSeconds: waited, cause },
+    );
+  };
+  const rest = async (ms: number) => {
+    try {
+      await clock.sleep(ms, context.signal);
+    } catch {
+      throw new CancelledError();
+    }
+  };
+
+  for (;;) {
+    if (context.signal?.aborted) throw new CancelledError();
+    // The client may wait out a short Retry-After, never past the end of this wait.
+    const requestDeadline = Date.now() + Math.max(0, deadline - clock.now());
+    let answer: Record<string, unknown>;
+    try {
+      answer = await sendRequest<Record<string, unknown>, { ID: string }>(
+        kind.request,
+        { ID: args.ID },
+        context,
+        {
+          deadline: requestDeadline,
+        },
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) {
+        // Rate limited for longer than the client would wait: wait it out here if it fits.
+        const after = Math.max(pause, (error.retryAfterSeconds ?? 0) * 1000);
+        if (clock.now() + after >= deadline) throw timedOut(error);
+        await rest(after);
+        continue;
+      }
+      if (error instanceof TimeoutError && Date.now() >= requestDeadline - 1_000) throw timedOut(error);
+      throw error;
+    }
+    const resource = answer[kind.key];
+    const status =
+      typeof resource === 'object' && resource !== null
+        ? (resource as Record<string, unknown>)[kind.field]
+        : undefined;
+    lastObserved = answer;
+    lastStatus = typeof status === 'string' ? status : undefined;
+    if (lastStatus === kind.ready) return answer;
+    if (lastStatus !== undefined && kind.failed.includes(lastStatus)) {
+      throw new WaitFailedError(
+        `${label} is ${lastStatus}, an error state: it will never be ${kind.ready}, so waiting again cannot help.`,
+        { target, lastObserved, lastStatus, waitedSeconds: Math.round(elapsedSeconds()) },
+      );
+    }
+    // MCP wants each report's progress above the last one's, even two polls in the same millisecond.
+    const progress = Math.max(elapsedSeconds(), lastProgress + 0.001);
+    lastProgress = progress;
+    report(context, {
+      progress,
+      total: args.TimeoutSeconds,
+      message: `${label}: ${kind.field} ${lastStatus ?? 'unknown'}, waiting for ${kind.ready} (${Math.round(elapsedSeconds())} s of ${args.TimeoutSeconds} s)`,
+    });
+    const left = deadline - clock.now();
+    if (left <= 0) throw timedOut();
+    // A low request budget stretches the pause so that what is left lasts until the reset.
+    const spacing = rateLimitSpacing(context.client.rateLimit, clock.now());
+    await rest(Math.min(Math.max(pause, spacing), left));
+    pause = Math.min(POLL.maxMs, Math.round(pause * POLL.growth));
+  }
+}
+
+/** Passes a report on; a listener that throws never ends the wait. */
+function report(context: ToolContext, update: ToolProgress): void {
+  try {
+    context.progress?.(update);
+  } catch {
+    // Progress is advisory.
+  }
+}
