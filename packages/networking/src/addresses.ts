@@ -26,13 +26,13 @@ import type {
 } from './types.js';
 
 type IpType = 'ipv4' | 'ipv6';
-const Type = z.enum(['ipv4', 'ipv6']).describe('ipv4 or ipv6: which kind of reserved IP.');
+const Type = z.enum(['ipv4', 'ipv6']).describe('IP family');
 const IP = z
   .string()
   .trim()
   .max(LIMITS.short)
   .refine((value) => isIP(value) !== 0, 'expected an IPv4 or IPv6 address')
-  .describe('The reserved IP address, from reserved-ip-list or reserved-ip-reserve.');
+  .describe('IP address');
 
 /** IP and Type must agree. */
 function sameVersion(args: { IP: string; Type: IpType }, ctx: z.RefinementCtx) {
@@ -49,16 +49,17 @@ function sameVersion(args: { IP: string; Type: IpType }, ctx: z.RefinementCtx) {
 /** The collection path of a reserved IP type. */
 const base = (type: IpType) => (type === 'ipv6' ? '/v2/reserved_ipv6' : '/v2/reserved_ips');
 
-const ByoipUuid = uuid('UUID of the BYOIP prefix, from byoip-prefix-list or byoip-prefix-create.');
+const ByoipUuid = uuid('Prefix id');
 
 export const reservedIpTools = [
   defineTool({
     name: 'reserved-ip-reserve',
     family: 'networking',
     title: 'Reserve IP',
-    description:
+    description: 'Reserve a new IP.',
+    details:
       'Reserves a new IPv4 or IPv6 address in a region, unassigned; assign it to a VM with reserved-ip-assign.',
-    input: z.strictObject({ Region: regionSlug('Region slug, such as "nyc3".'), Type }),
+    input: z.strictObject({ Region: regionSlug('Region slug'), Type }),
     annotations: annotations.create,
     handler: (args, context) =>
       sendRequest<ReservedIpReserved>(
@@ -74,7 +75,8 @@ export const reservedIpTools = [
     name: 'reserved-ip-release',
     family: 'networking',
     title: 'Release reserved IP',
-    description:
+    description: 'Release a reserved IP.',
+    details:
       'Gives a reserved IP back to the platform (unassigning it first if needed). It cannot be recovered.',
     input: z.strictObject({ IP, Type }).superRefine(sameVersion),
     annotations: annotations.destroy,
@@ -86,12 +88,13 @@ export const reservedIpTools = [
     name: 'reserved-ip-assign',
     family: 'networking',
     title: 'Assign reserved IP',
-    description:
+    description: 'Assign to a same-region VM.',
+    details:
       'Points a reserved IP at a VM in the same region (moving it if it was assigned elsewhere). Returns the action; follow it with action-get.',
     input: z
       .strictObject({
         IP,
-        VmID: z.number().int().positive().describe('Numeric id of the VM, from vm-list.'),
+        VmID: z.number().int().positive().describe('VM id'),
         Type,
       })
       .superRefine(sameVersion),
@@ -113,7 +116,8 @@ export const reservedIpTools = [
     name: 'reserved-ip-unassign',
     family: 'networking',
     title: 'Unassign reserved IP',
-    description: 'Detaches a reserved IP from its VM; the IP stays reserved. Returns the action.',
+    description: 'Detach from its VM.',
+    details: 'Detaches a reserved IP from its VM; the IP stays reserved. Returns the action.',
     input: z.strictObject({ IP, Type }).superRefine(sameVersion),
     annotations: annotations.destructive,
     handler: (args, context) =>
@@ -128,7 +132,8 @@ export const reservedIpTools = [
     name: 'reserved-ip-list',
     family: 'networking',
     title: 'List reserved IPs',
-    description: 'Lists the reserved IPs of one type (ipv4 or ipv6) with their region and VM. Paginated.',
+    description: 'List reserved IPs.',
+    details: 'Lists the reserved IPs of one type (ipv4 or ipv6) with their region and VM. Paginated.',
     input: z.strictObject({ Type, ...page }),
     annotations: annotations.read,
     handler: (args, context) =>
@@ -139,7 +144,8 @@ export const reservedIpTools = [
     name: 'reserved-ip-get',
     family: 'networking',
     title: 'Get reserved IP',
-    description:
+    description: 'One reserved IP.',
+    details:
       'Shows a reserved IP (IPv4 or IPv6, told apart by its form): region and the VM it is assigned to.',
     input: z.strictObject({ IP }),
     annotations: annotations.read,
@@ -158,8 +164,9 @@ export const byoipTools = [
     name: 'byoip-prefix-create',
     family: 'networking',
     title: 'Bring your own IP prefix',
-    description:
-      'Starts bringing an IP prefix you own to the platform. It is `pending` while validated, then `active`.',
+    description: 'Bring your own IP prefix.',
+    details:
+      'Starts bringing an IP prefix you own to the platform. It is `pending` while validated, then `active`. The signature proves you control the prefix (from your RIR route object); the region is where the prefix is announced.',
     input: z.strictObject({
       Prefix: z
         .string()
@@ -169,14 +176,9 @@ export const byoipTools = [
           const [address, bits] = value.split('/');
           return address !== undefined && isIP(address) !== 0 && bits !== undefined && /^\d{1,3}$/.test(bits);
         }, 'expected a CIDR block such as "203.0.113.0/24"')
-        .describe('The prefix, as a CIDR block such as "203.0.113.0/24".'),
-      Signature: z
-        .string()
-        .trim()
-        .min(1)
-        .max(LIMITS.short)
-        .describe('Signature proving you control the prefix (from your RIR route object).'),
-      Region: regionSlug('Region slug where the prefix is announced, such as "nyc3".'),
+        .describe('CIDR block'),
+      Signature: z.string().trim().min(1).max(LIMITS.short).describe('RIR route signature'),
+      Region: regionSlug('Region slug'),
     }),
     annotations: annotations.create,
     request: {
@@ -190,7 +192,8 @@ export const byoipTools = [
     name: 'byoip-prefix-delete',
     family: 'networking',
     title: 'Delete BYOIP prefix',
-    description: 'Stops using a BYOIP prefix on the platform.',
+    description: 'Delete a BYOIP prefix.',
+    details: 'Stops using a BYOIP prefix on the platform.',
     input: z.strictObject({ UUID: ByoipUuid }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/byoip_prefixes/{UUID}', noResponseBody: true },
@@ -200,7 +203,8 @@ export const byoipTools = [
     name: 'byoip-prefix-get',
     family: 'networking',
     title: 'Get BYOIP prefix',
-    description: 'Shows a BYOIP prefix: its status and validations.',
+    description: 'One BYOIP prefix.',
+    details: 'Shows a BYOIP prefix: its status and validations.',
     input: z.strictObject({ UUID: ByoipUuid }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/byoip_prefixes/{UUID}' },
@@ -210,7 +214,7 @@ export const byoipTools = [
     name: 'byoip-prefix-list',
     family: 'networking',
     title: 'List BYOIP prefixes',
-    description: 'Lists the BYOIP prefixes of the account. Paginated.',
+    description: 'List BYOIP prefixes.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/byoip_prefixes', query: pageQuery },
@@ -220,7 +224,8 @@ export const byoipTools = [
     name: 'byoip-prefix-resources-get',
     family: 'networking',
     title: 'List BYOIP prefix resources',
-    description: 'Lists the addresses of a BYOIP prefix in use, and by which resource. Paginated.',
+    description: 'Prefix addresses in use.',
+    details: 'Lists the addresses of a BYOIP prefix in use, and by which resource. Paginated.',
     input: z.strictObject({ UUID: ByoipUuid, ...page }),
     annotations: annotations.read,
     request: {

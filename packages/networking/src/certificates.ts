@@ -15,13 +15,8 @@ const pem = (label: RegExp, what: string) =>
     .max(LIMITS.pem)
     .refine((value) => label.test(value), `expected ${what} in PEM form ("-----BEGIN ...-----")`);
 
-const CertificateId = uuid('ID of the certificate (a UUID), from certificate-list or a create tool.');
-const CertificateName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.name)
-  .describe('A name to recognise the certificate by.');
+const CertificateId = uuid('Cert id');
+const CertificateName = z.string().trim().min(1).max(LIMITS.name).describe('Cert name');
 
 /** A DNS name, or a wildcard one such as "*.example.com". */
 const DNS_NAME = /^(\*\.)?([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
@@ -31,19 +26,14 @@ export const certificateTools = [
     name: 'custom-certificate-create',
     family: 'networking',
     title: 'Upload certificate',
-    description:
-      'Uploads a certificate you already have (private key, leaf certificate and chain, all PEM) for use by load balancers. The private key is never shown again.',
+    description: 'Upload a PEM certificate.',
+    details:
+      'Uploads a certificate you already have (private key, leaf certificate and chain, all PEM) for use by load balancers. The private key is sent to the platform only and never shown again.',
     input: z.strictObject({
       Name: CertificateName,
-      PrivateKey: pem(/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key').describe(
-        'The PEM private key of the certificate ("-----BEGIN PRIVATE KEY-----..."). Sent to the platform only.',
-      ),
-      LeafCertificate: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate').describe(
-        'The PEM leaf certificate, issued for the key ("-----BEGIN CERTIFICATE-----...").',
-      ),
-      CertificateChain: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate chain').describe(
-        'The PEM certificates of the issuing chain, concatenated.',
-      ),
+      PrivateKey: pem(/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key').describe('PEM key'),
+      LeafCertificate: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate').describe('PEM leaf cert'),
+      CertificateChain: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate chain').describe('PEM CA chain'),
     }),
     annotations: annotations.create,
     request: {
@@ -63,7 +53,8 @@ export const certificateTools = [
     name: 'acme-certificate-create',
     family: 'networking',
     title: 'Create ACME certificate',
-    description:
+    description: 'ACME cert for domains in domain-list.',
+    details:
       'Requests a certificate from the ACME certificate authority for domains managed by the DNS service (see domain-list). It starts `pending` and becomes `verified` once issued.',
     input: z.strictObject({
       Name: CertificateName,
@@ -77,9 +68,7 @@ export const certificateTools = [
             .regex(DNS_NAME, 'expected a DNS name such as "example.com" or "*.example.com"'),
         )
         .min(1)
-        .describe(
-          'The names the certificate covers, such as ["example.com", "*.example.com"] (wildcards allowed).',
-        ),
+        .describe('Wildcards allowed'),
     }),
     annotations: annotations.create,
     request: {
@@ -94,7 +83,7 @@ export const certificateTools = [
     name: 'certificate-delete',
     family: 'networking',
     title: 'Delete certificate',
-    description: 'Deletes a certificate.',
+    description: 'Delete a certificate.',
     input: z.strictObject({ ID: CertificateId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/certificates/{ID}' },
@@ -104,7 +93,8 @@ export const certificateTools = [
     name: 'certificate-get',
     family: 'networking',
     title: 'Get certificate',
-    description: 'Shows a certificate: names, state, expiry and SHA-1 fingerprint (never its private key).',
+    description: 'One certificate.',
+    details: 'Shows a certificate: names, state, expiry and SHA-1 fingerprint (never its private key).',
     input: z.strictObject({ ID: CertificateId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/certificates/{ID}' },
@@ -114,7 +104,7 @@ export const certificateTools = [
     name: 'certificate-list',
     family: 'networking',
     title: 'List certificates',
-    description: 'Lists the certificates of the account. Paginated.',
+    description: 'List certificates.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/certificates', query: pageQuery },

@@ -88,25 +88,28 @@ const DomainName = z
   .toLowerCase()
   .max(LIMITS.hostname)
   .regex(DOMAIN, 'expected a domain name such as "example.com"')
-  .describe('The domain name, such as "example.com", from domain-list.');
+  .describe('Domain name');
 
-const RecordId = numericId('Numeric id of the record, from domain-record-list or domain-record-create.');
+const RecordId = numericId('Record id');
 
 const recordFields = {
-  Type: z.enum(RECORD_TYPES).describe(`Record type: ${RECORD_TYPES.join(', ')}.`),
+  Type: z.enum(RECORD_TYPES).describe('Record type'),
   Name: z
     .string()
     .trim()
     .min(1)
     .max(LIMITS.hostname)
     .refine(isHost, 'expected "@" (the domain itself) or a host name such as "www" or "_sip._tcp"')
-    .describe('Host name within the domain: "@" for the domain itself, or a label such as "www".'),
+    .describe('Host, @ = apex'),
   Data: z
     .string()
     .min(1)
     .max(LIMITS.short)
-    .describe(`Record value: ${RECORD_TYPES.map((type) => `${type}: ${DATA_FORM[type]}`).join('; ')}.`),
+    .describe('MX: prio host; SRV: prio weight port host; CAA: flags tag value; FQDNs end with .'),
 };
+
+/** What Data holds, per type, for the CLI's help. */
+const DATA_HELP = `Name is "@" for the domain itself, or a label such as "www". Data by type: ${RECORD_TYPES.map((type) => `${type}: ${DATA_FORM[type]}`).join('; ')}.`;
 
 /** Type/Name/Data cross-check, before any request. */
 function checkData(args: { Type: RecordType; Name: string; Data: string }, ctx: z.RefinementCtx) {
@@ -125,16 +128,17 @@ export const domainTools = [
     name: 'domain-create',
     family: 'networking',
     title: 'Create domain',
-    description:
+    description: 'Add a domain with apex A record.',
+    details:
       'Adds a domain to the DNS service, with an A record for the domain itself pointing at IPAddress (and the NS and SOA records the platform adds).',
     input: z.strictObject({
-      Name: DomainName.describe('The domain name to add, such as "example.com".'),
+      Name: DomainName,
       IPAddress: z
         .string()
         .trim()
         .max(LIMITS.short)
         .refine((value) => isIP(value) !== 0, 'expected an IPv4 or IPv6 address')
-        .describe('IP address the domain itself ("@") points at, such as a VM or load balancer IP.'),
+        .describe('Apex IP'),
     }),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/domains', body: { name: 'Name', ip_address: 'IPAddress' } },
@@ -144,7 +148,8 @@ export const domainTools = [
     name: 'domain-delete',
     family: 'networking',
     title: 'Delete domain',
-    description: 'Removes a domain and all its records from the DNS service.',
+    description: 'Delete a domain.',
+    details: 'Removes a domain and all its records from the DNS service.',
     input: z.strictObject({ Name: DomainName }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/domains/{Name}' },
@@ -154,7 +159,8 @@ export const domainTools = [
     name: 'domain-get',
     family: 'networking',
     title: 'Get domain',
-    description: 'Shows a domain: its name, TTL and zone file.',
+    description: 'One DNS domain.',
+    details: 'Shows a domain: its name, TTL and zone file.',
     input: z.strictObject({ Name: DomainName }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/domains/{Name}' },
@@ -164,7 +170,7 @@ export const domainTools = [
     name: 'domain-list',
     family: 'networking',
     title: 'List domains',
-    description: 'Lists the domains of the account. Paginated.',
+    description: 'List domains.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/domains', query: pageQuery },
@@ -174,8 +180,8 @@ export const domainTools = [
     name: 'domain-record-create',
     family: 'networking',
     title: 'Create domain record',
-    description:
-      'Adds a DNS record (A, AAAA, CNAME, TXT, MX, SRV, CAA or NS) to a domain. MX, SRV and CAA take their extra fields in Data, as a zone file writes them.',
+    description: 'Add a DNS record.',
+    details: `Adds a DNS record (A, AAAA, CNAME, TXT, MX, SRV, CAA or NS) to a domain. MX, SRV and CAA take their extra fields in Data, as a zone file writes them. ${DATA_HELP}`,
     input: z.strictObject({ Domain: DomainName, ...recordFields }).superRefine(checkData),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/domains/{Domain}/records', body: recordBody },
@@ -185,7 +191,8 @@ export const domainTools = [
     name: 'domain-record-edit',
     family: 'networking',
     title: 'Edit domain record',
-    description: "Replaces a record's type, name and data.",
+    description: 'Replace a DNS record.',
+    details: `Replaces a record's type, name and data. ${DATA_HELP}`,
     input: z.strictObject({ Domain: DomainName, RecordID: RecordId, ...recordFields }).superRefine(checkData),
     annotations: annotations.update,
     request: { method: 'PUT', path: '/v2/domains/{Domain}/records/{RecordID}', body: recordBody },
@@ -195,7 +202,7 @@ export const domainTools = [
     name: 'domain-record-delete',
     family: 'networking',
     title: 'Delete domain record',
-    description: 'Removes one DNS record from a domain.',
+    description: 'Delete a DNS record.',
     input: z.strictObject({ Domain: DomainName, RecordID: RecordId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/domains/{Domain}/records/{RecordID}' },
@@ -205,7 +212,7 @@ export const domainTools = [
     name: 'domain-record-get',
     family: 'networking',
     title: 'Get domain record',
-    description: 'Shows one DNS record of a domain.',
+    description: 'One DNS record.',
     input: z.strictObject({ Domain: DomainName, RecordID: RecordId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/domains/{Domain}/records/{RecordID}' },
@@ -215,7 +222,8 @@ export const domainTools = [
     name: 'domain-record-list',
     family: 'networking',
     title: 'List domain records',
-    description: 'Lists the DNS records of a domain, including its SOA and NS records. Paginated.',
+    description: 'List DNS records.',
+    details: 'Lists the DNS records of a domain, including its SOA and NS records. Paginated.',
     input: z.strictObject({ Domain: DomainName, ...page }),
     annotations: annotations.read,
     request: {

@@ -26,22 +26,18 @@ import {
 } from './shapes.js';
 import type { Firewall, FirewallList } from './types.js';
 
-const FirewallId = uuid('ID of the firewall (a UUID), from firewall-list or firewall-create.');
+const FirewallId = uuid('Firewall id');
 
-const addressList = (what: string) =>
-  commaList(`${what}: an IP address or CIDR block such as "0.0.0.0/0"; several separated by commas.`).pipe(
-    z
-      .array(z.string().refine(isAddressOrCidr, 'expected IP addresses or CIDR blocks, such as "0.0.0.0/0"'))
-      .min(1, 'expected at least one IP address or CIDR block'),
-  );
+/** Addresses or CIDR blocks, comma-separated (as the spec types them). */
+const AddressList = commaList('CIDRs, comma-separated').pipe(
+  z
+    .array(z.string().refine(isAddressOrCidr, 'expected IP addresses or CIDR blocks, such as "0.0.0.0/0"'))
+    .min(1, 'expected at least one IP address or CIDR block'),
+);
 
-const protocol = (what: string) =>
-  z.enum(['tcp', 'udp', 'icmp']).describe(`Protocol of the ${what} rule: tcp, udp or icmp.`);
+const Protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Rule protocol');
 
-const Tags = z
-  .array(tagName())
-  .min(1)
-  .describe('Tag names: the firewall applies to every VM carrying one of them (from vm-list).');
+const Tags = z.array(tagName()).min(1).describe('VM tags');
 
 /** The add/remove tools: one row per tool. */
 const setTools = [
@@ -50,6 +46,7 @@ const setTools = [
     'Add tags to firewall',
     'POST',
     'tags',
+    'Apply to tagged VMs.',
     'Applies the firewall to the VMs carrying these tags.',
   ],
   [
@@ -57,14 +54,23 @@ const setTools = [
     'Remove tags from firewall',
     'DELETE',
     'tags',
+    'Unapply from tagged VMs.',
     'Stops applying the firewall through these tags.',
   ],
-  ['firewall-add-vms', 'Add VMs to firewall', 'POST', 'vms', 'Applies the firewall to these VMs.'],
+  [
+    'firewall-add-vms',
+    'Add VMs to firewall',
+    'POST',
+    'vms',
+    'Apply to VMs.',
+    'Applies the firewall to these VMs.',
+  ],
   [
     'firewall-remove-vms',
     'Remove VMs from firewall',
     'DELETE',
     'vms',
+    'Unapply from VMs.',
     'Stops applying the firewall to these VMs.',
   ],
   [
@@ -72,14 +78,16 @@ const setTools = [
     'Add firewall rules',
     'POST',
     'rules',
-    'Adds inbound and/or outbound rules to the firewall.',
+    'Add rules.',
+    'Adds inbound and/or outbound rules to the firewall; give InboundRules, OutboundRules or both.',
   ],
   [
     'firewall-remove-rules',
     'Remove firewall rules',
     'DELETE',
     'rules',
-    'Removes inbound and/or outbound rules from the firewall; each must match an existing rule exactly.',
+    'Remove exact-match rules.',
+    'Removes inbound and/or outbound rules from the firewall; each must match an existing rule exactly. Give InboundRules, OutboundRules or both.',
   ],
 ] as const;
 
@@ -91,16 +99,8 @@ function annotationsFor(method: 'POST' | 'DELETE'): ToolAnnotations {
 const rulesInput = z
   .strictObject({
     ID: FirewallId,
-    InboundRules: z
-      .array(inboundRule)
-      .min(1)
-      .optional()
-      .describe('Inbound rules: Protocol, PortRange, Sources.'),
-    OutboundRules: z
-      .array(outboundRule)
-      .min(1)
-      .optional()
-      .describe('Outbound rules: Protocol, PortRange, Destinations.'),
+    InboundRules: z.array(inboundRule).min(1).optional().describe('Inbound rules.'),
+    OutboundRules: z.array(outboundRule).min(1).optional().describe('Outbound rules.'),
   })
   .superRefine((args, ctx) => {
     if (!args.InboundRules && !args.OutboundRules) {
@@ -113,9 +113,9 @@ const rulesInput = z
   });
 
 function setTool(row: (typeof setTools)[number]) {
-  const [name, title, method, set, description] = row;
+  const [name, title, method, set, description, details] = row;
   const path = `/v2/firewalls/{ID}/${set === 'vms' ? 'droplets' : set}`;
-  const base = { name, family: 'networking' as const, title, annotations: annotationsFor(method) };
+  const base = { name, family: 'networking' as const, title, details, annotations: annotationsFor(method) };
   if (set === 'tags') {
     return defineTool({
       ...base,
@@ -129,7 +129,7 @@ function setTool(row: (typeof setTools)[number]) {
     return defineTool({
       ...base,
       description,
-      input: z.strictObject({ ID: FirewallId, VmIDs: vmIds('Numeric VM ids, from vm-list.') }),
+      input: z.strictObject({ ID: FirewallId, VmIDs: vmIds('VM ids') }),
       request: { method, path, body: { droplet_ids: 'VmIDs' } },
       result: returns<{ ok: true }>(),
     });
@@ -155,8 +155,9 @@ export const firewallTools = [
     name: 'firewall-create',
     family: 'networking',
     title: 'Create firewall',
-    description:
-      'Creates a firewall with one inbound and one outbound rule, applied to the given VMs and to VMs with the given tags. Add more rules with firewall-add-rules.',
+    description: 'Create a firewall; one rule each way.',
+    details:
+      'Creates a firewall with one inbound and one outbound rule, applied to the given VMs and to VMs with the given tags. Add more rules with firewall-add-rules. Port ranges are a port ("22"), a range ("8000-9000") or "all"; sources and destinations are IP addresses or CIDR blocks such as "0.0.0.0/0", separated by commas.',
     input: z.strictObject({
       Name: z
         .string()
@@ -166,18 +167,15 @@ export const firewallTools = [
           /^[a-zA-Z0-9][a-zA-Z0-9.-]+$/,
           'expected letters, digits, "." and "-", starting with a letter or digit',
         )
-        .describe('Firewall name, such as "web-fw": letters, digits, "." and "-".'),
-      InboundProtocol: protocol('inbound'),
-      InboundPortRange: portRange.describe('Ports the inbound rule opens: "22", "8000-9000" or "all".'),
-      InboundSource: addressList('Where inbound traffic may come from'),
-      OutboundProtocol: protocol('outbound'),
-      OutboundPortRange: portRange.describe('Ports the outbound rule opens: "443", "1-65535" or "all".'),
-      OutboundDestination: addressList('Where outbound traffic may go'),
-      VmIDs: z
-        .array(z.number().int().positive())
-        .optional()
-        .describe('Numeric ids of VMs to protect, from vm-list.'),
-      Tags: z.array(tagName()).optional().describe('Tags whose VMs the firewall protects.'),
+        .describe('Firewall name'),
+      InboundProtocol: Protocol,
+      InboundPortRange: portRange.describe('22, 80-90 or all'),
+      InboundSource: AddressList,
+      OutboundProtocol: Protocol,
+      OutboundPortRange: portRange.describe('22, 80-90 or all'),
+      OutboundDestination: AddressList,
+      VmIDs: z.array(z.number().int().positive()).optional().describe('VM ids'),
+      Tags: z.array(tagName()).optional().describe('VM tags'),
     }),
     annotations: annotations.create,
     request: {
@@ -209,7 +207,8 @@ export const firewallTools = [
     name: 'firewall-delete',
     family: 'networking',
     title: 'Delete firewall',
-    description: 'Deletes a firewall; the VMs it protected are no longer filtered by it.',
+    description: 'Delete a firewall.',
+    details: 'Deletes a firewall; the VMs it protected are no longer filtered by it.',
     input: z.strictObject({ ID: FirewallId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/firewalls/{ID}' },
@@ -219,7 +218,8 @@ export const firewallTools = [
     name: 'firewall-get',
     family: 'networking',
     title: 'Get firewall',
-    description: 'Shows a firewall: rules, VMs, tags and status.',
+    description: 'One firewall.',
+    details: 'Shows a firewall: rules, VMs, tags and status.',
     input: z.strictObject({ ID: FirewallId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/firewalls/{ID}' },
@@ -229,7 +229,7 @@ export const firewallTools = [
     name: 'firewall-list',
     family: 'networking',
     title: 'List firewalls',
-    description: 'Lists the firewalls of the account. Paginated.',
+    description: 'List firewalls.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/firewalls', query: pageQuery },

@@ -18,9 +18,7 @@ import { z } from 'zod';
 import { forwardingRules, forwardingWire, page, vmId, vmIds } from './shapes.js';
 import type { LoadBalancer, LoadBalancerList } from './types.js';
 
-const LoadBalancerId = uuid(
-  'ID of the load balancer (a UUID), from load-balancer-list or load-balancer-create.',
-);
+const LoadBalancerId = uuid('LB id');
 
 const TYPES = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'] as const;
 
@@ -45,9 +43,11 @@ const glbSettings = z
       .optional()
       .describe('Percentage of failed targets at which a region is failed over.'),
   })
-  .describe(
-    'Settings of a GLOBAL load balancer (required for that type): {target_protocol, target_port, cdn: {is_enabled}, region_priorities, failover_threshold}.',
-  );
+  .describe('Needed for GLOBAL.');
+
+/** What the short argument descriptions leave out, for the CLI's help. */
+const ARGUMENT_NOTES =
+  'VmIDs (numbers or numeric text) and Tag are alternatives. Network INTERNAL keeps the balancer inside its VPC; NetworkStack DUALSTACK gives it IPv4 and IPv6; SizeUnit is its number of nodes (capacity). GLBSettings: {target_protocol, target_port, cdn: {is_enabled}, region_priorities: {"nyc1": 1, ...} (1 is highest), failover_threshold (percent of failed targets)}.';
 
 /** The fields load-balancer-create and -update share. */
 const fields = {
@@ -56,32 +56,17 @@ const fields = {
     .trim()
     .max(LIMITS.name)
     .regex(/^[a-zA-Z0-9][a-zA-Z0-9.-]*$/, 'expected letters, digits, "." and "-"')
-    .describe('Name of the load balancer, such as "web-lb".'),
-  Region: regionSlug(
-    'Region slug, such as "nyc3" (from the regions of size-list); required for REGIONAL and REGIONAL_NETWORK.',
-  ).optional(),
-  VmIDs: z
-    .array(vmId)
-    .min(1)
-    .optional()
-    .describe('Ids of the VMs to balance over (from vm-list); numbers or numeric text. Not with Tag.'),
-  Tag: tagName().optional().describe('Balance over every VM carrying this tag instead of VmIDs.'),
-  ForwardingRules: forwardingRules(
-    'Forwarding rules: [{EntryProtocol, EntryPort, TargetProtocol, TargetPort, TlsPassthrough?}]; required for REGIONAL and REGIONAL_NETWORK.',
-  ).optional(),
-  Type: z.enum(TYPES).default('REGIONAL').describe('REGIONAL (default), REGIONAL_NETWORK or GLOBAL.'),
-  Network: z
-    .enum(['EXTERNAL', 'INTERNAL'])
-    .default('EXTERNAL')
-    .describe('EXTERNAL (public IP, default) or INTERNAL (VPC only).'),
-  SizeUnit: z.number().int().min(1).max(100).optional().describe('Number of nodes, 1 to 100; sets capacity.'),
-  NetworkStack: z.enum(['IPV4', 'DUALSTACK']).optional().describe('IPV4 or DUALSTACK (IPv4 and IPv6).'),
-  ProjectID: uuid('Project (a UUID) to put the load balancer in.').optional(),
-  TargetLoadBalancerIDs: z
-    .array(uuid('ID of a regional load balancer (a UUID).'))
-    .min(1)
-    .optional()
-    .describe('GLOBAL only: ids of the regional load balancers it fronts (from load-balancer-list).'),
+    .describe('LB name'),
+  Region: regionSlug('Needed unless GLOBAL').optional(),
+  VmIDs: z.array(vmId).min(1).optional().describe('VM ids, or Tag'),
+  Tag: tagName().optional().describe('VM tag'),
+  ForwardingRules: forwardingRules('Needed unless GLOBAL.').optional(),
+  Type: z.enum(TYPES).default('REGIONAL').describe('LB type'),
+  Network: z.enum(['EXTERNAL', 'INTERNAL']).default('EXTERNAL').describe('Public or VPC'),
+  SizeUnit: z.number().int().min(1).max(100).optional().describe('Node count'),
+  NetworkStack: z.enum(['IPV4', 'DUALSTACK']).optional().describe('IP stack'),
+  ProjectID: uuid('Project id').optional(),
+  TargetLoadBalancerIDs: z.array(LoadBalancerId).min(1).optional().describe('GLOBAL only'),
   GLBSettings: glbSettings.optional(),
 };
 
@@ -153,6 +138,7 @@ const memberTools = [
     'Add VMs to load balancer',
     'POST',
     'droplets',
+    'Add target VMs.',
     "Adds VMs (in the balancer's region) to the balancer's targets.",
   ],
   [
@@ -160,6 +146,7 @@ const memberTools = [
     'Remove VMs from load balancer',
     'DELETE',
     'droplets',
+    'Remove target VMs.',
     'Stops sending traffic to these VMs.',
   ],
   [
@@ -167,6 +154,7 @@ const memberTools = [
     'Add forwarding rules',
     'POST',
     'forwarding_rules',
+    'Add rules.',
     'Adds forwarding rules (entry protocol/port to target protocol/port) to the balancer.',
   ],
   [
@@ -174,17 +162,19 @@ const memberTools = [
     'Remove forwarding rules',
     'DELETE',
     'forwarding_rules',
+    'Remove rules; one must stay.',
     'Removes forwarding rules from the balancer; each must match an existing rule. A balancer keeps at least one.',
   ],
 ] as const;
 
 function memberTool(row: (typeof memberTools)[number]) {
-  const [name, title, method, set, description] = row;
+  const [name, title, method, set, description, details] = row;
   const base = {
     name,
     family: 'networking' as const,
     title,
     description,
+    details,
     annotations: method === 'POST' ? annotations.update : annotations.destroy,
   };
   const path = `/v2/load_balancers/{LoadBalancerID}/${set}`;
@@ -193,7 +183,7 @@ function memberTool(row: (typeof memberTools)[number]) {
       ...base,
       input: z.strictObject({
         LoadBalancerID: LoadBalancerId,
-        VmIDs: vmIds('Numeric VM ids, from vm-list.'),
+        VmIDs: vmIds('VM ids'),
       }),
       request: { method, path, body: { droplet_ids: 'VmIDs' } },
       result: returns<{ ok: true }>(),
@@ -203,9 +193,7 @@ function memberTool(row: (typeof memberTools)[number]) {
     ...base,
     input: z.strictObject({
       LoadBalancerID: LoadBalancerId,
-      ForwardingRules: forwardingRules(
-        'Forwarding rules: [{EntryProtocol, EntryPort, TargetProtocol, TargetPort, TlsPassthrough?}].',
-      ),
+      ForwardingRules: forwardingRules('Rules.'),
     }),
     request: {
       method,
@@ -221,8 +209,8 @@ export const loadBalancerTools = [
     name: 'load-balancer-create',
     family: 'networking',
     title: 'Create load balancer',
-    description:
-      'Creates a load balancer. REGIONAL and REGIONAL_NETWORK need Region and ForwardingRules; GLOBAL needs GLBSettings and may front regional balancers (TargetLoadBalancerIDs). It starts `new` and becomes `active` with its IP.',
+    description: 'Create a load balancer.',
+    details: `Creates a load balancer. REGIONAL and REGIONAL_NETWORK need Region and ForwardingRules; GLOBAL needs GLBSettings and may front regional balancers (TargetLoadBalancerIDs). It starts \`new\` and becomes \`active\` with its IP. ${ARGUMENT_NOTES}`,
     input: z.strictObject(fields).superRefine(typeRules(true)),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/load_balancers', body: lbBody },
@@ -232,9 +220,16 @@ export const loadBalancerTools = [
     name: 'load-balancer-update',
     family: 'networking',
     title: 'Update load balancer',
-    description:
-      "Replaces a load balancer's settings with the given ones (a full replacement: VMs or tag not given are dropped; forwarding rules are kept when not given). Type defaults to REGIONAL: pass the balancer's own type; it cannot change.",
-    input: z.strictObject({ LoadBalancerID: LoadBalancerId, ...fields }).superRefine(typeRules(false)),
+    description: 'Replaces all; omitted VmIDs/Tag dropped; pass its Type.',
+    details: `Replaces a load balancer's settings with the given ones (a full replacement: VMs or tag not given are dropped; forwarding rules are kept when not given). Type defaults to REGIONAL: pass the balancer's own type; it cannot change. ${ARGUMENT_NOTES}`,
+    input: z
+      .strictObject({
+        LoadBalancerID: LoadBalancerId,
+        ...fields,
+        // An update keeps the balancer's rules when none are given.
+        ForwardingRules: fields.ForwardingRules.describe('Kept if omitted.'),
+      })
+      .superRefine(typeRules(false)),
     annotations: annotations.destructive,
     request: { method: 'PUT', path: '/v2/load_balancers/{LoadBalancerID}', body: lbBody },
     result: returns<{ load_balancer: LoadBalancer }>(),
@@ -243,7 +238,8 @@ export const loadBalancerTools = [
     name: 'load-balancer-delete',
     family: 'networking',
     title: 'Delete load balancer',
-    description: 'Deletes a load balancer; its IP is released. The VMs behind it are not touched.',
+    description: 'Delete an LB.',
+    details: 'Deletes a load balancer; its IP is released. The VMs behind it are not touched.',
     input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/load_balancers/{LoadBalancerID}' },
@@ -253,7 +249,8 @@ export const loadBalancerTools = [
     name: 'load-balancer-delete-cache',
     family: 'networking',
     title: 'Clear load balancer CDN cache',
-    description: 'Clears the CDN cache of a GLOBAL load balancer.',
+    description: 'Clear a GLOBAL CDN cache.',
+    details: 'Clears the CDN cache of a GLOBAL load balancer.',
     input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/load_balancers/{LoadBalancerID}/cache' },
@@ -263,7 +260,8 @@ export const loadBalancerTools = [
     name: 'load-balancer-get',
     family: 'networking',
     title: 'Get load balancer',
-    description: 'Shows a load balancer: status, IP, forwarding rules, VMs and settings.',
+    description: 'One load balancer.',
+    details: 'Shows a load balancer: status, IP, forwarding rules, VMs and settings.',
     input: z.strictObject({ LoadBalancerID: LoadBalancerId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/load_balancers/{LoadBalancerID}' },
@@ -273,7 +271,7 @@ export const loadBalancerTools = [
     name: 'load-balancer-list',
     family: 'networking',
     title: 'List load balancers',
-    description: 'Lists the load balancers of the account. Paginated.',
+    description: 'List load balancers.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/load_balancers', query: pageQuery },

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { isIpv4Cidr, page } from './shapes.js';
 import type { Vpc, VpcList, VpcMemberList, VpcPeering, VpcPeeringList } from './types.js';
 
-const VpcId = uuid('ID of the VPC (a UUID), from vpc-list or vpc-create.');
-const PeeringId = uuid('ID of the VPC peering (a UUID), from vpc-peering-list or vpc-peering-create.');
+const VpcId = uuid('VPC id');
+const PeeringId = uuid('Peering id');
 /** The platform's character sets: a VPC name may hold dots, a peering name may not. */
 const vpcName = z
   .string()
@@ -23,25 +23,20 @@ export const vpcTools = [
     name: 'vpc-create',
     family: 'networking',
     title: 'Create VPC',
-    description:
-      'Creates a VPC (private network) in a region. Without Subnet the platform picks a free range. The first VPC of a region becomes its default, which new VMs join.',
+    description: 'Create a VPC.',
+    details:
+      'Creates a VPC (private network) in a region. Without Subnet the platform picks a free range. The first VPC of a region becomes its default, which new VMs join. The name is unique in the account: letters, digits, "." and "-".',
     input: z.strictObject({
-      Name: vpcName.describe('Name of the VPC, unique in the account: letters, digits, "." and "-".'),
-      Region: regionSlug('Region slug, such as "nyc3".'),
+      Name: vpcName.describe('VPC name'),
+      Region: regionSlug('Region slug'),
       Subnet: z
         .string()
         .trim()
         .max(LIMITS.short)
         .refine(isIpv4Cidr, 'expected an IPv4 CIDR block such as "10.10.10.0/24"')
         .optional()
-        .describe(
-          'Private IPv4 range as a CIDR block, /16 to /28, such as "10.10.10.0/24"; must not overlap another VPC of the region.',
-        ),
-      Description: z
-        .string()
-        .max(LIMITS.description)
-        .optional()
-        .describe('A free-text description, up to 255 characters.'),
+        .describe('IPv4 CIDR /16-/28'),
+      Description: z.string().max(LIMITS.description).optional().describe('Free text'),
     }),
     annotations: annotations.create,
     request: {
@@ -55,7 +50,8 @@ export const vpcTools = [
     name: 'vpc-list-members',
     family: 'networking',
     title: 'List VPC members',
-    description: 'Lists the resources in a VPC (VMs, load balancers) by URN and name.',
+    description: "List a VPC's members.",
+    details: 'Lists the resources in a VPC (VMs, load balancers) by URN and name.',
     input: z.strictObject({ ID: VpcId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpcs/{ID}/members' },
@@ -65,7 +61,8 @@ export const vpcTools = [
     name: 'vpc-delete',
     family: 'networking',
     title: 'Delete VPC',
-    description: "Deletes a VPC. It must have no members and no peerings, and not be the region's default.",
+    description: 'Delete an empty, non-default VPC.',
+    details: "Deletes a VPC. It must have no members and no peerings, and not be the region's default.",
     input: z.strictObject({ ID: VpcId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/vpcs/{ID}' },
@@ -75,7 +72,8 @@ export const vpcTools = [
     name: 'vpc-get',
     family: 'networking',
     title: 'Get VPC',
-    description: "Shows a VPC: region, IP range, whether it is the region's default.",
+    description: 'One VPC by id.',
+    details: "Shows a VPC: region, IP range, whether it is the region's default.",
     input: z.strictObject({ ID: VpcId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpcs/{ID}' },
@@ -85,7 +83,7 @@ export const vpcTools = [
     name: 'vpc-list',
     family: 'networking',
     title: 'List VPCs',
-    description: 'Lists the VPCs of the account. Paginated.',
+    description: 'List VPCs.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpcs', query: pageQuery },
@@ -95,13 +93,14 @@ export const vpcTools = [
     name: 'vpc-peering-create',
     family: 'networking',
     title: 'Peer two VPCs',
-    description:
-      'Connects two VPCs (with non-overlapping ranges) so their resources reach each other privately. It is `PROVISIONING`, then `ACTIVE`.',
+    description: 'Peer two non-overlapping VPCs.',
+    details:
+      'Connects two VPCs (with non-overlapping ranges) so their resources reach each other privately. It is `PROVISIONING`, then `ACTIVE`. The name takes letters, digits and "-".',
     input: z
       .strictObject({
-        Name: peeringName.describe('Name of the peering: letters, digits and "-".'),
-        Vpc1: VpcId.describe('ID of the first VPC, from vpc-list.'),
-        Vpc2: VpcId.describe('ID of the second VPC, from vpc-list.'),
+        Name: peeringName.describe('Peering name'),
+        Vpc1: VpcId.describe('First VPC id'),
+        Vpc2: VpcId.describe('Second VPC id'),
       })
       .superRefine((args, ctx) => {
         if (args.Vpc1 === args.Vpc2)
@@ -119,7 +118,8 @@ export const vpcTools = [
     name: 'vpc-peering-delete',
     family: 'networking',
     title: 'Delete VPC peering',
-    description: 'Disconnects two peered VPCs. Answers with the peering, `DELETING`.',
+    description: 'Delete a VPC peering.',
+    details: 'Disconnects two peered VPCs. Answers with the peering, `DELETING`.',
     input: z.strictObject({ ID: PeeringId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/vpc_peerings/{ID}' },
@@ -129,7 +129,8 @@ export const vpcTools = [
     name: 'vpc-peering-get',
     family: 'networking',
     title: 'Get VPC peering',
-    description: 'Shows a VPC peering: its two VPCs and status.',
+    description: 'One VPC peering.',
+    details: 'Shows a VPC peering: its two VPCs and status.',
     input: z.strictObject({ ID: PeeringId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpc_peerings/{ID}' },
@@ -139,7 +140,7 @@ export const vpcTools = [
     name: 'vpc-peering-list',
     family: 'networking',
     title: 'List VPC peerings',
-    description: 'Lists the VPC peerings of the account. Paginated.',
+    description: 'List VPC peerings.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpc_peerings', query: pageQuery },

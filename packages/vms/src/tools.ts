@@ -24,14 +24,10 @@ import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './t
 /** VM lists page by 50 (the spec's Limits table). */
 const page = pageArgs(50);
 
-const VmId = numericId('Numeric id of the VM, from vm-list or vm-create.');
-const ImageId = (what: string) => numericId(`Numeric id of the ${what}, from image-list.`);
+const VmId = numericId('VM id');
 
-const RegionSlug = regionSlug('Region slug, such as "nyc3" (size-list shows the regions of each size).');
-const SizeSlug = slug(
-  'Size slug, such as "s-1vcpu-1gb", from size-list (it must be offered in the VM\'s region).',
-  's-1vcpu-1gb',
-);
+const RegionSlug = regionSlug('Region slug');
+const SizeSlug = slug('Size slug', 's-1vcpu-1gb');
 /** A VM name as the platform accepts it (also its hostname). */
 const VmName = (description: string) =>
   z
@@ -42,10 +38,8 @@ const VmName = (description: string) =>
       'expected letters, digits, "." and "-", ending with a letter or digit',
     )
     .describe(description);
-const SnapshotName = text('Name of the snapshot image to create, such as "web-before-upgrade".', {
-  max: LIMITS.name,
-});
-const TagName = tagName('Tag carried by the VMs to act on, such as "web" (exactly as set on the VMs).');
+const SnapshotName = text('Snapshot name', { max: LIMITS.name });
+const TagName = tagName('VM tag');
 
 type Shape = Record<string, z.ZodType>;
 
@@ -54,7 +48,10 @@ interface ActionRow {
   name: string;
   type: string;
   title: string;
+  /** What an agent reads in the tool list: terse. */
   description: string;
+  /** The longer account, for the CLI's help. */
+  details: string;
   annotations: ToolAnnotations;
   /** Arguments besides the VM's `ID` (or the `Tag`), with the wire field each one fills. */
   args?: Shape;
@@ -77,7 +74,8 @@ function vmActionTools<const T extends readonly ActionRow[]>(
       name: row.name,
       family: 'vms',
       title: row.title,
-      description: `${row.description} Answers with the action; follow it with vm-action or action-get.`,
+      description: row.description,
+      details: `${row.details} Answers with the action; follow it with vm-action or action-get.`,
       input: z.strictObject({ ID: VmId, ...row.args }),
       annotations: row.annotations,
       request: {
@@ -100,7 +98,8 @@ function tagActionTools<const T extends readonly ActionRow[]>(
       name: row.name,
       family: 'vms',
       title: row.title,
-      description: `${row.description} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
+      description: row.description,
+      details: `${row.details} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
       input: z.strictObject({ Tag: TagName, ...row.args }),
       annotations: row.annotations,
       request: {
@@ -124,14 +123,16 @@ const VM_ACTIONS = [
     type: 'reboot',
     title: 'Reboot VM',
     annotations: action,
-    description: 'Reboots a VM gracefully, like running `reboot` inside it.',
+    description: 'Reboot a VM gracefully.',
+    details: 'Reboots a VM gracefully, like running `reboot` inside it.',
   },
   {
     name: 'reset-vm-password',
     type: 'password_reset',
     title: 'Reset VM root password',
     annotations: action,
-    description:
+    description: 'Reset root password; emailed.',
+    details:
       'Resets the root password of a VM; the platform emails the new one to the account (it is never returned).',
   },
   {
@@ -139,8 +140,9 @@ const VM_ACTIONS = [
     type: 'rename',
     title: 'Rename VM',
     annotations: update,
-    description: 'Gives a VM a new name (also its hostname).',
-    args: { Name: VmName('The new name, such as "web-2" (also the hostname).') },
+    description: 'Rename a VM (and hostname).',
+    details: 'Gives a VM a new name (also its hostname).',
+    args: { Name: VmName('New name') },
     body: { name: 'Name' },
   },
   {
@@ -148,8 +150,10 @@ const VM_ACTIONS = [
     type: 'change_kernel',
     title: 'Change VM kernel',
     annotations: update,
-    description: 'Sets the kernel a VM boots on its next power-on.',
-    args: { KernelID: numericId("Numeric id of a kernel offered for the VM's image.") },
+    description: 'Set kernel for next boot.',
+    details:
+      "Sets the kernel a VM boots on its next power-on; the kernel must be one offered for the VM's image.",
+    args: { KernelID: numericId('Kernel id') },
     body: { kernel: 'KernelID' },
   },
   {
@@ -157,41 +161,43 @@ const VM_ACTIONS = [
     type: 'enable_ipv6',
     title: 'Enable IPv6 on VM',
     annotations: update,
-    description: 'Gives a VM a public IPv6 address (it appears in networks.v6).',
+    description: 'Give a VM public IPv6.',
+    details: 'Gives a VM a public IPv6 address (it appears in networks.v6).',
   },
   {
     name: 'enable-private-net-vm',
     type: 'enable_private_networking',
     title: 'Enable private networking on VM',
     annotations: update,
-    description: "Enables private networking on a VM, inside its region's VPC.",
+    description: 'Enable private networking.',
+    details: "Enables private networking on a VM, inside its region's VPC.",
   },
   {
     name: 'enable-backups-vm',
     type: 'enable_backups',
     title: 'Enable VM backups',
     annotations: update,
-    description: 'Turns on automatic weekly backups of a VM; backups then appear in backup_ids.',
+    description: 'Turn on weekly backups.',
+    details: 'Turns on automatic weekly backups of a VM; backups then appear in backup_ids.',
   },
   {
     name: 'disable-backups-vm',
     type: 'disable_backups',
     title: 'Disable VM backups',
     annotations: update,
-    description: 'Turns off automatic backups of a VM; backups already taken are kept.',
+    description: 'Turn off backups.',
+    details: 'Turns off automatic backups of a VM; backups already taken are kept.',
   },
   {
     name: 'rebuild-vm-by-slug',
     type: 'rebuild',
     title: 'Rebuild VM from image slug',
     annotations: destructive,
-    description:
+    description: 'Reinstall from image slug; erases disk.',
+    details:
       "Reinstalls a VM from a public image named by slug. Erases the VM's disk; keeps its id and IP addresses.",
     args: {
-      ImageSlug: slug(
-        'Slug of a public image, such as "ubuntu-24-04-x64", from image-list.',
-        'ubuntu-24-04-x64',
-      ),
+      ImageSlug: slug('Public image slug', 'ubuntu-24-04-x64'),
     },
     body: { image: 'ImageSlug' },
   },
@@ -200,9 +206,10 @@ const VM_ACTIONS = [
     type: 'rebuild',
     title: 'Rebuild VM from image',
     annotations: destructive,
-    description:
+    description: 'Reinstall from an image; erases disk.',
+    details:
       "Reinstalls a VM from an image (public, snapshot or custom). Erases the VM's disk; keeps its id and IP addresses.",
-    args: { ImageID: ImageId('image to install') },
+    args: { ImageID: numericId('Image id') },
     body: { image: 'ImageID' },
   },
   {
@@ -210,29 +217,32 @@ const VM_ACTIONS = [
     type: 'power_cycle',
     title: 'Power-cycle VM',
     annotations: destructive,
-    description: 'Turns a VM off and on again, like pulling the plug: unsaved data may be lost.',
+    description: 'Hard power-cycle a VM.',
+    details: 'Turns a VM off and on again, like pulling the plug: unsaved data may be lost.',
   },
   {
     name: 'power-on-vm',
     type: 'power_on',
     title: 'Power on VM',
     annotations: update,
-    description: 'Powers on a VM that is off.',
+    description: 'Power on a VM.',
+    details: 'Powers on a VM that is off.',
   },
   {
     name: 'power-off-vm',
     type: 'power_off',
     title: 'Power off VM',
     annotations: destructive,
-    description:
-      'Cuts the power of a VM, like pulling the plug: unsaved data may be lost. Prefer shutdown-vm.',
+    description: 'Cut power; prefer shutdown-vm.',
+    details: 'Cuts the power of a VM, like pulling the plug: unsaved data may be lost. Prefer shutdown-vm.',
   },
   {
     name: 'shutdown-vm',
     type: 'shutdown',
     title: 'Shut down VM',
     annotations: destructive,
-    description:
+    description: 'Gracefully shut down a VM.',
+    details:
       'Shuts a VM down gracefully, like running `shutdown` inside it; it stays off (and billed) until powered on.',
   },
   {
@@ -240,12 +250,11 @@ const VM_ACTIONS = [
     type: 'restore',
     title: 'Restore VM from backup or snapshot',
     annotations: destructive,
-    description:
-      "Restores a VM's disk from one of its backups or snapshots. Everything written since is lost.",
+    description: 'Restore disk from backup/snapshot.',
+    details:
+      "Restores a VM's disk from one of its backups or snapshots (from the VM's backup_ids/snapshot_ids, or image-list Type user). Everything written since is lost.",
     args: {
-      ImageID: ImageId(
-        "backup or snapshot of this VM (from the VM's backup_ids/snapshot_ids or image-list Type user)",
-      ),
+      ImageID: numericId('Backup or snapshot id'),
     },
     body: { image: 'ImageID' },
   },
@@ -254,16 +263,12 @@ const VM_ACTIONS = [
     type: 'resize',
     title: 'Resize VM',
     annotations: destructive,
-    description:
-      'Moves a powered-off VM to another size. With ResizeDisk the disk grows too, which cannot be undone; without it only CPU and memory change, so the VM can be sized down later.',
+    description: 'Resize a powered-off VM.',
+    details:
+      "Moves a powered-off VM to another size, which must be offered in the VM's region (size-list). With ResizeDisk the disk grows too, which cannot be undone; without it only CPU and memory change, so the VM can be sized down later.",
     args: {
       Size: SizeSlug,
-      ResizeDisk: z
-        .boolean()
-        .default(false)
-        .describe(
-          'Also grow the disk to the new size (permanent: the VM can never shrink back). Default false.',
-        ),
+      ResizeDisk: z.boolean().default(false).describe('Grow disk too; irreversible'),
     },
     body: { size: 'Size', disk: 'ResizeDisk' },
   },
@@ -272,7 +277,8 @@ const VM_ACTIONS = [
     type: 'snapshot',
     title: 'Snapshot VM',
     annotations: create,
-    description:
+    description: 'Snapshot a VM.',
+    details:
       "Saves an image of a VM's disk; the snapshot then appears in image-list (Type user) and in the VM's snapshot_ids.",
     args: { Name: SnapshotName },
     body: { name: 'Name' },
@@ -286,49 +292,56 @@ const TAG_ACTIONS = [
     type: 'power_cycle',
     title: 'Power-cycle tagged VMs',
     annotations: destructive,
-    description: 'Turns the tagged VMs off and on again, like pulling the plug.',
+    description: 'Hard power-cycle tagged VMs.',
+    details: 'Turns the tagged VMs off and on again, like pulling the plug.',
   },
   {
     name: 'power-on-vms-tag',
     type: 'power_on',
     title: 'Power on tagged VMs',
     annotations: update,
-    description: 'Powers on the tagged VMs.',
+    description: 'Power on tagged VMs.',
+    details: 'Powers on the tagged VMs.',
   },
   {
     name: 'power-off-vms-tag',
     type: 'power_off',
     title: 'Power off tagged VMs',
     annotations: destructive,
-    description: 'Cuts the power of the tagged VMs: unsaved data may be lost.',
+    description: 'Cut power of tagged VMs.',
+    details: 'Cuts the power of the tagged VMs: unsaved data may be lost.',
   },
   {
     name: 'shutdown-vms-tag',
     type: 'shutdown',
     title: 'Shut down tagged VMs',
     annotations: destructive,
-    description: 'Shuts the tagged VMs down gracefully.',
+    description: 'Shut down tagged VMs.',
+    details: 'Shuts the tagged VMs down gracefully.',
   },
   {
     name: 'enable-backups-vms-tag',
     type: 'enable_backups',
     title: 'Enable backups of tagged VMs',
     annotations: update,
-    description: 'Turns on automatic backups of the tagged VMs.',
+    description: 'Enable backups on tagged VMs.',
+    details: 'Turns on automatic backups of the tagged VMs.',
   },
   {
     name: 'disable-backups-vms-tag',
     type: 'disable_backups',
     title: 'Disable backups of tagged VMs',
     annotations: update,
-    description: 'Turns off automatic backups of the tagged VMs; backups already taken are kept.',
+    description: 'Stop backups of tagged VMs.',
+    details: 'Turns off automatic backups of the tagged VMs; backups already taken are kept.',
   },
   {
     name: 'snapshot-vms-tag',
     type: 'snapshot',
     title: 'Snapshot tagged VMs',
     annotations: create,
-    description: 'Saves a snapshot image of each tagged VM, all with the same name.',
+    description: 'Snapshot each tagged VM.',
+    details: 'Saves a snapshot image of each tagged VM, all with the same name.',
     args: { Name: SnapshotName },
     body: { name: 'Name' },
   },
@@ -337,14 +350,16 @@ const TAG_ACTIONS = [
     type: 'enable_ipv6',
     title: 'Enable IPv6 on tagged VMs',
     annotations: update,
-    description: 'Gives each tagged VM a public IPv6 address.',
+    description: 'Give tagged VMs IPv6.',
+    details: 'Gives each tagged VM a public IPv6 address.',
   },
   {
     name: 'enable-private-net-vms-tag',
     type: 'enable_private_networking',
     title: 'Enable private networking on tagged VMs',
     annotations: update,
-    description: 'Enables private networking on each tagged VM.',
+    description: 'Private net for tagged VMs.',
+    details: 'Enables private networking on each tagged VM.',
   },
 ] as const satisfies readonly ActionRow[];
 
@@ -353,15 +368,16 @@ export const vmsTools = [
     name: 'vm-create',
     family: 'vms',
     title: 'Create VM',
-    description:
-      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image.',
+    description: 'Create a VM; status new, then active. Size must be offered in Region.',
+    details:
+      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list.',
     input: z.strictObject({
-      Name: VmName('Name (and hostname) of the VM, such as "web-1": letters, digits, "." and "-".'),
-      Size: slug('Size slug, such as "s-1vcpu-1gb", from size-list.', 's-1vcpu-1gb'),
-      ImageID: ImageId('image to boot (distribution, application, snapshot or custom)'),
+      Name: VmName('VM name and hostname'),
+      Size: SizeSlug,
+      ImageID: numericId('Image id'),
       Region: RegionSlug,
-      Backup: z.boolean().default(false).describe('Turn on automatic weekly backups. Default false.'),
-      Monitoring: z.boolean().default(false).describe('Install the metrics agent. Default false.'),
+      Backup: z.boolean().default(false).describe('Enable backups'),
+      Monitoring: z.boolean().default(false).describe('Metrics agent'),
     }),
     annotations: annotations.create,
     request: {
@@ -382,7 +398,8 @@ export const vmsTools = [
     name: 'vm-delete',
     family: 'vms',
     title: 'Delete VM',
-    description: 'Destroys a VM and its disk. Its backups are deleted too; its snapshots are kept.',
+    description: 'Delete a VM and its backups; snapshots stay.',
+    details: 'Destroys a VM and its disk. Its backups are deleted too; its snapshots are kept.',
     input: z.strictObject({ ID: VmId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/droplets/{ID}' },
@@ -392,7 +409,8 @@ export const vmsTools = [
     name: 'vm-get',
     family: 'vms',
     title: 'Get VM',
-    description:
+    description: 'One VM by id.',
+    details:
       'Shows one VM: status (new, active, off), size, image, region, IP addresses (networks), features, backup and snapshot ids.',
     input: z.strictObject({ ID: VmId }),
     annotations: annotations.read,
@@ -403,8 +421,8 @@ export const vmsTools = [
     name: 'vm-list',
     family: 'vms',
     title: 'List VMs',
-    description:
-      'Lists the VMs of the account. Paginated: `links.pages.next` is present while more pages exist.',
+    description: 'List the VMs.',
+    details: 'Lists the VMs of the account. Paginated: `links.pages.next` is present while more pages exist.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/droplets', query: pageQuery },
@@ -414,10 +432,11 @@ export const vmsTools = [
     name: 'vm-action',
     family: 'vms',
     title: 'Get VM action',
-    description: 'Shows one action performed on a VM: its type and status (in-progress, completed, errored).',
+    description: 'One action of a VM.',
+    details: 'Shows one action performed on a VM: its type and status (in-progress, completed, errored).',
     input: z.strictObject({
       VmID: VmId,
-      ActionID: numericId('Numeric id of the action, from the action tool that started it or action-list.'),
+      ActionID: numericId('Action id'),
     }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/droplets/{VmID}/actions/{ActionID}' },
