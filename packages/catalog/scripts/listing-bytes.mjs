@@ -9,8 +9,15 @@ import { families } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
 
 const specNames = new Set(
-  JSON.parse(readFileSync(new URL('../test/spec-tools.json', import.meta.url), 'utf8')).tools.map((t) => t.name),
+  JSON.parse(readFileSync(new URL('../test/spec-tools.json', import.meta.url), 'utf8')).tools.map(
+    (t) => t.name,
+  ),
 );
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+const print = (line) => process.stdout.write(`${line}\n`);
 const bytes = (value) => Buffer.byteLength(JSON.stringify(value));
 const prose = (listing) =>
   Buffer.byteLength(listing.description) +
@@ -25,11 +32,16 @@ for (const family of families) {
   all.push(...listed);
   const args = listed.reduce((sum, t) => sum + Object.keys(t.inputSchema.properties ?? {}).length, 0);
   const text = listed.reduce((sum, t) => sum + prose(t), 0);
-  console.log(
+  print(
     `${family.name.padEnd(11)} ${String(listed.length).padStart(3)} tools ${String(args).padStart(4)} args ${String(bytes(listed)).padStart(6)} bytes (prose ${text})`,
   );
 }
-console.log(`tools/list of the ${all.length} spec tools: ${bytes({ tools: all })} bytes (budget 50000)`);
+print(`tools/list of the ${all.length} spec tools: ${bytes({ tools: all })} bytes (budget 50000)`);
 const largest = all.map((t) => [t.name, bytes(t)]).sort((a, b) => b[1] - a[1]);
-console.log(`largest: ${largest.slice(0, 10).map(([n, b]) => `${n} ${b}`).join(', ')}`);
-for (const name of process.argv.slice(2)) console.log(JSON.stringify(all.find((t) => t.name === name)));
+print(
+  `largest: ${largest
+    .slice(0, 10)
+    .map(([n, b]) => `${n} ${b}`)
+    .join(', ')}`,
+);
+for (const name of process.argv.slice(2)) print(JSON.stringify(all.find((t) => t.name === name)));

@@ -101,7 +101,8 @@ function simplify(schema: Schema): Schema {
     const branches = raw.map(simplify);
     const typed = branches.filter((_, index) => !isTextForm(raw[index] as Schema, raw));
     const { anyOf: _, ...rest } = schema;
-    if (typed.length === 1) return { ...simplifyOwn(rest), ...typed[0], ...pick(rest, 'description', 'default') };
+    if (typed.length === 1)
+      return { ...simplifyOwn(rest), ...typed[0], ...pick(rest, 'description', 'default') };
     return { ...simplifyOwn(rest), anyOf: branches };
   }
   return simplifyOwn(schema);
