@@ -28,14 +28,15 @@ import type {
 const page = pageArgs(30);
 const noArgs = z.strictObject({});
 
-const SshKeyId = numericId('Numeric id of the SSH key, from key-list or key-create.');
+const SshKeyId = numericId('SSH key id');
 
 export const accountTools = [
   defineTool({
     name: 'account-get-information',
     family: 'account',
     title: 'Get account information',
-    description:
+    description: 'Account info and resource limits.',
+    details:
       'Shows the account behind the token: email, status, team, and limits on VMs, reserved IPs and volumes.',
     input: noArgs,
     annotations: annotations.read,
@@ -46,7 +47,8 @@ export const accountTools = [
     name: 'balance-get',
     family: 'account',
     title: 'Get balance',
-    description: 'Shows the account balance, the month-to-date usage and the month-to-date balance, in USD.',
+    description: 'Balance and usage to date, USD.',
+    details: 'Shows the account balance, the month-to-date usage and the month-to-date balance, in USD.',
     input: noArgs,
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/customers/my/balance' },
@@ -56,7 +58,8 @@ export const accountTools = [
     name: 'billing-history-list',
     family: 'account',
     title: 'List billing history',
-    description:
+    description: 'Invoices, payments, credits.',
+    details:
       'Lists billing events, newest first: invoices, payments and credits, with amounts in USD. Paginated: `links.pages.next` is present while more pages exist.',
     input: z.strictObject(page),
     annotations: annotations.read,
@@ -71,8 +74,8 @@ export const accountTools = [
     name: 'invoice-list',
     family: 'account',
     title: 'List invoices',
-    description:
-      'Lists monthly invoices (uuid, period, amount) and a preview of the current month. Paginated.',
+    description: 'Monthly invoices and preview.',
+    details: 'Lists monthly invoices (uuid, period, amount) and a preview of the current month. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: {
@@ -86,16 +89,12 @@ export const accountTools = [
     name: 'key-create',
     family: 'account',
     title: 'Create SSH key',
-    description:
-      'Adds an SSH public key to the account so it can be installed on new VMs. Returns the key with its id and fingerprint.',
+    description: 'Add an SSH public key.',
+    details:
+      'Adds an SSH public key to the account so it can be installed on new VMs. Returns the key with its id and fingerprint. The name is up to 255 characters; the key is one line of a .pub file, such as "ssh-ed25519 AAAA... comment".',
     input: z.strictObject({
-      Name: text('A name to recognise the key by, such as "laptop" (up to 255 characters).', {
-        max: LIMITS.name,
-      }),
-      PublicKey: text(
-        'The public key in OpenSSH format: "ssh-ed25519 AAAA... comment" (the contents of a .pub file).',
-        { max: LIMITS.publicKey },
-      ),
+      Name: text('Key name', { max: LIMITS.name }),
+      PublicKey: text('OpenSSH format', { max: LIMITS.publicKey }),
     }),
     annotations: annotations.create,
     request: { method: 'POST', path: '/v2/account/keys', body: { name: 'Name', public_key: 'PublicKey' } },
@@ -105,7 +104,8 @@ export const accountTools = [
     name: 'key-get',
     family: 'account',
     title: 'Get SSH key',
-    description: 'Shows one SSH key of the account: name, fingerprint and public key.',
+    description: 'One SSH key.',
+    details: 'Shows one SSH key of the account: name, fingerprint and public key.',
     input: z.strictObject({ ID: SshKeyId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/account/keys/{ID}' },
@@ -115,7 +115,7 @@ export const accountTools = [
     name: 'key-list',
     family: 'account',
     title: 'List SSH keys',
-    description: 'Lists the SSH keys of the account. Paginated.',
+    description: "The account's SSH keys.",
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/account/keys', query: pageQuery },
@@ -125,7 +125,8 @@ export const accountTools = [
     name: 'key-delete',
     family: 'account',
     title: 'Delete SSH key',
-    description: 'Removes an SSH key from the account. VMs that already have it keep it.',
+    description: 'Remove an SSH key; VMs keep it.',
+    details: 'Removes an SSH key from the account. VMs that already have it keep it.',
     input: z.strictObject({ ID: SshKeyId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/account/keys/{ID}' },
@@ -135,11 +136,10 @@ export const accountTools = [
     name: 'action-get',
     family: 'account',
     title: 'Get action',
-    description:
-      'Shows one action (an event such as a VM power-off or an image transfer): its type, status (in-progress, completed, errored) and resource.',
-    input: z.strictObject({
-      ID: numericId('Numeric id of the action, from action-list or from the tool that started it.'),
-    }),
+    description: 'One action and its status.',
+    details:
+      'Shows one action (an event such as a VM power-off or an image transfer): its type, status (in-progress, completed, errored) and resource. Its id comes from action-list or from the tool that started it.',
+    input: z.strictObject({ ID: numericId('Action id') }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/actions/{ID}' },
     result: returns<{ action: Action }>(),
@@ -148,7 +148,8 @@ export const accountTools = [
     name: 'action-list',
     family: 'account',
     title: 'List actions',
-    description: 'Lists the actions performed on the account, newest first. Paginated.',
+    description: 'Actions, newest first.',
+    details: 'Lists the actions performed on the account, newest first. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/actions', query: pageQuery },

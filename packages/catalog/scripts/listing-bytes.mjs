@@ -15,6 +15,11 @@ const specNames = new Set(
     (t) => t.name,
   ),
 );
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+const print = (line) => process.stdout.write(`${line}\n`);
 const bytes = (value) => Buffer.byteLength(JSON.stringify(value));
 const prose = (listing) =>
   Buffer.byteLength(listing.description) +

@@ -71,14 +71,8 @@ export function commaList(description: string, max: number = LIMITS.short) {
 /** `Page`/`PerPage` with the spec's defaults for a family (Limits table). */
 export function pageArgs(perPageDefault: number) {
   return {
-    Page: z.number().int().min(1).default(1).describe('Page number, from 1.'),
-    PerPage: z
-      .number()
-      .int()
-      .min(1)
-      .max(200)
-      .default(perPageDefault)
-      .describe(`Items per page (default ${perPageDefault}, at most 200).`),
+    Page: z.number().int().min(1).default(1).describe('From 1.'),
+    PerPage: z.number().int().min(1).max(200).default(perPageDefault).describe('Max 200.'),
   };
 }
 

@@ -7,9 +7,8 @@
 import { intAsString, LIMITS, slug, text, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 
-/** A cluster UUID; `description` says where it comes from. */
-export const clusterId = (description = 'UUID of the cluster, from db-cluster-list or db-cluster-create.') =>
-  uuid(description);
+/** A cluster UUID argument. */
+export const clusterId = (description = 'Cluster') => uuid(description);
 
 /**
  * A Kafka topic name as Kafka itself allows it: letters, digits, ".", "_" and "-", at most 249
@@ -64,11 +63,8 @@ export const engineVersion = (description: string) => text(description, { max: L
 
 /** The database lists' optional page arguments, passed on whenever given (text or number). */
 export const listPage = {
-  page: intAsString('Page number, from 1 (text or number). Default: the platform’s first page.').optional(),
-  per_page: intAsString('Items per page, 1 to 200 (text or number).')
-    .pipe(z.number().int().min(1).max(200))
-    .describe('Items per page, 1 to 200. Default: the platform’s page size.')
-    .optional(),
+  page: intAsString('From 1.').optional(),
+  per_page: intAsString('Max 200.').pipe(z.number().int().min(1).max(200)).describe('Max 200.').optional(),
 };
 
 /** A scalar value of a configuration key: bounded text, a number or a boolean. */
@@ -118,7 +114,7 @@ export const onlineMigrationSource = z
       .optional()
       .describe('Password of that user (never echoed in errors).'),
   })
-  .describe('The source database to migrate from: host, port, dbname, username, password.');
+  .describe('External DB');
 
 /** Kafka topic config (topic create and update): every key optional; other keys pass through. */
 export const kafkaTopicConfig = z
@@ -165,7 +161,7 @@ export const kafkaTopicConfig = z
     segment_ms: z.number().int().min(1).optional().describe('Time before a segment rolls, ms.'),
   })
   .catchall(configValue)
-  .describe('Kafka topic configuration; every key is optional.');
+  .describe('Topic config');
 
 /** Kafka cluster configuration keys named by the spec (others pass through to the platform). */
 export const kafkaClusterConfig = z
@@ -189,7 +185,7 @@ export const kafkaClusterConfig = z
     auto_create_topics_enable: bool('Whether producing to an unknown topic creates it.').optional(),
   })
   .catchall(configValue)
-  .describe('Kafka cluster configuration keys to change; others keep their values.');
+  .describe('Keys to set');
 
 export const mongodbConfig = z
   .strictObject({
@@ -216,7 +212,7 @@ export const mongodbConfig = z
       .describe('Operations slower than this are logged.'),
     verbosity: z.number().int().min(0).max(5).optional().describe('Logging verbosity, 0 to 5.'),
   })
-  .describe('MongoDB configuration keys to change; others keep their values.');
+  .describe('Keys to set');
 
 export const redisConfig = z
   .strictObject({
@@ -262,7 +258,7 @@ export const redisConfig = z
       .optional()
       .describe('Default pub/sub channel access of new users.'),
   })
-  .describe('Redis-compatible (Valkey) configuration keys to change; others keep their values.');
+  .describe('Keys to set');
 
 export const opensearchConfig = z
   .object({
@@ -284,7 +280,7 @@ export const opensearchConfig = z
     plugins_alerting_filter_by_backend_roles_enabled: bool('Filter alerting by backend roles.').optional(),
   })
   .catchall(configValue)
-  .describe('OpenSearch configuration keys to change; others keep their values.');
+  .describe('Keys to set');
 
 export const postgresqlConfig = z
   .object({
@@ -301,7 +297,7 @@ export const postgresqlConfig = z
     timescaledb: z.record(configKey, configValue).optional().describe('TimescaleDB settings.'),
   })
   .catchall(configValue)
-  .describe('PostgreSQL configuration keys to change; others keep their values.');
+  .describe('Keys to set');
 
 export const userSettings = z
   .strictObject({
@@ -339,4 +335,4 @@ export const userSettings = z
       .optional()
       .describe('MongoDB role and databases.'),
   })
-  .describe('User settings: acl (Kafka), opensearch_acl (OpenSearch), mongo_user_settings (MongoDB).');
+  .describe('acl: Kafka');

@@ -59,15 +59,16 @@ const id = clusterId();
 const byId = z.strictObject({ id });
 const cluster = '/v2/databases/{id}';
 
-const topic = topicName('Name of the Kafka topic, from db-cluster-list-topics.');
-const user = userName('Name of the database user, from db-cluster-list-users.');
+const topic = topicName('Topic name');
+const user = userName('User name');
 
 const clusterTools = [
   defineTool({
     name: 'db-cluster-list',
     family: 'databases',
     title: 'List database clusters',
-    description:
+    description: 'Managed database clusters.',
+    details:
       'Lists the managed database clusters: id, name, engine, version, status, region, size, nodes and connection details. Paginated.',
     input: z.strictObject(listPage),
     annotations: annotations.read,
@@ -78,7 +79,8 @@ const clusterTools = [
     name: 'db-cluster-get',
     family: 'databases',
     title: 'Get database cluster',
-    description:
+    description: 'One cluster, with connection info.',
+    details:
       'Shows one cluster: status (creating, then online), engine and version, size, nodes, connection details (host, port, user, password, URI), users and trusted sources.',
     input: byId,
     annotations: annotations.read,
@@ -89,7 +91,8 @@ const clusterTools = [
     name: 'db-cluster-get-ca',
     family: 'databases',
     title: 'Get cluster CA certificate',
-    description:
+    description: 'CA certificate, base64 PEM.',
+    details:
       'Returns the base64-encoded PEM CA certificate clients use to verify TLS connections to the cluster.',
     input: byId,
     annotations: annotations.read,
@@ -100,22 +103,17 @@ const clusterTools = [
     name: 'db-cluster-create',
     family: 'databases',
     title: 'Create database cluster',
-    description:
-      'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions, sizes and regions: db-cluster-list-options.',
+    description: 'Create a cluster; see db-cluster-list-options.',
+    details:
+      'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions (such as "16" for pg or "8" for valkey), sizes and regions: db-cluster-list-options. The name is unique, 3 to 63 characters; the node count includes standby nodes; tags are comma-separated, such as "prod,cache".',
     input: z.strictObject({
-      name: z.string().min(3).max(63).describe('A unique name for the cluster, 3 to 63 characters.'),
-      engine: z
-        .enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch'])
-        .describe('Engine slug: pg, mysql, valkey, mongodb, kafka or opensearch.'),
-      version: engineVersion(
-        'Engine version, such as "16" for pg or "8" for valkey (db-cluster-list-options).',
-      ),
-      region: regionSlug('Region slug, such as "nyc3" (db-cluster-list-options).'),
-      size: sizeSlug('Node size slug, such as "db-s-1vcpu-1gb" (db-cluster-list-options).'),
-      num_nodes: z.number().int().min(1).max(3).describe('Number of nodes, 1 to 3 (standby nodes included).'),
-      tags: commaList('Tags to apply, comma-separated, such as "prod,cache".')
-        .pipe(z.array(tagName()))
-        .optional(),
+      name: z.string().min(3).max(63).describe('3-63 chars'),
+      engine: z.enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch']).describe('Engine'),
+      version: engineVersion('e.g. 16'),
+      region: regionSlug('e.g. nyc3'),
+      size: sizeSlug('e.g. db-s-1vcpu-1gb'),
+      num_nodes: z.number().int().min(1).max(3).describe('Incl. standbys'),
+      tags: commaList('Comma-separated').pipe(z.array(tagName())).optional(),
     }),
     annotations: annotations.create,
     request: {
@@ -137,7 +135,8 @@ const clusterTools = [
     name: 'db-cluster-delete',
     family: 'databases',
     title: 'Delete database cluster',
-    description: 'Deletes a cluster with all its data, users and backups. This cannot be undone.',
+    description: 'Delete a cluster and its data.',
+    details: 'Deletes a cluster with all its data, users and backups. This cannot be undone.',
     input: byId,
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: cluster },
@@ -147,14 +146,15 @@ const clusterTools = [
     name: 'db-cluster-resize',
     family: 'databases',
     title: 'Resize database cluster',
-    description:
-      'Changes the node size, the node count and/or the storage of a cluster (give at least one). The cluster is `resizing` for a while; shrinking can lose capacity.',
+    description: 'Resize nodes or storage.',
+    details:
+      'Changes the node size (a slug from db-cluster-list-options), the node count and/or the storage per node in MiB (give at least one). The cluster is `resizing` for a while; shrinking can lose capacity.',
     input: z
       .strictObject({
         id,
-        size: sizeSlug('New node size slug (db-cluster-list-options).').optional(),
-        num_nodes: z.number().int().min(1).max(3).optional().describe('New number of nodes, 1 to 3.'),
-        storage_size_mib: z.number().int().positive().optional().describe('New storage per node, MiB.'),
+        size: sizeSlug('Node size slug').optional(),
+        num_nodes: z.number().int().min(1).max(3).optional().describe('Node count'),
+        storage_size_mib: z.number().int().positive().optional().describe('MiB per node'),
       })
       .superRefine((args, ctx) => {
         if (args.size === undefined && args.num_nodes === undefined && args.storage_size_mib === undefined) {
@@ -178,8 +178,8 @@ const clusterTools = [
     name: 'db-cluster-list-backups',
     family: 'databases',
     title: 'List cluster backups',
-    description:
-      'Lists the daily backups of a cluster (creation time and size in GB), newest first. Paginated.',
+    description: 'Daily backups.',
+    details: 'Lists the daily backups of a cluster (creation time and size in GB), newest first. Paginated.',
     input: z.strictObject({ id, ...listPage }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/backups`, query: { page: 'page', per_page: 'per_page' } },
@@ -189,7 +189,8 @@ const clusterTools = [
     name: 'db-cluster-list-options',
     family: 'databases',
     title: 'List database options',
-    description:
+    description: 'Valid create values per engine.',
+    details:
       'Lists what db-cluster-create accepts, per engine: regions, versions, node counts and sizes, and each version’s end of life.',
     input: z.strictObject({}),
     annotations: annotations.read,
@@ -200,12 +201,10 @@ const clusterTools = [
     name: 'db-cluster-upgrade-major-version',
     family: 'databases',
     title: 'Upgrade major version',
-    description:
-      'Upgrades the cluster’s engine to a newer major version (never back). Clients may need changes for the new version.',
-    input: z.strictObject({
-      id,
-      version: engineVersion('Target major version, such as "17" (db-cluster-list-options).'),
-    }),
+    description: 'Upgrade major version; no downgrade.',
+    details:
+      'Upgrades the cluster’s engine to a newer major version, such as "17" (db-cluster-list-options); never back. Clients may need changes for the new version.',
+    input: z.strictObject({ id, version: engineVersion('e.g. 17') }),
     annotations: annotations.destructive,
     request: { method: 'PUT', path: `${cluster}/upgrade`, body: { version: 'version' } },
     result: returns<{ ok: true }>(),
@@ -217,13 +216,14 @@ const migrationTools = [
     name: 'db-cluster-start-online-migration',
     family: 'databases',
     title: 'Start online migration',
-    description:
+    description: 'Replicate an external DB into the cluster.',
+    details:
       'Starts replicating a source database (host:port, reachable from the cluster) into the cluster. The source’s version must not be newer than the cluster’s, and it must not be another managed cluster. Runs until stopped, at most two weeks; follow it with db-cluster-get-migration.',
     input: z.strictObject({
       id,
       source: onlineMigrationSource,
-      disable_ssl: z.boolean().optional().describe('Connect to the source without TLS.'),
-      ignore_dbs: commaList('Databases of the source to skip, comma-separated.').optional(),
+      disable_ssl: z.boolean().optional().describe('No TLS'),
+      ignore_dbs: commaList('Comma-separated').optional(),
     }),
     annotations: annotations.action,
     handler: (args, context) =>
@@ -239,12 +239,10 @@ const migrationTools = [
     name: 'db-cluster-stop-online-migration',
     family: 'databases',
     title: 'Stop online migration',
-    description:
+    description: 'Stop the migration; data stays.',
+    details:
       'Stops the ongoing online migration. Data already migrated stays in the cluster; replication does not resume.',
-    input: z.strictObject({
-      id,
-      migration_id: migrationId('Id of the ongoing migration, from db-cluster-get-migration.'),
-    }),
+    input: z.strictObject({ id, migration_id: migrationId('From db-cluster-get-migration') }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: `${cluster}/online-migration/{migration_id}` },
     result: returns<{ ok: true }>(),
@@ -253,7 +251,8 @@ const migrationTools = [
     name: 'db-cluster-get-migration',
     family: 'databases',
     title: 'Get online migration status',
-    description:
+    description: 'Latest online migration.',
+    details:
       'Shows the cluster’s latest online migration: id, status (running, then canceled when stopped or after two weeks) and start time.',
     input: byId,
     annotations: annotations.read,
@@ -275,9 +274,10 @@ const firewallTools = [
     name: 'db-cluster-get-firewall-rules',
     family: 'databases',
     title: 'Get trusted sources',
-    description:
+    description: 'Trusted sources; none means open.',
+    details:
       'Lists the cluster’s trusted sources (firewall rules): type (ip_addr, droplet, tag, k8s, app) and value. With none, the cluster accepts any address.',
-    input: z.strictObject({ id: clusterId('UUID of the cluster, from db-cluster-list.') }),
+    input: byId,
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/firewall` },
     result: returns<{ rules: DatabaseFirewallRule[] }>(),
@@ -286,14 +286,10 @@ const firewallTools = [
     name: 'db-cluster-update-firewall-rules',
     family: 'databases',
     title: 'Replace trusted sources',
-    description:
-      'Replaces the cluster’s trusted sources with exactly the given list: rules left out are removed (an empty list opens the cluster to any address). Keep a rule by passing its uuid.',
-    input: z.strictObject({
-      id,
-      rules: z
-        .array(firewallRule)
-        .describe('The complete new list of rules: [{"type":"ip_addr","value":"203.0.113.5"}].'),
-    }),
+    description: 'Replace trusted sources; [] opens all.',
+    details:
+      'Replaces the cluster’s trusted sources with exactly the given list, such as [{"type":"ip_addr","value":"203.0.113.5"}]: rules left out are removed (an empty list opens the cluster to any address). Keep a rule by passing its uuid. A rule’s value is an IP address or CIDR block (ip_addr), a VM id (vm), a tag name, or an app or Kubernetes cluster id.',
+    input: z.strictObject({ id, rules: z.array(firewallRule).describe('Full list') }),
     annotations: annotations.destroy,
     request: {
       method: 'PUT',
@@ -305,10 +301,8 @@ const firewallTools = [
 ] as const;
 
 const topicCounts = {
-  partition_count: intAsString('Number of partitions, such as "3".').optional(),
-  replication_factor: intAsString(
-    'Copies of each partition, such as "2" (at most the node count).',
-  ).optional(),
+  partition_count: intAsString('Partitions').optional(),
+  replication_factor: intAsString('Max node count').optional(),
   config: kafkaTopicConfig.optional(),
 };
 
@@ -317,15 +311,16 @@ const kafkaTools = [
     name: 'db-cluster-list-topics',
     family: 'databases',
     title: 'List Kafka topics',
-    description:
-      'Lists the topics of a Kafka cluster: name, state, partitions and replication factor. Paginated.',
+    description: 'Kafka topics.',
+    details:
+      'Lists the topics of a Kafka cluster: name, state, partitions and replication factor. Paginated. The filters take true or false; usecases is comma-separated.',
     input: z.strictObject({
       id,
       ...listPage,
-      with_projects: boolAsString('"true" to include project fields.').optional(),
-      only_deployed: boolAsString('"true" to list only deployed topics.').optional(),
-      public_only: boolAsString('"true" to list only public topics.').optional(),
-      usecases: text('Use cases to filter on, comma-separated.', { max: LIMITS.short }).optional(),
+      with_projects: boolAsString('Project fields').optional(),
+      only_deployed: boolAsString('Deployed only').optional(),
+      public_only: boolAsString('Public only').optional(),
+      usecases: text('Comma-separated', { max: LIMITS.short }).optional(),
     }),
     annotations: annotations.read,
     request: {
@@ -346,13 +341,10 @@ const kafkaTools = [
     name: 'db-cluster-create-topic',
     family: 'databases',
     title: 'Create Kafka topic',
-    description:
-      'Creates a topic on a Kafka cluster, with optional partitions, replication factor and topic config.',
-    input: z.strictObject({
-      id,
-      name: topicName('Name of the new topic: letters, digits, ".", "_" and "-", up to 249 characters.'),
-      ...topicCounts,
-    }),
+    description: 'Create a Kafka topic.',
+    details:
+      'Creates a topic on a Kafka cluster, with optional partitions, replication factor (at most the node count) and topic config. Topic names are letters, digits, ".", "_" and "-", up to 249 characters.',
+    input: z.strictObject({ id, name: topicName('Topic name'), ...topicCounts }),
     annotations: annotations.create,
     request: {
       method: 'POST',
@@ -370,7 +362,8 @@ const kafkaTools = [
     name: 'db-cluster-get-topic',
     family: 'databases',
     title: 'Get Kafka topic',
-    description:
+    description: 'One Kafka topic.',
+    details:
       'Shows one topic: state, partitions (with offsets and in-sync replicas), replication factor and config.',
     input: z.strictObject({ id, name: topic }),
     annotations: annotations.read,
@@ -381,7 +374,7 @@ const kafkaTools = [
     name: 'db-cluster-delete-topic',
     family: 'databases',
     title: 'Delete Kafka topic',
-    description: 'Deletes a topic and every message in it.',
+    description: 'Delete a topic and its messages.',
     input: z.strictObject({ id, name: topic }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: `${cluster}/topics/{name}` },
@@ -391,7 +384,8 @@ const kafkaTools = [
     name: 'db-cluster-update-topic',
     family: 'databases',
     title: 'Update Kafka topic',
-    description:
+    description: 'Change a topic; partitions only grow.',
+    details:
       'Changes a topic’s partition count (it can only grow), replication factor or config keys; keys not given keep their values.',
     input: z.strictObject({ id, name: topic, ...topicCounts }),
     annotations: annotations.update,
@@ -433,7 +427,7 @@ const configJson = z
     }
     return parsed as Record<string, unknown>;
   })
-  .describe('The MySQL config keys to change, as JSON text: {"connect_timeout":10,"wait_timeout":28800}.');
+  .describe('JSON object text');
 
 interface ConfigRow<G extends string, U extends string> {
   engine: string;
@@ -476,15 +470,15 @@ function configTools<const G extends string, const U extends string>(
   ToolDefinition<InputSchema, { config: Record<string, unknown> }, G>,
   ToolDefinition<InputSchema, { ok: true }, U>,
 ] {
-  const clusterArg = clusterId(`UUID of the ${row.engine} cluster, from db-cluster-list.`);
   const path = `/v2/databases/{${row.idArg}}/config`;
   return [
     defineTool({
       name: row.get,
       family: 'databases',
       title: `Get ${row.engine} config`,
-      description: `Shows the advanced configuration of a ${row.engine} cluster. Clusters of other engines are refused.`,
-      input: z.strictObject({ [row.idArg]: clusterArg }),
+      description: `${row.engine} config.`,
+      details: `Shows the advanced configuration of a ${row.engine} cluster. Clusters of other engines are refused.`,
+      input: z.strictObject({ [row.idArg]: id }),
       annotations: annotations.read,
       handler: async (args: Record<string, unknown>, context) => {
         await requireEngine(row, args, context);
@@ -496,8 +490,9 @@ function configTools<const G extends string, const U extends string>(
       name: row.update,
       family: 'databases',
       title: `Update ${row.engine} config`,
-      description: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.`,
-      input: z.strictObject({ [row.idArg]: clusterArg, [row.configArg]: row.config }),
+      description: `Merge ${row.engine} config keys.`,
+      details: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.`,
+      input: z.strictObject({ [row.idArg]: id, [row.configArg]: row.config }),
       annotations: annotations.update,
       handler: async (args: Record<string, unknown>, context) => {
         await requireEngine(row, args, context);
@@ -581,7 +576,8 @@ const sqlModeTools = [
     name: 'db-cluster-get-sql-mode',
     family: 'databases',
     title: 'Get SQL mode',
-    description: 'Shows the global SQL modes of a MySQL cluster, comma-separated.',
+    description: 'MySQL SQL modes.',
+    details: 'Shows the global SQL modes of a MySQL cluster, comma-separated.',
     input: byId,
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/sql_mode` },
@@ -591,13 +587,12 @@ const sqlModeTools = [
     name: 'db-cluster-set-sql-mode',
     family: 'databases',
     title: 'Set SQL mode',
-    description: 'Sets the global SQL modes of a MySQL cluster, replacing the current ones.',
+    description: 'Replace MySQL SQL modes.',
+    details:
+      'Sets the global SQL modes of a MySQL cluster, replacing the current ones. Modes are comma-separated, such as "ANSI,STRICT_ALL_TABLES".',
     input: z.strictObject({
       id,
-      modes: commaList('SQL modes, comma-separated, such as "ANSI,STRICT_ALL_TABLES".').refine(
-        (modes) => modes.length > 0,
-        'give at least one SQL mode',
-      ),
+      modes: commaList('Comma-separated').refine((modes) => modes.length > 0, 'give at least one SQL mode'),
     }),
     annotations: annotations.update,
     request: {
@@ -614,7 +609,8 @@ const userTools = [
     name: 'db-cluster-list-users',
     family: 'databases',
     title: 'List database users',
-    description: 'Lists the users of a cluster with their role and settings. Paginated.',
+    description: 'Cluster users.',
+    details: 'Lists the users of a cluster with their role and settings. Paginated.',
     input: z.strictObject({ id, ...listPage }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/users`, query: { page: 'page', per_page: 'per_page' } },
@@ -624,7 +620,8 @@ const userTools = [
     name: 'db-cluster-get-user',
     family: 'databases',
     title: 'Get database user',
-    description: 'Shows one user of a cluster: role, password (as the platform returns it) and settings.',
+    description: 'One cluster user.',
+    details: 'Shows one user of a cluster: role, password (as the platform returns it) and settings.',
     input: z.strictObject({ id, user }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/users/{user}` },
@@ -634,15 +631,16 @@ const userTools = [
     name: 'db-cluster-create-user',
     family: 'databases',
     title: 'Create database user',
-    description:
-      'Adds a user to a cluster; the platform generates its password and returns it once here. Settings apply per engine (Kafka acl, OpenSearch acl, MongoDB role).',
+    description: 'Add a cluster user.',
+    details:
+      'Adds a user to a cluster; the platform generates its password, which comes back with the user. Settings apply per engine (Kafka acl, OpenSearch acl, MongoDB role). User names are letters, digits, "_", "." and "-", up to 63 characters; mysql_auth_plugin (MySQL only) can be mysql_native_password for old clients.',
     input: z.strictObject({
       id,
-      name: userName('Name of the new user: letters, digits, "_", "." and "-", up to 63 characters.'),
+      name: userName('User name'),
       mysql_auth_plugin: z
         .enum(['mysql_native_password', 'caching_sha2_password'])
         .optional()
-        .describe('MySQL only: the authentication plugin, such as mysql_native_password for old clients.'),
+        .describe('MySQL only'),
       settings: userSettings.optional(),
     }),
     annotations: annotations.create,
@@ -661,7 +659,8 @@ const userTools = [
     name: 'db-cluster-update-user',
     family: 'databases',
     title: 'Update database user',
-    description:
+    description: 'Replace user settings.',
+    details:
       'Replaces a user’s settings (Kafka acl, OpenSearch acl, MongoDB role). Without settings nothing changes and the user is shown as is.',
     input: z.strictObject({ id, user, settings: userSettings.optional() }),
     annotations: annotations.update,
@@ -680,7 +679,8 @@ const userTools = [
     name: 'db-cluster-delete-user',
     family: 'databases',
     title: 'Delete database user',
-    description:
+    description: 'Remove a user; not the admin.',
+    details:
       'Removes a user from a cluster; its connections are closed. The primary admin user cannot be removed.',
     input: z.strictObject({ id, user }),
     annotations: annotations.destroy,

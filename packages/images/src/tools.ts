@@ -21,8 +21,7 @@ import type { Image, ImageAction, ImageList, SizeList } from './types.js';
 /** Image and size lists page by 50 (the spec's Limits table). */
 const page = pageArgs(50);
 
-const ImageId = numericId('Numeric id of the image, from image-list.');
-const RegionSlug = (what: string) => regionSlug(`${what}: a region slug such as "nyc3".`);
+const ImageId = numericId('Image id');
 const ImageName = (description: string) => text(description, { max: LIMITS.name });
 const TagName = tagName();
 
@@ -47,9 +46,7 @@ const ImageUrl = z
       error: 'must be an http:// or https:// URL, such as "https://example.com/disk.qcow2.gz"',
     }),
   )
-  .describe(
-    'Public http(s) URL of the disk image to import, such as "https://example.com/disk.qcow2.gz" (up to 2048 characters).',
-  );
+  .describe('Disk image URL');
 
 /** `Type` as the platform's query: `user` means the account's private images (API-MAP pitfall 8). */
 const LIST_FILTER = {
@@ -63,14 +60,12 @@ export const imagesTools = [
     name: 'image-list',
     family: 'images',
     title: 'List images',
-    description:
+    description: 'OS, app and own images.',
+    details:
       'Lists images: with Type "distribution" the operating systems, "application" the 1-Click apps, "user" the account\'s own snapshots, backups and custom images; without Type, all of them. Paginated.',
     input: z.strictObject({
       ...page,
-      Type: z
-        .enum(['distribution', 'application', 'user'])
-        .optional()
-        .describe('Which images: distribution, application or user (your own). Omit to list all.'),
+      Type: z.enum(['distribution', 'application', 'user']).optional().describe('user: own images'),
     }),
     annotations: annotations.read,
     handler: (args, context) =>
@@ -85,7 +80,8 @@ export const imagesTools = [
     name: 'image-get',
     family: 'images',
     title: 'Get image',
-    description:
+    description: 'One image.',
+    details:
       'Shows one image: type, distribution, regions where it can be used, minimum disk size and status.',
     input: z.strictObject({ ID: ImageId }),
     annotations: annotations.read,
@@ -96,21 +92,16 @@ export const imagesTools = [
     name: 'image-create',
     family: 'images',
     title: 'Create custom image',
-    description:
-      'Imports a custom image from a URL (a raw, qcow2, vhdx, vdi or vmdk disk image, optionally gzip/bzip2 compressed). It is "NEW" while importing and "available" once done (poll image-get).',
+    description: 'Import a disk image from a URL.',
+    details:
+      'Imports a custom image from a public http(s) URL (a raw, qcow2, vhdx, vdi or vmdk disk image, optionally gzip/bzip2 compressed), such as "https://example.com/disk.qcow2.gz". It is "NEW" while importing and "available" once done (poll image-get). Distribution takes the platform\'s names, such as "Ubuntu" or "Debian".',
     input: z.strictObject({
-      Name: ImageName('Name of the image, such as "my-app-base".'),
+      Name: ImageName('Image name'),
       Url: ImageUrl,
-      Region: RegionSlug('Region to import the image into'),
-      Distribution: text(
-        'Operating system of the image, such as "Ubuntu" or "Debian" (the platform\'s distribution names).',
-        { max: LIMITS.name },
-      ).optional(),
-      Description: text('Free text describing the image, up to 255 characters.', {
-        max: LIMITS.description,
-        min: 0,
-      }).optional(),
-      Tags: z.array(TagName).optional().describe('Tags to set on the image, such as ["base"].'),
+      Region: regionSlug('e.g. nyc3'),
+      Distribution: text('e.g. Ubuntu', { max: LIMITS.name }).optional(),
+      Description: text('Free text', { max: LIMITS.description, min: 0 }).optional(),
+      Tags: z.array(TagName).optional().describe('Tag names'),
     }),
     annotations: annotations.create,
     request: {
@@ -131,11 +122,9 @@ export const imagesTools = [
     name: 'image-update',
     family: 'images',
     title: 'Rename image',
-    description: "Renames one of the account's images (snapshot, backup or custom).",
-    input: z.strictObject({
-      ID: ImageId,
-      Name: ImageName('The new name.'),
-    }),
+    description: 'Rename an own image.',
+    details: "Renames one of the account's images (snapshot, backup or custom).",
+    input: z.strictObject({ ID: ImageId, Name: ImageName('New name') }),
     annotations: annotations.update,
     request: { method: 'PUT', path: '/v2/images/{ID}', body: { name: 'Name' } },
     result: returns<{ image: Image }>(),
@@ -144,11 +133,10 @@ export const imagesTools = [
     name: 'image-delete',
     family: 'images',
     title: 'Delete image',
-    description:
-      "Deletes one of the account's images or snapshots for good. Public images cannot be deleted.",
-    input: z.strictObject({
-      ID: numericId('Numeric id of the image or snapshot, from image-list Type user.'),
-    }),
+    description: 'Delete an own image.',
+    details:
+      "Deletes one of the account's images or snapshots for good (image-list with Type user lists them). Public images cannot be deleted.",
+    input: z.strictObject({ ID: ImageId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/images/{ID}' },
     result: returns<{ ok: true }>(),
@@ -157,9 +145,10 @@ export const imagesTools = [
     name: 'image-action-transfer',
     family: 'images',
     title: 'Transfer image to region',
-    description:
+    description: 'Copy an image to a region.',
+    details:
       "Copies one of the account's images to another region, so VMs can be created from it there. The region appears in the image's regions when the action completes (poll image-action-get).",
-    input: z.strictObject({ ID: ImageId, Region: RegionSlug('Region to copy the image to') }),
+    input: z.strictObject({ ID: ImageId, Region: regionSlug('Target region') }),
     annotations: annotations.action,
     request: {
       method: 'POST',
@@ -173,9 +162,10 @@ export const imagesTools = [
     name: 'image-action-convert',
     family: 'images',
     title: 'Convert backup to snapshot',
-    description:
-      'Turns a backup of a VM into a snapshot, which is kept when the VM is deleted or its backups are turned off.',
-    input: z.strictObject({ ID: numericId("Numeric id of the backup image, from a VM's backup_ids.") }),
+    description: 'Make a backup a snapshot.',
+    details:
+      "Turns a backup of a VM (an id from the VM's backup_ids) into a snapshot, which is kept when the VM is deleted or its backups are turned off.",
+    input: z.strictObject({ ID: numericId('Backup image id') }),
     annotations: annotations.action,
     request: { method: 'POST', path: '/v2/images/{ID}/actions', fixed: { type: 'convert' } },
     result: returns<{ action: ImageAction }>(),
@@ -184,11 +174,10 @@ export const imagesTools = [
     name: 'image-action-get',
     family: 'images',
     title: 'Get image action',
-    description: 'Shows one action performed on an image (transfer or convert): its status and region.',
-    input: z.strictObject({
-      ImageID: ImageId,
-      ActionID: numericId('Numeric id of the action, from image-action-transfer or image-action-convert.'),
-    }),
+    description: 'One image action.',
+    details:
+      'Shows one action performed on an image (transfer or convert, which return its id): its status and region.',
+    input: z.strictObject({ ImageID: ImageId, ActionID: numericId('Action id') }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/images/{ImageID}/actions/{ActionID}' },
     result: returns<{ action: ImageAction }>(),
@@ -197,7 +186,8 @@ export const imagesTools = [
     name: 'size-list',
     family: 'images',
     title: 'List VM sizes',
-    description:
+    description: 'VM sizes and prices.',
+    details:
       'Lists the VM sizes: slug, memory (MiB), vCPUs, disk (GB), transfer, monthly and hourly price in USD, and the regions offering each. Paginated.',
     input: z.strictObject(page),
     annotations: annotations.read,
