@@ -8,8 +8,6 @@ import { readFileSync } from 'node:fs';
 import { families } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
 
-const print = (line) => process.stdout.write(`${line}\n`);
-
 const specNames = new Set(
   JSON.parse(readFileSync(new URL('../test/spec-tools.json', import.meta.url), 'utf8')).tools.map(
     (t) => t.name,

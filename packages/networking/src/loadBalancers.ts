@@ -220,7 +220,7 @@ export const loadBalancerTools = [
     name: 'load-balancer-update',
     family: 'networking',
     title: 'Update load balancer',
-    description: 'Replaces all; omitted VmIDs/Tag dropped; pass its Type.',
+    description: 'Update an LB, replacing all settings: omitted VmIDs/Tag dropped; pass its Type.',
     details: `Replaces a load balancer's settings with the given ones (a full replacement: VMs or tag not given are dropped; forwarding rules are kept when not given). Type defaults to REGIONAL: pass the balancer's own type; it cannot change. ${ARGUMENT_NOTES}`,
     input: z
       .strictObject({
