@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates packages/catalog/src/scopes.ts: the token scopes each API operation cloudcall calls
+// Regenerates packages/catalog/src/scopes.generated.ts: the token scopes each API operation cloudcall calls
 // needs, as the platform's API description lists them under `security`, taken from the committed
 // description-free subset (tooling/openapi/subset.json). The error hints name them on a 403.
 // A catalog test checks the table against the subset, so a regenerated subset fails until this runs.
@@ -17,5 +17,5 @@ export const OPERATION_SCOPES: readonly (readonly [string, string, readonly (rea
 ${lines.join('\n')}
 ];
 `;
-writeFileSync(new URL('../../packages/catalog/src/scopes.ts', import.meta.url), source);
-console.error(`scopes.ts: ${rows.length} operations`);
+writeFileSync(new URL('../../packages/catalog/src/scopes.generated.ts', import.meta.url), source);
+console.error(`scopes.generated.ts: ${rows.length} operations`);

@@ -5,23 +5,14 @@
  */
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import {
-  families as allFamilies,
-  parseToolList,
-  selectFamilies,
-  selectTools,
-  toolsOf,
-} from '@cloudcall/catalog';
-import {
-  type ApiClient,
-  createClient,
-  DEFAULT_BASE_URL,
-  resolveCredentials,
-  TOKEN_ENV_VARS,
-} from '@cloudcall/core';
-import { connectSandbox, StateFileError } from '@cloudcall/sandbox';
-import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, serveHttp } from './http.js';
-import { connectHelp } from './instructions.js';
+// Start-up loads only what answering initialize and tools/list needs: the build-time listing,
+// the MCP SDK and the stdio transport. The tool definitions, zod and the API client load on the
+// first call; the sandbox only with --sandbox, the HTTP transport only with --transport http.
+import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
+import type { ApiClient } from '@cloudcall/core';
+import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
+import { LISTING } from './listing.generated.js';
 import { createMcpServer, type ToolMode } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 
@@ -130,15 +121,15 @@ async function main(): Promise<void> {
   const toolMode = (flags['tool-mode'] ?? 'static') as ToolMode;
   if (toolMode !== 'static' && toolMode !== 'dynamic')
     fail(`--tool-mode must be static or dynamic, not ${flags['tool-mode']}`);
-  let families: ReturnType<typeof selectFamilies>;
-  let selected: ReturnType<typeof selectTools>;
+  let families: ReturnType<typeof chooseFamilies<(typeof LISTING.families)[number]>>;
+  let selected: ReturnType<typeof selectTools<(typeof LISTING.tools)[number]>>;
   try {
-    families = selectFamilies(flags.families);
+    families = chooseFamilies(flags.families, LISTING.families);
   } catch (error) {
     fail(`--families: ${(error as Error).message}`);
   }
   try {
-    selected = selectTools(toolsOf(allFamilies), {
+    selected = selectTools(LISTING.tools, {
       families: flags.families === undefined ? undefined : families.map((family) => family.name),
       readOnly: Boolean(flags['read-only']),
       include: flags.tools === undefined ? undefined : parseToolList(flags.tools),
@@ -152,10 +143,12 @@ async function main(): Promise<void> {
     fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
   const info = flags.quiet ? () => undefined : log;
 
-  let client: ApiClient;
+  let client: () => Promise<ApiClient>;
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
+    // The sandbox starts at once: a state file it cannot use stops start-up, saying why.
+    const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
     let connection: Awaited<ReturnType<typeof connectSandbox>>;
     try {
       connection = await connectSandbox({ statePath: flags['sandbox-state'] });
@@ -163,7 +156,8 @@ async function main(): Promise<void> {
       if (error instanceof StateFileError) fail(error.message);
       throw error;
     }
-    client = connection.client;
+    const ready = Promise.resolve(connection.client);
+    client = () => ready;
     closeConnection = connection.close;
     sandboxState = flags['sandbox-state'];
     info(
@@ -176,13 +170,21 @@ async function main(): Promise<void> {
         `no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token from the control panel's API page, or pass --sandbox to try cloudcall offline.`,
       );
     }
-    client = createClient({
-      token: credentials.token,
-      baseUrl: flags['api-url'],
-      userAgentSuffix: `mcp-server/${VERSION}`,
-    });
-    closeConnection = () => client.close();
-    info(`using the API at ${client.baseUrl} with the token from ${credentials.source}`);
+    const baseUrl = shownUrl(flags['api-url'] ?? DEFAULT_BASE_URL);
+    // The client (and undici) loads with the first call.
+    let made: Promise<ApiClient> | undefined;
+    client = () =>
+      (made ??= import('@cloudcall/core').then(({ createClient }) =>
+        createClient({
+          token: credentials.token,
+          baseUrl: flags['api-url'],
+          userAgentSuffix: `mcp-server/${VERSION}`,
+        }),
+      ));
+    closeConnection = async () => {
+      if (made) await (await made).close();
+    };
+    info(`using the API at ${baseUrl} with the token from ${credentials.source}`);
   }
   info(
     `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
@@ -222,6 +224,10 @@ async function main(): Promise<void> {
     );
     closeTransport = () => server.close();
   } else {
+    const [{ serveHttp }, { connectHelp }] = await Promise.all([
+      import('./http.js'),
+      import('./instructions.js'),
+    ]);
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({
@@ -244,6 +250,19 @@ async function main(): Promise<void> {
     closeTransport = running.close;
     process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
   }
+}
+
+/** The API URL as logged: without any `user:password@`, and refused (exit 2) when it is no URL. */
+function shownUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(`--api-url must be a URL such as ${DEFAULT_BASE_URL}, not ${text}`);
+  }
+  url.username = '';
+  url.password = '';
+  return url.toString().replace(/\/$/, '');
 }
 
 /** A flag's whole-number value of at least `min`, or its default. */

@@ -2,18 +2,8 @@
  * The one adapter from cloudcall tool definitions to MCP: tools/list from the definitions, and
  * tools/call running them, with every failure answered as an `isError` tool result.
  */
-import { closest, globPattern, reportError } from '@cloudcall/catalog';
-import {
-  type AnyTool,
-  type ApiClient,
-  type ErrorReport,
-  maskSecrets,
-  rateLimitNote,
-  runTool,
-  type ToolFamily,
-  type ToolProgress,
-  toolListing,
-} from '@cloudcall/core';
+import { closest, globPattern } from '@cloudcall/catalog/select';
+import type { AnyTool, ApiClient, ErrorReport, ToolProgress } from '@cloudcall/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestParamsSchema,
@@ -25,17 +15,22 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { FamilyData, ToolData } from './tool-data.js';
 
 export type ToolMode = 'static' | 'dynamic';
 
 export interface McpServerOptions {
-  client: ApiClient;
-  /** The tools offered: after --families, --tools, --exclude-tools and --read-only. */
-  tools: readonly AnyTool[];
+  /**
+   * The API client, made when first needed: the first tools/call waits for it, tools/list never
+   * does. The same promise serves every call (and, over HTTP, every session).
+   */
+  client: () => Promise<ApiClient>;
+  /** The tools offered, as listed at build time: after --families, --tools, --exclude-tools and --read-only. */
+  tools: readonly ToolData[];
   /** Tools left out by a flag -> the reason naming it; a call to one is answered with it. */
   hidden?: ReadonlyMap<string, string>;
   /** The families the offered tools come from (for dynamic mode's toolset-list). */
-  families?: readonly ToolFamily[];
+  families?: readonly FamilyData[];
   /** `dynamic`: list only the toolset tools until the client enables families or tools. */
   toolMode?: ToolMode;
   version: string;
@@ -101,23 +96,38 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** The MCP listing of one tool, built from its definition (see @cloudcall/core's listing). */
-export function toMcpTool(tool: AnyTool): Tool {
-  return toolListing(tool) as Tool;
-}
-
-/**
- * The listings of a set of tools, built once: over HTTP every session has its own server, and
- * building 140 JSON schemas for each one cost about 20 ms and 0.25 MB of heap per session.
- */
-const listings = new WeakMap<readonly AnyTool[], Tool[]>();
-function listingOf(tools: readonly AnyTool[]): Tool[] {
+/** The tools/list entries of a set of tools, collected once per set (over HTTP, one per session). */
+const listings = new WeakMap<readonly ToolData[], Tool[]>();
+function listingOf(tools: readonly ToolData[]): Tool[] {
   let listed = listings.get(tools);
   if (!listed) {
-    listed = tools.map(toMcpTool);
+    listed = tools.map((tool) => tool.listing);
     listings.set(tools, listed);
   }
   return listed;
+}
+
+/**
+ * What running a tool needs beyond the build-time listing: the definitions (zod schemas and
+ * requests), core's runner and the catalog's error reports. Loaded once, on the first call, so
+ * that the server answers initialize and tools/list without loading any of it.
+ */
+interface CallKit {
+  tools: Map<string, AnyTool>;
+  core: typeof import('@cloudcall/core');
+  reportError: typeof import('@cloudcall/catalog').reportError;
+}
+
+let callKit: Promise<CallKit> | undefined;
+export function loadCallKit(): Promise<CallKit> {
+  callKit ??= Promise.all([import('@cloudcall/core'), import('@cloudcall/catalog')]).then(
+    ([core, catalog]) => ({
+      tools: new Map(catalog.toolsOf(catalog.families).map((tool) => [tool.name, tool])),
+      core,
+      reportError: catalog.reportError,
+    }),
+  );
+  return callKit;
 }
 
 /**
@@ -134,11 +144,6 @@ function progressSender(
       .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
       .catch(() => undefined);
   };
-}
-
-/** The text of a failed call: what went wrong, in the platform's words where there are some. */
-export function errorText(error: unknown): string {
-  return reportError(error).message;
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -160,6 +165,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // A client that lists tools is about to call one: load what calls need once this answer is out.
+    setImmediate(() => {
+      loadCallKit().catch((error: unknown) => options.log(`could not load the tools: ${String(error)}`));
+      options.client().catch(() => undefined);
+    });
     if (!toolsets) return { tools: listingOf(options.tools) };
     const listed = listingOf(options.tools);
     return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
@@ -191,20 +201,17 @@ export function createMcpServer(options: McpServerOptions): Server {
       });
     }
     const started = Date.now();
+    const [kit, client] = await Promise.all([loadCallKit(), options.client()]);
+    const { maskSecrets, rateLimitNote, runTool } = kit.core;
+    const definition = kit.tools.get(name);
     try {
+      if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const progress = progressSender(request.params._meta?.progressToken, extra);
-      const result = await runTool(tool, args ?? {}, {
-        client: options.client,
-        signal: extra.signal,
-        progress,
-      });
+      const result = await runTool(definition, args ?? {}, { client, signal: extra.signal, progress });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
-      return success(
-        options.showSecrets ? result : maskSecrets(result),
-        rateLimitNote(options.client.rateLimit),
-      );
+      return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
     } catch (error) {
-      const report = reportError(error);
+      const report = kit.reportError(error);
       options.log(`tool ${name}: ${report.message}`);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));

@@ -5,13 +5,13 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { selectFamilies, toolsOf } from '@cloudcall/catalog';
 import { connectSandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { expect, it } from 'vitest';
 import { serveHttp } from './http.js';
+import { LISTING } from './listing.generated.js';
 import { createMcpServer } from './server.js';
 import { call } from './testing/client.js';
 
@@ -20,7 +20,8 @@ const gc = runInNewContext('gc') as () => void;
 
 it('the server instances of expired sessions are closed and garbage-collected', async () => {
   const sandbox = await connectSandbox({});
-  const tools = toolsOf(selectFamilies('account'));
+  const tools = LISTING.tools.filter((tool) => tool.family === 'account');
+  const client = Promise.resolve(sandbox.client);
   const servers: WeakRef<Server>[] = [];
   const closed = new Set<number>();
   const lines: string[] = [];
@@ -33,7 +34,7 @@ it('the server instances of expired sessions are closed and garbage-collected', 
     maxMessageBytes: 1024 * 1024,
     newServer: () => {
       const server = createMcpServer({
-        client: sandbox.client,
+        client: () => client,
         tools,
         version: '0',
         sandbox: true,

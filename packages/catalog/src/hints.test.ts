@@ -7,7 +7,7 @@ import { subset } from '@cloudcall/openapi-subset';
 import { describe, expect, it } from 'vitest';
 import { hintFor, reportError, scopesFor } from './hints.js';
 import { families, toolsOf } from './index.js';
-import { OPERATION_SCOPES } from './scopes.js';
+import { OPERATION_SCOPES } from './scopes.generated.js';
 
 const apiError = (
   status: number,

@@ -1,6 +1,6 @@
 /**
  * What to do about a failed call, from tables rather than ad-hoc strings: the token scopes an
- * operation needs (from the platform's API description, see scopes.ts), the list tool that shows
+ * operation needs (from the platform's API description, see scopes.generated.ts), the list tool that shows
  * what exists for a path that answered 404, and a few known refusals by status and message.
  * Both apps add the hint to the error report (`reportError`).
  */
@@ -13,7 +13,7 @@ import {
   WaitFailedError,
   WaitTimeoutError,
 } from '@cloudcall/core';
-import { OPERATION_SCOPES } from './scopes.js';
+import { OPERATION_SCOPES } from './scopes.generated.js';
 
 /** Path templates (most specific first) and what a 404 on them means. */
 const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [

@@ -8,6 +8,7 @@ import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
 import { networkingFamily } from '@cloudcall/networking';
 import { vmsFamily } from '@cloudcall/vms';
+import { chooseFamilies } from './select.js';
 
 /** All families, in the order the spec lists them. */
 export const families: readonly ToolFamily[] = [
@@ -23,19 +24,7 @@ export const families: readonly ToolFamily[] = [
  * empty or absent). Throws an Error naming unknown families and the valid ones.
  */
 export function selectFamilies(list?: string): ToolFamily[] {
-  const names = (list ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  if (names.length === 0) return [...families];
-  const known = new Map(families.map((family) => [family.name as string, family]));
-  const unknown = names.filter((name) => !known.has(name));
-  if (unknown.length) {
-    throw new Error(
-      `unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${[...known.keys()].join(', ')}`,
-    );
-  }
-  return families.filter((family) => names.includes(family.name));
+  return chooseFamilies(list, families);
 }
 
 /** The tools of the given families, checked for unique names. */
@@ -52,10 +41,12 @@ export function toolsOf(selected: readonly ToolFamily[]): AnyTool[] {
 export { hintFor, reportError, scopesFor } from './hints.js';
 export { TOOLS_END, TOOLS_START, toolsMarkdown, withToolsTable } from './markdown.js';
 export {
+  chooseFamilies,
   closest,
   globPattern,
   parseToolList,
   SELECTION_ENV,
+  type SelectableTool,
   type SelectedTools,
   selectTools,
   type ToolSelection,

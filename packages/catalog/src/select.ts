@@ -1,9 +1,18 @@
 /**
  * Which tools a server or CLI offers: the families chosen (`--families`), then `--tools` (names and globs), then
  * `--exclude-tools`, then `--read-only`. Every tool left out keeps the reason, named by the flag
- * that left it out, so that a call to it can say how to get it back.
+ * that left it out, so that a call to it can say how to get it back. A leaf module
+ * (`@cloudcall/catalog/select`): it loads no tool definitions, so an app can select from its
+ * build-time listing without loading them.
  */
-import type { AnyTool, FamilyName } from '@cloudcall/core';
+import type { FamilyName, ToolAnnotations } from '@cloudcall/core';
+
+/** What selection reads of a tool: a definition, or its listing data. */
+export interface SelectableTool {
+  name: string;
+  family: FamilyName;
+  annotations: ToolAnnotations;
+}
 
 export interface ToolSelection {
   /** Families to offer; all when absent. */
@@ -16,8 +25,8 @@ export interface ToolSelection {
   exclude?: readonly string[];
 }
 
-export interface SelectedTools {
-  tools: AnyTool[];
+export interface SelectedTools<T extends SelectableTool = SelectableTool> {
+  tools: T[];
   /** Tool name -> why it is not offered, naming the flag (`hidden by --read-only`). */
   hidden: Map<string, string>;
 }
@@ -42,6 +51,28 @@ export function globPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/**
+ * The families named in a comma-separated list such as `account,vms`, out of `known` (all when
+ * the list is empty or absent). Throws an Error naming unknown families and the valid ones.
+ */
+export function chooseFamilies<F extends { name: string }>(
+  list: string | undefined,
+  known: readonly F[],
+): F[] {
+  const names = (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) return [...known];
+  const unknown = names.filter((name) => !known.some((family) => family.name === name));
+  if (unknown.length) {
+    throw new Error(
+      `unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${known.map((family) => family.name).join(', ')}`,
+    );
+  }
+  return known.filter((family) => names.includes(family.name));
+}
+
 /** Splits a comma- or space-separated list of names and globs. */
 export function parseToolList(list: string): string[] {
   return list
@@ -54,7 +85,10 @@ export function parseToolList(list: string): string[] {
  * Applies a selection to a tool list. Throws an Error naming each name or glob that matches no
  * tool (with the closest names), since a typo would otherwise silently serve the wrong set.
  */
-export function selectTools(tools: readonly AnyTool[], selection: ToolSelection = {}): SelectedTools {
+export function selectTools<T extends SelectableTool>(
+  tools: readonly T[],
+  selection: ToolSelection = {},
+): SelectedTools<T> {
   const names = tools.map((tool) => tool.name);
   const matcher = (flag: string, patterns: readonly string[] | undefined) => {
     if (!patterns?.length) return undefined;
@@ -75,7 +109,7 @@ export function selectTools(tools: readonly AnyTool[], selection: ToolSelection 
   const included = matcher('--tools', selection.include);
   const excluded = matcher('--exclude-tools', selection.exclude);
 
-  const offered: AnyTool[] = [];
+  const offered: T[] = [];
   const hidden = new Map<string, string>();
   for (const tool of tools) {
     if (selection.families && !selection.families.includes(tool.family)) {

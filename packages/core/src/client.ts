@@ -25,7 +25,9 @@ import {
   sleep,
 } from './retry.js';
 
-export const DEFAULT_BASE_URL = 'https://api.digitalocean.com';
+export { DEFAULT_BASE_URL } from './credentials.js';
+
+import { DEFAULT_BASE_URL } from './credentials.js';
 
 /** This package's version, sent in the User-Agent. */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })

@@ -1,7 +1,11 @@
 /**
  * Where a token comes from. Apps pass their environment in: nothing below an app reads
- * `process.env` itself.
+ * `process.env` itself. A leaf module (`@cloudcall/core/credentials`): an app can check for a
+ * token at start without loading the client.
  */
+
+/** The platform's API. */
+export const DEFAULT_BASE_URL = 'https://api.digitalocean.com';
 
 /** Environment variables holding a token, in order of preference. */
 export const TOKEN_ENV_VARS = ['DIGITALOCEAN_API_TOKEN', 'DIGITALOCEAN_ACCESS_TOKEN'] as const;

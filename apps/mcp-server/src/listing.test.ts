@@ -1,0 +1,28 @@
+/**
+ * The build-time listing (src/listing.generated.ts, written by scripts/listing.mjs before each
+ * build) is what the tool definitions give now: a stale copy would list tools that no longer
+ * match what a call validates.
+ */
+import { families, toolsOf } from '@cloudcall/catalog';
+import { toolListing } from '@cloudcall/core';
+import { describe, expect, it } from 'vitest';
+import { LISTING } from './listing.generated.js';
+
+describe('the build-time listing', () => {
+  it('is the tool definitions, tool for tool (regenerate with node scripts/listing.mjs)', () => {
+    const tools = toolsOf(families);
+    expect(LISTING.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    for (const [index, tool] of tools.entries()) {
+      expect(LISTING.tools[index], tool.name).toEqual({
+        name: tool.name,
+        family: tool.family,
+        title: tool.title,
+        annotations: tool.annotations,
+        listing: toolListing(tool),
+      });
+    }
+    expect(LISTING.families).toEqual(
+      families.map(({ name, title, description }) => ({ name, title, description })),
+    );
+  });
+});
