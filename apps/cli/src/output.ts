@@ -5,9 +5,13 @@ import Table from 'cli-table3';
 
 export type OutputFormat = 'json' | 'table';
 
-export function formatResult(result: unknown, format: OutputFormat, color = false): string {
-  if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
-  return `${renderTable(result, color)}\n`;
+/**
+ * A result in `format`. On a terminal JSON is indented for reading; in a pipe it is one compact
+ * line (half the bytes for a list such as size-list), which jq and other programs read alike.
+ */
+export function formatResult(result: unknown, format: OutputFormat, terminal = false): string {
+  if (format === 'json') return `${terminal ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`;
+  return `${renderTable(result, terminal)}\n`;
 }
 
 type Row = Record<string, unknown>;

@@ -15,7 +15,7 @@ describe('secrets in output', () => {
     const hidden = await cli.run(['--sandbox', 'db-cluster-create', ...sized]);
     expect(hidden.code).toBe(0);
     const id = (hidden.json as { database: { id: string } }).database.id;
-    expect(hidden.stdout).toMatch(/"password": "\[hidden/);
+    expect(hidden.stdout).toMatch(/"password":"\[hidden/);
 
     const shown = await cli.run(['--sandbox', '--show-secrets', 'db-cluster-get', '--id', id]);
     const password = (shown.json as { database: { connection: { password: string } } }).database.connection
