@@ -1,0 +1,564 @@
+#!/usr/bin/env node
+/**
+ * How fast the built apps start and answer, each figure beside `node -e 0` measured in the same
+ * run on the same machine: one machine's milliseconds say little about another's, a ratio to bare
+ * node says how much of the wait is ours.
+ *
+ *   pnpm bench                          (builds first; runs the sandbox's bench too)
+ *   pnpm --filter @cloudcall/bench bench
+ *   node tooling/bench/src/bench.mjs --rounds 10 --mcp /tmp/main-before/mcp.js
+ *
+ * Everything runs against a loopback stand-in for the API that answers at once (./stand-in.mjs),
+ * never the network. Start-up figures are medians of `--rounds` rounds; each round runs every
+ * case once (bare node twice), in a fresh random order, so drift and noise from other work on the
+ * machine fall on all cases alike. Per-call figures come from one long-lived server per app.
+ * Prints a table (stdout) and writes results/latest.json (every sample) and results/latest.md.
+ *
+ * When `@digitalocean/mcp` is installed (an optional dependency), its Go server is measured the
+ * same way, side by side; otherwise the table says why it is missing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { arch, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LineClient } from './line-client.mjs';
+import { startStandIn } from './stand-in.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '../../..');
+const NODE = process.execPath;
+const TOOL = 'key-list';
+const BURSTS = 3;
+const README_START = '<!-- bench:start -->';
+const README_END = '<!-- bench:end -->';
+
+/** The issue's targets: start-up as a multiple of `node -e 0`, per call in absolute terms. */
+const TARGET = {
+  mcpStart: 1.5,
+  cliVersion: 1.3,
+  cliSandbox: 2,
+  rssOverNodeMiB: 30,
+  p50Ms: 0.45,
+  p99Ms: 2.5,
+  callsPerSecond: 4500,
+};
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '20' },
+    calls: { type: 'string', default: '2000' },
+    'burst-calls': { type: 'string', default: '5000' },
+    'in-flight': { type: 'string', default: '16' },
+    'sdk-calls': { type: 'string', default: '500' },
+    // Other builds to measure, such as a copy of main's dist: compare before and after.
+    mcp: { type: 'string' },
+    cli: { type: 'string' },
+    'no-reference': { type: 'boolean' },
+    out: { type: 'string', default: join(HERE, '../results') },
+    // Rewrites the README's table between its bench markers with this run's.
+    'update-readme': { type: 'boolean' },
+  },
+});
+const rounds = positive('--rounds', flags.rounds);
+const calls = positive('--calls', flags.calls);
+const burstCalls = positive('--burst-calls', flags['burst-calls']);
+const inFlight = positive('--in-flight', flags['in-flight']);
+const sdkCalls = positive('--sdk-calls', flags['sdk-calls']);
+const mcpMain = resolve(flags.mcp ?? appEntry('apps/mcp-server'));
+const cliMain = resolve(flags.cli ?? appEntry('apps/cli'));
+for (const file of [mcpMain, cliMain]) {
+  if (!existsSync(file)) {
+    process.stderr.write(`${file} is missing: build first (pnpm build), or run through pnpm bench\n`);
+    process.exit(2);
+  }
+}
+
+const started = performance.now();
+const api = await startStandIn();
+const scratch = mkdtempSync(join(tmpdir(), 'cloudcall-bench-'));
+// One environment for every process, node -e 0 included: the SDK transport's default set (PATH,
+// HOME...), a fake token, and a config home of our own so nothing reads or writes the user's.
+const env = {
+  ...getDefaultEnvironment(),
+  HOME: scratch,
+  XDG_CONFIG_HOME: join(scratch, 'config'),
+  DIGITALOCEAN_API_TOKEN: 'bench-token-not-a-secret',
+};
+const statePath = join(scratch, 'sandbox.json');
+const reference = flags['no-reference'] ? { missing: 'left out (--no-reference)' } : findReference();
+
+try {
+  const results = await run();
+  const { text, markdown } = render(results);
+  process.stdout.write(`${text}\n`);
+  mkdirSync(flags.out, { recursive: true });
+  writeFileSync(join(flags.out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(flags.out, 'latest.md'), markdown);
+  if (flags['update-readme']) updateReadme(markdown);
+  process.stderr.write(
+    `wrote ${join(flags.out, 'latest.json')} and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+} finally {
+  await api.close();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+async function run() {
+  const cases = {
+    node: () => timeProcess(NODE, ['-e', '0']),
+    mcpStart: () => coldStart(NODE, [mcpMain, '--api-url', api.url]),
+    mcpStartSandbox: () => coldStart(NODE, [mcpMain, '--sandbox']),
+    cliVersion: () => timeProcess(NODE, [cliMain, '--version'], expectVersion),
+    cliSandbox: () =>
+      timeProcess(NODE, [cliMain, '--sandbox', '--sandbox-state', statePath, TOOL], expectJson),
+    cliApi: () => timeProcess(NODE, [cliMain, '--api-url', api.url, TOOL], expectKeys),
+  };
+  const refArgs = ['-digitalocean-api-endpoint', api.url];
+  if (reference.binary) cases.refStart = () => coldStart(reference.binary, refArgs);
+
+  // The first run of each reads files from disk and creates the sandbox's state file.
+  progress('warming up');
+  for (const measure of Object.values(cases)) await measure();
+  const samples = Object.fromEntries(Object.keys(cases).map((key) => [key, []]));
+  for (let round = 1; round <= rounds; round++) {
+    progress(`start-up round ${round}/${rounds}`);
+    // Bare node twice a round: it is cheap, and every ratio divides by its median.
+    for (const key of shuffle([...Object.keys(cases), 'node'])) samples[key].push(await cases[key]());
+  }
+  const startup = Object.fromEntries(
+    Object.entries(samples).map(([key, runs]) => [key, summarize(runs.map((r) => r.ms))]),
+  );
+  // How much of an MCP start is spent before the initialize answer (loading, mostly).
+  const toInitialize = Object.fromEntries(
+    Object.entries(samples)
+      .filter(([, runs]) => runs[0].initializedMs !== undefined)
+      .map(([key, runs]) => [key, summarize(runs.map((r) => r.initializedMs))]),
+  );
+
+  progress(`cloudcall-mcp: ${calls} calls, then ${BURSTS} × ${burstCalls} with ${inFlight} in flight`);
+  const load = await callLoad(NODE, [mcpMain, '--api-url', api.url]);
+  progress(`cloudcall-mcp: ${sdkCalls} calls through the SDK client`);
+  const sdk = await sdkLoad(NODE, [mcpMain, '--api-url', api.url]);
+  let refLoad;
+  let refSdk;
+  if (reference.binary) {
+    progress(`@digitalocean/mcp: the same`);
+    refLoad = await callLoad(reference.binary, refArgs);
+    refSdk = await sdkLoad(reference.binary, refArgs);
+  }
+  const nodeRss = median(await Promise.all([1, 2, 3, 4, 5].map(() => bareNodeRssMiB())));
+
+  return {
+    date: new Date().toISOString(),
+    commit: commit(),
+    machine: {
+      cpu: cpus()[0]?.model?.trim(),
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      os: `${platform()} ${release()} ${arch()}`,
+      node: process.version,
+      loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))),
+    },
+    settings: { rounds, calls, burstCalls, bursts: BURSTS, inFlight, sdkCalls, tool: TOOL },
+    apps: { mcp: mcpMain, cli: cliMain },
+    reference: reference.binary
+      ? { package: '@digitalocean/mcp', version: reference.version, binary: reference.binary }
+      : { missing: reference.missing },
+    startupMs: startup,
+    startupToInitializeMs: toInitialize,
+    toolsListed: {
+      cloudcall: samples.mcpStart[0].tools,
+      reference: samples.refStart?.[0].tools,
+    },
+    calls: { cloudcall: load, reference: refLoad },
+    sdkCalls: { cloudcall: sdk, reference: refSdk },
+    nodeRssMiB: nodeRss,
+    apiRequests: { ...api.counts },
+    targets: TARGET,
+  };
+}
+
+/** Spawn to exit, with the output checked: a fast failure is not a fast command. */
+function timeProcess(command, args, check) {
+  return new Promise((resolvePromise, reject) => {
+    const start = performance.now();
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text) => {
+      stdout += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - start;
+      const problem = code === 0 ? check?.(stdout) : `exit code ${code}`;
+      if (problem)
+        reject(
+          new Error(`${[command, ...args].join(' ')}: ${problem}\nstdout: ${stdout}\nstderr: ${stderr}`),
+        );
+      else resolvePromise({ ms });
+    });
+  });
+}
+
+function expectVersion(stdout) {
+  return /^\d+\.\d+\.\d+/.test(stdout.trim()) ? undefined : 'no version printed';
+}
+
+function expectJson(stdout) {
+  try {
+    JSON.parse(stdout);
+    return undefined;
+  } catch {
+    return 'no JSON printed';
+  }
+}
+
+function expectKeys(stdout) {
+  return expectJson(stdout) ?? (stdout.includes('bench-one') ? undefined : "the stand-in's keys are missing");
+}
+
+/**
+ * Spawn to the `tools/list` answer, with the official SDK client over stdio (initialize, then
+ * tools/list). The listing is requested with the protocol's loose result schema rather than
+ * `listTools()`, which also compiles a validator for every output schema: client work, not the
+ * server's.
+ */
+async function coldStart(command, args) {
+  const start = performance.now();
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.setEncoding('utf8').on('data', (text) => {
+    stderr = (stderr + text).slice(-4000);
+  });
+  const client = new Client({ name: 'cloudcall-bench', version: '0.0.0' });
+  try {
+    await client.connect(transport);
+    const initializedMs = performance.now() - start;
+    const listed = await client.request({ method: 'tools/list', params: {} }, ResultSchema);
+    const ms = performance.now() - start;
+    const tools = Array.isArray(listed.tools) ? listed.tools.length : 0;
+    if (!tools) throw new Error('tools/list listed no tools');
+    return { ms, initializedMs, tools };
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${stderr}`);
+  } finally {
+    // Waits for the server to exit, so it does not run into the next measurement.
+    await client.close();
+  }
+}
+
+/**
+ * Per-call figures over raw JSON-RPC lines: `calls` sequential calls (each timed from write to
+ * answer), then bursts of `burstCalls` with `inFlight` outstanding; then the server's peak RSS.
+ */
+async function callLoad(command, args) {
+  const client = new LineClient(command, args, env);
+  try {
+    await client.initialize();
+    const listed = await client.request('tools/list', {});
+    if (!listed.result.tools.some((tool) => tool.name === TOOL)) throw new Error(`no ${TOOL} tool listed`);
+    const rssAfterListMiB = client.peakRssMiB();
+    const requestsBefore = api.counts.keys;
+
+    const latencies = new Float64Array(calls);
+    for (let i = 0; i < calls; i++) {
+      const start = performance.now();
+      await client.call(TOOL, {});
+      latencies[i] = performance.now() - start;
+    }
+
+    // Throughput over a second or two swings with whatever else the machine does: three bursts,
+    // the median reported.
+    const bursts = [];
+    for (let i = 0; i < BURSTS; i++) bursts.push(await burst(client));
+
+    // Every call must have reached the API: an answer from a cache would measure nothing.
+    const made = calls + BURSTS * burstCalls;
+    const requests = api.counts.keys - requestsBefore;
+    if (requests < made) throw new Error(`${made} calls made only ${requests} requests to the stand-in`);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      toolsListBytes: listed.bytes,
+      tools: listed.result.tools.length,
+      p50Ms: percentile(sorted, 0.5),
+      p90Ms: percentile(sorted, 0.9),
+      p99Ms: percentile(sorted, 0.99),
+      maxMs: sorted[sorted.length - 1],
+      callsPerSecond: median(bursts),
+      callsPerSecondBursts: bursts,
+      apiRequestsPerCall: requests / made,
+      rssAfterListMiB,
+      peakRssMiB: client.peakRssMiB(),
+    };
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${client.stderr}`);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Calls per second over `burstCalls` calls with `inFlight` outstanding at all times. */
+async function burst(client) {
+  const start = performance.now();
+  await new Promise((resolvePromise, reject) => {
+    let sent = 0;
+    let answered = 0;
+    const next = () => {
+      if (sent === burstCalls) return;
+      sent++;
+      client.call(TOOL, {}).then(() => {
+        if (++answered === burstCalls) resolvePromise();
+        else next();
+      }, reject);
+    };
+    for (let i = 0; i < inFlight; i++) next();
+  });
+  return burstCalls / ((performance.now() - start) / 1000);
+}
+
+/** The same sequential calls through the SDK client (`callTool`), to show its share. */
+async function sdkLoad(command, args) {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'ignore' });
+  const client = new Client({ name: 'cloudcall-bench', version: '0.0.0' });
+  try {
+    await client.connect(transport);
+    await client.listTools();
+    const latencies = [];
+    for (let i = 0; i < sdkCalls; i++) {
+      const start = performance.now();
+      const result = await client.callTool({ name: TOOL, arguments: {} });
+      latencies.push(performance.now() - start);
+      if (result.isError) throw new Error(`${TOOL} failed: ${JSON.stringify(result.content).slice(0, 500)}`);
+    }
+    latencies.sort((a, b) => a - b);
+    return { p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Bare node's peak RSS, read by the process itself at its end as /proc reports it for others. */
+async function bareNodeRssMiB() {
+  const code =
+    "const s=require('fs').readFileSync('/proc/self/status','utf8');process.stdout.write(/^VmHWM:\\s+(\\d+)/m.exec(s)[1])";
+  const child = spawn(NODE, ['-e', code], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (text) => {
+    out += text;
+  });
+  await new Promise((resolvePromise) => child.once('close', resolvePromise));
+  const kib = Number(out);
+  return Number.isFinite(kib) && kib > 0 ? kib / 1024 : undefined;
+}
+
+/** The Go server's binary for this platform, as the package's own launcher would pick it. */
+function findReference() {
+  const require = createRequire(import.meta.url);
+  let packageJson;
+  try {
+    packageJson = require.resolve('@digitalocean/mcp/package.json');
+  } catch {
+    return {
+      missing: '@digitalocean/mcp is not installed (an optional dependency: pnpm install fetches it)',
+    };
+  }
+  const manifest = JSON.parse(readFileSync(packageJson, 'utf8'));
+  const name = manifest['mcp-server-binaries']?.[`mcp-digitalocean-${process.platform}-${process.arch}`];
+  if (!name) return { missing: `@digitalocean/mcp has no binary for ${process.platform}-${process.arch}` };
+  const binary = join(dirname(packageJson), name);
+  if (!existsSync(binary)) return { missing: `${binary} is missing` };
+  return { binary, version: manifest.version };
+}
+
+/** An app's entry point, as its package.json `bin` names it. */
+function appEntry(dir) {
+  const manifest = JSON.parse(readFileSync(join(REPO, dir, 'package.json'), 'utf8'));
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
+  return join(REPO, dir, bin ?? 'dist/main.js');
+}
+
+function render(r) {
+  const node = r.startupMs.node.median;
+  const cc = r.calls.cloudcall;
+  const ref = r.calls.reference;
+  const refStart = r.startupMs.refStart?.median;
+  const ms = (value) => (value === undefined ? '' : value < 10 ? value.toFixed(2) : value.toFixed(0));
+  const times = (value) => `${value.toFixed(2)}×`;
+  const count = (value) => Math.round(value).toLocaleString('en-US');
+  const mark = (pass) => (pass ? 'pass' : 'FAIL');
+  const startRow = (figure, key, target) => {
+    const value = r.startupMs[key].median;
+    return [
+      figure,
+      ms(node),
+      ms(value),
+      times(value / node),
+      target ? `≤ ${target.toFixed(1)}×` : '',
+      target ? mark(value / node <= target) : '',
+    ];
+  };
+  const refCell = (text) => (r.reference.missing ? '' : text);
+  const rssOver = cc.peakRssMiB === undefined ? undefined : cc.peakRssMiB - r.nodeRssMiB;
+  const rows = [
+    [
+      ...startRow('MCP start → tools/list answer (ms)', 'mcpStart', TARGET.mcpStart),
+      refCell(`${ms(refStart)} (${times(refStart / node)})`),
+    ],
+    [...startRow('MCP start → tools/list, --sandbox (ms)', 'mcpStartSandbox'), ''],
+    [...startRow('CLI --version (ms)', 'cliVersion', TARGET.cliVersion), ''],
+    [...startRow(`CLI --sandbox ${TOOL} (ms)`, 'cliSandbox', TARGET.cliSandbox), ''],
+    [...startRow(`CLI ${TOOL}, stand-in API (ms)`, 'cliApi'), ''],
+    [
+      `MCP per call p50 (ms)`,
+      '',
+      ms(cc.p50Ms),
+      '',
+      `≤ ${TARGET.p50Ms} ms`,
+      mark(cc.p50Ms <= TARGET.p50Ms),
+      refCell(ms(ref?.p50Ms)),
+    ],
+    [
+      `MCP per call p99 (ms)`,
+      '',
+      ms(cc.p99Ms),
+      '',
+      `≤ ${TARGET.p99Ms} ms`,
+      mark(cc.p99Ms <= TARGET.p99Ms),
+      refCell(ms(ref?.p99Ms)),
+    ],
+    [
+      `MCP calls/s, ${r.settings.inFlight} in flight`,
+      '',
+      count(cc.callsPerSecond),
+      '',
+      `≥ ${count(TARGET.callsPerSecond)}`,
+      mark(cc.callsPerSecond >= TARGET.callsPerSecond),
+      refCell(ref ? count(ref.callsPerSecond) : ''),
+    ],
+    [
+      'MCP peak RSS (MiB)',
+      r.nodeRssMiB?.toFixed(0) ?? '',
+      cc.peakRssMiB?.toFixed(0) ?? 'n/a',
+      rssOver === undefined ? '' : `+${rssOver.toFixed(0)} MiB`,
+      `≤ +${TARGET.rssOverNodeMiB} MiB`,
+      rssOver === undefined ? 'n/a' : mark(rssOver <= TARGET.rssOverNodeMiB),
+      refCell(ref?.peakRssMiB?.toFixed(0) ?? 'n/a'),
+    ],
+    [
+      'tools/list answer (bytes)',
+      '',
+      `${count(cc.toolsListBytes)} (${cc.tools} tools)`,
+      '',
+      '',
+      '',
+      refCell(ref ? `${count(ref.toolsListBytes)} (${ref.tools} tools)` : ''),
+    ],
+  ];
+  const refTitle = r.reference.missing
+    ? '@digitalocean/mcp (not measured)'
+    : `@digitalocean/mcp ${r.reference.version}`;
+  const header = ['', '`node -e 0`', 'cloudcall', 'ratio', 'target', 'met', refTitle];
+  const notes = [
+    `${r.date.slice(0, 10)}, commit ${r.commit ?? 'unknown'}; ${r.machine.cores} × ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, node ${r.machine.node.slice(1)}; 1-minute load average ${r.machine.loadAverageAtEnd[0]} at the end.`,
+    `Start-up: medians of ${r.settings.rounds} interleaved rounds (bare node twice a round), spawn to exit (to the tools/list answer for MCP, official SDK client over stdio); ratio = median / median of \`node -e 0\`.`,
+    `Per call: ${r.settings.tool} against a loopback API stand-in that answers at once; p50/p99 over ${r.settings.calls} sequential calls (no warm-up), calls/s the median of ${BURSTS} bursts of ${r.settings.burstCalls} with ${r.settings.inFlight} in flight, all as raw JSON-RPC lines over the server's stdio.` +
+      ` Through the SDK client (\`callTool\`, which validates each result) p50/p99 are ${ms(r.sdkCalls.cloudcall.p50Ms)}/${ms(r.sdkCalls.cloudcall.p99Ms)} ms` +
+      (r.sdkCalls.reference
+        ? ` for cloudcall and ${ms(r.sdkCalls.reference.p50Ms)}/${ms(r.sdkCalls.reference.p99Ms)} ms for @digitalocean/mcp.`
+        : '.'),
+    'Peak RSS: VmHWM of the server after all calls; bare node: VmHWM of `node -e` reading its own.',
+    r.reference.missing
+      ? `@digitalocean/mcp not measured: ${r.reference.missing}.`
+      : '@digitalocean/mcp: its Go binary run directly (not through its node launcher), all services, the same stand-in and token.',
+  ];
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
+  const line = (row) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const text = [line(header.map((h) => h.replaceAll('`', ''))), ...rows.map(line), '', ...notes].join('\n');
+  const md = (row) => `| ${row.join(' | ')} |`;
+  const markdown = [
+    md(header),
+    md(header.map((_, i) => (i === 0 ? '---' : '---:'))),
+    ...rows.map(md),
+    '',
+    ...notes.map((note) => `- ${note}`),
+    '',
+  ].join('\n');
+  return { text, markdown };
+}
+
+function updateReadme(markdown) {
+  const path = join(REPO, 'README.md');
+  const text = readFileSync(path, 'utf8');
+  const start = text.indexOf(README_START);
+  const end = text.indexOf(README_END);
+  if (start === -1 || end < start)
+    throw new Error(`README.md has no ${README_START} ... ${README_END} section`);
+  writeFileSync(path, `${text.slice(0, start + README_START.length)}\n${markdown}${text.slice(end)}`);
+  progress('README.md table updated');
+}
+
+/** The measured checkout's commit, marked when what is measured (apps, packages) has changes. */
+function commit() {
+  try {
+    const git = (...args) =>
+      execFileSync('git', args, { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const head = git('rev-parse', '--short', 'HEAD').trim();
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', 'apps', 'packages').trim();
+    return changed ? `${head} with local changes to apps or packages` : head;
+  } catch {
+    return undefined;
+  }
+}
+
+function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: median(sorted), min: sorted[0], max: sorted[sorted.length - 1], samples };
+}
+
+function median(values) {
+  const sorted = values.filter((v) => v !== undefined).sort((a, b) => a - b);
+  if (!sorted.length) return undefined;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+function shuffle(items) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
+function progress(text) {
+  process.stderr.write(`[bench] ${text}\n`);
+}
+
+function positive(flag, text) {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${flag} must be a positive whole number, not ${text}\n`);
+    process.exit(2);
+  }
+  return value;
+}
