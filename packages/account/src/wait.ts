@@ -143,6 +143,7 @@ export type WaitArgs = z.output<typeof input>;
 export const waitTool = defineTool({
   name: 'wait',
   family: 'account',
+  beyondSpec: true,
   title: 'Wait for an action or resource',
   description: 'Waits until an action completes or a VM, database, LB or certificate is ready.',
   details: [

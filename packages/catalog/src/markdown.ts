@@ -10,7 +10,9 @@ export function toolsMarkdown(families: readonly ToolFamily[]): string {
   const lines = ['| Family | What it covers | Tools |', '|---|---|---|'];
   for (const family of families) {
     const names = family.tools.length
-      ? family.tools.map((tool) => `\`${tool.name}\``).join(', ')
+      ? family.tools
+          .map((tool) => `\`${tool.name}\`${tool.beyondSpec ? ' (beyond the spec)' : ''}`)
+          .join(', ')
       : 'in a coming release';
     lines.push(
       `| **${family.title}** (\`${family.name}\`, ${family.tools.length} tools) | ${family.description} | ${names} |`,

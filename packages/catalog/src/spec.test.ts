@@ -46,10 +46,18 @@ const DESTRUCTIVE =
 const READ_ONLY = /(^|-)(get|list)(-|$)|^vm-action$|^wait$/;
 
 /** Tools cloudcall adds beyond the spec's (its names and arguments are cloudcall's own). */
-const BEYOND_SPEC = new Set(['wait']);
 
 describe('tool definitions match the spec', () => {
-  const specTools = tools.filter((tool) => !BEYOND_SPEC.has(tool.name));
+  it('marks exactly the tools the spec does not name as beyond it', () => {
+    expect(tools.filter((tool) => tool.beyondSpec && specByName.has(tool.name)).map((t) => t.name)).toEqual(
+      [],
+    );
+    expect(tools.filter((tool) => !tool.beyondSpec && !specByName.has(tool.name)).map((t) => t.name)).toEqual(
+      [],
+    );
+  });
+
+  const specTools = tools.filter((tool) => !tool.beyondSpec);
   it.each(specTools.map((tool) => [tool.name, tool] as const))('%s', (name, tool) => {
     const expected = specByName.get(name);
     expect(expected, `${name} is not a spec tool`).toBeDefined();
