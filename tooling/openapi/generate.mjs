@@ -29,6 +29,7 @@ export const EXTRA_OPERATION_IDS = [
   'droplets_list_snapshots',
   'tags_list',
   'invoices_get_byUUID',
+  'invoices_get_summaryByUUID',
   // The reserved-IP tools call the IPv6 collection for Type ipv6.
   'reservedIPv6_list',
   'reservedIPv6_create',

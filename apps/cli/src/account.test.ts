@@ -14,7 +14,9 @@ describe('cloudcall with no arguments', () => {
   it('lists the tools by family and exits 0', async () => {
     const result = await cli.run([]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Account \(11 tools\)/);
+    expect(result.stdout).toMatch(/Account \(13 tools\)/);
+    expect(result.stdout).toMatch(/^\s+invoice-get-summary\s+Get invoice summary$/m);
+    expect(result.stdout).toMatch(/^\s+region-list\s+List regions$/m);
     expect(result.stdout).toMatch(/^\s+key-create\s+Create SSH key$/m);
     expect(result.stdout).toMatch(/VMs \(\d+ tools\)/);
   });
@@ -67,6 +69,14 @@ describe('account tools against the sandbox', () => {
     expect((history.json as { billing_history: unknown[] }).billing_history).toHaveLength(2);
     const invoices = await sandbox('invoice-list');
     expect(invoices.json).toMatchObject({ invoices: expect.any(Array) });
+    const [invoice] = (invoices.json as { invoices: { invoice_uuid: string; amount: string }[] }).invoices;
+    const items = await sandbox('invoice-get', '--ID', invoice?.invoice_uuid ?? '', '--PerPage', '2');
+    expect(items).toMatchObject({
+      code: 0,
+      json: { invoice_items: [expect.any(Object), expect.any(Object)] },
+    });
+    const summary = await sandbox('invoice-get-summary', '--ID', invoice?.invoice_uuid ?? '');
+    expect(summary.json).toMatchObject({ invoice_uuid: invoice?.invoice_uuid, amount: invoice?.amount });
     const actions = await sandbox('action-list');
     expect(actions.json).toMatchObject({ actions: expect.any(Array), meta: { total: expect.any(Number) } });
     const action = await sandbox('action-get', '--ID', '1');

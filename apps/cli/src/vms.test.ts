@@ -145,4 +145,12 @@ describe('a VM lifecycle through the CLI', () => {
     expect(badSize.stderr).toMatch(/422 .*s-1vcpu-512mb-10gb is not available in region lon1/);
     expect(readFileSync(cli.statePath, 'utf8')).toBe(before);
   });
+
+  it('region-list names the regions a Region argument takes', async () => {
+    const { regions, meta } = await ok('region-list', '--PerPage', '3');
+    expect(regions).toHaveLength(3);
+    expect(meta.total).toBeGreaterThan(3);
+    const all = await ok('region-list', '--PerPage', '200');
+    expect(all.regions.find((r: Json) => r.slug === 'lon1')).toMatchObject({ available: true });
+  });
 });

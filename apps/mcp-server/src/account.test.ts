@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the account family over MCP stdio', () => {
-  it('lists the eleven account tools with their hints and input schemas', async () => {
+  it('lists the thirteen account tools with their hints and input schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
@@ -31,6 +31,8 @@ describe('the account family over MCP stdio', () => {
         'balance-get',
         'billing-history-list',
         'invoice-list',
+        'invoice-get',
+        'invoice-get-summary',
         'key-create',
         'key-delete',
         'key-get',
@@ -78,6 +80,29 @@ describe('the account family over MCP stdio', () => {
     expect(body.links.pages?.next).toContain('page=2');
     const invoices = await call(client, 'invoice-list', { Page: 1 });
     expect(invoices.json).toMatchObject({ invoices: expect.any(Array), invoice_preview: expect.any(Object) });
+  });
+
+  it("invoice-get pages an invoice's items; invoice-get-summary gives its totals", async () => {
+    const list = (await call(client, 'invoice-list', {})).json as {
+      invoices: { invoice_uuid: string; amount: string; invoice_period: string }[];
+    };
+    const [invoice] = list.invoices;
+    if (!invoice) throw new Error('the sandbox has no invoice');
+    const items = await call(client, 'invoice-get', { ID: invoice.invoice_uuid, PerPage: 2 });
+    expect(items.isError, items.text).toBe(false);
+    expect(items.json).toMatchObject({
+      invoice_items: [{ amount: expect.stringMatching(/^\d+\.\d\d$/) }, expect.any(Object)],
+      links: { pages: { next: expect.stringContaining('page=2') } },
+    });
+    const summary = await call(client, 'invoice-get-summary', { ID: invoice.invoice_uuid });
+    expect(summary.json).toMatchObject({
+      invoice_uuid: invoice.invoice_uuid,
+      billing_period: invoice.invoice_period,
+      amount: invoice.amount,
+    });
+    const bad = await call(client, 'invoice-get-summary', { ID: '2000123' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/ID/);
   });
 
   it('creates, gets, lists and deletes an SSH key', async () => {

@@ -26,7 +26,7 @@ export const LISTING: ListingData = {
   {
    "name": "images",
    "title": "Images and sizes",
-   "description": "Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes."
+   "description": "Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes; regions."
   }
  ],
  "tools": [
@@ -138,6 +138,81 @@ export const LISTING: ListingData = {
        "maximum": 200
       }
      }
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "invoice-get",
+   "family": "account",
+   "title": "Get invoice",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "invoice-get",
+    "description": "One invoice's line items.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "format": "uuid",
+       "description": "From invoice-list"
+      },
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 30,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "invoice-get-summary",
+   "family": "account",
+   "title": "Get invoice summary",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "invoice-get-summary",
+    "description": "One invoice's totals by product.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "format": "uuid",
+       "description": "From invoice-list"
+      }
+     },
+     "required": [
+      "ID"
+     ]
     },
     "annotations": {
      "readOnlyHint": true
@@ -761,7 +836,7 @@ export const LISTING: ListingData = {
       },
       "source": {
        "type": "object",
-       "description": "External DB Shape: {host:str,port:int,dbname?:str,username?:str,password?:str}"
+       "description": "External DB Shape: {host:str,port?:int,dbname?:str,username?:str,password?:str}"
       },
       "disable_ssl": {
        "description": "No TLS",
@@ -2928,7 +3003,7 @@ export const LISTING: ListingData = {
       },
       "GLBSettings": {
        "type": "object",
-       "description": "Needed for GLOBAL. Shape: {target_protocol:http|https|http2,target_port:int,cdn?:{is_enabled:bool},region_priorities?:{…},failover_threshold?:int}"
+       "description": "Needed for GLOBAL. Shape: {…}"
       }
      },
      "required": [
@@ -3038,7 +3113,7 @@ export const LISTING: ListingData = {
       },
       "GLBSettings": {
        "type": "object",
-       "description": "Needed for GLOBAL. Shape: {target_protocol:http|https|http2,target_port:int,cdn?:{is_enabled:bool},region_priorities?:{…},failover_threshold?:int}"
+       "description": "Needed for GLOBAL. Shape: {…}"
       }
      },
      "required": [
@@ -5412,6 +5487,42 @@ export const LISTING: ListingData = {
    "listing": {
     "name": "size-list",
     "description": "VM sizes and prices.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     }
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "region-list",
+   "family": "images",
+   "title": "List regions",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "region-list",
+    "description": "Regions, their features and sizes.",
     "inputSchema": {
      "type": "object",
      "properties": {

@@ -81,9 +81,9 @@ afterAll(async () => {
 });
 
 describe('the vms and images families over MCP stdio', () => {
-  it('lists 51 tools (wait among them) with annotations by rule', async () => {
+  it('lists 54 tools (wait among them) with annotations by rule', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(51);
+    expect(tools).toHaveLength(54);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       'vm-delete',
@@ -98,7 +98,15 @@ describe('the vms and images families over MCP stdio', () => {
     for (const name of ['vm-reboot', 'power-on-vm', 'snapshot-vm', 'enable-backups-vms-tag']) {
       expect(byName.get(name)?.annotations?.destructiveHint, name).toBe(false);
     }
-    for (const name of ['vm-get', 'vm-list', 'vm-action', 'image-list', 'image-action-get', 'size-list']) {
+    for (const name of [
+      'vm-get',
+      'vm-list',
+      'vm-action',
+      'image-list',
+      'image-action-get',
+      'size-list',
+      'region-list',
+    ]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
     expect(byName.get('vm-list')?.inputSchema.properties?.PerPage).toMatchObject({ default: 50 });
@@ -130,6 +138,15 @@ describe('the vms and images families over MCP stdio', () => {
     const user = await ok('image-list', { Type: 'user' });
     expect(user.images).toEqual([]);
     expect((await ok('image-get', { ID: UBUNTU })).image).toMatchObject({ slug: 'ubuntu-24-04-x64' });
+  });
+
+  it('region-list: the regions, with the sizes each offers, paged', async () => {
+    const all = await ok('region-list', { PerPage: 200 });
+    const nyc3 = all.regions.find((r: Json) => r.slug === 'nyc3');
+    expect(nyc3).toMatchObject({ available: true, sizes: expect.arrayContaining(['s-1vcpu-1gb']) });
+    expect(all.meta.total).toBe(all.regions.length);
+    const page = await ok('region-list', { Page: 2, PerPage: 2 });
+    expect(page.regions.map((r: Json) => r.slug)).toEqual(all.regions.slice(2, 4).map((r: Json) => r.slug));
   });
 
   it('vm-create, then every single-VM action tool, then vm-delete', async () => {

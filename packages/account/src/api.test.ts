@@ -2,12 +2,12 @@
  * The account family as a library: each tool's API operation (checked against the API
  * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { type AnyTool, ClientApiError, InputError, runTool } from '@cloudcall/core';
+import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { noResponseBody, operation } from '../../../tooling/openapi/index.js';
+import { assertValidResponse, noResponseBody, operation } from '../../../tooling/openapi/index.js';
 import { accountApi, accountTools, WAIT_KINDS } from './index.js';
 
 let connection: SandboxConnection;
@@ -26,6 +26,8 @@ const OPERATIONS: Record<string, string> = {
   'balance-get': 'balance_get',
   'billing-history-list': 'billingHistory_list',
   'invoice-list': 'invoices_list',
+  'invoice-get': 'invoices_get_byUUID',
+  'invoice-get-summary': 'invoices_get_summaryByUUID',
   'key-create': 'sshKeys_create',
   'key-get': 'sshKeys_get',
   'key-list': 'sshKeys_list',
@@ -69,6 +71,70 @@ describe('requests on the wire', () => {
       expect(Boolean(tool.request?.noResponseBody)).toBe(noResponseBody(operationId));
     },
   );
+});
+
+describe('invoice-get and invoice-get-summary', () => {
+  const tool = (name: string) => accountTools.find((t) => t.name === name) as AnyTool;
+  const request = (name: string, args: Record<string, unknown>) =>
+    buildRequest(tool(name).request as never, parseArgs(tool(name), args) as Record<string, unknown>);
+  const uuid = '22737513-0ea7-4206-8ceb-98a575af7681';
+
+  it('send the invoice_uuid in the path, and invoice-get pages as invoice-list does', () => {
+    expect(request('invoice-get', { ID: uuid })).toMatchObject({
+      method: 'GET',
+      path: `/v2/customers/my/invoices/${uuid}`,
+      query: { page: 1, per_page: 30 },
+    });
+    expect(request('invoice-get', { ID: uuid, Page: 2, PerPage: 5 }).query).toEqual({ page: 2, per_page: 5 });
+    expect(request('invoice-get-summary', { ID: uuid })).toMatchObject({
+      method: 'GET',
+      path: `/v2/customers/my/invoices/${uuid}/summary`,
+    });
+    expect(request('invoice-get-summary', { ID: uuid }).query ?? {}).toEqual({});
+  });
+
+  it('refuse an ID that is not a UUID, naming it', () => {
+    for (const name of ['invoice-get', 'invoice-get-summary']) {
+      for (const ID of ['2000123', 'preview', `${uuid}x`]) {
+        const error = (() => {
+          try {
+            parseArgs(tool(name), { ID });
+          } catch (e) {
+            return e;
+          }
+        })();
+        expect(error, `${name} ${ID}`).toBeInstanceOf(InputError);
+        expect((error as InputError).issues.map((i) => i.argument)).toEqual(['ID']);
+      }
+    }
+  });
+
+  it('against the sandbox: the items add up to the listed amount, the summary agrees', async () => {
+    const account = accountApi(connection.client);
+    const list = await account.invoiceList({});
+    const [invoice] = list.invoices;
+    if (!invoice) throw new Error('the sandbox has no invoice');
+    const items = await account.invoiceGet({ ID: invoice.invoice_uuid, PerPage: 200 });
+    assertValidResponse('invoices_get_byUUID', 200, items);
+    const cents = items.invoice_items.reduce((sum, item) => sum + Math.round(Number(item.amount) * 100), 0);
+    expect((cents / 100).toFixed(2)).toBe(invoice.amount);
+    const page = await account.invoiceGet({ ID: invoice.invoice_uuid, Page: 2, PerPage: 2 });
+    expect(page.invoice_items).toEqual(items.invoice_items.slice(2, 4));
+    const summary = await account.invoiceGetSummary({ ID: invoice.invoice_uuid });
+    assertValidResponse('invoices_get_summaryByUUID', 200, summary);
+    expect(summary).toMatchObject({
+      invoice_uuid: invoice.invoice_uuid,
+      billing_period: invoice.invoice_period,
+      amount: invoice.amount,
+      product_charges: { amount: invoice.amount },
+    });
+    // The current month's preview has items and a summary too.
+    const preview = list.invoice_preview?.invoice_uuid as string;
+    expect((await account.invoiceGetSummary({ ID: preview })).amount).toBe(list.invoice_preview?.amount);
+    const missing = await account.invoiceGet({ ID: '00000000-0000-4000-8000-000000000000' }).catch((e) => e);
+    expect(missing).toBeInstanceOf(ClientApiError);
+    expect((missing as ClientApiError).status).toBe(404);
+  });
 });
 
 describe('accountApi', () => {

@@ -20,8 +20,12 @@ export type {
   Balance,
   BillingHistoryEntry,
   BillingHistoryList,
+  Charge,
   Invoice,
+  InvoiceItem,
+  InvoiceItemList,
   InvoiceList,
+  InvoiceSummary,
   SshKey,
   SshKeyList,
 } from './types.js';

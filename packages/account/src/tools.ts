@@ -11,6 +11,7 @@ import {
   pageQuery,
   returns,
   text,
+  uuid,
 } from '@cloudcall/core';
 import { z } from 'zod';
 import type {
@@ -19,7 +20,9 @@ import type {
   ActionList,
   Balance,
   BillingHistoryList,
+  InvoiceItemList,
   InvoiceList,
+  InvoiceSummary,
   SshKey,
   SshKeyList,
 } from './types.js';
@@ -29,6 +32,7 @@ const page = pageArgs(30);
 const noArgs = z.strictObject({});
 
 const SshKeyId = numericId('SSH key id');
+const InvoiceId = uuid('From invoice-list');
 
 export const accountTools = [
   defineTool({
@@ -84,6 +88,32 @@ export const accountTools = [
       query: pageQuery,
     },
     result: returns<InvoiceList>(),
+  }),
+  defineTool({
+    name: 'invoice-get',
+    family: 'account',
+    beyondSpec: true,
+    title: 'Get invoice',
+    description: "One invoice's line items.",
+    details:
+      'Lists the line items of one invoice: product, resource, description, amount in USD, and the hours billed between start and end. Takes an invoice_uuid from invoice-list (closed invoices or the current preview). Paginated.',
+    input: z.strictObject({ ID: InvoiceId, ...page }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/customers/my/invoices/{ID}', query: pageQuery },
+    result: returns<InvoiceItemList>(),
+  }),
+  defineTool({
+    name: 'invoice-get-summary',
+    family: 'account',
+    beyondSpec: true,
+    title: 'Get invoice summary',
+    description: "One invoice's totals by product.",
+    details:
+      'Shows the totals of one invoice: billing period, amount, the customer billed, product charges grouped by product, overages, taxes, and credits and adjustments, in USD. Takes an invoice_uuid from invoice-list.',
+    input: z.strictObject({ ID: InvoiceId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/customers/my/invoices/{ID}/summary' },
+    result: returns<InvoiceSummary>(),
   }),
   defineTool({
     name: 'key-create',

@@ -38,6 +38,52 @@ export interface Invoice {
   updated_at: string;
 }
 
+/** One line of an invoice: a resource's usage in the invoice's month. Amounts are USD. */
+export interface InvoiceItem {
+  product: string;
+  resource_uuid?: string;
+  resource_id?: string;
+  group_description?: string;
+  description: string;
+  amount: string;
+  duration?: string;
+  duration_unit?: string;
+  start_time?: string;
+  end_time?: string;
+  project_name?: string;
+}
+
+export interface Charge {
+  name: string;
+  amount: string;
+}
+
+/** An invoice's totals: the customer billed, and the charges by product. Amounts are USD. */
+export interface InvoiceSummary {
+  invoice_uuid: string;
+  invoice_id?: string;
+  /** `YYYY-MM`. */
+  billing_period: string;
+  amount: string;
+  user_name?: string;
+  user_company?: string;
+  user_email?: string;
+  user_billing_address?: {
+    address_line1?: string;
+    address_line2?: string;
+    city?: string;
+    region?: string;
+    postal_code?: string;
+    country_iso2_code?: string;
+    created_at?: string;
+    updated_at?: string;
+  };
+  product_charges?: Charge & { items?: (Charge & { count: string })[] };
+  overages?: Charge;
+  taxes?: Charge;
+  credits_and_adjustments?: Charge;
+}
+
 export interface SshKey {
   id: number;
   fingerprint: string;
@@ -53,6 +99,7 @@ interface Paged {
 export type ActionList = { actions: Action[] } & Paged;
 export type BillingHistoryList = { billing_history: BillingHistoryEntry[] } & Paged;
 export type InvoiceList = { invoices: Invoice[]; invoice_preview?: Invoice } & Paged;
+export type InvoiceItemList = { invoice_items: InvoiceItem[] } & Paged;
 export type SshKeyList = { ssh_keys: SshKey[] } & Paged;
 
 export type { Action };

@@ -21,6 +21,7 @@ export const OPERATION_SCOPES: readonly (readonly [string, string, readonly (rea
   ['GET', '/v2/customers/my/billing_history', [['billing:read']]],
   ['GET', '/v2/customers/my/invoices', [['billing:read']]],
   ['GET', '/v2/customers/my/invoices/{invoice_uuid}', [['billing:read']]],
+  ['GET', '/v2/customers/my/invoices/{invoice_uuid}/summary', [['billing:read']]],
   ['GET', '/v2/databases', [['database:read']]],
   ['POST', '/v2/databases', [['database:create']]],
   ['DELETE', '/v2/databases/{database_cluster_uuid}', [['database:delete']]],

@@ -156,6 +156,14 @@ describe('path safety', () => {
     expect(fillPath('/v2/x/{a}/{b}', { a: 'é ?#&', b: 7 })).toBe('/v2/x/%C3%A9%20%3F%23%26/7');
     expect(fillPath('/v2/x/{a}', { a: '...' })).toBe('/v2/x/...');
   });
+
+  it('leaves ":" and "@" as they are (legal in a segment), so an IPv6 address is sent unencoded', () => {
+    expect(fillPath('/v2/reserved_ipv6/{ip}', { ip: '2409:40d0::1' })).toBe('/v2/reserved_ipv6/2409:40d0::1');
+    expect(fillPath('/v2/x/{a}', { a: 'u@h:1;=+&,$' })).toBe('/v2/x/u@h:1%3B%3D%2B%26%2C%24');
+    // Still refused when a ":" hides a dot segment or a slash.
+    expect(inputError(() => fillPath('/v2/x/{a}', { a: '%2E%2e' })).argument).toBe('a');
+    expect(inputError(() => fillPath('/v2/x/{a}', { a: ':/..' })).argument).toBe('a');
+  });
 });
 
 describe('argument depth', () => {

@@ -263,8 +263,18 @@ export function fillPath(template: string, args: Record<string, unknown>): strin
     const text = value === undefined || value === null ? '' : String(value);
     const problem = pathSegmentProblem(text);
     if (problem) throw new InputError(problem, arg);
-    return encodeURIComponent(text);
+    return encodeSegment(text);
   });
+}
+
+/**
+ * Percent-encodes one path segment. `:` and `@` are legal in a segment (RFC 3986 pchar) and stay
+ * as they are, so an IPv6 address is sent as the platform's clients send it; our paths are
+ * absolute, so a colon in a segment cannot be read as a scheme. The other sub-delimiters stay
+ * encoded: some servers give `;`, `=`, `+` or `&` in a path a meaning of their own.
+ */
+function encodeSegment(text: string): string {
+  return encodeURIComponent(text).replace(/%3A/g, ':').replace(/%40/g, '@');
 }
 
 /** Turns validated arguments into the request the tool's mapping describes. */

@@ -279,6 +279,18 @@ describe('names have the shape the platform and the engines allow', () => {
     }
   });
 
+  it('an online-migration source needs only what the platform requires; what is given is checked', () => {
+    const start = (source: unknown) => issues('db-cluster-start-online-migration', { id: CLUSTER, source });
+    expect(start({ host: 'old.example.com' })).toEqual([]);
+    expect(start({ host: 'old.example.com', port: 5432, dbname: 'app' })).toEqual([]);
+    expect(start(undefined)).toEqual(['source']);
+    for (const port of [0, 65_536, 1.5, '5432']) {
+      expect(start({ host: 'old.example.com', port }), String(port)).toEqual(['source.port']);
+    }
+    expect(start({ host: 'old.example.com', dbname: 7 })).toEqual(['source.dbname']);
+    expect(start({ host: 'old.example.com', prot: 5432 })).toEqual(['source.prot']);
+  });
+
   it('migration ids, firewall rule uuids and cluster ids', () => {
     expect(issues('db-cluster-stop-online-migration', { id: CLUSTER, migration_id: 'm_1-a' })).toEqual([]);
     for (const migration_id of ['.x', 'a.b', 'a/b', 'x'.repeat(65)]) {
@@ -451,6 +463,23 @@ describe('the online-migration HTTP operation', () => {
     expect(error).toBeInstanceOf(ClientApiError);
     expect((error as ClientApiError).status).toBe(422);
     expect((error as ClientApiError).apiMessage).toMatch(/could not connect to the source/);
+
+    // No port: the sandbox tries the engine's usual one (PostgreSQL's 5432). Nothing is started
+    // when nothing listens there; a PostgreSQL on this machine would be a valid source.
+    const portless = await startOnlineMigration(connection.client, database.id, {
+      source: { host: '127.0.0.1' },
+      disable_ssl: true,
+    }).catch((e: unknown) => e);
+    if (portless instanceof ClientApiError) {
+      expect(portless.apiMessage).toMatch(/could not connect to the source at 127\.0\.0\.1:5432/);
+    } else {
+      expect(portless).toMatchObject({ status: 'running' });
+      const { id } = portless as { id: string };
+      await databasesApi(connection.client).dbClusterStopOnlineMigration({
+        id: database.id,
+        migration_id: id,
+      });
+    }
 
     // Reachable: the sandbox's own port stands in for a PostgreSQL source (TCP reachability only).
     const sandboxPort = connection.sandbox.port;

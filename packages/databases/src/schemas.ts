@@ -101,7 +101,13 @@ export const firewallRule = z.strictObject({
 export const onlineMigrationSource = z
   .strictObject({
     host: text('Hostname or IP address of the source database.', { max: LIMITS.hostname }),
-    port: z.number().int().min(1).max(65535).describe('Port the source listens on, such as 6379.'),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe('Port the source listens on, such as 6379; the engine’s usual port when omitted.'),
     dbname: z.string().max(LIMITS.name).optional().describe('Name of the source database.'),
     username: z
       .string()

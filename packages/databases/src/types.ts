@@ -97,7 +97,8 @@ export interface OnlineMigration {
 export interface OnlineMigrationRequest {
   source: {
     host: string;
-    port: number;
+    /** The engine's usual port when omitted. */
+    port?: number;
     dbname?: string;
     username?: string;
     password?: string;

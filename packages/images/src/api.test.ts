@@ -7,7 +7,12 @@ import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
+import {
+  assertValidResponse,
+  noResponseBody,
+  operation,
+  validateRequest,
+} from '../../../tooling/openapi/index.js';
 import { imagesApi, imagesTools } from './index.js';
 
 const tool = (name: string) => imagesTools.find((t) => t.name === name) as AnyTool;
@@ -37,6 +42,7 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   ['image-action-convert', { ID: 7 }, 'imageActions_post'],
   ['image-action-get', { ImageID: 7, ActionID: 3 }, 'imageActions_get'],
   ['size-list', {}, 'sizes_list'],
+  ['region-list', { Page: 2, PerPage: 3 }, 'regions_list'],
 ];
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
@@ -107,6 +113,17 @@ describe('requests on the wire', () => {
       tags: ['t'],
     });
     expect(validateRequest('images_create_custom', full.body).valid).toBe(true);
+  });
+
+  it('size-list and region-list page by 50 unless told', () => {
+    for (const name of ['size-list', 'region-list']) {
+      expect(request(name, {}).query, name).toEqual({ page: 1, per_page: 50 });
+    }
+    expect(request('region-list', { Page: 2, PerPage: 3 })).toMatchObject({
+      method: 'GET',
+      path: '/v2/regions',
+      query: { page: 2, per_page: 3 },
+    });
   });
 
   it('image actions send their type', () => {
@@ -210,6 +227,21 @@ describe('arguments are checked before any request', () => {
 });
 
 describe('imagesApi', () => {
+  it('lists regions, paged, as the API description answers them', async () => {
+    const images = imagesApi(connection.client);
+    const all = await images.regionList({ PerPage: 200 });
+    assertValidResponse('regions_list', 200, all);
+    expect(all.regions.find((r) => r.slug === 'nyc3')).toMatchObject({
+      available: true,
+      sizes: expect.arrayContaining(['s-1vcpu-1gb']),
+    });
+    expect(all.meta.total).toBe(all.regions.length);
+    const second = await images.regionList({ Page: 2, PerPage: 3 });
+    assertValidResponse('regions_list', 200, second);
+    expect(second.regions.map((r) => r.slug)).toEqual(all.regions.slice(3, 6).map((r) => r.slug));
+    expect(second.links.pages?.prev).toMatch(/page=1/);
+  });
+
   it('lists sizes and images, imports, renames and deletes an image', async () => {
     const images = imagesApi(connection.client);
     const { sizes, meta } = await images.sizeList({ PerPage: 5 });

@@ -1,6 +1,6 @@
 /**
- * @cloudcall/images: public and private images, image actions (transfer, convert) and VM sizes,
- * as tool definitions and as a typed API.
+ * @cloudcall/images: public and private images, image actions (transfer, convert), VM sizes and
+ * regions, as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -12,17 +12,17 @@
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
 import { imagesTools } from './tools.js';
 
-export type { Image, ImageAction, ImageList, Size, SizeList } from './types.js';
+export type { Image, ImageAction, ImageList, Region, RegionList, Size, SizeList } from './types.js';
 export { imagesTools };
 
 export const imagesFamily: ToolFamily = {
   name: 'images',
   title: 'Images and sizes',
-  description: 'Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes.',
+  description: 'Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes; regions.',
   tools: imagesTools,
 };
 
-/** The images tools bound to a client: `imageList`, `imageActionTransfer`, `sizeList`... */
+/** The images tools bound to a client: `imageList`, `imageActionTransfer`, `sizeList`, `regionList`... */
 export function imagesApi(client: ApiClient): BoundTools<typeof imagesTools> {
   return bindTools(client, imagesTools);
 }

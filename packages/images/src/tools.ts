@@ -1,6 +1,7 @@
 /**
  * The images family: the public images (distributions and 1-Click applications) and the account's
- * own (snapshots, backups, custom images), image actions, and the VM sizes of size-list.
+ * own (snapshots, backups, custom images), image actions, the VM sizes of size-list and the regions
+ * of region-list (what every Region argument names).
  */
 import {
   annotations,
@@ -16,9 +17,9 @@ import {
   text,
 } from '@cloudcall/core';
 import { z } from 'zod';
-import type { Image, ImageAction, ImageList, SizeList } from './types.js';
+import type { Image, ImageAction, ImageList, RegionList, SizeList } from './types.js';
 
-/** Image and size lists page by 50 (the spec's Limits table). */
+/** Image and size lists page by 50 (the spec's Limits table); region-list pages as size-list does. */
 const page = pageArgs(50);
 
 const ImageId = numericId('Image id');
@@ -193,5 +194,18 @@ export const imagesTools = [
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/sizes', query: pageQuery },
     result: returns<SizeList>(),
+  }),
+  defineTool({
+    name: 'region-list',
+    family: 'images',
+    beyondSpec: true,
+    title: 'List regions',
+    description: 'Regions, their features and sizes.',
+    details:
+      'Lists the regions: slug (such as "nyc3", what Region arguments take), name, whether new resources can be created there, its features (backups, ipv6, metadata...) and the VM sizes it offers. Paginated.',
+    input: z.strictObject(page),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/regions', query: pageQuery },
+    result: returns<RegionList>(),
   }),
 ] as const;

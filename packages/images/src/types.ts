@@ -1,5 +1,5 @@
 /** The platform's answers to the image and size tools, as library users receive them. */
-import type { Action, Links, Meta, Size } from '@cloudcall/core';
+import type { Action, Links, Meta, Region, Size } from '@cloudcall/core';
 
 export interface Image {
   id: number;
@@ -21,7 +21,8 @@ export interface Image {
 
 export type ImageList = { images: Image[]; links: Links; meta: Meta };
 export type SizeList = { sizes: Size[]; links: Links; meta: Meta };
+export type RegionList = { regions: Region[]; links: Links; meta: Meta };
 
-export type { Size };
+export type { Region, Size };
 /** An image action (transfer, convert). */
 export type ImageAction = Action;

@@ -22,32 +22,85 @@ const LoadBalancerId = uuid('LB id');
 
 const TYPES = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'] as const;
 
-/** Settings of a GLOBAL balancer, with the platform's field names (the spec does not name them). */
+const regionPriorities = z
+  .record(z.string().regex(REGION_SLUG, 'expected a region slug such as "nyc1"'), z.number().int().min(1))
+  .describe('Region slug -> priority (1 is highest), such as {"nyc1": 1, "ams3": 2}.');
+const failoverThreshold = z
+  .number()
+  .int()
+  .min(1)
+  .max(99)
+  .describe('Percentage of failed targets at which a region is failed over.');
+const targetProtocol = z.enum(['http', 'https', 'http2']).describe('Protocol towards the targets.');
+const targetPort = z.number().int().min(1).max(65535).describe('Port on the targets, such as 80.');
+const cdnEnabled = z.boolean().describe('Cache responses at the edge (CDN).');
+
+/**
+ * Each setting of a GLOBAL balancer by its name in the spec's argument style, as every other
+ * argument of the tool is named, and by the platform's wire name, which the tool accepted first.
+ * `required`: one of the two names must be given.
+ */
+const GLB_KEYS = [
+  ['TargetProtocol', 'target_protocol', true],
+  ['TargetPort', 'target_port', true],
+  ['CDN', 'cdn', false],
+  ['RegionPriorities', 'region_priorities', false],
+  ['FailoverThreshold', 'failover_threshold', false],
+] as const;
+
+/** Both names of one setting given at once: ambiguous, so refused at the spec-style name. */
+function oneNameEach(
+  value: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+  keys: readonly (readonly [string, string, boolean])[],
+): void {
+  for (const [name, wire, required] of keys) {
+    if (value[name] !== undefined && value[wire] !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `give ${name} or ${wire}, not both` });
+    } else if (required && value[name] === undefined && value[wire] === undefined) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `is required (or ${wire})` });
+    }
+  }
+}
+
+const cdnSettings = z
+  .strictObject({ IsEnabled: cdnEnabled.optional(), is_enabled: cdnEnabled.optional() })
+  .superRefine((value, ctx) => oneNameEach(value, ctx, [['IsEnabled', 'is_enabled', true]]))
+  .transform((value) => ({ is_enabled: (value.IsEnabled ?? value.is_enabled) as boolean }))
+  .describe('CDN settings: {IsEnabled}.');
+
+/** Settings of a GLOBAL balancer, in either naming; always sent with the platform's names. */
 const glbSettings = z
   .strictObject({
-    target_protocol: z.enum(['http', 'https', 'http2']).describe('Protocol towards the targets.'),
-    target_port: z.number().int().min(1).max(65535).describe('Port on the targets, such as 80.'),
-    cdn: z
-      .strictObject({ is_enabled: z.boolean().describe('Cache responses at the edge (CDN).') })
-      .optional()
-      .describe('CDN settings.'),
-    region_priorities: z
-      .record(z.string().regex(REGION_SLUG, 'expected a region slug such as "nyc1"'), z.number().int().min(1))
-      .optional()
-      .describe('Region slug -> priority (1 is highest), such as {"nyc1": 1, "ams3": 2}.'),
-    failover_threshold: z
-      .number()
-      .int()
-      .min(1)
-      .max(99)
-      .optional()
-      .describe('Percentage of failed targets at which a region is failed over.'),
+    TargetProtocol: targetProtocol.optional(),
+    TargetPort: targetPort.optional(),
+    CDN: cdnSettings.optional(),
+    RegionPriorities: regionPriorities.optional(),
+    FailoverThreshold: failoverThreshold.optional(),
+    target_protocol: targetProtocol.optional(),
+    target_port: targetPort.optional(),
+    cdn: cdnSettings.optional(),
+    region_priorities: regionPriorities.optional(),
+    failover_threshold: failoverThreshold.optional(),
+  })
+  .superRefine((value, ctx) => oneNameEach(value, ctx, GLB_KEYS))
+  .transform((value) => {
+    const cdn = value.CDN ?? value.cdn;
+    const priorities = value.RegionPriorities ?? value.region_priorities;
+    const threshold = value.FailoverThreshold ?? value.failover_threshold;
+    return {
+      target_protocol: (value.TargetProtocol ?? value.target_protocol) as z.output<typeof targetProtocol>,
+      target_port: (value.TargetPort ?? value.target_port) as number,
+      ...(cdn === undefined ? {} : { cdn }),
+      ...(priorities === undefined ? {} : { region_priorities: priorities }),
+      ...(threshold === undefined ? {} : { failover_threshold: threshold }),
+    };
   })
   .describe('Needed for GLOBAL.');
 
 /** What the short argument descriptions leave out, for the CLI's help. */
 const ARGUMENT_NOTES =
-  'VmIDs (numbers or numeric text) and Tag are alternatives. Network INTERNAL keeps the balancer inside its VPC; NetworkStack DUALSTACK gives it IPv4 and IPv6; SizeUnit is its number of nodes (capacity). GLBSettings: {target_protocol, target_port, cdn: {is_enabled}, region_priorities: {"nyc1": 1, ...} (1 is highest), failover_threshold (percent of failed targets)}.';
+  'VmIDs (numbers or numeric text) and Tag are alternatives. Network INTERNAL keeps the balancer inside its VPC; NetworkStack DUALSTACK gives it IPv4 and IPv6; SizeUnit is its number of nodes (capacity). GLBSettings: {TargetProtocol, TargetPort, CDN: {IsEnabled}, RegionPriorities: {"nyc1": 1, ...} (1 is highest), FailoverThreshold (percent of failed targets)}; the platform\'s names (target_protocol, cdn: {is_enabled}, ...) are accepted too, one name per setting.';
 
 /** The fields load-balancer-create and -update share. */
 const fields = {

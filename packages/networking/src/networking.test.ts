@@ -281,7 +281,7 @@ describe('every networking tool calls its API operation with a valid request', (
     expect(list?.query).toEqual({ page: 1, per_page: 20 });
   });
 
-  it('reserved IPv6 goes through /v2/reserved_ipv6 (its own API path)', async () => {
+  it('reserved IPv6 goes through /v2/reserved_ipv6 (its own API path), the address unencoded', async () => {
     const ip = '2001:db8:ee::1';
     expect(await recorded('reserved-ip-reserve', { Region: 'nyc3', Type: 'ipv6' })).toMatchObject([
       { method: 'POST', path: '/v2/reserved_ipv6', body: { region_slug: 'nyc3' } },
@@ -289,12 +289,12 @@ describe('every networking tool calls its API operation with a valid request', (
     expect(await recorded('reserved-ip-assign', { IP: ip, VmID: 7, Type: 'ipv6' })).toMatchObject([
       {
         method: 'POST',
-        path: `/v2/reserved_ipv6/${encodeURIComponent(ip)}/actions`,
+        path: '/v2/reserved_ipv6/2001:db8:ee::1/actions',
         body: { droplet_id: 7, type: 'assign' },
       },
     ]);
     expect(await recorded('reserved-ip-get', { IP: ip })).toMatchObject([
-      { method: 'GET', path: `/v2/reserved_ipv6/${encodeURIComponent(ip)}` },
+      { method: 'GET', path: '/v2/reserved_ipv6/2001:db8:ee::1' },
     ]);
     expect(await recorded('reserved-ip-list', { Type: 'ipv6', PerPage: 3 })).toMatchObject([
       { method: 'GET', path: '/v2/reserved_ipv6', query: { page: 1, per_page: 3 } },
@@ -321,6 +321,80 @@ describe('every networking tool calls its API operation with a valid request', (
     // Known conflict: the API description requires `region` in both branches of its create schema,
     // while the spec requires Region only for regional types. We send what the spec says.
     expect(validateRequest('loadBalancers_create', request?.body).errors.join(' ')).toMatch(/region/);
+  });
+});
+
+describe('GLBSettings in either naming', () => {
+  const glbOf = (request: RequestOptions | undefined) =>
+    (request?.body as { glb_settings?: object } | undefined)?.glb_settings;
+  const glb = (GLBSettings: Record<string, unknown>) =>
+    recorded('load-balancer-create', { Name: 'edge', Type: 'GLOBAL', GLBSettings });
+  const wire = {
+    target_protocol: 'https',
+    target_port: 443,
+    cdn: { is_enabled: true },
+    region_priorities: { nyc1: 1, ams3: 2 },
+    failover_threshold: 50,
+  };
+
+  it('the spec argument style is sent with the platform names, as the wire names are', async () => {
+    const [spec] = await glb({
+      TargetProtocol: 'https',
+      TargetPort: 443,
+      CDN: { IsEnabled: true },
+      RegionPriorities: { nyc1: 1, ams3: 2 },
+      FailoverThreshold: 50,
+    });
+    expect(spec?.body).toMatchObject({ glb_settings: wire });
+    expect(Object.keys(glbOf(spec) ?? {}).sort()).toEqual(Object.keys(wire).sort());
+    const [plain] = await glb(wire);
+    expect(plain?.body).toEqual(spec?.body);
+    // The names can be mixed across settings, one name per setting.
+    const [mixed] = await glb({ TargetProtocol: 'http', target_port: 80, cdn: { IsEnabled: false } });
+    expect(glbOf(mixed)).toEqual({
+      target_protocol: 'http',
+      target_port: 80,
+      cdn: { is_enabled: false },
+    });
+    const [update] = await recorded('load-balancer-update', {
+      LoadBalancerID: ID,
+      Name: 'edge',
+      Type: 'GLOBAL',
+      GLBSettings: { TargetProtocol: 'http2', TargetPort: 8080 },
+    });
+    expect(glbOf(update)).toEqual({
+      target_protocol: 'http2',
+      target_port: 8080,
+    });
+    // The description's region and forwarding-rule conflict aside (see above), the settings fit it.
+    expect(validateRequest('loadBalancers_update', update?.body).errors.join(' ')).not.toMatch(/glb/);
+  });
+
+  it('both names for one setting, or neither for a required one, is an input error naming it', async () => {
+    const refused = async (settings: Record<string, unknown>, argument: string, message: RegExp) => {
+      const error = await glb(settings).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).issues.map((i) => i.argument)).toEqual([argument]);
+      expect((error as InputError).message).toMatch(message);
+    };
+    await refused(
+      { TargetProtocol: 'http', target_protocol: 'http', TargetPort: 80 },
+      'GLBSettings.TargetProtocol',
+      /give TargetProtocol or target_protocol, not both/,
+    );
+    await refused(
+      { TargetProtocol: 'http', TargetPort: 80, CDN: { IsEnabled: true }, cdn: { is_enabled: true } },
+      'GLBSettings.CDN',
+      /not both/,
+    );
+    await refused(
+      { TargetProtocol: 'http', TargetPort: 80, CDN: { IsEnabled: true, is_enabled: true } },
+      'GLBSettings.CDN.IsEnabled',
+      /give IsEnabled or is_enabled, not both/,
+    );
+    await refused({ TargetProtocol: 'http' }, 'GLBSettings.TargetPort', /is required/);
+    await refused({ TargetProtocol: 'http', TargetPort: 80, Cdn: {} }, 'GLBSettings.Cdn', /not an argument/);
+    await refused({ TargetProtocol: 'ftp', TargetPort: 80 }, 'GLBSettings.TargetProtocol', /http/);
   });
 });
 

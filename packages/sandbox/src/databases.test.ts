@@ -466,11 +466,22 @@ describe('online migration', () => {
       /source is required/,
     );
     expectError(
-      await call('databases_update_onlineMigration', { params, json: { source: { host: '127.0.0.1' } } }),
+      await call('databases_update_onlineMigration', {
+        params,
+        json: { source: { host: '127.0.0.1', port: 70_000 } },
+      }),
       422,
-      /source.port/,
+      /source.port must be an integer/,
     );
     expectError(await call('databases_get_migrationStatus', { params }), 404, /No online migration/);
+    // The platform requires only `source`: without a port, the engine's usual one is tried.
+    const portless = await call('databases_update_onlineMigration', {
+      params,
+      json: { source: { host: '127.0.0.1' }, disable_ssl: true },
+    });
+    if (portless.status === 422) expectError(portless, 422, /127\.0\.0\.1:6379/);
+    // Unless something on this machine listens there: then the migration runs from it.
+    else expect(portless.body).toMatchObject({ status: 'running' });
   });
 
   it('starts from a real redis-server, refuses a second start, stops by id, keeping state', async () => {

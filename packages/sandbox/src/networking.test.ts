@@ -868,11 +868,15 @@ describe('reserved IPs', () => {
       reserved_at: expect.any(String),
     });
     const ip = reserved.body.reserved_ipv6.ip as string;
-    const path = `/v2/reserved_ipv6/${encodeURIComponent(ip)}`;
+    // The address as clients send it: a colon is legal in a path segment.
+    const path = `/v2/reserved_ipv6/${ip}`;
     const assigned = await http('POST', `${path}/actions`, { type: 'assign', droplet_id: vm });
     expect(assigned.status).toBe(201);
     expect(assigned.body.action.type).toBe('assign_ip');
     expect((await http('GET', path)).body.reserved_ipv6.droplet.id).toBe(vm);
+    // Percent-encoded colons name the same address.
+    const encoded = await http('GET', `/v2/reserved_ipv6/${encodeURIComponent(ip)}`);
+    expect(encoded.body.reserved_ipv6.ip).toBe(ip);
     expect(
       (await http('GET', '/v2/reserved_ipv6')).body.reserved_ipv6s.map((r: { ip: string }) => r.ip),
     ).toEqual([ip]);

@@ -137,13 +137,83 @@ describe('account', () => {
     for (const invoice of body.invoices) expect(invoice.invoice_uuid).toEqual(expect.any(String));
   });
 
+  it('invoices_get_byUUID: the line items, paged, adding up to the amount invoices_list shows', async () => {
+    const list = (await call('invoices_list', { query: '?per_page=200' })).body;
+    for (const invoice of [...list.invoices, list.invoice_preview]) {
+      const params = { invoice_uuid: invoice.invoice_uuid };
+      const { status, body } = await call('invoices_get_byUUID', { params, query: '?per_page=200' });
+      expect(status).toBe(200);
+      expect(body.invoice_items.length).toBeGreaterThan(0);
+      expect(body.meta.total).toBe(body.invoice_items.length);
+      const cents = body.invoice_items.reduce(
+        (sum: number, item: { amount: string }) => sum + Math.round(Number(item.amount) * 100),
+        0,
+      );
+      expect((cents / 100).toFixed(2)).toBe(invoice.amount);
+      for (const item of body.invoice_items) {
+        expect(item).toMatchObject({
+          product: expect.any(String),
+          amount: expect.stringMatching(MONEY),
+          start_time: expect.stringMatching(ISO_SECONDS),
+          end_time: expect.stringMatching(ISO_SECONDS),
+        });
+      }
+      const second = await call('invoices_get_byUUID', { params, query: '?per_page=2&page=2' });
+      expect(second.body.invoice_items).toEqual(body.invoice_items.slice(2, 4));
+      expect(second.body.links.pages.prev).toMatch(/page=1/);
+    }
+  });
+
+  it('invoices_get_summaryByUUID: the invoice of invoices_list, its charges by product', async () => {
+    const list = (await call('invoices_list', { query: '?per_page=200' })).body;
+    const account = (await call('account_get')).body.account;
+    for (const invoice of [list.invoices[0], list.invoice_preview]) {
+      const params = { invoice_uuid: invoice.invoice_uuid };
+      const { status, body } = await call('invoices_get_summaryByUUID', { params });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        invoice_uuid: invoice.invoice_uuid,
+        invoice_id: invoice.invoice_id,
+        billing_period: invoice.invoice_period,
+        amount: invoice.amount,
+        user_name: account.name,
+        user_email: account.email,
+        user_billing_address: { country_iso2_code: expect.stringMatching(/^[A-Z]{2}$/) },
+        product_charges: { amount: invoice.amount },
+        overages: { amount: '0.00' },
+        taxes: { amount: '0.00' },
+        credits_and_adjustments: { amount: '0.00' },
+      });
+      // Each product's charge is the sum of its line items.
+      const items = (await call('invoices_get_byUUID', { params, query: '?per_page=200' })).body
+        .invoice_items;
+      for (const charge of body.product_charges.items) {
+        const mine = items.filter((item: { product: string }) => item.product === charge.name);
+        expect(charge.count).toBe(String(mine.length));
+        const cents = mine.reduce(
+          (sum: number, i: { amount: string }) => sum + Math.round(Number(i.amount) * 100),
+          0,
+        );
+        expect(charge.amount).toBe((cents / 100).toFixed(2));
+      }
+    }
+  });
+
+  it('an unknown invoice is 404', async () => {
+    const params = { invoice_uuid: randomUUID() };
+    expectError(await call('invoices_get_byUUID', { params }), 404, 'not_found');
+    expectError(await call('invoices_get_summaryByUUID', { params }), 404, 'not_found');
+  });
+
   it('answers 401 as each operation declares it', async () => {
-    const params = { ssh_key_identifier: 1, action_id: 1 };
+    const params = { ssh_key_identifier: 1, action_id: 1, invoice_uuid: randomUUID() };
     for (const operationId of [
       'account_get',
       'balance_get',
       'billingHistory_list',
       'invoices_list',
+      'invoices_get_byUUID',
+      'invoices_get_summaryByUUID',
       'sshKeys_list',
       'sshKeys_create',
       'sshKeys_get',

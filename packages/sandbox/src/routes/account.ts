@@ -11,6 +11,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import type { Invoice, InvoiceItem } from '../seed/account.js';
 import { nextId, type SshKey, type World } from '../world.js';
 import { actionListReply, actionReply } from './actions.js';
 
@@ -50,6 +51,62 @@ function findKey(world: World, request: SandboxRequest): SshKey {
   return key;
 }
 
+/** A closed invoice or the current month's preview, by `invoice_uuid`, with its line items. */
+function findInvoice(world: World, request: SandboxRequest): { invoice: Invoice; items: InvoiceItem[] } {
+  const uuid = request.params.invoice ?? '';
+  const invoice = [...world.invoices, world.invoicePreview].find((i) => i.invoice_uuid === uuid);
+  const items = world.invoiceItems[uuid];
+  if (!invoice || !items) throw notFound();
+  return { invoice, items };
+}
+
+const cents = (amount: string): number => Math.round(Number(amount) * 100);
+const dollars = (total: number): string => (total / 100).toFixed(2);
+const charge = (name: string, amount: string) => ({ name, amount });
+
+/**
+ * An invoice's summary as the platform gives it: the customer, and the line items grouped by
+ * product. The sandbox bills no overages, taxes or credits, so the product charges add up to the
+ * invoice's amount, as invoice-list shows it.
+ */
+function invoiceSummary(world: World, invoice: Invoice, items: InvoiceItem[]) {
+  const products = new Map<string, { count: number; cents: number }>();
+  for (const item of items) {
+    const product = products.get(item.product) ?? { count: 0, cents: 0 };
+    product.count += 1;
+    product.cents += cents(item.amount);
+    products.set(item.product, product);
+  }
+  // The address was entered when the account was opened: before its oldest invoice.
+  const opened = world.invoices.at(-1)?.updated_at ?? invoice.updated_at;
+  return {
+    invoice_uuid: invoice.invoice_uuid,
+    invoice_id: invoice.invoice_id,
+    billing_period: invoice.invoice_period,
+    amount: invoice.amount,
+    user_name: world.account.name,
+    user_billing_address: { ...BILLING_ADDRESS, created_at: opened, updated_at: opened },
+    user_company: world.account.team.name,
+    user_email: world.account.email,
+    product_charges: {
+      name: 'Product usage charges',
+      amount: dollars([...products.values()].reduce((sum, p) => sum + p.cents, 0)),
+      items: [...products].map(([name, p]) => ({ name, count: String(p.count), amount: dollars(p.cents) })),
+    },
+    overages: charge('Overages', '0.00'),
+    taxes: charge('Taxes', '0.00'),
+    credits_and_adjustments: charge('Credits & adjustments', '0.00'),
+  };
+}
+
+const BILLING_ADDRESS = {
+  address_line1: '12 Analytical Row',
+  city: 'London',
+  region: 'LND',
+  postal_code: 'W1 1AA',
+  country_iso2_code: 'GB',
+};
+
 export const accountRoutes: Route[] = [
   { method: 'GET', path: '/v2/account', handler: (_req, world) => ({ body: { account: world.account } }) },
   { method: 'GET', path: '/v2/customers/my/balance', handler: (_req, world) => ({ body: world.balance }) },
@@ -64,6 +121,19 @@ export const accountRoutes: Route[] = [
     handler: (req, world) => ({
       body: { ...listBody('invoices', world.invoices, req), invoice_preview: world.invoicePreview },
     }),
+  },
+  {
+    method: 'GET',
+    path: '/v2/customers/my/invoices/{invoice}',
+    handler: (req, world) => ({ body: listBody('invoice_items', findInvoice(world, req).items, req) }),
+  },
+  {
+    method: 'GET',
+    path: '/v2/customers/my/invoices/{invoice}/summary',
+    handler: (req, world) => {
+      const { invoice, items } = findInvoice(world, req);
+      return { body: invoiceSummary(world, invoice, items) };
+    },
   },
   {
     method: 'GET',

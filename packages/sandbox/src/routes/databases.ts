@@ -45,6 +45,8 @@ interface EngineInfo {
   database: string;
   uri: (user: string, password: string, host: string, database: string) => string;
   migration: 'resp' | 'tcp' | 'none';
+  /** Where a migration source listens when the request names no port: the engine's usual one. */
+  port: number;
 }
 
 const ENGINES: Record<ClusterEngine, EngineInfo> = {
@@ -56,6 +58,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: 'defaultdb',
     uri: (u, p, h, d) => `postgresql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?sslmode=require`,
     migration: 'tcp',
+    port: 5432,
   },
   mysql: {
     label: 'MySQL',
@@ -65,6 +68,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: 'defaultdb',
     uri: (u, p, h, d) => `mysql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?ssl-mode=REQUIRED`,
     migration: 'tcp',
+    port: 3306,
   },
   valkey: {
     label: 'Valkey',
@@ -74,6 +78,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: '',
     uri: (u, p, h) => `rediss://${u}:${p}@${h}:${CLUSTER_PORT}`,
     migration: 'resp',
+    port: 6379,
   },
   mongodb: {
     label: 'MongoDB',
@@ -83,6 +88,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: 'admin',
     uri: (u, p, h, d) => `mongodb+srv://${u}:${p}@${h}/${d}?tls=true&authSource=admin`,
     migration: 'tcp',
+    port: 27017,
   },
   kafka: {
     label: 'Kafka',
@@ -92,6 +98,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: '',
     uri: (u, p, h) => `kafka://${u}:${p}@${h}:${CLUSTER_PORT}`,
     migration: 'none',
+    port: 9092,
   },
   opensearch: {
     label: 'OpenSearch',
@@ -101,6 +108,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     database: '',
     uri: (u, p, h) => `https://${u}:${p}@${h}:${CLUSTER_PORT}`,
     migration: 'none',
+    port: 9200,
   },
 };
 
@@ -447,7 +455,10 @@ interface MigrationPlan {
   version?: string;
 }
 
-function migrationBody(body: Record<string, unknown>): MigrationPlan & {
+function migrationBody(
+  body: Record<string, unknown>,
+  defaultPort: number,
+): MigrationPlan & {
   username?: string;
   password?: string;
 } {
@@ -457,8 +468,10 @@ function migrationBody(body: Record<string, unknown>): MigrationPlan & {
   }
   const s = source as Record<string, unknown>;
   const host = requireString(s, 'host');
-  if (typeof s.port !== 'number' || !Number.isInteger(s.port) || s.port < 1 || s.port > 65_535) {
-    throw unprocessable('source.port is required and must be an integer from 1 to 65535');
+  // The platform requires only `source`; a source without a port is reached on the engine's own.
+  const port = s.port ?? defaultPort;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw unprocessable('source.port must be an integer from 1 to 65535');
   }
   for (const field of ['dbname', 'username', 'password']) {
     if (s[field] !== undefined && typeof s[field] !== 'string')
@@ -472,7 +485,7 @@ function migrationBody(body: Record<string, unknown>): MigrationPlan & {
     throw unprocessable('ignore_dbs must be an array of database names');
   }
   return {
-    source: { host, port: s.port, ...(typeof s.dbname === 'string' ? { dbname: s.dbname } : {}) },
+    source: { host, port, ...(typeof s.dbname === 'string' ? { dbname: s.dbname } : {}) },
     disable_ssl: body.disable_ssl === true,
     ignore_dbs: ignore as string[],
     ...(typeof s.username === 'string' ? { username: s.username } : {}),
@@ -483,8 +496,8 @@ function migrationBody(body: Record<string, unknown>): MigrationPlan & {
 /** Everything that can be checked without a write, then the source itself, over the network. */
 async function prepareMigration(req: SandboxRequest, world: World): Promise<MigrationPlan> {
   const cluster = findCluster(world, req);
-  const plan = migrationBody(req.body);
   const info = ENGINES[cluster.engine];
+  const plan = migrationBody(req.body, info.port);
   if (info.migration === 'none') {
     throw unprocessable(`online migration is not supported for ${info.label} clusters`);
   }
