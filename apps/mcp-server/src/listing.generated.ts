@@ -4194,6 +4194,40 @@ export const LISTING: ListingData = {
        "default": false,
        "description": "Metrics agent",
        "type": "boolean"
+      },
+      "SshKeys": {
+       "description": "SSH key ids/fingerprints",
+       "type": "array",
+       "items": {
+        "type": [
+         "string",
+         "integer"
+        ]
+       }
+      },
+      "Tags": {
+       "description": "Tag names",
+       "type": "array",
+       "items": {
+        "type": "string"
+       }
+      },
+      "UserData": {
+       "type": "string",
+       "description": "cloud-init, max 64 KiB"
+      },
+      "VpcID": {
+       "type": "string",
+       "format": "uuid",
+       "description": "VPC id"
+      },
+      "IPv6": {
+       "description": "Public IPv6 address",
+       "type": "boolean"
+      },
+      "WithVmAgent": {
+       "description": "Web console agent",
+       "type": "boolean"
       }
      },
      "required": [
@@ -4297,6 +4331,10 @@ export const LISTING: ListingData = {
        "type": "integer",
        "minimum": 1,
        "maximum": 200
+      },
+      "Tag": {
+       "type": "string",
+       "description": "Only VMs with this tag"
       }
      }
     },

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
@@ -295,6 +295,64 @@ describe('the vms and images families over MCP stdio', () => {
     expect((await ok('image-get', { ID: image.id })).image.regions).toEqual(['nyc3', 'fra1']);
     expect(await ok('image-delete', { ID: image.id })).toEqual({ ok: true });
     expect((await call(client, 'image-get', { ID: image.id })).isError).toBe(true);
+  });
+});
+
+describe('vm-create beyond the spec', () => {
+  /** The platform API directly, through the helper sandbox (these families have no VPC tools). */
+  async function platform(method: string, path: string, body?: unknown): Promise<Json> {
+    const response = await fetch(`${helper.url}${path}`, {
+      method,
+      headers: { authorization: 'Bearer test', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
+    return response.json();
+  }
+
+  it('with an SSH key, tags, user data, a VPC and IPv6: the VM shows them, joins the VPC, vm-list filters by tag', async () => {
+    const { ssh_key: key } = await ok('key-create', { Name: 'deploy', PublicKey: sshPublicKey() });
+    await platform('POST', '/v2/vpcs', { name: 'mcp-default-sfo3', region: 'sfo3' });
+    const { vpc } = await platform('POST', '/v2/vpcs', { name: 'mcp-app-sfo3', region: 'sfo3' });
+    expect(vpc.default).toBe(false);
+    const { droplet } = await ok('vm-create', {
+      Name: 'keyed-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'sfo3',
+      SshKeys: [key.fingerprint],
+      Tags: ['keyed', 'env:prod'],
+      UserData: '#cloud-config\nruncmd:\n  - touch /tmp/booted\n',
+      VpcID: vpc.id,
+      IPv6: true,
+      WithVmAgent: true,
+    });
+    expect(droplet).toMatchObject({ tags: ['keyed', 'env:prod'], vpc_uuid: vpc.id });
+    expect(droplet.features).toContain('ipv6');
+    expect(droplet.networks.v6).toHaveLength(1);
+    expect(JSON.stringify(droplet)).not.toContain('/tmp/booted');
+    await ok('vm-create', { Name: 'unkeyed-1', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'sfo3' });
+    const tagged = await ok('vm-list', { Tag: 'keyed' });
+    expect(tagged.droplets.map((d: Json) => d.id)).toEqual([droplet.id]);
+    const { members } = await platform('GET', `/v2/vpcs/${vpc.id}/members`);
+    expect(members.map((m: Json) => m.urn)).toEqual([`do:droplet:${droplet.id}`]);
+    const stored = await helper.store.read((world) => world.droplets.find((d) => d.id === droplet.id));
+    expect(stored?._ssh_key_ids).toEqual([key.id]);
+  });
+
+  it("an unknown SSH key or VPC is the platform's 422, and no VM is made", async () => {
+    const before = stateText();
+    const create = (args: Record<string, unknown>) =>
+      call(client, 'vm-create', { Name: 'x', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3', ...args });
+    expect((await create({ SshKeys: [987654321] })).text).toMatch(
+      /422 .*987654321 are invalid key identifiers/,
+    );
+    expect((await create({ VpcID: '0b8c5c9e-1d5e-4f0e-9d43-3c2b1a0f9e8d' })).text).toMatch(
+      /422 .*vpc_uuid 0b8c5c9e-1d5e-4f0e-9d43-3c2b1a0f9e8d is not a VPC/,
+    );
+    const malformed = await create({ SshKeys: ['not-a-key'] });
+    expect(malformed.text).toMatch(/^Invalid arguments: .*SshKeys/);
+    expect(stateText()).toBe(before);
   });
 });
 

@@ -76,6 +76,49 @@ describe('requests on the wire', () => {
     expect(withBackups.body).toMatchObject({ backups: true, monitoring: false });
   });
 
+  it('vm-create sends keys, tags, user data, VPC, IPv6 and the agent choice by their wire names', () => {
+    const sent = request('vm-create', {
+      Name: 'web-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+      SshKeys: [289794, '3b:16:e4:bf:8b:00:8b:b8:59:8c:a9:d3:f0:19:fa:45', '512190'],
+      Tags: ['env:prod', 'web'],
+      UserData: '#cloud-config\nruncmd:\n  - touch /test.txt\n',
+      VpcID: '760e09ef-dc84-11e8-981e-3cfdfeaae000',
+      IPv6: true,
+      WithVmAgent: false,
+    });
+    expect(sent.body).toMatchObject({
+      ssh_keys: [289794, '3b:16:e4:bf:8b:00:8b:b8:59:8c:a9:d3:f0:19:fa:45', 512190],
+      tags: ['env:prod', 'web'],
+      user_data: '#cloud-config\nruncmd:\n  - touch /test.txt\n',
+      vpc_uuid: '760e09ef-dc84-11e8-981e-3cfdfeaae000',
+      ipv6: true,
+      with_droplet_agent: false,
+    });
+    expect(validateRequest('droplets_create', sent.body)).toEqual({ valid: true, errors: [] });
+    expect(request('vm-list', { Tag: 'env:prod' }).query).toMatchObject({ tag_name: 'env:prod' });
+    expect(request('vm-list', {}).query).not.toHaveProperty('tag_name');
+  });
+
+  it('vm-create refuses a malformed key, a bad tag, user data over 64 KiB (in bytes) and a non-UUID VPC', () => {
+    const base = { Name: 'web-1', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3' };
+    const input = vmsTools.find((t) => t.name === 'vm-create')!.input;
+    const refused = (extra: Record<string, unknown>) => {
+      const result = input.safeParse({ ...base, ...extra });
+      return result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
+    };
+    expect(refused({ SshKeys: ['not-a-fingerprint'] })).toEqual(['SshKeys']);
+    expect(refused({ SshKeys: [0] })).toEqual(['SshKeys']);
+    expect(refused({ Tags: ['has space'] })).toEqual(['Tags']);
+    expect(refused({ UserData: 'x'.repeat(65_536) })).toEqual([]);
+    // 2 bytes each in UTF-8: under the limit in characters, over it in bytes.
+    expect(refused({ UserData: 'é'.repeat(40_000) })).toEqual(['UserData']);
+    expect(refused({ VpcID: 'default' })).toEqual(['VpcID']);
+    expect(refused({ IPv6: 'yes' })).toEqual(['IPv6']);
+  });
+
   const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.name !== 'vm-create');
 
   it.each(posting.map((t) => [t.name, t] as const))('%s sends its action type and fields', (name, t) => {

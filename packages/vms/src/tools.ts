@@ -17,6 +17,7 @@ import {
   type ToolDefinition,
   tagName,
   text,
+  uuid,
 } from '@cloudcall/core';
 import { z } from 'zod';
 import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './types.js';
@@ -40,6 +41,29 @@ const VmName = (description: string) =>
     .describe(description);
 const SnapshotName = text('Snapshot name', { max: LIMITS.name });
 const TagName = tagName('VM tag');
+
+/** An SSH key of the account as the platform addresses it: numeric id, or MD5 fingerprint. */
+const SshKeyRef = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .max(47)
+    .regex(
+      /^(\d+|[0-9a-f]{2}(:[0-9a-f]{2}){15})$/i,
+      'expected a key id or an MD5 fingerprint such as "3b:16:…:45"',
+    )
+    .transform((ref) => (/^\d+$/.test(ref) ? Number(ref) : ref)),
+]);
+
+/** The platform limits user data to 64 KiB of bytes, not characters. */
+const UserData = z
+  .string()
+  .min(1)
+  .max(LIMITS.userData)
+  .refine((value) => new TextEncoder().encode(value).length <= LIMITS.userData, {
+    message: `must be at most ${LIMITS.userData} bytes (64 KiB)`,
+  })
+  .describe('cloud-init, max 64 KiB');
 
 type Shape = Record<string, z.ZodType>;
 
@@ -370,7 +394,7 @@ export const vmsTools = [
     title: 'Create VM',
     description: 'Create a VM; status new, then active. Size must be offered in Region.',
     details:
-      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list.',
+      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list. Optional: SshKeys (ids or MD5 fingerprints of keys already on the account, key-list; an unknown key is refused) go into root\'s authorized_keys; Tags (created when new; vm-list filters by them); UserData, cloud-init text or a script run on first boot, at most 64 KiB, kept but never shown again; VpcID, a VPC of the same region (vpc-list; otherwise the region\'s default VPC); IPv6 adds a public IPv6 address; WithVmAgent false skips the web-console agent, true makes its install failure fatal.',
     input: z.strictObject({
       Name: VmName('VM name and hostname'),
       Size: SizeSlug,
@@ -378,6 +402,12 @@ export const vmsTools = [
       Region: RegionSlug,
       Backup: z.boolean().default(false).describe('Enable backups'),
       Monitoring: z.boolean().default(false).describe('Metrics agent'),
+      SshKeys: z.array(SshKeyRef).max(100).optional().describe('SSH key ids/fingerprints'),
+      Tags: z.array(TagName).max(100).optional().describe('Tag names'),
+      UserData: UserData.optional(),
+      VpcID: uuid('VPC id').optional(),
+      IPv6: z.boolean().optional().describe('Public IPv6 address'),
+      WithVmAgent: z.boolean().optional().describe('Web console agent'),
     }),
     annotations: annotations.create,
     request: {
@@ -390,6 +420,12 @@ export const vmsTools = [
         region: 'Region',
         backups: 'Backup',
         monitoring: 'Monitoring',
+        ssh_keys: 'SshKeys',
+        tags: 'Tags',
+        user_data: 'UserData',
+        vpc_uuid: 'VpcID',
+        ipv6: 'IPv6',
+        with_droplet_agent: 'WithVmAgent',
       },
     },
     result: returns<VmCreated>(),
@@ -422,10 +458,11 @@ export const vmsTools = [
     family: 'vms',
     title: 'List VMs',
     description: 'List the VMs.',
-    details: 'Lists the VMs of the account. Paginated: `links.pages.next` is present while more pages exist.',
-    input: z.strictObject(page),
+    details:
+      'Lists the VMs of the account, or only those carrying Tag. Paginated: `links.pages.next` is present while more pages exist.',
+    input: z.strictObject({ ...page, Tag: tagName('Only VMs with this tag').optional() }),
     annotations: annotations.read,
-    request: { method: 'GET', path: '/v2/droplets', query: pageQuery },
+    request: { method: 'GET', path: '/v2/droplets', query: { ...pageQuery, tag_name: 'Tag' } },
     result: returns<VmList>(),
   }),
   defineTool({

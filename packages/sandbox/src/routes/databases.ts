@@ -25,6 +25,7 @@ import { iso } from '../time.js';
 import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
+import { vpcFor } from './networking-common.js';
 
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
 export const CLUSTER_CREATE_MS = 3_000;
@@ -620,6 +621,7 @@ export const databasesRoutes: Route[] = [
       if (world.clusters.some((c) => c.name === name)) {
         throw unprocessable(`a database cluster named ${name} already exists`);
       }
+      const vpc = vpcFor(world, req.body.private_network_uuid, region, req.now, 'private_network_uuid');
       const id = randomUUID();
       const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
       const cluster: StoredCluster = {
@@ -640,10 +642,7 @@ export const databasesRoutes: Route[] = [
           .update(`project:${world.account.uuid}`)
           .digest('hex')
           .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
-        private_network_uuid: createHash('md5')
-          .update(`vpc:${region}`)
-          .digest('hex')
-          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+        private_network_uuid: vpc.id,
         ca: fakeCa(id),
         users: [{ name: info.user, role: 'primary', password: secret() }],
         rules: [],

@@ -316,6 +316,9 @@ function members(world: World, vpcId: string) {
     ...world.loadBalancers
       .filter((lb) => lb.vpc_uuid === vpcId)
       .map((lb) => ({ urn: `do:loadbalancer:${lb.id}`, name: lb.name, created_at: iso(lb.created_ms) })),
+    ...world.clusters
+      .filter((c) => c.private_network_uuid === vpcId)
+      .map((c) => ({ urn: `do:dbaas:${c.id}`, name: c.name, created_at: iso(c.created_ms) })),
   ];
 }
 

@@ -1,4 +1,5 @@
 /** Checks and lookups the networking routes share: regions, droplets, names, ports. */
+import { ensureDefaultVpc, type Vpc } from '../families/networking.js';
 import type { Droplet } from '../families/vms.js';
 import { notFound, unprocessable } from '../http.js';
 import { regionOf, type World } from '../world.js';
@@ -97,4 +98,20 @@ export function findOr404<T>(items: readonly T[], match: (item: T) => boolean): 
   const item = items.find(match);
   if (!item) throw notFound();
   return item;
+}
+
+/**
+ * The VPC a new resource in `region` joins: the one `value` names, which must exist and be in that
+ * region, or the region's default when none is named. The platform refuses the others with a 422
+ * rather than falling back to the default, so a caller never lands somewhere they did not ask for.
+ */
+export function vpcFor(world: World, value: unknown, region: string, now: number, field = 'vpc_uuid'): Vpc {
+  if (value === undefined || value === null || value === '') return ensureDefaultVpc(world, region, now);
+  if (typeof value !== 'string') throw unprocessable(`${field} must be the id of a VPC`);
+  const vpc = world.vpcs.find((v) => v.id === value);
+  if (!vpc) throw unprocessable(`${field} ${value} is not a VPC of this account`);
+  if (vpc.region !== region) {
+    throw unprocessable(`${field} ${value} is a VPC in ${vpc.region}; the resource is in ${region}`);
+  }
+  return vpc;
 }

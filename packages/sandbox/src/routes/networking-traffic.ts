@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import {
   allocateAddress,
-  ensureDefaultVpc,
   type ForwardingRule,
   type LoadBalancerType,
   POOLS,
@@ -25,6 +24,7 @@ import {
   requirePort,
   requireRegion,
   requireTags,
+  vpcFor,
 } from './networking-common.js';
 
 // ---------------------------------------------------------------- firewalls
@@ -503,6 +503,9 @@ const loadBalancerRoutes: Route[] = [
     path: '/v2/load_balancers',
     handler: (req, world) => {
       const settings = lbSettings(world, req.body);
+      if (!settings.region && req.body.vpc_uuid != null) {
+        throw unprocessable('vpc_uuid applies to regional load balancers only');
+      }
       const ip = allocateAddress(
         POOLS.loadBalancerV4,
         world.loadBalancers.map((lb) => lb.ip),
@@ -520,7 +523,7 @@ const loadBalancerRoutes: Route[] = [
         ...settings,
         ip,
         ipv6,
-        vpc_uuid: settings.region ? ensureDefaultVpc(world, settings.region, req.now).id : null,
+        vpc_uuid: settings.region ? vpcFor(world, req.body.vpc_uuid, settings.region, req.now).id : null,
         created_ms: req.now,
       };
       world.loadBalancers.push(lb);
@@ -539,6 +542,11 @@ const loadBalancerRoutes: Route[] = [
     path: '/v2/load_balancers/{id}',
     handler: (req, world) => {
       const lb = findLb(world, req);
+      // Clients PUT the whole object back, VPC included: the same VPC is fine, another one is refused.
+      const vpc = req.body.vpc_uuid;
+      if (vpc != null && vpc !== lb.vpc_uuid) {
+        throw unprocessable(`vpc_uuid cannot change (the load balancer is in ${lb.vpc_uuid ?? 'no VPC'})`);
+      }
       Object.assign(lb, lbSettings(world, req.body, lb));
       return { body: { load_balancer: loadBalancerView(world, lb, req.now) } };
     },

@@ -3,7 +3,6 @@
  * tag) and droplet kernels. Effects the platform applies when an action completes are scheduled
  * on the droplet (families/vms.ts) and appear when the sandbox clock reaches them.
  */
-import { ensureDefaultVpc } from '../families/networking.js';
 import {
   type Droplet,
   DURATIONS,
@@ -28,6 +27,7 @@ import { iso } from '../time.js';
 import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
 import { actionListReply, actionReply } from './actions.js';
 import { imageView } from './images.js';
+import { vpcFor } from './networking-common.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
 const TAG = /^[a-zA-Z0-9_\-:]+$/;
@@ -230,10 +230,17 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
     }
     tags = [...new Set(body.tags as string[])];
   }
+  const sshKeys = resolveSshKeys(world, body.ssh_keys);
+  const userData = body.user_data ?? undefined;
+  // Its 64 KiB limit is checked with every field's limit (limits.ts).
+  if (userData !== undefined && typeof userData !== 'string') throw unprocessable('user_data must be text');
+  const agent = body.with_droplet_agent ?? undefined;
+  if (agent !== undefined && typeof agent !== 'boolean')
+    throw unprocessable('with_droplet_agent must be a boolean');
   if (world.droplets.length >= world.account.droplet_limit) {
     throw unprocessable('creating this/these droplet(s) will exceed your droplet limit');
   }
-  const vpc = ensureDefaultVpc(world, regionSlug, now);
+  const vpc = vpcFor(world, body.vpc_uuid, regionSlug, now);
   const id = nextId(world, 'droplet');
   const seq = id % 100_000;
   const inVpc = world.droplets.filter((d) => d.vpc_uuid === vpc.id).length;
@@ -280,6 +287,10 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
     tags,
     vpc_uuid: vpc.id,
     kernel: null,
+    // Kept as the platform keeps them, never shown in the droplet object.
+    _ssh_key_ids: sshKeys,
+    ...(userData === undefined ? {} : { _user_data: userData }),
+    ...(agent === undefined ? {} : { _with_droplet_agent: agent }),
   };
   schedule(droplet, now + DURATIONS.boot, { status: 'active' });
   world.droplets.push(droplet);
@@ -292,6 +303,25 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
     duration_ms: DURATIONS.boot,
   });
   return { droplet, action };
+}
+
+/** The account's keys that `ssh_keys` names by id or fingerprint; any unknown one is the platform's 422. */
+function resolveSshKeys(world: World, value: unknown): number[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw unprocessable('ssh_keys must be an array of key ids or fingerprints');
+  const unknown: string[] = [];
+  const ids = value.map((ref) => {
+    const key =
+      typeof ref === 'number' || (typeof ref === 'string' && /^\d+$/.test(ref))
+        ? world.sshKeys.find((k) => k.id === Number(ref))
+        : world.sshKeys.find((k) => k.fingerprint === ref);
+    if (!key) unknown.push(JSON.stringify(ref));
+    return key?.id ?? 0;
+  });
+  if (unknown.length) {
+    throw unprocessable(`ssh_keys ${unknown.join(', ')} are invalid key identifiers for Droplet creation.`);
+  }
+  return [...new Set(ids)];
 }
 
 function v6Network(seq: number) {
