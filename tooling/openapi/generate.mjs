@@ -20,6 +20,16 @@ export const SUBSET_PATH = resolve(here, 'subset.json');
 
 /** Operations the project uses besides the ones the API map lists (kept when the description has them). */
 export const EXTRA_OPERATION_IDS = [
+  // Logical databases and connection pools of a cluster (beyond the spec).
+  'databases_list',
+  'databases_add',
+  'databases_get',
+  'databases_delete',
+  'databases_list_connectionPools',
+  'databases_add_connectionPool',
+  'databases_get_connectionPool',
+  'databases_update_connectionPool',
+  'databases_delete_connectionPool',
   'regions_list',
   'sizes_list',
   'images_list',

@@ -74,13 +74,15 @@ afterAll(async () => {
 });
 
 describe('the databases family over MCP stdio', () => {
-  it('lists the 38 tools, destructive ones marked', async () => {
+  it('lists the 47 tools, destructive ones marked', async () => {
     const { tools } = await client.listTools();
-    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(38);
+    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(47);
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(
       [
         'db-cluster-delete',
+        'db-cluster-delete-db',
+        'db-cluster-delete-pool',
         'db-cluster-delete-topic',
         'db-cluster-delete-user',
         'db-cluster-resize',
@@ -279,7 +281,59 @@ describe('the databases family over MCP stdio', () => {
     expect((await call('db-cluster-get-user', { id: ids.kafka, user: 'producer' })).isError).toBe(true);
   });
 
-  it('called every one of the 38 tools', async () => {
+  it('logical databases and connection pools; pool secrets masked; wrong engines refused', async () => {
+    expect(await ok('db-cluster-create-db', { id: ids.pg, name: 'app' })).toEqual({ db: { name: 'app' } });
+    expect((await ok('db-cluster-list-dbs', { id: ids.pg })).dbs).toEqual([
+      { name: 'defaultdb' },
+      { name: 'app' },
+    ]);
+    expect((await ok('db-cluster-get-db', { id: ids.pg, name: 'app' })).db.name).toBe('app');
+    expect((await ok('db-cluster-get', { id: ids.pg })).database.db_names).toEqual(['defaultdb', 'app']);
+
+    const { pool } = await ok('db-cluster-create-pool', {
+      id: ids.pg,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+      user: 'doadmin',
+    });
+    expect(pool).toMatchObject({ name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' });
+    // Without --show-secrets the pool's password and the one inside its URI are hidden.
+    expect(pool.connection.password).toMatch(/hidden/);
+    expect(pool.connection.uri).toMatch(/^postgresql:\/\/doadmin:\[hidden[^@]*\]@/);
+    expect(
+      await ok('db-cluster-update-pool', {
+        id: ids.pg,
+        name: 'backend-pool',
+        mode: 'session',
+        size: 20,
+        db: 'app',
+      }),
+    ).toEqual({ ok: true });
+    expect((await ok('db-cluster-get-pool', { id: ids.pg, name: 'backend-pool' })).pool).toMatchObject({
+      mode: 'session',
+      size: 20,
+    });
+    expect((await ok('db-cluster-list-pools', { id: ids.pg })).pools.map((p: Json) => p.name)).toEqual([
+      'backend-pool',
+    ]);
+    const inUse = await call('db-cluster-delete-db', { id: ids.pg, name: 'app' });
+    expect(inUse.isError).toBe(true);
+    expect(inUse.text).toMatch(/backend-pool/);
+    expect(await ok('db-cluster-delete-pool', { id: ids.pg, name: 'backend-pool' })).toEqual({ ok: true });
+    expect(await ok('db-cluster-delete-db', { id: ids.pg, name: 'app' })).toEqual({ ok: true });
+    expect((await call('db-cluster-get-db', { id: ids.pg, name: 'app' })).isError).toBe(true);
+
+    const noPools = await call('db-cluster-list-pools', { id: ids.mysql });
+    expect(noPools.isError).toBe(true);
+    expect(noPools.text).toMatch(/Connection pooling is not supported for MySQL/);
+    const noDbs = await call('db-cluster-create-db', { id: ids.valkey, name: 'x' });
+    expect(noDbs.isError).toBe(true);
+    expect(noDbs.text).toMatch(/Database management is not supported for Valkey/);
+  });
+
+  it('called every one of the 47 tools', async () => {
     const { tools } = await client.listTools();
     const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
     expect(all.filter((n) => !called.has(n))).toEqual([]);

@@ -1857,6 +1857,373 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "db-cluster-list-dbs",
+   "family": "databases",
+   "title": "List logical databases",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-dbs",
+    "description": "Logical databases in a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-db",
+   "family": "databases",
+   "title": "Create logical database",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-db",
+    "description": "Add a logical database to a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-db",
+   "family": "databases",
+   "title": "Get logical database",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-db",
+    "description": "One logical database.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-db",
+   "family": "databases",
+   "title": "Delete logical database",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-db",
+    "description": "Delete a logical database and its data.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-list-pools",
+   "family": "databases",
+   "title": "List connection pools",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-pools",
+    "description": "PgBouncer connection pools (PostgreSQL).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-pool",
+   "family": "databases",
+   "title": "Create connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-pool",
+    "description": "Add a PgBouncer pool to a PostgreSQL cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      },
+      "mode": {
+       "type": "string",
+       "enum": [
+        "session",
+        "transaction",
+        "statement"
+       ],
+       "description": "PgBouncer mode"
+      },
+      "size": {
+       "type": "integer",
+       "minimum": 1,
+       "description": "Backend connections"
+      },
+      "db": {
+       "type": "string",
+       "description": "Database name"
+      },
+      "user": {
+       "type": "string",
+       "description": "User; default inbound"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "mode",
+      "size",
+      "db"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-pool",
+   "family": "databases",
+   "title": "Get connection pool",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-pool",
+    "description": "One connection pool, with connection info.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-update-pool",
+   "family": "databases",
+   "title": "Update connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-update-pool",
+    "description": "Replace a pool’s mode, size, database and user.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      },
+      "mode": {
+       "type": "string",
+       "enum": [
+        "session",
+        "transaction",
+        "statement"
+       ],
+       "description": "PgBouncer mode"
+      },
+      "size": {
+       "type": "integer",
+       "minimum": 1,
+       "description": "Backend connections"
+      },
+      "db": {
+       "type": "string",
+       "description": "Database name"
+      },
+      "user": {
+       "type": "string",
+       "description": "User; default inbound"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "mode",
+      "size",
+      "db"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-pool",
+   "family": "databases",
+   "title": "Delete connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-pool",
+    "description": "Delete a pool; its clients disconnect.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
    "name": "domain-create",
    "family": "networking",
    "title": "Create domain",

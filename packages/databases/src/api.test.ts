@@ -145,6 +145,23 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   // Without settings there is nothing to change: the user is read instead.
   ['db-cluster-update-user', { id: CLUSTER, user: 'app-01' }, 'databases_get_user'],
   ['db-cluster-delete-user', { id: CLUSTER, user: 'app-01' }, 'databases_delete_user'],
+  ['db-cluster-list-dbs', { id: CLUSTER }, 'databases_list'],
+  ['db-cluster-create-db', { id: CLUSTER, name: 'app' }, 'databases_add'],
+  ['db-cluster-get-db', { id: CLUSTER, name: 'app' }, 'databases_get'],
+  ['db-cluster-delete-db', { id: CLUSTER, name: 'app' }, 'databases_delete'],
+  ['db-cluster-list-pools', { id: CLUSTER }, 'databases_list_connectionPools'],
+  [
+    'db-cluster-create-pool',
+    { id: CLUSTER, name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' },
+    'databases_add_connectionPool',
+  ],
+  ['db-cluster-get-pool', { id: CLUSTER, name: 'backend-pool' }, 'databases_get_connectionPool'],
+  [
+    'db-cluster-update-pool',
+    { id: CLUSTER, name: 'backend-pool', mode: 'session', size: 5, db: 'app', user: 'app-01' },
+    'databases_update_connectionPool',
+  ],
+  ['db-cluster-delete-pool', { id: CLUSTER, name: 'backend-pool' }, 'databases_delete_connectionPool'],
 ];
 
 const byName = new Map<string, AnyTool>(databasesTools.map((tool) => [tool.name, tool]));
@@ -178,8 +195,8 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 describe('every database tool calls its API operation', () => {
-  it('covers all 38 tools', () => {
-    expect(databasesTools).toHaveLength(38);
+  it('covers all 47 tools', () => {
+    expect(databasesTools).toHaveLength(47);
     expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(databasesTools.map((t) => t.name)));
   });
 
@@ -488,5 +505,106 @@ describe('the online-migration HTTP operation', () => {
     });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ status: 'running', id: expect.any(String) });
+  });
+});
+
+describe('logical databases and connection pools', () => {
+  it('pool tools send only the wire fields; the pool name is 3 to 60 characters', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterCreatePool({
+      id: CLUSTER,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+    });
+    await api.dbClusterUpdatePool({
+      id: CLUSTER,
+      name: 'backend-pool',
+      mode: 'session',
+      size: 5,
+      db: 'app',
+      user: 'u1',
+    });
+    await api.dbClusterCreateDb({ id: CLUSTER, name: 'app' });
+    expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
+      [
+        'POST',
+        `/v2/databases/${CLUSTER}/pools`,
+        { name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' },
+      ],
+      [
+        'PUT',
+        `/v2/databases/${CLUSTER}/pools/backend-pool`,
+        { mode: 'session', size: 5, db: 'app', user: 'u1' },
+      ],
+      ['POST', `/v2/databases/${CLUSTER}/dbs`, { name: 'app' }],
+    ]);
+    recorded = [];
+    for (const name of ['ab', 'x'.repeat(61), 'a/b']) {
+      await expect(api.dbClusterGetPool({ id: CLUSTER, name })).rejects.toThrow(/argument name/);
+    }
+    await expect(
+      api.dbClusterCreatePool({ id: CLUSTER, name: 'pool', mode: 'lazy' as 'session', size: 1, db: 'app' }),
+    ).rejects.toThrow(/argument mode/);
+    expect(recorded).toEqual([]);
+  });
+
+  it('against the sandbox: a database joins db_names, a pool on it answers with connection details', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'pooled',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    await api.dbClusterCreateDb({ id: database.id, name: 'app' });
+    expect((await api.dbClusterListDbs({ id: database.id })).dbs.map((d) => d.name)).toEqual([
+      'defaultdb',
+      'app',
+    ]);
+    expect((await api.dbClusterGet({ id: database.id })).database.db_names).toEqual(['defaultdb', 'app']);
+    const { pool } = await api.dbClusterCreatePool({
+      id: database.id,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+    });
+    expect(pool.connection).toMatchObject({ database: 'backend-pool', password: expect.any(String) });
+    expect(
+      await api.dbClusterUpdatePool({
+        id: database.id,
+        name: 'backend-pool',
+        mode: 'session',
+        size: 4,
+        db: 'app',
+      }),
+    ).toEqual({
+      ok: true,
+    });
+    expect((await api.dbClusterGetPool({ id: database.id, name: 'backend-pool' })).pool).toMatchObject({
+      mode: 'session',
+      size: 4,
+    });
+    expect(await api.dbClusterDeletePool({ id: database.id, name: 'backend-pool' })).toEqual({ ok: true });
+    expect(await api.dbClusterDeleteDb({ id: database.id, name: 'app' })).toEqual({ ok: true });
+    expect((await api.dbClusterListPools({ id: database.id })).pools).toEqual([]);
+    expect((await api.dbClusterListDbs({ id: database.id })).dbs).toEqual([{ name: 'defaultdb' }]);
+
+    const { database: cache } = await api.dbClusterCreate({
+      name: 'cache-pools',
+      engine: 'valkey',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    const refused = await api.dbClusterListPools({ id: cache.id }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClientApiError);
+    expect((refused as ClientApiError).status).toBe(422);
+    expect((refused as ClientApiError).apiMessage).toMatch(/Connection pooling is not supported for Valkey/);
   });
 });

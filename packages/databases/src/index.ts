@@ -16,6 +16,7 @@ import { startOnlineMigration } from './migration.js';
 import { databasesTools } from './tools.js';
 
 export type {
+  ConnectionPool,
   DatabaseBackupList,
   DatabaseCluster,
   DatabaseClusterList,
@@ -29,6 +30,7 @@ export type {
   DatabaseUserSettings,
   KafkaTopic,
   KafkaTopicList,
+  LogicalDatabase,
   OnlineMigration,
   OnlineMigrationRequest,
 } from './types.js';

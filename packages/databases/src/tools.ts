@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { startOnlineMigration } from './migration.js';
 import {
   clusterId,
+  dbName,
   engineVersion,
   firewallRule,
   kafkaClusterConfig,
@@ -34,6 +35,7 @@ import {
   mongodbConfig,
   onlineMigrationSource,
   opensearchConfig,
+  poolName,
   postgresqlConfig,
   redisConfig,
   sizeSlug,
@@ -42,6 +44,7 @@ import {
   userSettings,
 } from './schemas.js';
 import type {
+  ConnectionPool,
   DatabaseBackupList,
   DatabaseCluster,
   DatabaseClusterList,
@@ -52,6 +55,7 @@ import type {
   DatabaseUserList,
   KafkaTopic,
   KafkaTopicList,
+  LogicalDatabase,
   OnlineMigration,
 } from './types.js';
 
@@ -689,6 +693,133 @@ const userTools = [
   }),
 ] as const;
 
+const db = dbName('Database name');
+
+const logicalDbTools = [
+  defineTool({
+    name: 'db-cluster-list-dbs',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List logical databases',
+    description: 'Logical databases in a cluster.',
+    details:
+      'Lists the logical databases of a cluster by name. PostgreSQL and MySQL clusters have them; the platform refuses other engines.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/dbs` },
+    result: returns<{ dbs: LogicalDatabase[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create logical database',
+    description: 'Add a logical database to a cluster.',
+    details:
+      'Adds a logical database to a PostgreSQL or MySQL cluster; it then appears in the cluster’s db_names. Names are letters, digits, "_", "." and "-", up to 63 characters.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: `${cluster}/dbs`, body: { name: 'name' } },
+    result: returns<{ db: LogicalDatabase }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get logical database',
+    description: 'One logical database.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/dbs/{name}` },
+    result: returns<{ db: LogicalDatabase }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete logical database',
+    description: 'Delete a logical database and its data.',
+    details: 'Deletes a logical database with all its tables and data. This cannot be undone.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/dbs/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const pool = poolName('Pool name');
+const poolSettings = {
+  mode: z.enum(['session', 'transaction', 'statement']).describe('PgBouncer mode'),
+  size: z.number().int().min(1).describe('Backend connections'),
+  db: dbName('Database name'),
+  user: userName('User; default inbound').optional(),
+};
+const poolBody = { mode: 'mode', size: 'size', db: 'db', user: 'user' } as const;
+
+const poolTools = [
+  defineTool({
+    name: 'db-cluster-list-pools',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List connection pools',
+    description: 'PgBouncer connection pools (PostgreSQL).',
+    details:
+      'Lists the connection pools of a PostgreSQL cluster: name, mode, size, database, user and connection details. Other engines are refused by the platform.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/pools` },
+    result: returns<{ pools: ConnectionPool[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create connection pool',
+    description: 'Add a PgBouncer pool to a PostgreSQL cluster.',
+    details:
+      'Adds a connection pool to a PostgreSQL cluster. Mode is session, transaction or statement; size counts backend connections (25 per GB of the primary node’s RAM, less 3, shared by all pools); without user, sessions connect as the inbound user. Pool names are 3 to 60 characters. The answer carries the pool’s own connection details.',
+    input: z.strictObject({ id, name: pool, ...poolSettings }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: `${cluster}/pools`, body: { name: 'name', ...poolBody } },
+    result: returns<{ pool: ConnectionPool }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get connection pool',
+    description: 'One connection pool, with connection info.',
+    input: z.strictObject({ id, name: pool }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/pools/{name}` },
+    result: returns<{ pool: ConnectionPool }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-update-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Update connection pool',
+    description: 'Replace a pool’s mode, size, database and user.',
+    details:
+      'Replaces a connection pool’s mode, size and database (all required, as the platform requires them) and its user (left out: the inbound user).',
+    input: z.strictObject({ id, name: pool, ...poolSettings }),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: `${cluster}/pools/{name}`, body: poolBody },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete connection pool',
+    description: 'Delete a pool; its clients disconnect.',
+    input: z.strictObject({ id, name: pool }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/pools/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
 export const databasesTools = [
   ...clusterTools,
   ...migrationTools,
@@ -697,4 +828,6 @@ export const databasesTools = [
   ...configToolPairs.flat(),
   ...sqlModeTools,
   ...userTools,
+  ...logicalDbTools,
+  ...poolTools,
 ] as const;

@@ -125,3 +125,19 @@ export interface DatabaseUserList {
   links: Links;
   meta: Meta;
 }
+
+/** A logical database inside a cluster. */
+export interface LogicalDatabase {
+  name: string;
+}
+
+/** A PgBouncer connection pool of a PostgreSQL cluster. */
+export interface ConnectionPool {
+  name: string;
+  mode: 'session' | 'transaction' | 'statement';
+  size: number;
+  db: string;
+  user?: string;
+  connection?: DatabaseConnection;
+  private_connection?: DatabaseConnection;
+}

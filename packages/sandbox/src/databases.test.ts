@@ -597,3 +597,132 @@ describe('online migration', () => {
     );
   });
 });
+
+describe('logical databases and connection pools', () => {
+  it('databases: create (in db_names), list, get, delete; refused for engines without them', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expect(pg.db_names).toEqual(['defaultdb']);
+    const created = await call('databases_add', { params, json: { name: 'app' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ db: { name: 'app' } });
+    expectError(await call('databases_add', { params, json: { name: 'app' } }), 422, /already exists/);
+    expectError(await call('databases_add', { params, json: { name: '../x' } }), 422, /name may hold/);
+    expect((await call('databases_list', { params })).body.dbs).toEqual([
+      { name: 'defaultdb' },
+      { name: 'app' },
+    ]);
+    expect((await call('databases_get', { params: { ...params, database_name: 'app' } })).body).toEqual({
+      db: { name: 'app' },
+    });
+    const cluster = await call('databases_get_cluster', { params });
+    expect(cluster.body.database.db_names).toEqual(['defaultdb', 'app']);
+    expect((await call('databases_delete', { params: { ...params, database_name: 'app' } })).status).toBe(
+      204,
+    );
+    expectError(
+      await call('databases_get', { params: { ...params, database_name: 'app' } }),
+      404,
+      /could not be found/,
+    );
+    expect((await call('databases_get_cluster', { params })).body.database.db_names).toEqual(['defaultdb']);
+
+    const valkey = await createCluster('valkey', '8');
+    const vparams = { database_cluster_uuid: valkey.id };
+    expect(valkey.db_names).toBeNull();
+    expectError(
+      await call('databases_list', { params: vparams }),
+      422,
+      /Database management is not supported for Valkey/,
+    );
+    expectError(await call('databases_add', { params: vparams, json: { name: 'x' } }), 422, /pg or mysql/);
+  });
+
+  it('pools: create with connection details, list, get, update (204), delete; PostgreSQL only', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    await call('databases_add', { params, json: { name: 'app' } });
+    const created = await call('databases_add_connectionPool', {
+      params,
+      json: { name: 'backend-pool', mode: 'transaction', size: 10, db: 'app', user: 'doadmin' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.pool).toMatchObject({
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+      user: 'doadmin',
+      connection: { database: 'backend-pool', user: 'doadmin', password: expect.any(String), port: 25061 },
+    });
+    expect(created.body.pool.connection.uri).toMatch(
+      /^postgresql:\/\/doadmin:.+\/backend-pool\?sslmode=require$/,
+    );
+    const pool = { ...params, pool_name: 'backend-pool' };
+    // A 1 GB primary allows 22 backend connections, shared by all pools.
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'second', mode: 'session', size: 13, db: 'app' },
+      }),
+      422,
+      /12 backend connections left/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'third', mode: 'session', size: 1, db: 'nope' },
+      }),
+      422,
+      /database nope does not exist/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'fourth', mode: 'lazy', size: 1, db: 'app' },
+      }),
+      422,
+      /mode must be/,
+    );
+    expectError(
+      await call('databases_delete', { params: { ...params, database_name: 'app' } }),
+      422,
+      /backend-pool/,
+    );
+    expect(
+      (
+        await call('databases_update_connectionPool', {
+          params: pool,
+          json: { mode: 'session', size: 22, db: 'defaultdb' },
+        })
+      ).status,
+    ).toBe(204);
+    const got = await call('databases_get_connectionPool', { params: pool });
+    expect(got.body.pool).toMatchObject({ mode: 'session', size: 22, db: 'defaultdb' });
+    expect(got.body.pool.user).toBeUndefined();
+    expect(
+      (await call('databases_list_connectionPools', { params })).body.pools.map(
+        (p: { name: string }) => p.name,
+      ),
+    ).toEqual(['backend-pool']);
+    expect((await call('databases_delete_connectionPool', { params: pool })).status).toBe(204);
+    expectError(await call('databases_get_connectionPool', { params: pool }), 404, /could not be found/);
+    expect((await call('databases_list_connectionPools', { params })).body.pools).toEqual([]);
+
+    const mysql = await createCluster('mysql', '8');
+    const mparams = { database_cluster_uuid: mysql.id };
+    expectError(
+      await call('databases_list_connectionPools', { params: mparams }),
+      422,
+      /Connection pooling is not supported for MySQL/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params: mparams,
+        json: { name: 'backend-pool', mode: 'transaction', size: 1, db: 'defaultdb' },
+      }),
+      422,
+      /pg cluster/,
+    );
+  });
+});

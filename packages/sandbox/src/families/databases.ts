@@ -41,6 +41,15 @@ export interface StoredMigration {
   ignore_dbs: string[];
 }
 
+export interface StoredPool {
+  name: string;
+  mode: 'session' | 'transaction' | 'statement';
+  size: number;
+  db: string;
+  /** Absent: sessions connect as the inbound user. */
+  user?: string;
+}
+
 export interface StoredCluster {
   id: string;
   name: string;
@@ -66,6 +75,10 @@ export interface StoredCluster {
   topics: StoredTopic[];
   config: Record<string, unknown>;
   migrations: StoredMigration[];
+  /** Logical databases (PostgreSQL and MySQL); absent in worlds saved before they existed. */
+  dbs?: string[];
+  /** PgBouncer connection pools (PostgreSQL). */
+  pools?: StoredPool[];
 }
 
 export interface DatabasesState {

@@ -11,6 +11,7 @@ import type {
   StoredCluster,
   StoredDbRule,
   StoredDbUser,
+  StoredPool,
   StoredTopic,
 } from '../families/databases.js';
 import {
@@ -264,7 +265,7 @@ function clusterView(cluster: StoredCluster, now: number) {
     created_at: iso(cluster.created_ms),
     private_network_uuid: cluster.private_network_uuid,
     tags: cluster.tags.length ? cluster.tags : null,
-    db_names: info.database && cluster.engine !== 'mongodb' ? [info.database] : null,
+    db_names: logicalDbs(cluster) ?? null,
     connection: connection(cluster, cluster.host),
     private_connection: connection(cluster, cluster.private_host),
     users: cluster.users.map((u) => userView(cluster, u)),
@@ -538,6 +539,85 @@ async function prepareMigration(req: SandboxRequest, world: World): Promise<Migr
 
 const base = '/v2/databases/{cluster}';
 
+/** Engines whose clusters hold logical databases; the platform refuses the others. */
+const DB_ENGINES: ClusterEngine[] = ['pg', 'mysql'];
+
+/** The cluster's logical databases (its default one in worlds saved before they were kept). */
+function logicalDbs(cluster: StoredCluster): string[] | undefined {
+  if (!DB_ENGINES.includes(cluster.engine)) return undefined;
+  cluster.dbs ??= [ENGINES[cluster.engine].database];
+  return cluster.dbs;
+}
+
+/** PgBouncer's backend connections: 25 per GB of the primary node's RAM, 3 kept for maintenance. */
+function poolCapacity(cluster: StoredCluster): number {
+  const gb = Number(/(\d+)gb$/.exec(cluster.size)?.[1] ?? 1);
+  return 25 * gb - 3;
+}
+
+function poolView(cluster: StoredCluster, pool: StoredPool) {
+  const view = (host: string) => {
+    const user =
+      cluster.users.find((u) => u.name === pool.user) ?? cluster.users.find((u) => u.role === 'primary');
+    const name = user?.name ?? ENGINES.pg.user;
+    const password = user?.password ?? '';
+    return {
+      uri: `postgresql://${name}:${password}@${host}:${CLUSTER_PORT}/${pool.name}?sslmode=require`,
+      database: pool.name,
+      host,
+      port: CLUSTER_PORT,
+      user: name,
+      password,
+      ssl: true,
+    };
+  };
+  return {
+    name: pool.name,
+    mode: pool.mode,
+    size: pool.size,
+    db: pool.db,
+    ...(pool.user !== undefined ? { user: pool.user } : {}),
+    connection: view(cluster.host),
+    private_connection: view(cluster.private_host),
+  };
+}
+
+/** A pool's mode, size, database and user, checked against the cluster; `others` share the capacity. */
+function poolSettings(cluster: StoredCluster, body: Record<string, unknown>, others: StoredPool[]) {
+  const mode = requireString(body, 'mode');
+  if (mode !== 'session' && mode !== 'transaction' && mode !== 'statement') {
+    throw unprocessable('mode must be session, transaction or statement');
+  }
+  const size = optionalInt(body, 'size', 1, Number.MAX_SAFE_INTEGER);
+  if (size === undefined) throw unprocessable('size is required');
+  const capacity = poolCapacity(cluster) - others.reduce((sum, p) => sum + p.size, 0);
+  if (size > capacity) {
+    throw unprocessable(`size ${size} exceeds the ${capacity} backend connections left on this cluster`);
+  }
+  const db = requireString(body, 'db');
+  if (!logicalDbs(cluster)?.includes(db))
+    throw unprocessable(`database ${db} does not exist in this cluster`);
+  let user: string | undefined;
+  if (body.user !== undefined && body.user !== '') {
+    user = requireString(body, 'user');
+    if (!cluster.users.some((u) => u.name === user))
+      throw unprocessable(`user ${user} does not exist in this cluster`);
+  }
+  return { mode, size, db, user } as const;
+}
+
+/** The cluster's pools (none yet in worlds saved before they were kept). */
+function poolsOf(cluster: StoredCluster): StoredPool[] {
+  if (!cluster.pools) cluster.pools = [];
+  return cluster.pools;
+}
+
+function findPool(cluster: StoredCluster, req: SandboxRequest): StoredPool {
+  const pool = poolsOf(cluster).find((p) => p.name === req.params.pool);
+  if (!pool) throw notFound();
+  return pool;
+}
+
 export const databasesRoutes: Route[] = [
   {
     method: 'GET',
@@ -640,6 +720,8 @@ export const databasesRoutes: Route[] = [
           ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
         },
         migrations: [],
+        ...(DB_ENGINES.includes(engine) ? { dbs: [info.database] } : {}),
+        ...(engine === 'pg' ? { pools: [] } : {}),
       };
       world.clusters.push(cluster);
       return { status: 201, body: { database: clusterView(cluster, req.now) } };
@@ -1017,8 +1099,123 @@ export const databasesRoutes: Route[] = [
       return { status: 204 };
     },
   },
+  // Logical databases
+  {
+    method: 'GET',
+    path: `${base}/dbs`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      return { body: { dbs: (logicalDbs(cluster) ?? []).map((name) => ({ name })) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/dbs`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,62}$/.test(name)) {
+        throw unprocessable(
+          'name may hold only letters, digits, "_", "." and "-", up to 63 characters, starting with a letter, digit or "_"',
+        );
+      }
+      const dbs = logicalDbs(cluster) ?? [];
+      if (dbs.includes(name)) throw unprocessable(`database ${name} already exists`);
+      dbs.push(name);
+      return { status: 201, body: { db: { name } } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/dbs/{db}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      if (!logicalDbs(cluster)?.includes(req.params.db ?? '')) throw notFound();
+      return { body: { db: { name: req.params.db } } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/dbs/{db}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      const name = req.params.db ?? '';
+      if (!logicalDbs(cluster)?.includes(name)) throw notFound();
+      const inUse = cluster.pools?.find((p) => p.db === name);
+      if (inUse)
+        throw unprocessable(
+          `database ${name} is used by connection pool ${inUse.name}; delete the pool first`,
+        );
+      cluster.dbs = (cluster.dbs ?? []).filter((d) => d !== name);
+      return { status: 204 };
+    },
+  },
+  // Connection pools (PgBouncer, PostgreSQL only)
+  {
+    method: 'GET',
+    path: `${base}/pools`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      return { body: { pools: poolsOf(cluster).map((p) => poolView(cluster, p)) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/pools`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pools = poolsOf(cluster);
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{2,59}$/.test(name)) {
+        throw unprocessable(
+          'name must be 3 to 60 characters: letters, digits, "_", "." and "-", starting with a letter, digit or "_"',
+        );
+      }
+      if (pools.some((p) => p.name === name)) throw unprocessable(`connection pool ${name} already exists`);
+      const pool: StoredPool = { name, ...poolSettings(cluster, req.body, pools) };
+      if (pool.user === undefined) delete pool.user;
+      pools.push(pool);
+      return { status: 201, body: { pool: poolView(cluster, pool) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      return { body: { pool: poolView(cluster, findPool(cluster, req)) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pool = findPool(cluster, req);
+      const settings = poolSettings(
+        cluster,
+        req.body,
+        (cluster.pools ?? []).filter((p) => p !== pool),
+      );
+      pool.mode = settings.mode;
+      pool.size = settings.size;
+      pool.db = settings.db;
+      if (settings.user === undefined) delete pool.user;
+      else pool.user = settings.user;
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pool = findPool(cluster, req);
+      cluster.pools = (cluster.pools ?? []).filter((p) => p !== pool);
+      return { status: 204 };
+    },
+  },
 ];
-
 /** User settings: each part belongs to one engine; the platform refuses the others. */
 function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
