@@ -74,9 +74,9 @@ afterAll(async () => {
 });
 
 describe('the databases family over MCP stdio', () => {
-  it('lists the 47 tools, destructive ones marked', async () => {
+  it('lists the 50 tools, destructive ones marked', async () => {
     const { tools } = await client.listTools();
-    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(47);
+    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(50);
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(
       [
@@ -333,7 +333,33 @@ describe('the databases family over MCP stdio', () => {
     expect(noDbs.text).toMatch(/Database management is not supported for Valkey/);
   });
 
-  it('called every one of the 47 tools', async () => {
+  it('eviction policy (Valkey only) and maintenance window', async () => {
+    expect(
+      await ok('db-cluster-set-eviction-policy', { id: ids.valkey, eviction_policy: 'allkeys_lru' }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await ok('db-cluster-get-eviction-policy', { id: ids.valkey })).toEqual({
+      eviction_policy: 'allkeys_lru',
+    });
+    const wrong = await call('db-cluster-get-eviction-policy', { id: ids.pg });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/Eviction policy is not supported for PostgreSQL/);
+    const badHour = await call('db-cluster-set-maintenance-window', {
+      id: ids.pg,
+      day: 'monday',
+      hour: '9am',
+    });
+    expect(badHour.isError).toBe(true);
+    expect(badHour.text).toMatch(/hour/);
+    await ok('db-cluster-set-maintenance-window', { id: ids.pg, day: 'monday', hour: '09:30' });
+    expect((await ok('db-cluster-get', { id: ids.pg })).database.maintenance_window).toMatchObject({
+      day: 'monday',
+      hour: '09:30:00',
+    });
+  });
+
+  it('called every one of the 50 tools', async () => {
     const { tools } = await client.listTools();
     const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
     expect(all.filter((n) => !called.has(n))).toEqual([]);

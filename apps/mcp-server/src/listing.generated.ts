@@ -2224,6 +2224,133 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "db-cluster-get-eviction-policy",
+   "family": "databases",
+   "title": "Get eviction policy",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-eviction-policy",
+    "description": "Valkey/Redis eviction policy.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-set-eviction-policy",
+   "family": "databases",
+   "title": "Set eviction policy",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-set-eviction-policy",
+    "description": "Set the Valkey/Redis eviction policy.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "eviction_policy": {
+       "type": "string",
+       "enum": [
+        "noeviction",
+        "allkeys_lru",
+        "allkeys_random",
+        "volatile_lru",
+        "volatile_random",
+        "volatile_ttl"
+       ],
+       "description": "e.g. allkeys_lru"
+      }
+     },
+     "required": [
+      "id",
+      "eviction_policy"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-set-maintenance-window",
+   "family": "databases",
+   "title": "Set maintenance window",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-set-maintenance-window",
+    "description": "Set the weekly maintenance day and hour (UTC).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "day": {
+       "type": "string",
+       "enum": [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ],
+       "description": "e.g. tuesday"
+      },
+      "hour": {
+       "type": "string",
+       "description": "UTC HH:MM"
+      }
+     },
+     "required": [
+      "id",
+      "day",
+      "hour"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
    "name": "domain-create",
    "family": "networking",
    "title": "Create domain",

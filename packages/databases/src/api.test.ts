@@ -162,6 +162,17 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
     'databases_update_connectionPool',
   ],
   ['db-cluster-delete-pool', { id: CLUSTER, name: 'backend-pool' }, 'databases_delete_connectionPool'],
+  ['db-cluster-get-eviction-policy', { id: CLUSTER }, 'databases_get_evictionPolicy'],
+  [
+    'db-cluster-set-eviction-policy',
+    { id: CLUSTER, eviction_policy: 'allkeys_lru' },
+    'databases_update_evictionPolicy',
+  ],
+  [
+    'db-cluster-set-maintenance-window',
+    { id: CLUSTER, day: 'sunday', hour: '14:00' },
+    'databases_update_maintenanceWindow',
+  ],
 ];
 
 const byName = new Map<string, AnyTool>(databasesTools.map((tool) => [tool.name, tool]));
@@ -195,8 +206,8 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 describe('every database tool calls its API operation', () => {
-  it('covers all 47 tools', () => {
-    expect(databasesTools).toHaveLength(47);
+  it('covers all 50 tools', () => {
+    expect(databasesTools).toHaveLength(50);
     expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(databasesTools.map((t) => t.name)));
   });
 
@@ -606,5 +617,73 @@ describe('logical databases and connection pools', () => {
     expect(refused).toBeInstanceOf(ClientApiError);
     expect((refused as ClientApiError).status).toBe(422);
     expect((refused as ClientApiError).apiMessage).toMatch(/Connection pooling is not supported for Valkey/);
+  });
+});
+
+describe('eviction policy and maintenance window', () => {
+  it('send the wire fields; a bad day, hour or policy is refused naming it, before any request', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterSetEvictionPolicy({ id: CLUSTER, eviction_policy: 'volatile_ttl' });
+    await api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'sunday', hour: '23:30' });
+    expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['PUT', `/v2/databases/${CLUSTER}/eviction_policy`, { eviction_policy: 'volatile_ttl' }],
+      ['PUT', `/v2/databases/${CLUSTER}/maintenance`, { day: 'sunday', hour: '23:30' }],
+    ]);
+    recorded = [];
+    for (const hour of ['24:00', '9:00', '14', '14:60', '14:00 ']) {
+      await expect(api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'monday', hour })).rejects.toThrow(
+        /argument hour/,
+      );
+    }
+    await expect(
+      api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'someday' as 'monday', hour: '14:00' }),
+    ).rejects.toThrow(/argument day/);
+    await expect(
+      api.dbClusterSetEvictionPolicy({ id: CLUSTER, eviction_policy: 'lru' as 'noeviction' }),
+    ).rejects.toThrow(/argument eviction_policy/);
+    expect(recorded).toEqual([]);
+  });
+
+  it('against the sandbox: the policy is kept (Valkey only), the window shows on the cluster', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'evicting',
+      engine: 'valkey',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    expect(await api.dbClusterGetEvictionPolicy({ id: database.id })).toEqual({
+      eviction_policy: 'noeviction',
+    });
+    expect(await api.dbClusterSetEvictionPolicy({ id: database.id, eviction_policy: 'allkeys_lru' })).toEqual(
+      {
+        ok: true,
+      },
+    );
+    expect(await api.dbClusterGetEvictionPolicy({ id: database.id })).toEqual({
+      eviction_policy: 'allkeys_lru',
+    });
+    expect(
+      await api.dbClusterSetMaintenanceWindow({ id: database.id, day: 'sunday', hour: '14:00' }),
+    ).toEqual({
+      ok: true,
+    });
+    expect((await api.dbClusterGet({ id: database.id })).database).toMatchObject({
+      maintenance_window: { day: 'sunday', hour: '14:00:00' },
+    });
+    const { database: pg } = await api.dbClusterCreate({
+      name: 'no-eviction',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    const refused = await api.dbClusterGetEvictionPolicy({ id: pg.id }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClientApiError);
+    expect((refused as ClientApiError).status).toBe(422);
+    expect((refused as ClientApiError).apiMessage).toMatch(/Eviction policy is not supported for PostgreSQL/);
   });
 });

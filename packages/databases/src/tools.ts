@@ -820,6 +820,69 @@ const poolTools = [
   }),
 ] as const;
 
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+const EVICTION_POLICIES = [
+  'noeviction',
+  'allkeys_lru',
+  'allkeys_random',
+  'volatile_lru',
+  'volatile_random',
+  'volatile_ttl',
+] as const;
+
+const maintenanceTools = [
+  defineTool({
+    name: 'db-cluster-get-eviction-policy',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get eviction policy',
+    description: 'Valkey/Redis eviction policy.',
+    details:
+      'Shows which keys a Valkey (or Redis) cluster evicts when memory is full. Other engines are refused by the platform.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/eviction_policy` },
+    result: returns<{ eviction_policy: (typeof EVICTION_POLICIES)[number] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-set-eviction-policy',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Set eviction policy',
+    description: 'Set the Valkey/Redis eviction policy.',
+    details:
+      'Sets which keys a Valkey (or Redis) cluster evicts when memory is full: noeviction (writes fail instead), allkeys_lru, allkeys_random, or volatile_lru, volatile_random, volatile_ttl (only keys with an expiry).',
+    input: z.strictObject({ id, eviction_policy: z.enum(EVICTION_POLICIES).describe('e.g. allkeys_lru') }),
+    annotations: annotations.update,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/eviction_policy`,
+      body: { eviction_policy: 'eviction_policy' },
+    },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-set-maintenance-window',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Set maintenance window',
+    description: 'Set the weekly maintenance day and hour (UTC).',
+    details:
+      'Sets when the platform applies maintenance updates to the cluster: a day of the week and an hour in UTC, 24-hour "HH:MM" such as "14:00". db-cluster-get shows the window and any pending updates.',
+    input: z.strictObject({
+      id,
+      day: z.enum(WEEKDAYS).describe('e.g. tuesday'),
+      hour: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'expected a 24-hour time in UTC, such as "14:00"')
+        .describe('UTC HH:MM'),
+    }),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: `${cluster}/maintenance`, body: { day: 'day', hour: 'hour' } },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
 export const databasesTools = [
   ...clusterTools,
   ...migrationTools,
@@ -830,4 +893,5 @@ export const databasesTools = [
   ...userTools,
   ...logicalDbTools,
   ...poolTools,
+  ...maintenanceTools,
 ] as const;

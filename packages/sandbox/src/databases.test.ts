@@ -726,3 +726,56 @@ describe('logical databases and connection pools', () => {
     );
   });
 });
+
+describe('eviction policy and maintenance window', () => {
+  it('eviction policy: default noeviction, set (204) and kept; Valkey only; unknown policies refused', async () => {
+    const valkey = await createCluster('valkey', '8');
+    const params = { database_cluster_uuid: valkey.id };
+    expect((await call('databases_get_evictionPolicy', { params })).body).toEqual({
+      eviction_policy: 'noeviction',
+    });
+    expect(
+      (await call('databases_update_evictionPolicy', { params, json: { eviction_policy: 'volatile_lru' } }))
+        .status,
+    ).toBe(204);
+    expect((await call('databases_get_evictionPolicy', { params })).body).toEqual({
+      eviction_policy: 'volatile_lru',
+    });
+    expectError(
+      await call('databases_update_evictionPolicy', { params, json: { eviction_policy: 'lru' } }),
+      422,
+      /eviction_policy must be one of/,
+    );
+    const mysql = await createCluster('mysql', '8');
+    expectError(
+      await call('databases_get_evictionPolicy', { params: { database_cluster_uuid: mysql.id } }),
+      422,
+      /Eviction policy is not supported for MySQL/,
+    );
+  });
+
+  it('maintenance window: set (204), shown on the cluster; bad day or hour refused', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expect(pg.maintenance_window).toMatchObject({ day: 'tuesday', hour: '01:00:00' });
+    expect(
+      (await call('databases_update_maintenanceWindow', { params, json: { day: 'friday', hour: '14:00' } }))
+        .status,
+    ).toBe(204);
+    expect((await call('databases_get_cluster', { params })).body.database.maintenance_window).toMatchObject({
+      day: 'friday',
+      hour: '14:00:00',
+      pending: false,
+    });
+    expectError(
+      await call('databases_update_maintenanceWindow', { params, json: { day: 'someday', hour: '14:00' } }),
+      422,
+      /day must be/,
+    );
+    expectError(
+      await call('databases_update_maintenanceWindow', { params, json: { day: 'friday', hour: '25:00' } }),
+      422,
+      /hour must be/,
+    );
+  });
+});

@@ -79,6 +79,10 @@ export interface StoredCluster {
   dbs?: string[];
   /** PgBouncer connection pools (PostgreSQL). */
   pools?: StoredPool[];
+  /** Valkey only; absent means the default, noeviction. */
+  eviction_policy?: string;
+  /** Absent means the default window, Tuesday 01:00 UTC. */
+  maintenance_window?: { day: string; hour: string };
 }
 
 export interface DatabasesState {

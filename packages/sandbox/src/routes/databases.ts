@@ -269,7 +269,11 @@ function clusterView(cluster: StoredCluster, now: number) {
     connection: connection(cluster, cluster.host),
     private_connection: connection(cluster, cluster.private_host),
     users: cluster.users.map((u) => userView(cluster, u)),
-    maintenance_window: { day: 'tuesday', hour: '01:00:00', pending: false, description: [] },
+    maintenance_window: {
+      ...(cluster.maintenance_window ?? DEFAULT_WINDOW),
+      pending: false,
+      description: [],
+    },
     project_id: cluster.project_id,
     rules: cluster.rules.map((r) => ruleView(cluster, r)),
     storage_size_mib: cluster.storage_size_mib,
@@ -538,6 +542,17 @@ async function prepareMigration(req: SandboxRequest, world: World): Promise<Migr
 // Routes
 
 const base = '/v2/databases/{cluster}';
+
+const DEFAULT_WINDOW = { day: 'tuesday', hour: '01:00:00' };
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const EVICTION_POLICIES = [
+  'noeviction',
+  'allkeys_lru',
+  'allkeys_random',
+  'volatile_lru',
+  'volatile_random',
+  'volatile_ttl',
+];
 
 /** Engines whose clusters hold logical databases; the platform refuses the others. */
 const DB_ENGINES: ClusterEngine[] = ['pg', 'mysql'];
@@ -1215,7 +1230,45 @@ export const databasesRoutes: Route[] = [
       return { status: 204 };
     },
   },
+  // Eviction policy (Valkey) and maintenance window
+  {
+    method: 'GET',
+    path: `${base}/eviction_policy`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['valkey'], 'Eviction policy');
+      return { body: { eviction_policy: cluster.eviction_policy ?? 'noeviction' } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/eviction_policy`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['valkey'], 'Eviction policy');
+      const policy = requireString(req.body, 'eviction_policy');
+      if (!EVICTION_POLICIES.includes(policy)) {
+        throw unprocessable(`eviction_policy must be one of ${EVICTION_POLICIES.join(', ')}`);
+      }
+      cluster.eviction_policy = policy;
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/maintenance`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const day = requireString(req.body, 'day').toLowerCase();
+      if (!WEEKDAYS.includes(day)) throw unprocessable(`day must be a day of the week, such as tuesday`);
+      const hour = requireString(req.body, 'hour');
+      if (!/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(hour)) {
+        throw unprocessable('hour must be a 24-hour time in UTC, such as 14:00');
+      }
+      cluster.maintenance_window = { day, hour: hour.length === 5 ? `${hour}:00` : hour };
+      return { status: 204 };
+    },
+  },
 ];
+
 /** User settings: each part belongs to one engine; the platform refuses the others. */
 function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
