@@ -33,6 +33,7 @@ export const EXTRA_OPERATION_IDS = [
   'databases_get_evictionPolicy',
   'databases_update_evictionPolicy',
   'databases_update_maintenanceWindow',
+  'databases_update_region',
   'regions_list',
   'sizes_list',
   'images_list',

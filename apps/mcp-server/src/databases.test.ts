@@ -74,9 +74,9 @@ afterAll(async () => {
 });
 
 describe('the databases family over MCP stdio', () => {
-  it('lists the 50 tools, destructive ones marked', async () => {
+  it('lists the 51 tools, destructive ones marked', async () => {
     const { tools } = await client.listTools();
-    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(50);
+    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(51);
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(
       [
@@ -359,7 +359,18 @@ describe('the databases family over MCP stdio', () => {
     });
   });
 
-  it('called every one of the 50 tools', async () => {
+  it('migrate a cluster to another region', async () => {
+    expect(await ok('db-cluster-migrate-region', { id: ids.mongodb, region: 'lon1' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-get', { id: ids.mongodb })).database).toMatchObject({
+      status: 'migrating',
+      region: 'lon1',
+    });
+    const again = await call('db-cluster-migrate-region', { id: ids.mongodb, region: 'fra1' });
+    expect(again.isError).toBe(true);
+    expect(again.text).toMatch(/migrating/);
+  });
+
+  it('called every one of the 51 tools', async () => {
     const { tools } = await client.listTools();
     const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
     expect(all.filter((n) => !called.has(n))).toEqual([]);

@@ -2351,6 +2351,42 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "db-cluster-migrate-region",
+   "family": "databases",
+   "title": "Migrate cluster to a region",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-migrate-region",
+    "description": "Move a cluster to another region.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "region": {
+       "type": "string",
+       "description": "e.g. lon1"
+      }
+     },
+     "required": [
+      "id",
+      "region"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
    "name": "domain-create",
    "family": "networking",
    "title": "Create domain",

@@ -38,6 +38,7 @@ export const OPERATION_SCOPES: readonly (readonly [string, string, readonly (rea
   ['GET', '/v2/databases/{database_cluster_uuid}/firewall', [['database:read']]],
   ['PUT', '/v2/databases/{database_cluster_uuid}/firewall', [['database:update']]],
   ['PUT', '/v2/databases/{database_cluster_uuid}/maintenance', [['database:update']]],
+  ['PUT', '/v2/databases/{database_cluster_uuid}/migrate', [['database:update']]],
   ['GET', '/v2/databases/{database_cluster_uuid}/online-migration', [['database:read']]],
   ['PUT', '/v2/databases/{database_cluster_uuid}/online-migration', [['database:update']]],
   ['DELETE', '/v2/databases/{database_cluster_uuid}/online-migration/{migration_id}', [['database:delete']]],

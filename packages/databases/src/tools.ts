@@ -881,6 +881,19 @@ const maintenanceTools = [
     request: { method: 'PUT', path: `${cluster}/maintenance`, body: { day: 'day', hour: 'hour' } },
     result: returns<{ ok: true }>(),
   }),
+  defineTool({
+    name: 'db-cluster-migrate-region',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Migrate cluster to a region',
+    description: 'Move a cluster to another region.',
+    details:
+      'Moves the cluster to another region (db-cluster-list-options lists them). It is `migrating` until done, then `online` again; poll db-cluster-get.',
+    input: z.strictObject({ id, region: regionSlug('e.g. lon1') }),
+    annotations: annotations.action,
+    request: { method: 'PUT', path: `${cluster}/migrate`, body: { region: 'region' }, noResponseBody: true },
+    result: returns<{ ok: true }>(),
+  }),
 ] as const;
 
 export const databasesTools = [

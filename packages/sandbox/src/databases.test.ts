@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_MAX_MS } from './routes/databases.js';
+import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
 import { type Sandbox, startSandbox } from './server.js';
 
 interface Reply {
@@ -777,5 +777,32 @@ describe('eviction policy and maintenance window', () => {
       422,
       /hour must be/,
     );
+  });
+});
+
+describe('region migration', () => {
+  it('moves an online cluster: migrating, then online in the new region; bad regions refused', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expectError(await call('databases_update_region', { params, json: { region: 'lon1' } }), 422, /creating/);
+    await sandbox.advanceClock(3_000);
+    expectError(
+      await call('databases_update_region', { params, json: { region: 'nyc3' } }),
+      422,
+      /already in nyc3/,
+    );
+    expectError(await call('databases_update_region', { params, json: { region: 'mars1' } }), 422, /mars1/);
+    expectError(await call('databases_update_region', { params, json: {} }), 422, /region/);
+    const moved = await call('databases_update_region', { params, json: { region: 'lon1' } });
+    expect(moved.status).toBe(202);
+    expect(moved.body).toBeUndefined();
+    const during = (await call('databases_get_cluster', { params })).body.database;
+    expect(during).toMatchObject({ status: 'migrating', region: 'lon1' });
+    expect(during.private_network_uuid).not.toBe(pg.private_network_uuid);
+    await sandbox.advanceClock(CLUSTER_MIGRATE_MS);
+    expect((await call('databases_get_cluster', { params })).body.database).toMatchObject({
+      status: 'online',
+      region: 'lon1',
+    });
   });
 });

@@ -63,6 +63,8 @@ export interface StoredCluster {
   created_ms: number;
   /** When creation completes (status `creating` until then). */
   online_ms: number;
+  /** When the latest region migration completes (status `migrating` until then). */
+  migrated_ms?: number;
   /** When the latest resize completes (status `resizing` until then). */
   resized_ms?: number;
   host: string;

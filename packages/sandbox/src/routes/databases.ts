@@ -30,6 +30,7 @@ import { compareVersions, probeSource, SourceError } from './databases-source.js
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
 export const CLUSTER_CREATE_MS = 3_000;
 export const CLUSTER_RESIZE_MS = 3_000;
+export const CLUSTER_MIGRATE_MS = 3_000;
 /** An online migration stops by itself this long after it started. */
 export const MIGRATION_MAX_MS = 14 * 24 * 3_600_000;
 /** The port the service's own clusters listen on. */
@@ -204,8 +205,9 @@ function clusterOf(world: World, req: SandboxRequest, engines: ClusterEngine[], 
   return cluster;
 }
 
-function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' {
+function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' | 'migrating' {
   if (now < cluster.online_ms) return 'creating';
+  if (cluster.migrated_ms !== undefined && now < cluster.migrated_ms) return 'migrating';
   if (cluster.resized_ms !== undefined && now < cluster.resized_ms) return 'resizing';
   return 'online';
 }
@@ -1265,6 +1267,26 @@ export const databasesRoutes: Route[] = [
       }
       cluster.maintenance_window = { day, hour: hour.length === 5 ? `${hour}:00` : hour };
       return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/migrate`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const region = requireString(req.body, 'region');
+      if (!REGIONS.includes(region)) throw unprocessable(`region ${region} is not available for databases`);
+      if (region === cluster.region) throw unprocessable(`the cluster is already in ${region}`);
+      const status = statusOf(cluster, req.now);
+      if (status !== 'online') throw unprocessable(`the cluster is ${status}; migrate it once it is online`);
+      cluster.region = region;
+      // The cluster lands in the new region's default VPC, as it does at creation.
+      cluster.private_network_uuid = createHash('md5')
+        .update(`vpc:${region}`)
+        .digest('hex')
+        .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
+      return { status: 202 };
     },
   },
 ];
