@@ -74,15 +74,16 @@ afterAll(async () => {
 });
 
 describe('the databases family over MCP stdio', () => {
-  it('lists the 51 tools, destructive ones marked', async () => {
+  it('lists the 56 tools, destructive ones marked', async () => {
     const { tools } = await client.listTools();
-    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(51);
+    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(56);
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(
       [
         'db-cluster-delete',
         'db-cluster-delete-db',
         'db-cluster-delete-pool',
+        'db-cluster-delete-replica',
         'db-cluster-delete-topic',
         'db-cluster-delete-user',
         'db-cluster-resize',
@@ -370,7 +371,31 @@ describe('the databases family over MCP stdio', () => {
     expect(again.text).toMatch(/migrating/);
   });
 
-  it('called every one of the 51 tools', async () => {
+  it('read-only replicas: create, list, get, promote, delete; Valkey refused', async () => {
+    const { replica } = await ok('db-cluster-create-replica', {
+      id: ids.mysql,
+      name: 'read-mcp',
+      size: 'db-s-1vcpu-1gb',
+      tags: 'prod',
+    });
+    expect(replica).toMatchObject({ name: 'read-mcp', status: 'creating', tags: ['prod'] });
+    expect(replica.connection.password).toMatch(/hidden/);
+    await ok('db-cluster-create-replica', { id: ids.mysql, name: 'read-two', size: 'db-s-1vcpu-1gb' });
+    expect((await ok('db-cluster-list-replicas', { id: ids.mysql })).replicas).toHaveLength(2);
+    await clock.advanceClock(3_000);
+    expect((await ok('db-cluster-get-replica', { id: ids.mysql, name: 'read-mcp' })).replica.status).toBe(
+      'online',
+    );
+    expect(await ok('db-cluster-promote-replica', { id: ids.mysql, name: 'read-mcp' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-get', { id: replica.id })).database.name).toBe('read-mcp');
+    expect(await ok('db-cluster-delete-replica', { id: ids.mysql, name: 'read-two' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-list-replicas', { id: ids.mysql })).replicas).toEqual([]);
+    const wrong = await call('db-cluster-list-replicas', { id: ids.valkey });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/Read-only replication is not supported for Valkey/);
+  });
+
+  it('called every one of the 56 tools', async () => {
     const { tools } = await client.listTools();
     const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
     expect(all.filter((n) => !called.has(n))).toEqual([]);

@@ -2387,6 +2387,199 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "db-cluster-list-replicas",
+   "family": "databases",
+   "title": "List read-only replicas",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-replicas",
+    "description": "Read-only replicas of a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-replica",
+   "family": "databases",
+   "title": "Create read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-replica",
+    "description": "Add a read-only replica (PostgreSQL, MySQL).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      },
+      "size": {
+       "type": "string",
+       "description": "At least the cluster’s"
+      },
+      "region": {
+       "type": "string",
+       "description": "Default: cluster’s"
+      },
+      "tags": {
+       "description": "Comma-separated",
+       "type": "string"
+      },
+      "storage_size_mib": {
+       "description": "MiB per node",
+       "type": "integer"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "size"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-replica",
+   "family": "databases",
+   "title": "Get read-only replica",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-replica",
+    "description": "One read-only replica, with connection info.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-replica",
+   "family": "databases",
+   "title": "Delete read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-replica",
+    "description": "Delete a read-only replica.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-promote-replica",
+   "family": "databases",
+   "title": "Promote read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-promote-replica",
+    "description": "Make a replica its own writable cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
    "name": "domain-create",
    "family": "networking",
    "title": "Create domain",

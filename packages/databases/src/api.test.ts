@@ -174,6 +174,15 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
     'databases_update_maintenanceWindow',
   ],
   ['db-cluster-migrate-region', { id: CLUSTER, region: 'lon1' }, 'databases_update_region'],
+  ['db-cluster-list-replicas', { id: CLUSTER }, 'databases_list_replicas'],
+  [
+    'db-cluster-create-replica',
+    { id: CLUSTER, name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb' },
+    'databases_create_replica',
+  ],
+  ['db-cluster-get-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_get_replica'],
+  ['db-cluster-delete-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_destroy_replica'],
+  ['db-cluster-promote-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_promote_replica'],
 ];
 
 const byName = new Map<string, AnyTool>(databasesTools.map((tool) => [tool.name, tool]));
@@ -207,8 +216,8 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 describe('every database tool calls its API operation', () => {
-  it('covers all 51 tools', () => {
-    expect(databasesTools).toHaveLength(51);
+  it('covers all 56 tools', () => {
+    expect(databasesTools).toHaveLength(56);
     expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(databasesTools.map((t) => t.name)));
   });
 
@@ -686,5 +695,68 @@ describe('eviction policy and maintenance window', () => {
     expect(refused).toBeInstanceOf(ClientApiError);
     expect((refused as ClientApiError).status).toBe(422);
     expect((refused as ClientApiError).apiMessage).toMatch(/Eviction policy is not supported for PostgreSQL/);
+  });
+});
+
+describe('read-only replicas', () => {
+  it('create sends tags as an array and leaves unset options out', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterCreateReplica({ id: CLUSTER, name: 'read-1', size: 'db-s-2vcpu-4gb', tags: 'a, b' });
+    await api.dbClusterCreateReplica({ id: CLUSTER, name: 'read-2', size: 'db-s-2vcpu-4gb', region: 'lon1' });
+    expect(recorded.map((r) => r.body)).toEqual([
+      { name: 'read-1', size: 'db-s-2vcpu-4gb', tags: ['a', 'b'] },
+      { name: 'read-2', size: 'db-s-2vcpu-4gb', region: 'lon1' },
+    ]);
+  });
+
+  it('against the sandbox: created with its own connection, promoted into a cluster of its own', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'primary-db',
+      engine: 'mysql',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-2gb',
+      num_nodes: 1,
+    });
+    const small = await api
+      .dbClusterCreateReplica({ id: database.id, name: 'read-small', size: 'db-s-1vcpu-1gb' })
+      .catch((e: unknown) => e);
+    expect((small as ClientApiError).apiMessage).toMatch(/smaller than the cluster/);
+    const { replica } = await api.dbClusterCreateReplica({
+      id: database.id,
+      name: 'read-lon',
+      size: 'db-s-2vcpu-4gb',
+      region: 'lon1',
+    });
+    expect(replica).toMatchObject({ name: 'read-lon', region: 'lon1', status: 'creating' });
+    expect(replica.connection?.host).not.toBe(database.connection.host);
+    expect((await api.dbClusterListReplicas({ id: database.id })).replicas.map((r) => r.name)).toEqual([
+      'read-lon',
+    ]);
+    const early = await api
+      .dbClusterPromoteReplica({ id: database.id, name: 'read-lon' })
+      .catch((e: unknown) => e);
+    expect((early as ClientApiError).apiMessage).toMatch(/still creating/);
+    await connection.sandbox.advanceClock(3_000);
+    expect((await api.dbClusterGetReplica({ id: database.id, name: 'read-lon' })).replica.status).toBe(
+      'online',
+    );
+    expect(await api.dbClusterPromoteReplica({ id: database.id, name: 'read-lon' })).toEqual({ ok: true });
+    expect((await api.dbClusterListReplicas({ id: database.id })).replicas).toEqual([]);
+    const promoted = await api.dbClusterGet({ id: replica.id });
+    expect(promoted.database).toMatchObject({
+      name: 'read-lon',
+      engine: 'mysql',
+      region: 'lon1',
+      status: 'online',
+    });
+
+    await api.dbClusterCreateReplica({ id: database.id, name: 'read-gone', size: 'db-s-1vcpu-2gb' });
+    expect(await api.dbClusterDeleteReplica({ id: database.id, name: 'read-gone' })).toEqual({ ok: true });
+    const gone = await api
+      .dbClusterGetReplica({ id: database.id, name: 'read-gone' })
+      .catch((e: unknown) => e);
+    expect((gone as ClientApiError).status).toBe(404);
   });
 });

@@ -25,6 +25,7 @@ export type {
   DatabaseEngineOptions,
   DatabaseFirewallRule,
   DatabaseOptions,
+  DatabaseReplica,
   DatabaseUser,
   DatabaseUserList,
   DatabaseUserSettings,

@@ -51,6 +51,7 @@ import type {
   DatabaseEngine,
   DatabaseFirewallRule,
   DatabaseOptions,
+  DatabaseReplica,
   DatabaseUser,
   DatabaseUserList,
   KafkaTopic,
@@ -896,6 +897,89 @@ const maintenanceTools = [
   }),
 ] as const;
 
+const replica = userName('Replica name');
+
+const replicaTools = [
+  defineTool({
+    name: 'db-cluster-list-replicas',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List read-only replicas',
+    description: 'Read-only replicas of a cluster.',
+    details:
+      'Lists the read-only replicas of a PostgreSQL or MySQL cluster: name, region, size, status and connection details.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/replicas` },
+    result: returns<{ replicas: DatabaseReplica[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create read-only replica',
+    description: 'Add a read-only replica (PostgreSQL, MySQL).',
+    details:
+      'Adds a read-only replica to a PostgreSQL or MySQL cluster. Its node size is at least the cluster’s; the region defaults to the cluster’s. It is `creating`, then `online`, with its own connection details. Tags are comma-separated.',
+    input: z.strictObject({
+      id,
+      name: replica,
+      size: sizeSlug('At least the cluster’s'),
+      region: regionSlug('Default: cluster’s').optional(),
+      tags: commaList('Comma-separated').pipe(z.array(tagName())).optional(),
+      storage_size_mib: z.number().int().positive().optional().describe('MiB per node'),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: `${cluster}/replicas`,
+      body: {
+        name: 'name',
+        size: 'size',
+        region: 'region',
+        tags: 'tags',
+        storage_size_mib: 'storage_size_mib',
+      },
+    },
+    result: returns<{ replica: DatabaseReplica }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get read-only replica',
+    description: 'One read-only replica, with connection info.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/replicas/{name}` },
+    result: returns<{ replica: DatabaseReplica }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete read-only replica',
+    description: 'Delete a read-only replica.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/replicas/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-promote-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Promote read-only replica',
+    description: 'Make a replica its own writable cluster.',
+    details:
+      'Turns a read-only replica into a standalone, writable cluster of the same name; it stops replicating and cannot go back. It then appears in db-cluster-list.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.action,
+    request: { method: 'PUT', path: `${cluster}/replicas/{name}/promote` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
 export const databasesTools = [
   ...clusterTools,
   ...migrationTools,
@@ -907,4 +991,5 @@ export const databasesTools = [
   ...logicalDbTools,
   ...poolTools,
   ...maintenanceTools,
+  ...replicaTools,
 ] as const;

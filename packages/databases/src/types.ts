@@ -141,3 +141,18 @@ export interface ConnectionPool {
   connection?: DatabaseConnection;
   private_connection?: DatabaseConnection;
 }
+
+/** A read-only replica of a PostgreSQL or MySQL cluster. */
+export interface DatabaseReplica {
+  id: string;
+  name: string;
+  region: string;
+  size: string;
+  status: 'creating' | 'online' | 'resizing' | 'migrating' | 'forking';
+  tags?: string[];
+  created_at: string;
+  private_network_uuid?: string;
+  connection?: DatabaseConnection;
+  private_connection?: DatabaseConnection;
+  storage_size_mib?: number;
+}

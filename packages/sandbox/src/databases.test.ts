@@ -806,3 +806,63 @@ describe('region migration', () => {
     });
   });
 });
+
+describe('read-only replicas', () => {
+  it('PostgreSQL and MySQL only: create, list, get, promote (a cluster of its own), delete', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    const created = await call('databases_create_replica', {
+      params,
+      json: { name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb', tags: ['prod'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.replica).toMatchObject({
+      name: 'read-nyc3-01',
+      region: 'nyc3',
+      size: 'db-s-2vcpu-4gb',
+      status: 'creating',
+      tags: ['prod'],
+      private_network_uuid: pg.private_network_uuid,
+    });
+    expectError(
+      await call('databases_create_replica', {
+        params,
+        json: { name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb' },
+      }),
+      422,
+      /already exists/,
+    );
+    expectError(
+      await call('databases_create_replica', { params, json: { name: 'r-2', size: 'db-s-9' } }),
+      422,
+      /size/,
+    );
+    const replica = { ...params, replica_name: 'read-nyc3-01' };
+    expectError(await call('databases_promote_replica', { params: replica }), 422, /still creating/);
+    await sandbox.advanceClock(3_000);
+    expect((await call('databases_get_replica', { params: replica })).body.replica.status).toBe('online');
+    expect((await call('databases_list_replicas', { params })).body.replicas).toHaveLength(1);
+    expect((await call('databases_promote_replica', { params: replica })).status).toBe(204);
+    const promoted = await call('databases_get_cluster', {
+      params: { database_cluster_uuid: created.body.replica.id },
+    });
+    expect(promoted.body.database).toMatchObject({ name: 'read-nyc3-01', engine: 'pg', status: 'online' });
+    expect((await call('databases_list_replicas', { params })).body.replicas).toEqual([]);
+    await call('databases_create_replica', { params, json: { name: 'read-2', size: 'db-s-1vcpu-1gb' } });
+    expect(
+      (await call('databases_destroy_replica', { params: { ...params, replica_name: 'read-2' } })).status,
+    ).toBe(204);
+    expectError(
+      await call('databases_get_replica', { params: { ...params, replica_name: 'read-2' } }),
+      404,
+      /could not be found/,
+    );
+
+    const valkey = await createCluster('valkey', '8');
+    expectError(
+      await call('databases_list_replicas', { params: { database_cluster_uuid: valkey.id } }),
+      422,
+      /Read-only replication is not supported for Valkey/,
+    );
+  });
+});

@@ -50,6 +50,20 @@ export interface StoredPool {
   user?: string;
 }
 
+export interface StoredReplica {
+  id: string;
+  name: string;
+  region: string;
+  size: string;
+  storage_size_mib: number;
+  tags: string[];
+  created_ms: number;
+  online_ms: number;
+  host: string;
+  private_host: string;
+  private_network_uuid: string;
+}
+
 export interface StoredCluster {
   id: string;
   name: string;
@@ -81,6 +95,8 @@ export interface StoredCluster {
   dbs?: string[];
   /** PgBouncer connection pools (PostgreSQL). */
   pools?: StoredPool[];
+  /** Read-only replicas (PostgreSQL and MySQL). */
+  replicas?: StoredReplica[];
   /** Valkey only; absent means the default, noeviction. */
   eviction_policy?: string;
   /** Absent means the default window, Tuesday 01:00 UTC. */

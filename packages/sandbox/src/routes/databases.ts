@@ -12,6 +12,7 @@ import type {
   StoredDbRule,
   StoredDbUser,
   StoredPool,
+  StoredReplica,
   StoredTopic,
 } from '../families/databases.js';
 import {
@@ -633,6 +634,41 @@ function findPool(cluster: StoredCluster, req: SandboxRequest): StoredPool {
   const pool = poolsOf(cluster).find((p) => p.name === req.params.pool);
   if (!pool) throw notFound();
   return pool;
+}
+
+/** The default VPC of a region, as a cluster created there gets it. */
+function defaultVpc(region: string): string {
+  return createHash('md5')
+    .update(`vpc:${region}`)
+    .digest('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+}
+
+function replicasOf(cluster: StoredCluster): StoredReplica[] {
+  if (!cluster.replicas) cluster.replicas = [];
+  return cluster.replicas;
+}
+
+function findReplica(cluster: StoredCluster, req: SandboxRequest): StoredReplica {
+  const replica = replicasOf(cluster).find((r) => r.name === req.params.replica);
+  if (!replica) throw notFound();
+  return replica;
+}
+
+function replicaView(cluster: StoredCluster, replica: StoredReplica, now: number) {
+  return {
+    id: replica.id,
+    name: replica.name,
+    region: replica.region,
+    size: replica.size,
+    status: now < replica.online_ms ? 'creating' : 'online',
+    tags: replica.tags,
+    created_at: iso(replica.created_ms),
+    private_network_uuid: replica.private_network_uuid,
+    connection: connection(cluster, replica.host),
+    private_connection: connection(cluster, replica.private_host),
+    storage_size_mib: replica.storage_size_mib,
+  };
 }
 
 export const databasesRoutes: Route[] = [
@@ -1287,6 +1323,108 @@ export const databasesRoutes: Route[] = [
         .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
       cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
       return { status: 202 };
+    },
+  },
+  // Read-only replicas (PostgreSQL and MySQL)
+  {
+    method: 'GET',
+    path: `${base}/replicas`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      return { body: { replicas: replicasOf(cluster).map((r) => replicaView(cluster, r, req.now)) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/replicas`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{2,62}$/.test(name)) {
+        throw unprocessable('name must be 3 to 63 characters: letters, digits, "_", "." and "-"');
+      }
+      if (replicasOf(cluster).some((r) => r.name === name) || world.clusters.some((c) => c.name === name)) {
+        throw unprocessable(`a database cluster or replica named ${name} already exists`);
+      }
+      const size = requireString(req.body, 'size');
+      if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
+      if (SIZES.indexOf(size) < SIZES.indexOf(cluster.size)) {
+        throw unprocessable(`size ${size} is smaller than the cluster's ${cluster.size}`);
+      }
+      const region = req.body.region === undefined ? cluster.region : requireString(req.body, 'region');
+      if (!REGIONS.includes(region)) throw unprocessable(`region ${region} is not available for databases`);
+      const tags = req.body.tags ?? [];
+      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+        throw unprocessable('tags must be an array of strings');
+      }
+      const storage = optionalInt(req.body, 'storage_size_mib', 1, Number.MAX_SAFE_INTEGER);
+      const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
+      const replica: StoredReplica = {
+        id: randomUUID(),
+        name,
+        region,
+        size,
+        storage_size_mib: storage ?? STORAGE_MIB[size] ?? 10_240,
+        tags: [...new Set(tags as string[])],
+        created_ms: req.now,
+        online_ms: req.now + CLUSTER_CREATE_MS,
+        host: `replica-${host}`,
+        private_host: `private-replica-${host}`,
+        private_network_uuid: defaultVpc(region),
+      };
+      replicasOf(cluster).push(replica);
+      return { status: 201, body: { replica: replicaView(cluster, replica, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/replicas/{replica}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      return { body: { replica: replicaView(cluster, findReplica(cluster, req), req.now) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/replicas/{replica}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const replica = findReplica(cluster, req);
+      cluster.replicas = replicasOf(cluster).filter((r) => r !== replica);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/replicas/{replica}/promote`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const replica = findReplica(cluster, req);
+      if (req.now < replica.online_ms) throw unprocessable(`replica ${replica.name} is still creating`);
+      cluster.replicas = replicasOf(cluster).filter((r) => r !== replica);
+      // The replica becomes a cluster of its own: the primary's data, users and databases, its own node.
+      world.clusters.push({
+        ...structuredClone(cluster),
+        id: replica.id,
+        name: replica.name,
+        region: replica.region,
+        size: replica.size,
+        num_nodes: 1,
+        storage_size_mib: replica.storage_size_mib,
+        tags: replica.tags,
+        created_ms: req.now,
+        online_ms: req.now,
+        resized_ms: undefined,
+        migrated_ms: undefined,
+        host: replica.host,
+        private_host: replica.private_host,
+        private_network_uuid: replica.private_network_uuid,
+        rules: [],
+        migrations: [],
+        pools: cluster.engine === 'pg' ? [] : undefined,
+        replicas: [],
+      });
+      return { status: 204 };
     },
   },
 ];
