@@ -20,6 +20,25 @@ export const SUBSET_PATH = resolve(here, 'subset.json');
 
 /** Operations the project uses besides the ones the API map lists (kept when the description has them). */
 export const EXTRA_OPERATION_IDS = [
+  // Logical databases and connection pools of a cluster (beyond the spec).
+  'databases_list',
+  'databases_add',
+  'databases_get',
+  'databases_delete',
+  'databases_list_connectionPools',
+  'databases_add_connectionPool',
+  'databases_get_connectionPool',
+  'databases_update_connectionPool',
+  'databases_delete_connectionPool',
+  'databases_get_evictionPolicy',
+  'databases_update_evictionPolicy',
+  'databases_update_maintenanceWindow',
+  'databases_update_region',
+  'databases_list_replicas',
+  'databases_create_replica',
+  'databases_get_replica',
+  'databases_destroy_replica',
+  'databases_promote_replica',
   'regions_list',
   'sizes_list',
   'images_list',

@@ -74,13 +74,16 @@ afterAll(async () => {
 });
 
 describe('the databases family over MCP stdio', () => {
-  it('lists the 38 tools, destructive ones marked', async () => {
+  it('lists the 56 tools, destructive ones marked', async () => {
     const { tools } = await client.listTools();
-    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(38);
+    expect(tools.filter((t) => t.name.startsWith('db-cluster-'))).toHaveLength(56);
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(
       [
         'db-cluster-delete',
+        'db-cluster-delete-db',
+        'db-cluster-delete-pool',
+        'db-cluster-delete-replica',
         'db-cluster-delete-topic',
         'db-cluster-delete-user',
         'db-cluster-resize',
@@ -279,7 +282,120 @@ describe('the databases family over MCP stdio', () => {
     expect((await call('db-cluster-get-user', { id: ids.kafka, user: 'producer' })).isError).toBe(true);
   });
 
-  it('called every one of the 38 tools', async () => {
+  it('logical databases and connection pools; pool secrets masked; wrong engines refused', async () => {
+    expect(await ok('db-cluster-create-db', { id: ids.pg, name: 'app' })).toEqual({ db: { name: 'app' } });
+    expect((await ok('db-cluster-list-dbs', { id: ids.pg })).dbs).toEqual([
+      { name: 'defaultdb' },
+      { name: 'app' },
+    ]);
+    expect((await ok('db-cluster-get-db', { id: ids.pg, name: 'app' })).db.name).toBe('app');
+    expect((await ok('db-cluster-get', { id: ids.pg })).database.db_names).toEqual(['defaultdb', 'app']);
+
+    const { pool } = await ok('db-cluster-create-pool', {
+      id: ids.pg,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+      user: 'doadmin',
+    });
+    expect(pool).toMatchObject({ name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' });
+    // Without --show-secrets the pool's password and the one inside its URI are hidden.
+    expect(pool.connection.password).toMatch(/hidden/);
+    expect(pool.connection.uri).toMatch(/^postgresql:\/\/doadmin:\[hidden[^@]*\]@/);
+    expect(
+      await ok('db-cluster-update-pool', {
+        id: ids.pg,
+        name: 'backend-pool',
+        mode: 'session',
+        size: 20,
+        db: 'app',
+      }),
+    ).toEqual({ ok: true });
+    expect((await ok('db-cluster-get-pool', { id: ids.pg, name: 'backend-pool' })).pool).toMatchObject({
+      mode: 'session',
+      size: 20,
+    });
+    expect((await ok('db-cluster-list-pools', { id: ids.pg })).pools.map((p: Json) => p.name)).toEqual([
+      'backend-pool',
+    ]);
+    const inUse = await call('db-cluster-delete-db', { id: ids.pg, name: 'app' });
+    expect(inUse.isError).toBe(true);
+    expect(inUse.text).toMatch(/backend-pool/);
+    expect(await ok('db-cluster-delete-pool', { id: ids.pg, name: 'backend-pool' })).toEqual({ ok: true });
+    expect(await ok('db-cluster-delete-db', { id: ids.pg, name: 'app' })).toEqual({ ok: true });
+    expect((await call('db-cluster-get-db', { id: ids.pg, name: 'app' })).isError).toBe(true);
+
+    const noPools = await call('db-cluster-list-pools', { id: ids.mysql });
+    expect(noPools.isError).toBe(true);
+    expect(noPools.text).toMatch(/Connection pooling is not supported for MySQL/);
+    const noDbs = await call('db-cluster-create-db', { id: ids.valkey, name: 'x' });
+    expect(noDbs.isError).toBe(true);
+    expect(noDbs.text).toMatch(/Database management is not supported for Valkey/);
+  });
+
+  it('eviction policy (Valkey only) and maintenance window', async () => {
+    expect(
+      await ok('db-cluster-set-eviction-policy', { id: ids.valkey, eviction_policy: 'allkeys_lru' }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await ok('db-cluster-get-eviction-policy', { id: ids.valkey })).toEqual({
+      eviction_policy: 'allkeys_lru',
+    });
+    const wrong = await call('db-cluster-get-eviction-policy', { id: ids.pg });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/Eviction policy is not supported for PostgreSQL/);
+    const badHour = await call('db-cluster-set-maintenance-window', {
+      id: ids.pg,
+      day: 'monday',
+      hour: '9am',
+    });
+    expect(badHour.isError).toBe(true);
+    expect(badHour.text).toMatch(/hour/);
+    await ok('db-cluster-set-maintenance-window', { id: ids.pg, day: 'monday', hour: '09:30' });
+    expect((await ok('db-cluster-get', { id: ids.pg })).database.maintenance_window).toMatchObject({
+      day: 'monday',
+      hour: '09:30:00',
+    });
+  });
+
+  it('migrate a cluster to another region', async () => {
+    expect(await ok('db-cluster-migrate-region', { id: ids.mongodb, region: 'lon1' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-get', { id: ids.mongodb })).database).toMatchObject({
+      status: 'migrating',
+      region: 'lon1',
+    });
+    const again = await call('db-cluster-migrate-region', { id: ids.mongodb, region: 'fra1' });
+    expect(again.isError).toBe(true);
+    expect(again.text).toMatch(/migrating/);
+  });
+
+  it('read-only replicas: create, list, get, promote, delete; Valkey refused', async () => {
+    const { replica } = await ok('db-cluster-create-replica', {
+      id: ids.mysql,
+      name: 'read-mcp',
+      size: 'db-s-1vcpu-1gb',
+      tags: 'prod',
+    });
+    expect(replica).toMatchObject({ name: 'read-mcp', status: 'creating', tags: ['prod'] });
+    expect(replica.connection.password).toMatch(/hidden/);
+    await ok('db-cluster-create-replica', { id: ids.mysql, name: 'read-two', size: 'db-s-1vcpu-1gb' });
+    expect((await ok('db-cluster-list-replicas', { id: ids.mysql })).replicas).toHaveLength(2);
+    await clock.advanceClock(3_000);
+    expect((await ok('db-cluster-get-replica', { id: ids.mysql, name: 'read-mcp' })).replica.status).toBe(
+      'online',
+    );
+    expect(await ok('db-cluster-promote-replica', { id: ids.mysql, name: 'read-mcp' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-get', { id: replica.id })).database.name).toBe('read-mcp');
+    expect(await ok('db-cluster-delete-replica', { id: ids.mysql, name: 'read-two' })).toEqual({ ok: true });
+    expect((await ok('db-cluster-list-replicas', { id: ids.mysql })).replicas).toEqual([]);
+    const wrong = await call('db-cluster-list-replicas', { id: ids.valkey });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/Read-only replication is not supported for Valkey/);
+  });
+
+  it('called every one of the 56 tools', async () => {
     const { tools } = await client.listTools();
     const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
     expect(all.filter((n) => !called.has(n))).toEqual([]);

@@ -1932,6 +1932,729 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "db-cluster-list-dbs",
+   "family": "databases",
+   "title": "List logical databases",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-dbs",
+    "description": "Logical databases in a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-db",
+   "family": "databases",
+   "title": "Create logical database",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-db",
+    "description": "Add a logical database to a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-db",
+   "family": "databases",
+   "title": "Get logical database",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-db",
+    "description": "One logical database.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-db",
+   "family": "databases",
+   "title": "Delete logical database",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-db",
+    "description": "Delete a logical database and its data.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Database name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-list-pools",
+   "family": "databases",
+   "title": "List connection pools",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-pools",
+    "description": "PgBouncer connection pools (PostgreSQL).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-pool",
+   "family": "databases",
+   "title": "Create connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-pool",
+    "description": "Add a PgBouncer pool to a PostgreSQL cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      },
+      "mode": {
+       "type": "string",
+       "enum": [
+        "session",
+        "transaction",
+        "statement"
+       ],
+       "description": "PgBouncer mode"
+      },
+      "size": {
+       "type": "integer",
+       "minimum": 1,
+       "description": "Backend connections"
+      },
+      "db": {
+       "type": "string",
+       "description": "Database name"
+      },
+      "user": {
+       "type": "string",
+       "description": "User; default inbound"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "mode",
+      "size",
+      "db"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-pool",
+   "family": "databases",
+   "title": "Get connection pool",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-pool",
+    "description": "One connection pool, with connection info.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-update-pool",
+   "family": "databases",
+   "title": "Update connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-update-pool",
+    "description": "Replace a pool’s mode, size, database and user.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      },
+      "mode": {
+       "type": "string",
+       "enum": [
+        "session",
+        "transaction",
+        "statement"
+       ],
+       "description": "PgBouncer mode"
+      },
+      "size": {
+       "type": "integer",
+       "minimum": 1,
+       "description": "Backend connections"
+      },
+      "db": {
+       "type": "string",
+       "description": "Database name"
+      },
+      "user": {
+       "type": "string",
+       "description": "User; default inbound"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "mode",
+      "size",
+      "db"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-pool",
+   "family": "databases",
+   "title": "Delete connection pool",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-pool",
+    "description": "Delete a pool; its clients disconnect.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Pool name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-eviction-policy",
+   "family": "databases",
+   "title": "Get eviction policy",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-eviction-policy",
+    "description": "Valkey/Redis eviction policy.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-set-eviction-policy",
+   "family": "databases",
+   "title": "Set eviction policy",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-set-eviction-policy",
+    "description": "Set the Valkey/Redis eviction policy.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "eviction_policy": {
+       "type": "string",
+       "enum": [
+        "noeviction",
+        "allkeys_lru",
+        "allkeys_random",
+        "volatile_lru",
+        "volatile_random",
+        "volatile_ttl"
+       ],
+       "description": "e.g. allkeys_lru"
+      }
+     },
+     "required": [
+      "id",
+      "eviction_policy"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-set-maintenance-window",
+   "family": "databases",
+   "title": "Set maintenance window",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-set-maintenance-window",
+    "description": "Set the weekly maintenance day and hour (UTC).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "day": {
+       "type": "string",
+       "enum": [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ],
+       "description": "e.g. tuesday"
+      },
+      "hour": {
+       "type": "string",
+       "description": "UTC HH:MM"
+      }
+     },
+     "required": [
+      "id",
+      "day",
+      "hour"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-migrate-region",
+   "family": "databases",
+   "title": "Migrate cluster to a region",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-migrate-region",
+    "description": "Move a cluster to another region.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "region": {
+       "type": "string",
+       "description": "e.g. lon1"
+      }
+     },
+     "required": [
+      "id",
+      "region"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-list-replicas",
+   "family": "databases",
+   "title": "List read-only replicas",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-list-replicas",
+    "description": "Read-only replicas of a cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      }
+     },
+     "required": [
+      "id"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-create-replica",
+   "family": "databases",
+   "title": "Create read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-create-replica",
+    "description": "Add a read-only replica (PostgreSQL, MySQL).",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      },
+      "size": {
+       "type": "string",
+       "description": "At least the cluster’s"
+      },
+      "region": {
+       "type": "string",
+       "description": "Default: cluster’s"
+      },
+      "tags": {
+       "description": "Comma-separated",
+       "type": "string"
+      },
+      "storage_size_mib": {
+       "description": "MiB per node",
+       "type": "integer"
+      }
+     },
+     "required": [
+      "id",
+      "name",
+      "size"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "db-cluster-get-replica",
+   "family": "databases",
+   "title": "Get read-only replica",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-get-replica",
+    "description": "One read-only replica, with connection info.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-delete-replica",
+   "family": "databases",
+   "title": "Delete read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-delete-replica",
+    "description": "Delete a read-only replica.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "db-cluster-promote-replica",
+   "family": "databases",
+   "title": "Promote read-only replica",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "db-cluster-promote-replica",
+    "description": "Make a replica its own writable cluster.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "id": {
+       "type": "string",
+       "format": "uuid",
+       "description": "Cluster"
+      },
+      "name": {
+       "type": "string",
+       "description": "Replica name"
+      }
+     },
+     "required": [
+      "id",
+      "name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
    "name": "domain-create",
    "family": "networking",
    "title": "Create domain",

@@ -145,6 +145,44 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   // Without settings there is nothing to change: the user is read instead.
   ['db-cluster-update-user', { id: CLUSTER, user: 'app-01' }, 'databases_get_user'],
   ['db-cluster-delete-user', { id: CLUSTER, user: 'app-01' }, 'databases_delete_user'],
+  ['db-cluster-list-dbs', { id: CLUSTER }, 'databases_list'],
+  ['db-cluster-create-db', { id: CLUSTER, name: 'app' }, 'databases_add'],
+  ['db-cluster-get-db', { id: CLUSTER, name: 'app' }, 'databases_get'],
+  ['db-cluster-delete-db', { id: CLUSTER, name: 'app' }, 'databases_delete'],
+  ['db-cluster-list-pools', { id: CLUSTER }, 'databases_list_connectionPools'],
+  [
+    'db-cluster-create-pool',
+    { id: CLUSTER, name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' },
+    'databases_add_connectionPool',
+  ],
+  ['db-cluster-get-pool', { id: CLUSTER, name: 'backend-pool' }, 'databases_get_connectionPool'],
+  [
+    'db-cluster-update-pool',
+    { id: CLUSTER, name: 'backend-pool', mode: 'session', size: 5, db: 'app', user: 'app-01' },
+    'databases_update_connectionPool',
+  ],
+  ['db-cluster-delete-pool', { id: CLUSTER, name: 'backend-pool' }, 'databases_delete_connectionPool'],
+  ['db-cluster-get-eviction-policy', { id: CLUSTER }, 'databases_get_evictionPolicy'],
+  [
+    'db-cluster-set-eviction-policy',
+    { id: CLUSTER, eviction_policy: 'allkeys_lru' },
+    'databases_update_evictionPolicy',
+  ],
+  [
+    'db-cluster-set-maintenance-window',
+    { id: CLUSTER, day: 'sunday', hour: '14:00' },
+    'databases_update_maintenanceWindow',
+  ],
+  ['db-cluster-migrate-region', { id: CLUSTER, region: 'lon1' }, 'databases_update_region'],
+  ['db-cluster-list-replicas', { id: CLUSTER }, 'databases_list_replicas'],
+  [
+    'db-cluster-create-replica',
+    { id: CLUSTER, name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb' },
+    'databases_create_replica',
+  ],
+  ['db-cluster-get-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_get_replica'],
+  ['db-cluster-delete-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_destroy_replica'],
+  ['db-cluster-promote-replica', { id: CLUSTER, name: 'read-nyc3-01' }, 'databases_promote_replica'],
 ];
 
 const byName = new Map<string, AnyTool>(databasesTools.map((tool) => [tool.name, tool]));
@@ -178,8 +216,8 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 describe('every database tool calls its API operation', () => {
-  it('covers all 38 tools', () => {
-    expect(databasesTools).toHaveLength(38);
+  it('covers all 56 tools', () => {
+    expect(databasesTools).toHaveLength(56);
     expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(databasesTools.map((t) => t.name)));
   });
 
@@ -517,5 +555,237 @@ describe('the online-migration HTTP operation', () => {
     });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ status: 'running', id: expect.any(String) });
+  });
+});
+
+describe('logical databases and connection pools', () => {
+  it('pool tools send only the wire fields; the pool name is 3 to 60 characters', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterCreatePool({
+      id: CLUSTER,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+    });
+    await api.dbClusterUpdatePool({
+      id: CLUSTER,
+      name: 'backend-pool',
+      mode: 'session',
+      size: 5,
+      db: 'app',
+      user: 'u1',
+    });
+    await api.dbClusterCreateDb({ id: CLUSTER, name: 'app' });
+    expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
+      [
+        'POST',
+        `/v2/databases/${CLUSTER}/pools`,
+        { name: 'backend-pool', mode: 'transaction', size: 10, db: 'app' },
+      ],
+      [
+        'PUT',
+        `/v2/databases/${CLUSTER}/pools/backend-pool`,
+        { mode: 'session', size: 5, db: 'app', user: 'u1' },
+      ],
+      ['POST', `/v2/databases/${CLUSTER}/dbs`, { name: 'app' }],
+    ]);
+    recorded = [];
+    for (const name of ['ab', 'x'.repeat(61), 'a/b']) {
+      await expect(api.dbClusterGetPool({ id: CLUSTER, name })).rejects.toThrow(/argument name/);
+    }
+    await expect(
+      api.dbClusterCreatePool({ id: CLUSTER, name: 'pool', mode: 'lazy' as 'session', size: 1, db: 'app' }),
+    ).rejects.toThrow(/argument mode/);
+    expect(recorded).toEqual([]);
+  });
+
+  it('against the sandbox: a database joins db_names, a pool on it answers with connection details', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'pooled',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    await api.dbClusterCreateDb({ id: database.id, name: 'app' });
+    expect((await api.dbClusterListDbs({ id: database.id })).dbs.map((d) => d.name)).toEqual([
+      'defaultdb',
+      'app',
+    ]);
+    expect((await api.dbClusterGet({ id: database.id })).database.db_names).toEqual(['defaultdb', 'app']);
+    const { pool } = await api.dbClusterCreatePool({
+      id: database.id,
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+    });
+    expect(pool.connection).toMatchObject({ database: 'backend-pool', password: expect.any(String) });
+    expect(
+      await api.dbClusterUpdatePool({
+        id: database.id,
+        name: 'backend-pool',
+        mode: 'session',
+        size: 4,
+        db: 'app',
+      }),
+    ).toEqual({
+      ok: true,
+    });
+    expect((await api.dbClusterGetPool({ id: database.id, name: 'backend-pool' })).pool).toMatchObject({
+      mode: 'session',
+      size: 4,
+    });
+    expect(await api.dbClusterDeletePool({ id: database.id, name: 'backend-pool' })).toEqual({ ok: true });
+    expect(await api.dbClusterDeleteDb({ id: database.id, name: 'app' })).toEqual({ ok: true });
+    expect((await api.dbClusterListPools({ id: database.id })).pools).toEqual([]);
+    expect((await api.dbClusterListDbs({ id: database.id })).dbs).toEqual([{ name: 'defaultdb' }]);
+
+    const { database: cache } = await api.dbClusterCreate({
+      name: 'cache-pools',
+      engine: 'valkey',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    const refused = await api.dbClusterListPools({ id: cache.id }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClientApiError);
+    expect((refused as ClientApiError).status).toBe(422);
+    expect((refused as ClientApiError).apiMessage).toMatch(/Connection pooling is not supported for Valkey/);
+  });
+});
+
+describe('eviction policy and maintenance window', () => {
+  it('send the wire fields; a bad day, hour or policy is refused naming it, before any request', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterSetEvictionPolicy({ id: CLUSTER, eviction_policy: 'volatile_ttl' });
+    await api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'sunday', hour: '23:30' });
+    expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['PUT', `/v2/databases/${CLUSTER}/eviction_policy`, { eviction_policy: 'volatile_ttl' }],
+      ['PUT', `/v2/databases/${CLUSTER}/maintenance`, { day: 'sunday', hour: '23:30' }],
+    ]);
+    recorded = [];
+    for (const hour of ['24:00', '9:00', '14', '14:60', '14:00 ']) {
+      await expect(api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'monday', hour })).rejects.toThrow(
+        /argument hour/,
+      );
+    }
+    await expect(
+      api.dbClusterSetMaintenanceWindow({ id: CLUSTER, day: 'someday' as 'monday', hour: '14:00' }),
+    ).rejects.toThrow(/argument day/);
+    await expect(
+      api.dbClusterSetEvictionPolicy({ id: CLUSTER, eviction_policy: 'lru' as 'noeviction' }),
+    ).rejects.toThrow(/argument eviction_policy/);
+    expect(recorded).toEqual([]);
+  });
+
+  it('against the sandbox: the policy is kept (Valkey only), the window shows on the cluster', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'evicting',
+      engine: 'valkey',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    expect(await api.dbClusterGetEvictionPolicy({ id: database.id })).toEqual({
+      eviction_policy: 'noeviction',
+    });
+    expect(await api.dbClusterSetEvictionPolicy({ id: database.id, eviction_policy: 'allkeys_lru' })).toEqual(
+      {
+        ok: true,
+      },
+    );
+    expect(await api.dbClusterGetEvictionPolicy({ id: database.id })).toEqual({
+      eviction_policy: 'allkeys_lru',
+    });
+    expect(
+      await api.dbClusterSetMaintenanceWindow({ id: database.id, day: 'sunday', hour: '14:00' }),
+    ).toEqual({
+      ok: true,
+    });
+    expect((await api.dbClusterGet({ id: database.id })).database).toMatchObject({
+      maintenance_window: { day: 'sunday', hour: '14:00:00' },
+    });
+    const { database: pg } = await api.dbClusterCreate({
+      name: 'no-eviction',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    const refused = await api.dbClusterGetEvictionPolicy({ id: pg.id }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClientApiError);
+    expect((refused as ClientApiError).status).toBe(422);
+    expect((refused as ClientApiError).apiMessage).toMatch(/Eviction policy is not supported for PostgreSQL/);
+  });
+});
+
+describe('read-only replicas', () => {
+  it('create sends tags as an array and leaves unset options out', async () => {
+    const { api } = recordingApi();
+    await api.dbClusterCreateReplica({ id: CLUSTER, name: 'read-1', size: 'db-s-2vcpu-4gb', tags: 'a, b' });
+    await api.dbClusterCreateReplica({ id: CLUSTER, name: 'read-2', size: 'db-s-2vcpu-4gb', region: 'lon1' });
+    expect(recorded.map((r) => r.body)).toEqual([
+      { name: 'read-1', size: 'db-s-2vcpu-4gb', tags: ['a', 'b'] },
+      { name: 'read-2', size: 'db-s-2vcpu-4gb', region: 'lon1' },
+    ]);
+  });
+
+  it('against the sandbox: created with its own connection, promoted into a cluster of its own', async () => {
+    const api = databasesApi(connection.client);
+    const { database } = await api.dbClusterCreate({
+      name: 'primary-db',
+      engine: 'mysql',
+      version: '8',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-2gb',
+      num_nodes: 1,
+    });
+    const small = await api
+      .dbClusterCreateReplica({ id: database.id, name: 'read-small', size: 'db-s-1vcpu-1gb' })
+      .catch((e: unknown) => e);
+    expect((small as ClientApiError).apiMessage).toMatch(/smaller than the cluster/);
+    const { replica } = await api.dbClusterCreateReplica({
+      id: database.id,
+      name: 'read-lon',
+      size: 'db-s-2vcpu-4gb',
+      region: 'lon1',
+    });
+    expect(replica).toMatchObject({ name: 'read-lon', region: 'lon1', status: 'creating' });
+    expect(replica.connection?.host).not.toBe(database.connection.host);
+    expect((await api.dbClusterListReplicas({ id: database.id })).replicas.map((r) => r.name)).toEqual([
+      'read-lon',
+    ]);
+    const early = await api
+      .dbClusterPromoteReplica({ id: database.id, name: 'read-lon' })
+      .catch((e: unknown) => e);
+    expect((early as ClientApiError).apiMessage).toMatch(/still creating/);
+    await connection.sandbox.advanceClock(3_000);
+    expect((await api.dbClusterGetReplica({ id: database.id, name: 'read-lon' })).replica.status).toBe(
+      'online',
+    );
+    expect(await api.dbClusterPromoteReplica({ id: database.id, name: 'read-lon' })).toEqual({ ok: true });
+    expect((await api.dbClusterListReplicas({ id: database.id })).replicas).toEqual([]);
+    const promoted = await api.dbClusterGet({ id: replica.id });
+    expect(promoted.database).toMatchObject({
+      name: 'read-lon',
+      engine: 'mysql',
+      region: 'lon1',
+      status: 'online',
+    });
+
+    await api.dbClusterCreateReplica({ id: database.id, name: 'read-gone', size: 'db-s-1vcpu-2gb' });
+    expect(await api.dbClusterDeleteReplica({ id: database.id, name: 'read-gone' })).toEqual({ ok: true });
+    const gone = await api
+      .dbClusterGetReplica({ id: database.id, name: 'read-gone' })
+      .catch((e: unknown) => e);
+    expect((gone as ClientApiError).status).toBe(404);
   });
 });

@@ -16,6 +16,7 @@ import { startOnlineMigration } from './migration.js';
 import { databasesTools } from './tools.js';
 
 export type {
+  ConnectionPool,
   DatabaseBackupList,
   DatabaseCluster,
   DatabaseClusterList,
@@ -24,11 +25,13 @@ export type {
   DatabaseEngineOptions,
   DatabaseFirewallRule,
   DatabaseOptions,
+  DatabaseReplica,
   DatabaseUser,
   DatabaseUserList,
   DatabaseUserSettings,
   KafkaTopic,
   KafkaTopicList,
+  LogicalDatabase,
   OnlineMigration,
   OnlineMigrationRequest,
 } from './types.js';

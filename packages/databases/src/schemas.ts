@@ -41,6 +41,21 @@ export const userName = (description: string) =>
     )
     .describe(description);
 
+/** A logical database's name: it is a path segment, so the user-name alphabet, up to 63. */
+export const dbName = userName;
+
+/** A connection pool's name: the platform takes 3 to 60 characters. */
+export const poolName = (description: string) =>
+  z
+    .string()
+    .min(3)
+    .max(60)
+    .regex(
+      /^[_A-Za-z0-9][-._A-Za-z0-9]*$/,
+      'expected a pool name: letters, digits, "_", "." and "-", starting with a letter, digit or "_"',
+    )
+    .describe(description);
+
 /**
  * The id of an online migration. The platform documents it as a string (its examples are UUIDs),
  * so any id of letters, digits, "-" and "_" is accepted: never a dot segment, never a slash.

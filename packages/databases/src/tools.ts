@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { startOnlineMigration } from './migration.js';
 import {
   clusterId,
+  dbName,
   engineVersion,
   firewallRule,
   kafkaClusterConfig,
@@ -34,6 +35,7 @@ import {
   mongodbConfig,
   onlineMigrationSource,
   opensearchConfig,
+  poolName,
   postgresqlConfig,
   redisConfig,
   sizeSlug,
@@ -42,16 +44,19 @@ import {
   userSettings,
 } from './schemas.js';
 import type {
+  ConnectionPool,
   DatabaseBackupList,
   DatabaseCluster,
   DatabaseClusterList,
   DatabaseEngine,
   DatabaseFirewallRule,
   DatabaseOptions,
+  DatabaseReplica,
   DatabaseUser,
   DatabaseUserList,
   KafkaTopic,
   KafkaTopicList,
+  LogicalDatabase,
   OnlineMigration,
 } from './types.js';
 
@@ -689,6 +694,292 @@ const userTools = [
   }),
 ] as const;
 
+const db = dbName('Database name');
+
+const logicalDbTools = [
+  defineTool({
+    name: 'db-cluster-list-dbs',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List logical databases',
+    description: 'Logical databases in a cluster.',
+    details:
+      'Lists the logical databases of a cluster by name. PostgreSQL and MySQL clusters have them; the platform refuses other engines.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/dbs` },
+    result: returns<{ dbs: LogicalDatabase[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create logical database',
+    description: 'Add a logical database to a cluster.',
+    details:
+      'Adds a logical database to a PostgreSQL or MySQL cluster; it then appears in the cluster’s db_names. Names are letters, digits, "_", "." and "-", up to 63 characters.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: `${cluster}/dbs`, body: { name: 'name' } },
+    result: returns<{ db: LogicalDatabase }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get logical database',
+    description: 'One logical database.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/dbs/{name}` },
+    result: returns<{ db: LogicalDatabase }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-db',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete logical database',
+    description: 'Delete a logical database and its data.',
+    details: 'Deletes a logical database with all its tables and data. This cannot be undone.',
+    input: z.strictObject({ id, name: db }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/dbs/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const pool = poolName('Pool name');
+const poolSettings = {
+  mode: z.enum(['session', 'transaction', 'statement']).describe('PgBouncer mode'),
+  size: z.number().int().min(1).describe('Backend connections'),
+  db: dbName('Database name'),
+  user: userName('User; default inbound').optional(),
+};
+const poolBody = { mode: 'mode', size: 'size', db: 'db', user: 'user' } as const;
+
+const poolTools = [
+  defineTool({
+    name: 'db-cluster-list-pools',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List connection pools',
+    description: 'PgBouncer connection pools (PostgreSQL).',
+    details:
+      'Lists the connection pools of a PostgreSQL cluster: name, mode, size, database, user and connection details. Other engines are refused by the platform.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/pools` },
+    result: returns<{ pools: ConnectionPool[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create connection pool',
+    description: 'Add a PgBouncer pool to a PostgreSQL cluster.',
+    details:
+      'Adds a connection pool to a PostgreSQL cluster. Mode is session, transaction or statement; size counts backend connections (25 per GB of the primary node’s RAM, less 3, shared by all pools); without user, sessions connect as the inbound user. Pool names are 3 to 60 characters. The answer carries the pool’s own connection details.',
+    input: z.strictObject({ id, name: pool, ...poolSettings }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: `${cluster}/pools`, body: { name: 'name', ...poolBody } },
+    result: returns<{ pool: ConnectionPool }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get connection pool',
+    description: 'One connection pool, with connection info.',
+    input: z.strictObject({ id, name: pool }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/pools/{name}` },
+    result: returns<{ pool: ConnectionPool }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-update-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Update connection pool',
+    description: 'Replace a pool’s mode, size, database and user.',
+    details:
+      'Replaces a connection pool’s mode, size and database (all required, as the platform requires them) and its user (left out: the inbound user).',
+    input: z.strictObject({ id, name: pool, ...poolSettings }),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: `${cluster}/pools/{name}`, body: poolBody },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-pool',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete connection pool',
+    description: 'Delete a pool; its clients disconnect.',
+    input: z.strictObject({ id, name: pool }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/pools/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+const EVICTION_POLICIES = [
+  'noeviction',
+  'allkeys_lru',
+  'allkeys_random',
+  'volatile_lru',
+  'volatile_random',
+  'volatile_ttl',
+] as const;
+
+const maintenanceTools = [
+  defineTool({
+    name: 'db-cluster-get-eviction-policy',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get eviction policy',
+    description: 'Valkey/Redis eviction policy.',
+    details:
+      'Shows which keys a Valkey (or Redis) cluster evicts when memory is full. Other engines are refused by the platform.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/eviction_policy` },
+    result: returns<{ eviction_policy: (typeof EVICTION_POLICIES)[number] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-set-eviction-policy',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Set eviction policy',
+    description: 'Set the Valkey/Redis eviction policy.',
+    details:
+      'Sets which keys a Valkey (or Redis) cluster evicts when memory is full: noeviction (writes fail instead), allkeys_lru, allkeys_random, or volatile_lru, volatile_random, volatile_ttl (only keys with an expiry).',
+    input: z.strictObject({ id, eviction_policy: z.enum(EVICTION_POLICIES).describe('e.g. allkeys_lru') }),
+    annotations: annotations.update,
+    request: {
+      method: 'PUT',
+      path: `${cluster}/eviction_policy`,
+      body: { eviction_policy: 'eviction_policy' },
+    },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-set-maintenance-window',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Set maintenance window',
+    description: 'Set the weekly maintenance day and hour (UTC).',
+    details:
+      'Sets when the platform applies maintenance updates to the cluster: a day of the week and an hour in UTC, 24-hour "HH:MM" such as "14:00". db-cluster-get shows the window and any pending updates.',
+    input: z.strictObject({
+      id,
+      day: z.enum(WEEKDAYS).describe('e.g. tuesday'),
+      hour: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'expected a 24-hour time in UTC, such as "14:00"')
+        .describe('UTC HH:MM'),
+    }),
+    annotations: annotations.update,
+    request: { method: 'PUT', path: `${cluster}/maintenance`, body: { day: 'day', hour: 'hour' } },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-migrate-region',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Migrate cluster to a region',
+    description: 'Move a cluster to another region.',
+    details:
+      'Moves the cluster to another region (db-cluster-list-options lists them). It is `migrating` until done, then `online` again; poll db-cluster-get.',
+    input: z.strictObject({ id, region: regionSlug('e.g. lon1') }),
+    annotations: annotations.action,
+    request: { method: 'PUT', path: `${cluster}/migrate`, body: { region: 'region' }, noResponseBody: true },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
+const replica = userName('Replica name');
+
+const replicaTools = [
+  defineTool({
+    name: 'db-cluster-list-replicas',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'List read-only replicas',
+    description: 'Read-only replicas of a cluster.',
+    details:
+      'Lists the read-only replicas of a PostgreSQL or MySQL cluster: name, region, size, status and connection details.',
+    input: byId,
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/replicas` },
+    result: returns<{ replicas: DatabaseReplica[] }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-create-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Create read-only replica',
+    description: 'Add a read-only replica (PostgreSQL, MySQL).',
+    details:
+      'Adds a read-only replica to a PostgreSQL or MySQL cluster. Its node size is at least the cluster’s; the region defaults to the cluster’s. It is `creating`, then `online`, with its own connection details. Tags are comma-separated.',
+    input: z.strictObject({
+      id,
+      name: replica,
+      size: sizeSlug('At least the cluster’s'),
+      region: regionSlug('Default: cluster’s').optional(),
+      tags: commaList('Comma-separated').pipe(z.array(tagName())).optional(),
+      storage_size_mib: z.number().int().positive().optional().describe('MiB per node'),
+    }),
+    annotations: annotations.create,
+    request: {
+      method: 'POST',
+      path: `${cluster}/replicas`,
+      body: {
+        name: 'name',
+        size: 'size',
+        region: 'region',
+        tags: 'tags',
+        storage_size_mib: 'storage_size_mib',
+      },
+    },
+    result: returns<{ replica: DatabaseReplica }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-get-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Get read-only replica',
+    description: 'One read-only replica, with connection info.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: `${cluster}/replicas/{name}` },
+    result: returns<{ replica: DatabaseReplica }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-delete-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Delete read-only replica',
+    description: 'Delete a read-only replica.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: `${cluster}/replicas/{name}` },
+    result: returns<{ ok: true }>(),
+  }),
+  defineTool({
+    name: 'db-cluster-promote-replica',
+    family: 'databases',
+    beyondSpec: true,
+    title: 'Promote read-only replica',
+    description: 'Make a replica its own writable cluster.',
+    details:
+      'Turns a read-only replica into a standalone, writable cluster of the same name; it stops replicating and cannot go back. It then appears in db-cluster-list.',
+    input: z.strictObject({ id, name: replica }),
+    annotations: annotations.action,
+    request: { method: 'PUT', path: `${cluster}/replicas/{name}/promote` },
+    result: returns<{ ok: true }>(),
+  }),
+] as const;
+
 export const databasesTools = [
   ...clusterTools,
   ...migrationTools,
@@ -697,4 +988,8 @@ export const databasesTools = [
   ...configToolPairs.flat(),
   ...sqlModeTools,
   ...userTools,
+  ...logicalDbTools,
+  ...poolTools,
+  ...maintenanceTools,
+  ...replicaTools,
 ] as const;

@@ -126,3 +126,34 @@ export interface DatabaseUserList {
   links: Links;
   meta: Meta;
 }
+
+/** A logical database inside a cluster. */
+export interface LogicalDatabase {
+  name: string;
+}
+
+/** A PgBouncer connection pool of a PostgreSQL cluster. */
+export interface ConnectionPool {
+  name: string;
+  mode: 'session' | 'transaction' | 'statement';
+  size: number;
+  db: string;
+  user?: string;
+  connection?: DatabaseConnection;
+  private_connection?: DatabaseConnection;
+}
+
+/** A read-only replica of a PostgreSQL or MySQL cluster. */
+export interface DatabaseReplica {
+  id: string;
+  name: string;
+  region: string;
+  size: string;
+  status: 'creating' | 'online' | 'resizing' | 'migrating' | 'forking';
+  tags?: string[];
+  created_at: string;
+  private_network_uuid?: string;
+  connection?: DatabaseConnection;
+  private_connection?: DatabaseConnection;
+  storage_size_mib?: number;
+}

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_MAX_MS } from './routes/databases.js';
+import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
 import { type Sandbox, startSandbox } from './server.js';
 
 interface Reply {
@@ -605,6 +605,275 @@ describe('online migration', () => {
       }),
       422,
       /not supported for Kafka/,
+    );
+  });
+});
+
+describe('logical databases and connection pools', () => {
+  it('databases: create (in db_names), list, get, delete; refused for engines without them', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expect(pg.db_names).toEqual(['defaultdb']);
+    const created = await call('databases_add', { params, json: { name: 'app' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ db: { name: 'app' } });
+    expectError(await call('databases_add', { params, json: { name: 'app' } }), 422, /already exists/);
+    expectError(await call('databases_add', { params, json: { name: '../x' } }), 422, /name may hold/);
+    expect((await call('databases_list', { params })).body.dbs).toEqual([
+      { name: 'defaultdb' },
+      { name: 'app' },
+    ]);
+    expect((await call('databases_get', { params: { ...params, database_name: 'app' } })).body).toEqual({
+      db: { name: 'app' },
+    });
+    const cluster = await call('databases_get_cluster', { params });
+    expect(cluster.body.database.db_names).toEqual(['defaultdb', 'app']);
+    expect((await call('databases_delete', { params: { ...params, database_name: 'app' } })).status).toBe(
+      204,
+    );
+    expectError(
+      await call('databases_get', { params: { ...params, database_name: 'app' } }),
+      404,
+      /could not be found/,
+    );
+    expect((await call('databases_get_cluster', { params })).body.database.db_names).toEqual(['defaultdb']);
+
+    const valkey = await createCluster('valkey', '8');
+    const vparams = { database_cluster_uuid: valkey.id };
+    expect(valkey.db_names).toBeNull();
+    expectError(
+      await call('databases_list', { params: vparams }),
+      422,
+      /Database management is not supported for Valkey/,
+    );
+    expectError(await call('databases_add', { params: vparams, json: { name: 'x' } }), 422, /pg or mysql/);
+  });
+
+  it('pools: create with connection details, list, get, update (204), delete; PostgreSQL only', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    await call('databases_add', { params, json: { name: 'app' } });
+    const created = await call('databases_add_connectionPool', {
+      params,
+      json: { name: 'backend-pool', mode: 'transaction', size: 10, db: 'app', user: 'doadmin' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.pool).toMatchObject({
+      name: 'backend-pool',
+      mode: 'transaction',
+      size: 10,
+      db: 'app',
+      user: 'doadmin',
+      connection: { database: 'backend-pool', user: 'doadmin', password: expect.any(String), port: 25061 },
+    });
+    expect(created.body.pool.connection.uri).toMatch(
+      /^postgresql:\/\/doadmin:.+\/backend-pool\?sslmode=require$/,
+    );
+    const pool = { ...params, pool_name: 'backend-pool' };
+    // A 1 GB primary allows 22 backend connections, shared by all pools.
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'second', mode: 'session', size: 13, db: 'app' },
+      }),
+      422,
+      /12 backend connections left/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'third', mode: 'session', size: 1, db: 'nope' },
+      }),
+      422,
+      /database nope does not exist/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params,
+        json: { name: 'fourth', mode: 'lazy', size: 1, db: 'app' },
+      }),
+      422,
+      /mode must be/,
+    );
+    expectError(
+      await call('databases_delete', { params: { ...params, database_name: 'app' } }),
+      422,
+      /backend-pool/,
+    );
+    expect(
+      (
+        await call('databases_update_connectionPool', {
+          params: pool,
+          json: { mode: 'session', size: 22, db: 'defaultdb' },
+        })
+      ).status,
+    ).toBe(204);
+    const got = await call('databases_get_connectionPool', { params: pool });
+    expect(got.body.pool).toMatchObject({ mode: 'session', size: 22, db: 'defaultdb' });
+    expect(got.body.pool.user).toBeUndefined();
+    expect(
+      (await call('databases_list_connectionPools', { params })).body.pools.map(
+        (p: { name: string }) => p.name,
+      ),
+    ).toEqual(['backend-pool']);
+    expect((await call('databases_delete_connectionPool', { params: pool })).status).toBe(204);
+    expectError(await call('databases_get_connectionPool', { params: pool }), 404, /could not be found/);
+    expect((await call('databases_list_connectionPools', { params })).body.pools).toEqual([]);
+
+    const mysql = await createCluster('mysql', '8');
+    const mparams = { database_cluster_uuid: mysql.id };
+    expectError(
+      await call('databases_list_connectionPools', { params: mparams }),
+      422,
+      /Connection pooling is not supported for MySQL/,
+    );
+    expectError(
+      await call('databases_add_connectionPool', {
+        params: mparams,
+        json: { name: 'backend-pool', mode: 'transaction', size: 1, db: 'defaultdb' },
+      }),
+      422,
+      /pg cluster/,
+    );
+  });
+});
+
+describe('eviction policy and maintenance window', () => {
+  it('eviction policy: default noeviction, set (204) and kept; Valkey only; unknown policies refused', async () => {
+    const valkey = await createCluster('valkey', '8');
+    const params = { database_cluster_uuid: valkey.id };
+    expect((await call('databases_get_evictionPolicy', { params })).body).toEqual({
+      eviction_policy: 'noeviction',
+    });
+    expect(
+      (await call('databases_update_evictionPolicy', { params, json: { eviction_policy: 'volatile_lru' } }))
+        .status,
+    ).toBe(204);
+    expect((await call('databases_get_evictionPolicy', { params })).body).toEqual({
+      eviction_policy: 'volatile_lru',
+    });
+    expectError(
+      await call('databases_update_evictionPolicy', { params, json: { eviction_policy: 'lru' } }),
+      422,
+      /eviction_policy must be one of/,
+    );
+    const mysql = await createCluster('mysql', '8');
+    expectError(
+      await call('databases_get_evictionPolicy', { params: { database_cluster_uuid: mysql.id } }),
+      422,
+      /Eviction policy is not supported for MySQL/,
+    );
+  });
+
+  it('maintenance window: set (204), shown on the cluster; bad day or hour refused', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expect(pg.maintenance_window).toMatchObject({ day: 'tuesday', hour: '01:00:00' });
+    expect(
+      (await call('databases_update_maintenanceWindow', { params, json: { day: 'friday', hour: '14:00' } }))
+        .status,
+    ).toBe(204);
+    expect((await call('databases_get_cluster', { params })).body.database.maintenance_window).toMatchObject({
+      day: 'friday',
+      hour: '14:00:00',
+      pending: false,
+    });
+    expectError(
+      await call('databases_update_maintenanceWindow', { params, json: { day: 'someday', hour: '14:00' } }),
+      422,
+      /day must be/,
+    );
+    expectError(
+      await call('databases_update_maintenanceWindow', { params, json: { day: 'friday', hour: '25:00' } }),
+      422,
+      /hour must be/,
+    );
+  });
+});
+
+describe('region migration', () => {
+  it('moves an online cluster: migrating, then online in the new region; bad regions refused', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    expectError(await call('databases_update_region', { params, json: { region: 'lon1' } }), 422, /creating/);
+    await sandbox.advanceClock(3_000);
+    expectError(
+      await call('databases_update_region', { params, json: { region: 'nyc3' } }),
+      422,
+      /already in nyc3/,
+    );
+    expectError(await call('databases_update_region', { params, json: { region: 'mars1' } }), 422, /mars1/);
+    expectError(await call('databases_update_region', { params, json: {} }), 422, /region/);
+    const moved = await call('databases_update_region', { params, json: { region: 'lon1' } });
+    expect(moved.status).toBe(202);
+    expect(moved.body).toBeUndefined();
+    const during = (await call('databases_get_cluster', { params })).body.database;
+    expect(during).toMatchObject({ status: 'migrating', region: 'lon1' });
+    expect(during.private_network_uuid).not.toBe(pg.private_network_uuid);
+    await sandbox.advanceClock(CLUSTER_MIGRATE_MS);
+    expect((await call('databases_get_cluster', { params })).body.database).toMatchObject({
+      status: 'online',
+      region: 'lon1',
+    });
+  });
+});
+
+describe('read-only replicas', () => {
+  it('PostgreSQL and MySQL only: create, list, get, promote (a cluster of its own), delete', async () => {
+    const pg = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: pg.id };
+    const created = await call('databases_create_replica', {
+      params,
+      json: { name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb', tags: ['prod'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.replica).toMatchObject({
+      name: 'read-nyc3-01',
+      region: 'nyc3',
+      size: 'db-s-2vcpu-4gb',
+      status: 'creating',
+      tags: ['prod'],
+      private_network_uuid: pg.private_network_uuid,
+    });
+    expectError(
+      await call('databases_create_replica', {
+        params,
+        json: { name: 'read-nyc3-01', size: 'db-s-2vcpu-4gb' },
+      }),
+      422,
+      /already exists/,
+    );
+    expectError(
+      await call('databases_create_replica', { params, json: { name: 'r-2', size: 'db-s-9' } }),
+      422,
+      /size/,
+    );
+    const replica = { ...params, replica_name: 'read-nyc3-01' };
+    expectError(await call('databases_promote_replica', { params: replica }), 422, /still creating/);
+    await sandbox.advanceClock(3_000);
+    expect((await call('databases_get_replica', { params: replica })).body.replica.status).toBe('online');
+    expect((await call('databases_list_replicas', { params })).body.replicas).toHaveLength(1);
+    expect((await call('databases_promote_replica', { params: replica })).status).toBe(204);
+    const promoted = await call('databases_get_cluster', {
+      params: { database_cluster_uuid: created.body.replica.id },
+    });
+    expect(promoted.body.database).toMatchObject({ name: 'read-nyc3-01', engine: 'pg', status: 'online' });
+    expect((await call('databases_list_replicas', { params })).body.replicas).toEqual([]);
+    await call('databases_create_replica', { params, json: { name: 'read-2', size: 'db-s-1vcpu-1gb' } });
+    expect(
+      (await call('databases_destroy_replica', { params: { ...params, replica_name: 'read-2' } })).status,
+    ).toBe(204);
+    expectError(
+      await call('databases_get_replica', { params: { ...params, replica_name: 'read-2' } }),
+      404,
+      /could not be found/,
+    );
+
+    const valkey = await createCluster('valkey', '8');
+    expectError(
+      await call('databases_list_replicas', { params: { database_cluster_uuid: valkey.id } }),
+      422,
+      /Read-only replication is not supported for Valkey/,
     );
   });
 });

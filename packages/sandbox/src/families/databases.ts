@@ -41,6 +41,29 @@ export interface StoredMigration {
   ignore_dbs: string[];
 }
 
+export interface StoredPool {
+  name: string;
+  mode: 'session' | 'transaction' | 'statement';
+  size: number;
+  db: string;
+  /** Absent: sessions connect as the inbound user. */
+  user?: string;
+}
+
+export interface StoredReplica {
+  id: string;
+  name: string;
+  region: string;
+  size: string;
+  storage_size_mib: number;
+  tags: string[];
+  created_ms: number;
+  online_ms: number;
+  host: string;
+  private_host: string;
+  private_network_uuid: string;
+}
+
 export interface StoredCluster {
   id: string;
   name: string;
@@ -54,6 +77,8 @@ export interface StoredCluster {
   created_ms: number;
   /** When creation completes (status `creating` until then). */
   online_ms: number;
+  /** When the latest region migration completes (status `migrating` until then). */
+  migrated_ms?: number;
   /** When the latest resize completes (status `resizing` until then). */
   resized_ms?: number;
   host: string;
@@ -66,6 +91,16 @@ export interface StoredCluster {
   topics: StoredTopic[];
   config: Record<string, unknown>;
   migrations: StoredMigration[];
+  /** Logical databases (PostgreSQL and MySQL); absent in worlds saved before they existed. */
+  dbs?: string[];
+  /** PgBouncer connection pools (PostgreSQL). */
+  pools?: StoredPool[];
+  /** Read-only replicas (PostgreSQL and MySQL). */
+  replicas?: StoredReplica[];
+  /** Valkey only; absent means the default, noeviction. */
+  eviction_policy?: string;
+  /** Absent means the default window, Tuesday 01:00 UTC. */
+  maintenance_window?: { day: string; hour: string };
 }
 
 export interface DatabasesState {

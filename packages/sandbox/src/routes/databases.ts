@@ -11,6 +11,8 @@ import type {
   StoredCluster,
   StoredDbRule,
   StoredDbUser,
+  StoredPool,
+  StoredReplica,
   StoredTopic,
 } from '../families/databases.js';
 import {
@@ -30,6 +32,7 @@ import { vpcFor } from './networking-common.js';
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
 export const CLUSTER_CREATE_MS = 3_000;
 export const CLUSTER_RESIZE_MS = 3_000;
+export const CLUSTER_MIGRATE_MS = 3_000;
 /** An online migration stops by itself this long after it started. */
 export const MIGRATION_MAX_MS = 14 * 24 * 3_600_000;
 /** The port the service's own clusters listen on. */
@@ -212,8 +215,9 @@ function clusterOf(world: World, req: SandboxRequest, engines: ClusterEngine[], 
   return cluster;
 }
 
-function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' {
+function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' | 'migrating' {
   if (now < cluster.online_ms) return 'creating';
+  if (cluster.migrated_ms !== undefined && now < cluster.migrated_ms) return 'migrating';
   if (cluster.resized_ms !== undefined && now < cluster.resized_ms) return 'resizing';
   return 'online';
 }
@@ -273,11 +277,15 @@ function clusterView(cluster: StoredCluster, now: number) {
     created_at: iso(cluster.created_ms),
     private_network_uuid: cluster.private_network_uuid,
     tags: cluster.tags.length ? cluster.tags : null,
-    db_names: info.database && cluster.engine !== 'mongodb' ? [info.database] : null,
+    db_names: logicalDbs(cluster) ?? null,
     connection: connection(cluster, cluster.host),
     private_connection: connection(cluster, cluster.private_host),
     users: cluster.users.map((u) => userView(cluster, u)),
-    maintenance_window: { day: 'tuesday', hour: '01:00:00', pending: false, description: [] },
+    maintenance_window: {
+      ...(cluster.maintenance_window ?? DEFAULT_WINDOW),
+      pending: false,
+      description: [],
+    },
     project_id: cluster.project_id,
     rules: cluster.rules.map((r) => ruleView(cluster, r)),
     storage_size_mib: cluster.storage_size_mib,
@@ -552,6 +560,131 @@ async function prepareMigration(req: SandboxRequest, world: World): Promise<Migr
 
 const base = '/v2/databases/{cluster}';
 
+const DEFAULT_WINDOW = { day: 'tuesday', hour: '01:00:00' };
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const EVICTION_POLICIES = [
+  'noeviction',
+  'allkeys_lru',
+  'allkeys_random',
+  'volatile_lru',
+  'volatile_random',
+  'volatile_ttl',
+];
+
+/** Engines whose clusters hold logical databases; the platform refuses the others. */
+const DB_ENGINES: ClusterEngine[] = ['pg', 'mysql'];
+
+/** The cluster's logical databases (its default one in worlds saved before they were kept). */
+function logicalDbs(cluster: StoredCluster): string[] | undefined {
+  if (!DB_ENGINES.includes(cluster.engine)) return undefined;
+  cluster.dbs ??= [ENGINES[cluster.engine].database];
+  return cluster.dbs;
+}
+
+/** PgBouncer's backend connections: 25 per GB of the primary node's RAM, 3 kept for maintenance. */
+function poolCapacity(cluster: StoredCluster): number {
+  const gb = Number(/(\d+)gb$/.exec(cluster.size)?.[1] ?? 1);
+  return 25 * gb - 3;
+}
+
+function poolView(cluster: StoredCluster, pool: StoredPool) {
+  const view = (host: string) => {
+    const user =
+      cluster.users.find((u) => u.name === pool.user) ?? cluster.users.find((u) => u.role === 'primary');
+    const name = user?.name ?? ENGINES.pg.user;
+    const password = user?.password ?? '';
+    return {
+      uri: `postgresql://${name}:${password}@${host}:${CLUSTER_PORT}/${pool.name}?sslmode=require`,
+      database: pool.name,
+      host,
+      port: CLUSTER_PORT,
+      user: name,
+      password,
+      ssl: true,
+    };
+  };
+  return {
+    name: pool.name,
+    mode: pool.mode,
+    size: pool.size,
+    db: pool.db,
+    ...(pool.user !== undefined ? { user: pool.user } : {}),
+    connection: view(cluster.host),
+    private_connection: view(cluster.private_host),
+  };
+}
+
+/** A pool's mode, size, database and user, checked against the cluster; `others` share the capacity. */
+function poolSettings(cluster: StoredCluster, body: Record<string, unknown>, others: StoredPool[]) {
+  const mode = requireString(body, 'mode');
+  if (mode !== 'session' && mode !== 'transaction' && mode !== 'statement') {
+    throw unprocessable('mode must be session, transaction or statement');
+  }
+  const size = optionalInt(body, 'size', 1, Number.MAX_SAFE_INTEGER);
+  if (size === undefined) throw unprocessable('size is required');
+  const capacity = poolCapacity(cluster) - others.reduce((sum, p) => sum + p.size, 0);
+  if (size > capacity) {
+    throw unprocessable(`size ${size} exceeds the ${capacity} backend connections left on this cluster`);
+  }
+  const db = requireString(body, 'db');
+  if (!logicalDbs(cluster)?.includes(db))
+    throw unprocessable(`database ${db} does not exist in this cluster`);
+  let user: string | undefined;
+  if (body.user !== undefined && body.user !== '') {
+    user = requireString(body, 'user');
+    if (!cluster.users.some((u) => u.name === user))
+      throw unprocessable(`user ${user} does not exist in this cluster`);
+  }
+  return { mode, size, db, user } as const;
+}
+
+/** The cluster's pools (none yet in worlds saved before they were kept). */
+function poolsOf(cluster: StoredCluster): StoredPool[] {
+  if (!cluster.pools) cluster.pools = [];
+  return cluster.pools;
+}
+
+function findPool(cluster: StoredCluster, req: SandboxRequest): StoredPool {
+  const pool = poolsOf(cluster).find((p) => p.name === req.params.pool);
+  if (!pool) throw notFound();
+  return pool;
+}
+
+/** The default VPC of a region, as a cluster created there gets it. */
+function defaultVpc(region: string): string {
+  return createHash('md5')
+    .update(`vpc:${region}`)
+    .digest('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+}
+
+function replicasOf(cluster: StoredCluster): StoredReplica[] {
+  if (!cluster.replicas) cluster.replicas = [];
+  return cluster.replicas;
+}
+
+function findReplica(cluster: StoredCluster, req: SandboxRequest): StoredReplica {
+  const replica = replicasOf(cluster).find((r) => r.name === req.params.replica);
+  if (!replica) throw notFound();
+  return replica;
+}
+
+function replicaView(cluster: StoredCluster, replica: StoredReplica, now: number) {
+  return {
+    id: replica.id,
+    name: replica.name,
+    region: replica.region,
+    size: replica.size,
+    status: now < replica.online_ms ? 'creating' : 'online',
+    tags: replica.tags,
+    created_at: iso(replica.created_ms),
+    private_network_uuid: replica.private_network_uuid,
+    connection: connection(cluster, replica.host),
+    private_connection: connection(cluster, replica.private_host),
+    storage_size_mib: replica.storage_size_mib,
+  };
+}
+
 export const databasesRoutes: Route[] = [
   {
     method: 'GET',
@@ -652,6 +785,8 @@ export const databasesRoutes: Route[] = [
           ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
         },
         migrations: [],
+        ...(DB_ENGINES.includes(engine) ? { dbs: [info.database] } : {}),
+        ...(engine === 'pg' ? { pools: [] } : {}),
       };
       world.clusters.push(cluster);
       return { status: 201, body: { database: clusterView(cluster, req.now) } };
@@ -1026,6 +1161,281 @@ export const databasesRoutes: Route[] = [
       if (user.role === 'primary')
         throw unprocessable(`${user.name} is the cluster's admin user and cannot be deleted`);
       cluster.users = cluster.users.filter((u) => u !== user);
+      return { status: 204 };
+    },
+  },
+  // Logical databases
+  {
+    method: 'GET',
+    path: `${base}/dbs`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      return { body: { dbs: (logicalDbs(cluster) ?? []).map((name) => ({ name })) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/dbs`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,62}$/.test(name)) {
+        throw unprocessable(
+          'name may hold only letters, digits, "_", "." and "-", up to 63 characters, starting with a letter, digit or "_"',
+        );
+      }
+      const dbs = logicalDbs(cluster) ?? [];
+      if (dbs.includes(name)) throw unprocessable(`database ${name} already exists`);
+      dbs.push(name);
+      return { status: 201, body: { db: { name } } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/dbs/{db}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      if (!logicalDbs(cluster)?.includes(req.params.db ?? '')) throw notFound();
+      return { body: { db: { name: req.params.db } } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/dbs/{db}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Database management');
+      const name = req.params.db ?? '';
+      if (!logicalDbs(cluster)?.includes(name)) throw notFound();
+      const inUse = cluster.pools?.find((p) => p.db === name);
+      if (inUse)
+        throw unprocessable(
+          `database ${name} is used by connection pool ${inUse.name}; delete the pool first`,
+        );
+      cluster.dbs = (cluster.dbs ?? []).filter((d) => d !== name);
+      return { status: 204 };
+    },
+  },
+  // Connection pools (PgBouncer, PostgreSQL only)
+  {
+    method: 'GET',
+    path: `${base}/pools`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      return { body: { pools: poolsOf(cluster).map((p) => poolView(cluster, p)) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/pools`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pools = poolsOf(cluster);
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{2,59}$/.test(name)) {
+        throw unprocessable(
+          'name must be 3 to 60 characters: letters, digits, "_", "." and "-", starting with a letter, digit or "_"',
+        );
+      }
+      if (pools.some((p) => p.name === name)) throw unprocessable(`connection pool ${name} already exists`);
+      const pool: StoredPool = { name, ...poolSettings(cluster, req.body, pools) };
+      if (pool.user === undefined) delete pool.user;
+      pools.push(pool);
+      return { status: 201, body: { pool: poolView(cluster, pool) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      return { body: { pool: poolView(cluster, findPool(cluster, req)) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pool = findPool(cluster, req);
+      const settings = poolSettings(
+        cluster,
+        req.body,
+        (cluster.pools ?? []).filter((p) => p !== pool),
+      );
+      pool.mode = settings.mode;
+      pool.size = settings.size;
+      pool.db = settings.db;
+      if (settings.user === undefined) delete pool.user;
+      else pool.user = settings.user;
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/pools/{pool}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['pg'], 'Connection pooling');
+      const pool = findPool(cluster, req);
+      cluster.pools = (cluster.pools ?? []).filter((p) => p !== pool);
+      return { status: 204 };
+    },
+  },
+  // Eviction policy (Valkey) and maintenance window
+  {
+    method: 'GET',
+    path: `${base}/eviction_policy`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['valkey'], 'Eviction policy');
+      return { body: { eviction_policy: cluster.eviction_policy ?? 'noeviction' } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/eviction_policy`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, ['valkey'], 'Eviction policy');
+      const policy = requireString(req.body, 'eviction_policy');
+      if (!EVICTION_POLICIES.includes(policy)) {
+        throw unprocessable(`eviction_policy must be one of ${EVICTION_POLICIES.join(', ')}`);
+      }
+      cluster.eviction_policy = policy;
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/maintenance`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const day = requireString(req.body, 'day').toLowerCase();
+      if (!WEEKDAYS.includes(day)) throw unprocessable(`day must be a day of the week, such as tuesday`);
+      const hour = requireString(req.body, 'hour');
+      if (!/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(hour)) {
+        throw unprocessable('hour must be a 24-hour time in UTC, such as 14:00');
+      }
+      cluster.maintenance_window = { day, hour: hour.length === 5 ? `${hour}:00` : hour };
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/migrate`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const region = requireString(req.body, 'region');
+      if (!REGIONS.includes(region)) throw unprocessable(`region ${region} is not available for databases`);
+      if (region === cluster.region) throw unprocessable(`the cluster is already in ${region}`);
+      const status = statusOf(cluster, req.now);
+      if (status !== 'online') throw unprocessable(`the cluster is ${status}; migrate it once it is online`);
+      cluster.region = region;
+      // The cluster lands in the new region's default VPC, as it does at creation.
+      cluster.private_network_uuid = createHash('md5')
+        .update(`vpc:${region}`)
+        .digest('hex')
+        .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
+      return { status: 202 };
+    },
+  },
+  // Read-only replicas (PostgreSQL and MySQL)
+  {
+    method: 'GET',
+    path: `${base}/replicas`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      return { body: { replicas: replicasOf(cluster).map((r) => replicaView(cluster, r, req.now)) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${base}/replicas`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const name = requireString(req.body, 'name');
+      if (!/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{2,62}$/.test(name)) {
+        throw unprocessable('name must be 3 to 63 characters: letters, digits, "_", "." and "-"');
+      }
+      if (replicasOf(cluster).some((r) => r.name === name) || world.clusters.some((c) => c.name === name)) {
+        throw unprocessable(`a database cluster or replica named ${name} already exists`);
+      }
+      const size = requireString(req.body, 'size');
+      if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
+      if (SIZES.indexOf(size) < SIZES.indexOf(cluster.size)) {
+        throw unprocessable(`size ${size} is smaller than the cluster's ${cluster.size}`);
+      }
+      const region = req.body.region === undefined ? cluster.region : requireString(req.body, 'region');
+      if (!REGIONS.includes(region)) throw unprocessable(`region ${region} is not available for databases`);
+      const tags = req.body.tags ?? [];
+      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+        throw unprocessable('tags must be an array of strings');
+      }
+      const storage = optionalInt(req.body, 'storage_size_mib', 1, Number.MAX_SAFE_INTEGER);
+      const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
+      const replica: StoredReplica = {
+        id: randomUUID(),
+        name,
+        region,
+        size,
+        storage_size_mib: storage ?? STORAGE_MIB[size] ?? 10_240,
+        tags: [...new Set(tags as string[])],
+        created_ms: req.now,
+        online_ms: req.now + CLUSTER_CREATE_MS,
+        host: `replica-${host}`,
+        private_host: `private-replica-${host}`,
+        private_network_uuid: defaultVpc(region),
+      };
+      replicasOf(cluster).push(replica);
+      return { status: 201, body: { replica: replicaView(cluster, replica, req.now) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${base}/replicas/{replica}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      return { body: { replica: replicaView(cluster, findReplica(cluster, req), req.now) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${base}/replicas/{replica}`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const replica = findReplica(cluster, req);
+      cluster.replicas = replicasOf(cluster).filter((r) => r !== replica);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${base}/replicas/{replica}/promote`,
+    handler: (req, world) => {
+      const cluster = clusterOf(world, req, DB_ENGINES, 'Read-only replication');
+      const replica = findReplica(cluster, req);
+      if (req.now < replica.online_ms) throw unprocessable(`replica ${replica.name} is still creating`);
+      cluster.replicas = replicasOf(cluster).filter((r) => r !== replica);
+      // The replica becomes a cluster of its own: the primary's data, users and databases, its own node.
+      world.clusters.push({
+        ...structuredClone(cluster),
+        id: replica.id,
+        name: replica.name,
+        region: replica.region,
+        size: replica.size,
+        num_nodes: 1,
+        storage_size_mib: replica.storage_size_mib,
+        tags: replica.tags,
+        created_ms: req.now,
+        online_ms: req.now,
+        resized_ms: undefined,
+        migrated_ms: undefined,
+        host: replica.host,
+        private_host: replica.private_host,
+        private_network_uuid: replica.private_network_uuid,
+        rules: [],
+        migrations: [],
+        pools: cluster.engine === 'pg' ? [] : undefined,
+        replicas: [],
+      });
       return { status: 204 };
     },
   },
