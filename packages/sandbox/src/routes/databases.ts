@@ -651,13 +651,6 @@ function findPool(cluster: StoredCluster, req: SandboxRequest): StoredPool {
 }
 
 /** The default VPC of a region, as a cluster created there gets it. */
-function defaultVpc(region: string): string {
-  return createHash('md5')
-    .update(`vpc:${region}`)
-    .digest('hex')
-    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-}
-
 function replicasOf(cluster: StoredCluster): StoredReplica[] {
   if (!cluster.replicas) cluster.replicas = [];
   return cluster.replicas;
@@ -1329,10 +1322,7 @@ export const databasesRoutes: Route[] = [
       if (status !== 'online') throw unprocessable(`the cluster is ${status}; migrate it once it is online`);
       cluster.region = region;
       // The cluster lands in the new region's default VPC, as it does at creation.
-      cluster.private_network_uuid = createHash('md5')
-        .update(`vpc:${region}`)
-        .digest('hex')
-        .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      cluster.private_network_uuid = vpcFor(world, undefined, region, req.now).id;
       cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
       return { status: 202 };
     },
@@ -1382,7 +1372,12 @@ export const databasesRoutes: Route[] = [
         online_ms: req.now + CLUSTER_CREATE_MS,
         host: `replica-${host}`,
         private_host: `private-replica-${host}`,
-        private_network_uuid: defaultVpc(region),
+        // In the cluster's region it shares the cluster's VPC unless told otherwise; elsewhere the
+        // VPC named must be in its region, or it joins that region's default.
+        private_network_uuid:
+          req.body.private_network_uuid === undefined && region === cluster.region
+            ? cluster.private_network_uuid
+            : vpcFor(world, req.body.private_network_uuid, region, req.now, 'private_network_uuid').id,
       };
       replicasOf(cluster).push(replica);
       return { status: 201, body: { replica: replicaView(cluster, replica, req.now) } };
