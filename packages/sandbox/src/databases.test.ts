@@ -1,44 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
-import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
 import { type Sandbox, startSandbox } from './server.js';
-
-interface Reply {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-  body: any;
-}
+import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 
 let sandbox: Sandbox;
 let redis: { port: number; stop: () => Promise<void> };
 let newer: { port: number; server: Server };
 
-async function call(
-  operationId: string,
-  options: { params?: Record<string, string>; query?: string; json?: unknown; auth?: boolean } = {},
-): Promise<Reply> {
-  const { method, path } = operation(operationId);
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = options.params?.[name];
-    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
-    return encodeURIComponent(value);
-  });
-  const headers: Record<string, string> = {};
-  if (options.auth !== false) headers.authorization = `Bearer ${randomUUID()}`;
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${sandbox.url}${filled}${options.query ?? ''}`, {
-    method,
-    headers,
-    body: options.json === undefined ? undefined : JSON.stringify(options.json),
-  });
-  const text = await response.text();
-  const body = text === '' ? undefined : JSON.parse(text);
-  assertValidResponse(operationId, response.status, body);
-  return { status: response.status, body };
-}
+const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
 function expectError(reply: Reply, status: number, message: RegExp): void {
   expect(reply.status).toBe(status);
@@ -170,7 +142,7 @@ describe('clusters', () => {
       params,
       json: { size: 'db-s-2vcpu-4gb', num_nodes: 2 },
     });
-    expect(resized).toEqual({ status: 202, body: undefined });
+    expect(resized).toEqual({ status: 202, text: '', body: undefined });
     const resizing = await call('databases_get_cluster', { params });
     expect(resizing.body.database).toMatchObject({
       status: 'resizing',
@@ -234,7 +206,7 @@ describe('engine-specific endpoints', () => {
     expect((await call('databases_get_config', { params })).body.config).toEqual(before.body.config);
 
     const patched = await call('databases_patch_config', { params, json: { config: { verbosity: 3 } } });
-    expect(patched).toEqual({ status: 200, body: undefined });
+    expect(patched).toEqual({ status: 200, text: '', body: undefined });
     const after = await call('databases_get_config', { params });
     expect(after.body.config).toEqual({ ...before.body.config, verbosity: 3 });
 

@@ -7,10 +7,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
+import { assertValidResponse } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDefaultVpc, NETWORK_LIFECYCLE_MS } from './families/networking.js';
 import { type Sandbox, startSandbox } from './server.js';
+import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 import { iso } from './time.js';
 import { nextId, regionOf, type World } from './world.js';
 
@@ -23,13 +24,6 @@ const cert = JSON.parse(
   dnsNames: string[];
   sha1: string;
 };
-
-interface Reply {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-  body: any;
-}
 
 let sandbox: Sandbox;
 
@@ -53,21 +47,7 @@ async function http(method: string, path: string, json?: unknown): Promise<Reply
   return { status: response.status, text, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-/** Calls an operation by operationId and checks the answer against its declared schema. */
-async function call(
-  operationId: string,
-  options: { params?: Record<string, string | number>; query?: string; json?: unknown } = {},
-): Promise<Reply> {
-  const { method, path } = operation(operationId);
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = options.params?.[name];
-    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
-    return encodeURIComponent(String(value));
-  });
-  const reply = await http(method, `${filled}${options.query ?? ''}`, options.json);
-  assertValidResponse(operationId, reply.status, reply.body);
-  return reply;
-}
+const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
 function expectError(reply: Reply, status: number, mentions?: RegExp): void {
   expect(reply.status, reply.text).toBe(status);

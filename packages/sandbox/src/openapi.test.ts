@@ -4,10 +4,11 @@
  * empty `{}` would pass), so each test also asserts the key and its content.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { assertValidResponse, operation, subset, validateResponse } from '@cloudcall/openapi-subset';
+import { assertValidResponse, subset, validateResponse } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
+import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 import { startAction } from './world.js';
 
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -21,42 +22,9 @@ function sshKeyPair(): { publicKey: string; fingerprint: string } {
   return { publicKey, fingerprint: hex.replace(/(..)(?!$)/g, '$1:') };
 }
 
-interface Reply {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-  body: any;
-}
-
 let sandbox: Sandbox;
 
-/**
- * Calls an operation by its operationId, with the method and path the API description gives it,
- * and checks the answer against the schema it declares for the status.
- */
-async function call(
-  operationId: string,
-  options: { params?: Record<string, string | number>; query?: string; json?: unknown; auth?: boolean } = {},
-): Promise<Reply> {
-  const { method, path } = operation(operationId);
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = options.params?.[name];
-    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
-    return encodeURIComponent(String(value));
-  });
-  const headers: Record<string, string> = {};
-  if (options.auth !== false) headers.authorization = `Bearer ${randomUUID()}`;
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${sandbox.url}${filled}${options.query ?? ''}`, {
-    method,
-    headers,
-    body: options.json === undefined ? undefined : JSON.stringify(options.json),
-  });
-  const text = await response.text();
-  const body = text === '' ? undefined : JSON.parse(text);
-  assertValidResponse(operationId, response.status, body);
-  return { status: response.status, text, body };
-}
+const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
 /** The platform error body, as every error schema of the subset declares it. */
 function expectError(reply: Reply, status: number, id: string): void {

@@ -4,40 +4,13 @@
  * against the OpenAPI description; time moves with `advanceClock`, never by sleeping.
  */
 import { randomUUID } from 'node:crypto';
-import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from './server.js';
-
-interface Reply {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-  body: any;
-}
+import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 
 let sandbox: Sandbox;
 
-async function call(
-  operationId: string,
-  options: { params?: Record<string, string | number>; query?: string; json?: unknown } = {},
-): Promise<Reply> {
-  const { method, path } = operation(operationId);
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = options.params?.[name];
-    if (value === undefined) throw new Error(`${operationId} needs path parameter ${name}`);
-    return encodeURIComponent(String(value));
-  });
-  const headers: Record<string, string> = { authorization: `Bearer ${randomUUID()}` };
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${sandbox.url}${filled}${options.query ?? ''}`, {
-    method,
-    headers,
-    body: options.json === undefined ? undefined : JSON.stringify(options.json),
-  });
-  const text = await response.text();
-  const body = text === '' ? undefined : JSON.parse(text);
-  assertValidResponse(operationId, response.status, body);
-  return { status: response.status, body };
-}
+const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
 function expect422(reply: Reply, message: RegExp): void {
   expect(reply.status).toBe(422);
