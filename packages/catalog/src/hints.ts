@@ -18,31 +18,34 @@ import { OPERATION_SCOPES } from './scopes.generated.js';
 /** Path templates (most specific first) and what a 404 on them means. */
 const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [
   [
-    '/v2/droplets/{}/actions/{}',
+    '/v2/droplets/{id}/actions/{id}',
     'No such action on that VM: vm-get checks the VM; action-list shows actions.',
   ],
-  ['/v2/droplets/{}', 'No VM has that id: vm-list shows the VMs of the account.'],
-  ['/v2/actions/{}', 'No action has that id: action-list shows recent actions.'],
-  ['/v2/databases/{}/users/{}', 'No such user: db-cluster-list-users shows the users of the cluster.'],
-  ['/v2/databases/{}/topics/{}', 'No such topic: db-cluster-list-topics shows the topics of the cluster.'],
+  ['/v2/droplets/{id}', 'No VM has that id: vm-list shows the VMs of the account.'],
+  ['/v2/actions/{id}', 'No action has that id: action-list shows recent actions.'],
+  ['/v2/databases/{id}/users/{id}', 'No such user: db-cluster-list-users shows the users of the cluster.'],
   [
-    '/v2/databases/{}/online-migration/{}',
+    '/v2/databases/{id}/topics/{id}',
+    'No such topic: db-cluster-list-topics shows the topics of the cluster.',
+  ],
+  [
+    '/v2/databases/{id}/online-migration/{id}',
     'No such migration: db-cluster-get-migration shows the current one.',
   ],
-  ['/v2/databases/{}', 'No database cluster has that UUID: db-cluster-list shows the clusters.'],
-  ['/v2/load_balancers/{}', 'No load balancer has that UUID: load-balancer-list shows them.'],
-  ['/v2/firewalls/{}', 'No firewall has that UUID: firewall-list shows them.'],
-  ['/v2/vpcs/{}', 'No VPC has that UUID: vpc-list shows them.'],
-  ['/v2/vpc_peerings/{}', 'No VPC peering has that UUID: vpc-peering-list shows them.'],
-  ['/v2/certificates/{}', 'No certificate has that UUID: certificate-list shows them.'],
-  ['/v2/domains/{}/records/{}', 'No such record: domain-record-list shows the records of the domain.'],
-  ['/v2/domains/{}', 'No such domain in the account: domain-list shows them.'],
-  ['/v2/account/keys/{}', 'No SSH key has that id or fingerprint: key-list shows them.'],
-  ['/v2/images/{}', 'No image has that id: image-list shows the images you can use.'],
-  ['/v2/reserved_ips/{}', 'No such reserved IP: reserved-ip-list shows them.'],
-  ['/v2/reserved_ipv6/{}', 'No such reserved IPv6: reserved-ip-list with Type ipv6 shows them.'],
-  ['/v2/byoip_prefixes/{}', 'No such BYOIP prefix: byoip-prefix-list shows them.'],
-  ['/v2/customers/my/invoices/{}', 'No such invoice: invoice-list shows them.'],
+  ['/v2/databases/{id}', 'No database cluster has that UUID: db-cluster-list shows the clusters.'],
+  ['/v2/load_balancers/{id}', 'No load balancer has that UUID: load-balancer-list shows them.'],
+  ['/v2/firewalls/{id}', 'No firewall has that UUID: firewall-list shows them.'],
+  ['/v2/vpcs/{id}', 'No VPC has that UUID: vpc-list shows them.'],
+  ['/v2/vpc_peerings/{id}', 'No VPC peering has that UUID: vpc-peering-list shows them.'],
+  ['/v2/certificates/{id}', 'No certificate has that UUID: certificate-list shows them.'],
+  ['/v2/domains/{id}/records/{id}', 'No such record: domain-record-list shows the records of the domain.'],
+  ['/v2/domains/{id}', 'No such domain in the account: domain-list shows them.'],
+  ['/v2/account/keys/{id}', 'No SSH key has that id or fingerprint: key-list shows them.'],
+  ['/v2/images/{id}', 'No image has that id: image-list shows the images you can use.'],
+  ['/v2/reserved_ips/{id}', 'No such reserved IP: reserved-ip-list shows them.'],
+  ['/v2/reserved_ipv6/{id}', 'No such reserved IPv6: reserved-ip-list with Type ipv6 shows them.'],
+  ['/v2/byoip_prefixes/{id}', 'No such BYOIP prefix: byoip-prefix-list shows them.'],
+  ['/v2/customers/my/invoices/{id}', 'No such invoice: invoice-list shows them.'],
 ];
 
 /** The tool that shows each kind of thing `wait` watches. */
@@ -68,14 +71,26 @@ const KNOWN_REFUSALS: readonly { status: number; message: RegExp; hint: string }
   },
 ];
 
-const compiled = (template: string) =>
-  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]*\\?\}/g, '[^/]+')}(/|$)`);
+/**
+ * A path template (`/v2/droplets/{id}`) as a RegExp matching filled paths: the whole path, or with
+ * `below` also any path under it (a 404 on `/v2/droplets/1/snapshots` is about the VM).
+ */
+function templatePattern(template: string, below = false): RegExp {
+  const source = template
+    .split(/\{[^}]*\}/)
+    .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${source}${below ? '(/|$)' : '$'}`);
+}
 
-const NOT_FOUND_RULES = NOT_FOUND.map(([template, hint]) => ({ pattern: compiled(template), hint }));
+const NOT_FOUND_RULES = NOT_FOUND.map(([template, hint]) => ({
+  pattern: templatePattern(template, true),
+  hint,
+}));
 
 const SCOPE_RULES = OPERATION_SCOPES.map(([method, template, sets]) => ({
   method,
-  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  pattern: templatePattern(template),
   literal: template.split('/').filter((segment) => !segment.startsWith('{')).length,
   sets,
 }));
