@@ -118,13 +118,7 @@ export class ApiClient {
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     this.onEvent = options.onEvent;
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: 16,
-        keepAliveTimeout: 30_000,
-        connectTimeout: options.connectTimeoutMs ?? 10_000,
-      });
+    this.dispatcher = options.dispatcher ?? newPool(this.origin, options.connectTimeoutMs);
   }
 
   /**
@@ -360,6 +354,35 @@ export class ApiClient {
 
 export function createClient(options: ClientOptions): ApiClient {
   return new ApiClient(options);
+}
+
+/** Clients for many callers' tokens that share one connection pool. */
+export interface ClientFactory {
+  /** A client sending `token`, and no other, over the shared pool; it has nothing to close. */
+  client(token: string): ApiClient;
+  /** Closes the shared pool (unless it came in as `dispatcher`). */
+  close(): Promise<void>;
+}
+
+/**
+ * For a server acting for many callers, each with their own token (an HTTP server passing each
+ * request's bearer token through): one client per token or per request, all over one keep-alive
+ * pool. A client never holds or sends any token but its own.
+ */
+export function createClientFactory(options: Omit<ClientOptions, 'token'>): ClientFactory {
+  const origin = new URL(options.baseUrl ?? DEFAULT_BASE_URL).origin;
+  const dispatcher = options.dispatcher ?? newPool(origin, options.connectTimeoutMs);
+  return {
+    client: (token) => new ApiClient({ ...options, token, dispatcher }),
+    close: async () => {
+      if (!options.dispatcher) await dispatcher.close();
+    },
+  };
+}
+
+/** The keep-alive pool a client sends through unless given a dispatcher. */
+function newPool(origin: string, connectTimeoutMs: number | undefined): Pool {
+  return new Pool(origin, { connections: 16, keepAliveTimeout: 30_000, connectTimeout: connectTimeoutMs ?? 10_000 });
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {
