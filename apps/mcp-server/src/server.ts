@@ -4,6 +4,7 @@
  */
 import { closest, globPattern } from '@cloudcall/catalog/select';
 import type { AnyTool, ApiClient, ErrorReport, ToolProgress } from '@cloudcall/core';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestParamsSchema,
@@ -22,9 +23,10 @@ export type ToolMode = 'static' | 'dynamic';
 export interface McpServerOptions {
   /**
    * The API client, made when first needed: the first tools/call waits for it, tools/list never
-   * does. The same promise serves every call (and, over HTTP, every session).
+   * does. The same promise serves every call (and, over HTTP, every session); with
+   * `--auth token-passthrough` the request's own token (`auth`) makes a client for that call only.
    */
-  client: () => Promise<ApiClient>;
+  client: (auth?: AuthInfo) => Promise<ApiClient>;
   /** The tools offered, as listed at build time: after --families, --tools, --exclude-tools and --read-only. */
   tools: readonly ToolData[];
   /** Tools left out by a flag -> the reason naming it; a call to one is answered with it. */
@@ -39,6 +41,8 @@ export interface McpServerOptions {
   /** Show secrets (database passwords) in results instead of hiding them. */
   showSecrets?: boolean;
   log: (line: string) => void;
+  /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
+  onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
 }
 
 /**
@@ -201,7 +205,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       });
     }
     const started = Date.now();
-    const [kit, client] = await Promise.all([loadCallKit(), options.client()]);
+    const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote, runTool } = kit.core;
     const definition = kit.tools.get(name);
     try {
@@ -209,10 +213,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       const progress = progressSender(request.params._meta?.progressToken, extra);
       const result = await runTool(definition, args ?? {}, { client, signal: extra.signal, progress });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
+      options.onCall?.(name, 'ok', Date.now() - started);
       return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
     } catch (error) {
       const report = kit.reportError(error);
       options.log(`tool ${name}: ${report.message}`);
+      options.onCall?.(name, 'error', Date.now() - started);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
     }
