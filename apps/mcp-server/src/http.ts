@@ -6,9 +6,10 @@
  *   shared API client. Sessions are bounded in number and closed after an idle timeout, so
  *   abandoned ones cannot exhaust memory.
  * - `--stateless`: no sessions. Every POST gets a fresh server and transport (the SDK's
- *   stateless mode), so any replica can answer any request. A call's progress notifications
- *   stream in that POST's own SSE answer; nothing else can reach the client unasked (no GET
- *   stream, no list_changed, no server-to-client requests such as elicitation).
+ *   stateless mode), so any replica can answer any request. A call that asks for progress gets
+ *   its notifications in that POST's own SSE answer; other calls get plain JSON. Nothing else can
+ *   reach the client unasked (no GET stream, no list_changed, no server-to-client requests such
+ *   as elicitation).
  *
  * Every request to /mcp must name this server in `Host` and come from no page or an allowed one
  * (`Origin`), against DNS rebinding and cross-site requests; then authenticate as `--auth` says.
@@ -255,7 +256,13 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     const body = await readJson(req, res, options.maxMessageBytes);
     if (body === undefined) return;
     const server = options.newServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A call that asked for progress is answered as a stream (progress, then the result); any
+    // other as plain JSON, sent whole once ready: should this replica die first, the balancer
+    // answers 502 at once instead of leaving the client to wait out a stream cut short.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !asksForProgress(body),
+    });
     res.once('close', () => {
       server.close().catch(() => undefined);
     });
@@ -398,6 +405,16 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       await closed;
     },
   };
+}
+
+/** Does any request in this body carry a progress token? */
+function asksForProgress(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some(
+    (message) =>
+      typeof message === 'object' &&
+      message !== null &&
+      (message as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined,
+  );
 }
 
 /** Does `host` (a Host header) name this server? Entries without a port match any port. */

@@ -41,6 +41,8 @@ export interface ClientOptions {
   token: string;
   /** The API origin (and optional path prefix). Default: https://api.digitalocean.com. */
   baseUrl?: string;
+  /** Connections kept open to the API at most (the client's own pool). Default 16. */
+  connections?: number;
   /** Milliseconds to establish a connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** Milliseconds one attempt may take, from sending to the last byte of the body. Default 30 s. */
@@ -118,7 +120,7 @@ export class ApiClient {
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     this.onEvent = options.onEvent;
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher = options.dispatcher ?? newPool(this.origin, options.connectTimeoutMs);
+    this.dispatcher = options.dispatcher ?? newPool(this.origin, options);
   }
 
   /**
@@ -371,7 +373,8 @@ export interface ClientFactory {
  */
 export function createClientFactory(options: Omit<ClientOptions, 'token'>): ClientFactory {
   const origin = new URL(options.baseUrl ?? DEFAULT_BASE_URL).origin;
-  const dispatcher = options.dispatcher ?? newPool(origin, options.connectTimeoutMs);
+  // Many callers at once: a larger pool than one caller's client needs, unless told otherwise.
+  const dispatcher = options.dispatcher ?? newPool(origin, { ...options, connections: options.connections ?? 64 });
   return {
     client: (token) => new ApiClient({ ...options, token, dispatcher }),
     close: async () => {
@@ -381,8 +384,12 @@ export function createClientFactory(options: Omit<ClientOptions, 'token'>): Clie
 }
 
 /** The keep-alive pool a client sends through unless given a dispatcher. */
-function newPool(origin: string, connectTimeoutMs: number | undefined): Pool {
-  return new Pool(origin, { connections: 16, keepAliveTimeout: 30_000, connectTimeout: connectTimeoutMs ?? 10_000 });
+function newPool(origin: string, options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs'>): Pool {
+  return new Pool(origin, {
+    connections: options.connections ?? 16,
+    keepAliveTimeout: 30_000,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+  });
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {
