@@ -39,7 +39,8 @@ export function apiClients(options: ApiClientsOptions): ApiClients {
       if (!auth?.token) {
         throw new Error('this request carries no API token: send it as "Authorization: Bearer <token>"');
       }
-      return (await (factory ??= makeFactory())).client(auth.token);
+      factory ??= makeFactory();
+      return (await factory).client(auth.token);
     },
     close: async () => {
       if (factory) await (await factory).close();

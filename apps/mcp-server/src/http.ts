@@ -413,7 +413,8 @@ function asksForProgress(body: unknown): boolean {
     (message) =>
       typeof message === 'object' &&
       message !== null &&
-      (message as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined,
+      (message as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !==
+        undefined,
   );
 }
 

@@ -21,7 +21,14 @@ export function createLogger(options: { quiet: boolean }): Logger {
       level: options.quiet ? 'error' : 'info',
       // Nothing logs a header or a token; should a field ever carry one, it is censored.
       redact: {
-        paths: ['authorization', 'token', '*.authorization', '*.token', 'headers.authorization', 'req.headers.authorization'],
+        paths: [
+          'authorization',
+          'token',
+          '*.authorization',
+          '*.token',
+          'headers.authorization',
+          'req.headers.authorization',
+        ],
         censor: '[redacted]',
       },
       mixin: () => requestContext.getStore() ?? {},

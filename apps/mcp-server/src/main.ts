@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 // first call; the sandbox only with --sandbox, the HTTP transport only with --transport http.
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
 import type { ApiClient } from '@cloudcall/core';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
 import { apiClients } from './clients.js';
 import { LISTING } from './listing.generated.js';
@@ -176,7 +176,12 @@ async function main(): Promise<void> {
     apiUrl = connection.sandbox.url;
     if (passthrough) {
       // Each caller's token goes to the sandbox too, which accepts any.
-      const clients = apiClients({ token: undefined, baseUrl: apiUrl, userAgentSuffix: `mcp-server/${VERSION}`, onEvent });
+      const clients = apiClients({
+        token: undefined,
+        baseUrl: apiUrl,
+        userAgentSuffix: `mcp-server/${VERSION}`,
+        onEvent,
+      });
       client = clients.client;
       closeConnection = () => clients.close().then(connection.close);
     }

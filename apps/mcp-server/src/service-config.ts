@@ -61,7 +61,8 @@ type Flags = { [flag in keyof typeof SERVICE_OPTIONS]?: string | boolean | undef
 /** The service settings from the flags, or an Error saying what is wrong with them. */
 export function serviceSettings(flags: Flags, host: string): ServiceSettings {
   const auth = (flags.auth ?? 'none') as AuthMode;
-  if (!AUTH_MODES.includes(auth)) throw new Error(`--auth must be ${AUTH_MODES.join(', ')}, not ${flags.auth}`);
+  if (!AUTH_MODES.includes(auth))
+    throw new Error(`--auth must be ${AUTH_MODES.join(', ')}, not ${flags.auth}`);
   const problem = bindProblem(host, auth);
   if (problem) throw new Error(problem);
   const stateless = flags.stateless === true;
@@ -90,7 +91,8 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
       if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(name)) return 'a host or host:port';
     }),
     allowedOrigins: list(flags['allowed-origins'], '--allowed-origins', (origin) => {
-      if (!/^https?:\/\//.test(origin) || safeUrl(origin)?.origin !== origin) return 'an origin such as https://app.example';
+      if (!/^https?:\/\//.test(origin) || safeUrl(origin)?.origin !== origin)
+        return 'an origin such as https://app.example';
     }),
     graceMs: Number(grace) * 1000,
   };

@@ -112,7 +112,7 @@ describe('ApiClient requests', () => {
 });
 
 describe('client factory (one pool, many callers)', () => {
-  it("each client sends its own token only, over one keep-alive connection; close ends the pool", async () => {
+  it('each client sends its own token only, over one keep-alive connection; close ends the pool', async () => {
     const api = await standIn(json(200, { ok: 1 }));
     const ports = new Set<number>();
     api.server.on('connection', (socket) => ports.add(socket.remotePort ?? 0));

@@ -374,7 +374,8 @@ export interface ClientFactory {
 export function createClientFactory(options: Omit<ClientOptions, 'token'>): ClientFactory {
   const origin = new URL(options.baseUrl ?? DEFAULT_BASE_URL).origin;
   // Many callers at once: a larger pool than one caller's client needs, unless told otherwise.
-  const dispatcher = options.dispatcher ?? newPool(origin, { ...options, connections: options.connections ?? 64 });
+  const dispatcher =
+    options.dispatcher ?? newPool(origin, { ...options, connections: options.connections ?? 64 });
   return {
     client: (token) => new ApiClient({ ...options, token, dispatcher }),
     close: async () => {

@@ -35,7 +35,9 @@ async function freePort() {
 
 /** The whole nginx.conf: one upstream of the given loopback ports, /mcp proxied to it. */
 export function nginxConfig({ dir, port, upstreams }) {
-  const servers = upstreams.map((up) => `    server 127.0.0.1:${up} max_fails=1 fail_timeout=30s;`).join('\n');
+  const servers = upstreams
+    .map((up) => `    server 127.0.0.1:${up} max_fails=1 fail_timeout=30s;`)
+    .join('\n');
   const root = process.getuid?.() === 0 ? 'user root;\n' : '';
   return `${root}daemon off;
 worker_processes 1;
@@ -78,7 +80,8 @@ export async function startNginx({ upstreams }) {
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
-  const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
+  const errorLog = () =>
+    existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
   for (let attempt = 1; !(await accepts(port)); attempt++) {
     if (child.exitCode !== null || attempt === 100) {
       child.kill('SIGKILL');

@@ -78,7 +78,9 @@ export async function startStandInApi(): Promise<StandInApi> {
 function answer(res: ServerResponse, id: number): void {
   if (res.destroyed) return;
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ ssh_key: { id, name: `key ${id}`, fingerprint: 'f', public_key: 'ssh-ed25519 AAAA' } }));
+  res.end(
+    JSON.stringify({ ssh_key: { id, name: `key ${id}`, fingerprint: 'f', public_key: 'ssh-ed25519 AAAA' } }),
+  );
 }
 
 /** An official SDK client over Streamable HTTP, sending `authorization` with every request. */
