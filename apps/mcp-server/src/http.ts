@@ -365,6 +365,10 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     session.server.close().catch((error: unknown) => log(`http: closing session ${id}: ${error}`));
   }
 
+  // A proxy keeps idle connections to us open (nginx's upstream keepalive, 60 s by default): we
+  // must not close one first, or a request the proxy sends on it at that moment is lost (502).
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {

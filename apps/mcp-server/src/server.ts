@@ -15,6 +15,7 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { FamilyData, ToolData } from './tool-data.js';
 
@@ -150,6 +151,8 @@ function progressSender(
   };
 }
 
+let validator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(options: McpServerOptions): Server {
   const dynamic = options.toolMode === 'dynamic';
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -161,7 +164,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     (dynamic ? DYNAMIC_NOTE : '');
   const server = new Server(
     { name: 'cloudcall', title: 'cloudcall', version: options.version },
-    { capabilities: { tools: { listChanged: dynamic } }, instructions },
+    {
+      capabilities: { tools: { listChanged: dynamic } },
+      instructions,
+      // One validator for every instance: the SDK would build a new Ajv for each server, which is
+      // for every request with --stateless (cloudcall asks clients for no input to validate).
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+    },
   );
 
   // Dynamic mode: the tools this session has enabled, in the order offered.

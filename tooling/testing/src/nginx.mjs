@@ -55,6 +55,7 @@ http {
   upstream cloudcall {
 ${servers}
     keepalive 64;
+    keepalive_timeout 60s;
   }
   server {
     listen 127.0.0.1:${port};
