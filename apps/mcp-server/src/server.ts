@@ -152,6 +152,10 @@ function progressSender(
 }
 
 let validator: AjvJsonSchemaValidator | undefined;
+function sharedValidator(): AjvJsonSchemaValidator {
+  validator ??= new AjvJsonSchemaValidator();
+  return validator;
+}
 
 export function createMcpServer(options: McpServerOptions): Server {
   const dynamic = options.toolMode === 'dynamic';
@@ -169,7 +173,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       instructions,
       // One validator for every instance: the SDK would build a new Ajv for each server, which is
       // for every request with --stateless (cloudcall asks clients for no input to validate).
-      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+      jsonSchemaValidator: sharedValidator(),
     },
   );
 
