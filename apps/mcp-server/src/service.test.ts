@@ -4,7 +4,7 @@
  * Real server processes, official SDK clients, loopback stand-ins.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '@cloudcall/sandbox';
@@ -275,5 +275,57 @@ describe('operations', () => {
     expect(result.json).toMatchObject({ ssh_key: { id: 42 } });
     expect(await exited).toBe(0);
     expect(output()).not.toContain('caller-token');
+  });
+});
+
+describe('the shipped deployment settings', () => {
+  const root = new URL('../../../', import.meta.url);
+  const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
+
+  it("start the built server: the Kubernetes Deployment's args and the Compose and Dockerfile environment", async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    // On loopback here: the manifests bind 0.0.0.0, which the tests never do.
+    const loopback = (args: string[]) =>
+      args.map((arg) => arg.replace(/^--host=.*/, '--host=127.0.0.1').replace(/^--port=.*/, '--port=0'));
+
+    const deployment = read('deploy/k8s/deployment.yaml');
+    const args = [...deployment.matchAll(/^ {12}- (--[a-z-]+(?:=\S+)?)\s*$/gm)].map(
+      (match) => match[1] as string,
+    );
+    expect(args).toEqual(expect.arrayContaining(['--stateless', '--auth=token-passthrough']));
+    const k8s = await startHttp([...loopback(args), `--api-url=${api.urlFor('k8s')}`]);
+    expect(k8s.output()).toMatch(/\(stateless\) with --auth token-passthrough/);
+    const probes = [...deployment.matchAll(/^ {14}path: (\/\w+)$/gm)].map((match) => match[1]);
+    expect(probes.sort()).toEqual(['/healthz', '/readyz']);
+    for (const path of probes) expect((await fetch(new URL(path as string, k8s.url))).status).toBe(200);
+
+    const compose = read('deploy/compose.yaml');
+    const env = Object.fromEntries(
+      [...compose.matchAll(/^ {6}(CLOUDCALL_[A-Z_]+): "?([^"\n]+)"?$/gm)].map((match) => [
+        match[1],
+        match[2],
+      ]),
+    );
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^FROM node:20[\w.-]*alpine AS runtime$/m);
+    // The runtime stage's ENV lines (not the comments).
+    for (const match of dockerfile.matchAll(/^(?:ENV)?\s+(CLOUDCALL_[A-Z_]+)=([^\s\\]+)/gm)) {
+      env[match[1] as string] ??= match[2];
+    }
+    expect(env).toMatchObject({ CLOUDCALL_STATELESS: '1', CLOUDCALL_AUTH: 'token-passthrough' });
+    const composed = await startHttp([`--api-url=${api.urlFor('compose')}`], {
+      ...env,
+      CLOUDCALL_HOST: '127.0.0.1',
+      CLOUDCALL_PORT: '0',
+    });
+    expect(composed.output()).toMatch(/\(stateless\) with --auth token-passthrough/);
+    // nginx passes on the Host clients use (localhost:8080): the replicas serve it.
+    const through = await httpRequest(composed.url, {
+      body: INITIALIZE,
+      headers: { host: 'localhost:8080', authorization: 'Bearer compose-caller' },
+    });
+    expect(through.status).toBe(200);
   });
 });
