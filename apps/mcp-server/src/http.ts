@@ -211,7 +211,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
 
   /**
    * The caller's credentials as --auth wants them: undefined when none are needed, the request's
-   * AuthInfo (its token for token-passthrough), or false once a 401 has been answered.
+   * AuthInfo (token-passthrough: its token), or false once a 401 has been answered.
    */
   function authenticate(req: IncomingMessage, res: ServerResponse): AuthInfo | undefined | false {
     if (authMode === 'none') return undefined;
@@ -235,7 +235,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       if (!keyAccepted(presented, options.clientKeys ?? [])) {
         return refuse('this client key is not accepted', 'invalid_token');
       }
-      return { token: '', clientId: 'client-key', scopes: [] };
+      return undefined; // calls use the server's own token
     }
     // The caller's own API token, for this request's calls only; the API itself judges it.
     return { token: presented, clientId: 'token-passthrough', scopes: [] };
@@ -453,7 +453,8 @@ function requestId(req: IncomingMessage): string {
  * will do, a 401 included: readiness needs no token, and with --auth token-passthrough there is none.
  */
 export function readiness(apiUrl: string): () => Promise<string | undefined> {
-  const url = new URL('/v2/account', apiUrl);
+  const url = new URL(apiUrl);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}/v2/account`;
   url.username = '';
   url.password = '';
   return async () => {
