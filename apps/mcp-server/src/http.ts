@@ -131,7 +131,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     const id = requestId(req);
     res.setHeader('x-request-id', id);
     const started = performance.now();
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = pathOf(req.url);
     res.once('close', () => {
       const fields = {
         req_id: id,
@@ -409,6 +409,15 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       await closed;
     },
   };
+}
+
+/** The request target's path; a target no URL can be made of is nobody's endpoint. */
+function pathOf(target: string | undefined): string {
+  try {
+    return new URL(target ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
 }
 
 /** Does any request in this body carry a progress token? */
