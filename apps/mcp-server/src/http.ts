@@ -382,7 +382,6 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     name.toLowerCase(),
   );
   const url = `http://${host}:${port}/mcp`;
-  log(`listening on ${url}${options.stateless ? ' (stateless)' : ''} with --auth ${authMode}`);
 
   return {
     url,

@@ -282,6 +282,9 @@ async function main(): Promise<void> {
     if (service?.auth === 'none') {
       process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
     }
+    info(
+      `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,
+    );
   }
 }
 
