@@ -12,7 +12,15 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
-import { exitOf, httpRequest, INITIALIZE, killAll, startHttp, waitForOutput } from './testing/process.js';
+import {
+  exitOf,
+  httpRequest,
+  INITIALIZE,
+  killAll,
+  openSession,
+  startHttp,
+  waitForOutput,
+} from './testing/process.js';
 import { httpClient, observations, sample, scrape, startStandInApi } from './testing/service.js';
 
 let cleanup: (() => Promise<unknown>)[] = [];
@@ -117,6 +125,59 @@ describe('--auth static: the server token, client keys', () => {
     const get = await httpRequest(url, { method: 'GET', headers: { authorization: 'Bearer team-key-one' } });
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
+  });
+});
+
+describe('--auth token-passthrough', () => {
+  it('uses the token of each request for that request only, also within one session (stateful)', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    const { url, output } = await startHttp([
+      ...HTTP,
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('stateful'),
+      '--families',
+      'account',
+    ]);
+    const missing = await httpRequest(url, { body: INITIALIZE });
+    expect(missing.status).toBe(401);
+    expect(missing.json).toMatchObject({ error: { message: /send your API token/ } });
+
+    const first = 'first-caller-token-0123456789';
+    const session = await openSession(url, { authorization: `Bearer ${first}` });
+    const keyGet = (token: string, id: number) =>
+      httpRequest(url, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'key-get', arguments: { ID: id } },
+        },
+      });
+    const tokens = [first, 'second-caller-token-abcdef', first, 'third-caller-token-xyz987'];
+    for (const [index, token] of tokens.entries()) expect((await keyGet(token, index + 1)).status).toBe(200);
+    // A request of the session without a token is refused, not served with an earlier one.
+    const without = await httpRequest(url, {
+      headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      body: {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'key-get', arguments: { ID: 9 } },
+      },
+    });
+    expect(without.status).toBe(401);
+    expect(api.seen.map((upstream) => [upstream.id, upstream.token])).toEqual(
+      tokens.map((token, index) => [index + 1, token]),
+    );
+    for (const token of tokens) expect(output()).not.toContain(token);
   });
 });
 
