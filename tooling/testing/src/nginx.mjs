@@ -7,10 +7,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accepts, freePort } from './net.mjs';
 
 /** The proxy settings shipped in deploy/ (included inside `location /mcp`). */
 export const MCP_PROXY_CONF = fileURLToPath(new URL('../../../deploy/mcp-proxy.conf', import.meta.url));
@@ -23,14 +23,6 @@ export function findNginx() {
   throw new Error(
     'nginx is not installed (apt-get install nginx; .ci/run installs it): the replica tests run a real nginx in front of the servers',
   );
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The whole nginx.conf: one upstream of the given loopback ports, /mcp proxied to it. */
@@ -105,14 +97,4 @@ export async function startNginx({ upstreams }) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
