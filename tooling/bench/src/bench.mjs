@@ -29,7 +29,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LineClient } from './line-client.mjs';
-import { replicasMissing, replicaThroughput } from './replicas.mjs';
+import { replicaScaling, replicasMissing } from './replicas.mjs';
 import { startStandIn } from './stand-in.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -210,24 +210,18 @@ async function run() {
 async function replicaLoad() {
   const missing = replicasMissing();
   if (missing) return { missing };
-  const measure = async (count) => {
-    progress(
-      `cloudcall-mcp over HTTP: ${count} stateless replica(s) behind nginx, ${BURSTS} × ${replicaCalls} calls, ${replicaInFlight} in flight`,
-    );
-    return replicaThroughput({
-      main: mcpMain,
-      apiUrl: api.url,
-      env,
-      tool: TOOL,
-      replicas: count,
-      calls: replicaCalls,
-      bursts: BURSTS,
-      inFlight: replicaInFlight,
-    });
-  };
-  const one = await measure(1);
-  const three = await measure(3);
-  return { one, three, ratio: three.callsPerSecond / one.callsPerSecond };
+  progress(
+    `cloudcall-mcp over HTTP: 1 and 3 stateless replicas behind nginx, ${BURSTS} × ${replicaCalls} calls each, alternating, ${replicaInFlight} in flight`,
+  );
+  return replicaScaling({
+    main: mcpMain,
+    apiUrl: api.url,
+    env,
+    tool: TOOL,
+    calls: replicaCalls,
+    bursts: BURSTS,
+    inFlight: replicaInFlight,
+  });
 }
 
 /** Spawn to exit, with the output checked: a fast failure is not a fast command. */
@@ -536,7 +530,7 @@ function render(r) {
     'Peak RSS: VmHWM of the server after all calls; bare node: VmHWM of `node -e` reading its own.',
     r.replicas.missing
       ? `Replicas not measured: ${r.replicas.missing}.`
-      : `Replicas: \`--transport http --stateless --auth token-passthrough\` processes behind a real nginx (round-robin, deploy/mcp-proxy.conf), ${r.settings.tool} as raw JSON-RPC POSTs with ${r.settings.replicaInFlight} in flight, the median of ${BURSTS} bursts of ${r.settings.replicaCalls}; ratio = 3 replicas / 1, on the same ${r.machine.cores} cores that also run nginx, the stand-in and the load.`,
+      : `Replicas: \`--transport http --stateless --auth token-passthrough\` processes behind a real nginx (round-robin, deploy/mcp-proxy.conf), ${r.settings.tool} as raw JSON-RPC POSTs with ${r.settings.replicaInFlight} in flight, the median of ${BURSTS} bursts of ${r.settings.replicaCalls} for each set, the sets' bursts alternating; ratio = 3 replicas / 1, on the same ${r.machine.cores} cores that also run nginx, the stand-in and the load.`,
     r.reference.missing
       ? `@digitalocean/mcp not measured: ${r.reference.missing}.`
       : '@digitalocean/mcp: its Go binary run directly (not through its node launcher), all services, the same stand-in and token.',

@@ -19,64 +19,81 @@ export function replicasMissing() {
 }
 
 /**
- * Calls per second through nginx to `replicas` servers: the median of `bursts` bursts of `calls`
- * calls with `inFlight` outstanding, after a warm-up burst.
+ * Calls per second through nginx to 1 and to 3 replicas, and their ratio. Both sets run from the
+ * start and their bursts alternate (1, 3, 1, 3...), so a change in the machine's load during the
+ * run falls on both alike; each figure is the median of its `bursts`, after a warm-up burst each.
  */
-export async function replicaThroughput({ main, apiUrl, env, tool, replicas, calls, bursts, inFlight }) {
-  const servers = [];
-  let nginx;
+export async function replicaScaling({ main, apiUrl, env, tool, calls, bursts, inFlight }) {
+  const sets = [];
   try {
-    for (let i = 0; i < replicas; i++) servers.push(await startReplica(main, apiUrl, env));
-    nginx = await startNginx({ upstreams: servers.map((server) => server.port) });
-    let id = 0;
-    const callOnce = async () => {
-      const answer = await fetch(nginx.url, {
-        method: 'POST',
-        headers: {
-          authorization: 'Bearer bench-caller-token',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: ++id,
-          method: 'tools/call',
-          params: { name: tool, arguments: {} },
-        }),
-      });
-      const text = await answer.text();
-      let body;
-      try {
-        body = JSON.parse(text);
-      } catch {}
-      if (answer.status !== 200 || !body?.result || body.result.isError) {
-        throw new Error(`${tool} through nginx answered ${answer.status}: ${text.slice(0, 300)}`);
-      }
-    };
-    const burst = async (count) => {
+    for (const count of [1, 3]) sets.push(await startSet(count, { main, apiUrl, env, tool, inFlight }));
+    for (const set of sets) await set.burst(Math.min(calls, 500));
+    const results = sets.map(() => []);
+    for (let i = 0; i < bursts; i++) {
+      for (const [index, set] of sets.entries()) results[index].push(await set.burst(calls));
+    }
+    const [one, three] = results.map((runs) => {
+      const sorted = [...runs].sort((x, y) => x - y);
+      return { callsPerSecond: sorted[sorted.length >> 1], bursts: runs };
+    });
+    return { one, three, ratio: three.callsPerSecond / one.callsPerSecond };
+  } finally {
+    await Promise.all(sets.map((set) => set.stop()));
+  }
+}
+
+/** `count` replicas behind their own nginx, and a burst of calls through it. */
+async function startSet(count, { main, apiUrl, env, tool, inFlight }) {
+  const servers = [];
+  for (let i = 0; i < count; i++) servers.push(await startReplica(main, apiUrl, env));
+  const nginx = await startNginx({ upstreams: servers.map((server) => server.port) });
+  let id = 0;
+  const callOnce = async () => {
+    const answer = await fetch(nginx.url, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer bench-caller-token',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: tool, arguments: {} },
+      }),
+    });
+    const text = await answer.text();
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    if (answer.status !== 200 || !body?.result || body.result.isError) {
+      throw new Error(
+        `${tool} through nginx answered ${answer.status}: ${text.slice(0, 300)}\nnginx error log: ${nginx.errorLog().slice(-2000)}`,
+      );
+    }
+  };
+  return {
+    /** Calls per second over `total` calls with `inFlight` outstanding at all times. */
+    async burst(total) {
       const start = performance.now();
       let sent = 0;
       const worker = async () => {
-        while (sent < count) {
+        while (sent < total) {
           sent++;
           await callOnce();
         }
       };
       await Promise.all(Array.from({ length: inFlight }, worker));
-      return count / ((performance.now() - start) / 1000);
-    };
-    await burst(Math.min(calls, 500));
-    const results = [];
-    for (let i = 0; i < bursts; i++) results.push(await burst(calls));
-    results.sort((a, b) => a - b);
-    return { callsPerSecond: results[results.length >> 1], bursts: results };
-  } catch (error) {
-    throw new Error(`${error.message}\nnginx error log: ${nginx?.errorLog().slice(-2000)}`);
-  } finally {
-    await nginx?.stop();
-    await Promise.all(servers.map((server) => server.stop()));
-  }
+      return total / ((performance.now() - start) / 1000);
+    },
+    async stop() {
+      await nginx.stop();
+      await Promise.all(servers.map((server) => server.stop()));
+    },
+  };
 }
 
 /** One replica on a free loopback port; resolves once it says where it listens. */
