@@ -27,7 +27,8 @@ export async function replicaScaling({ main, apiUrl, env, tool, calls, bursts, i
   const sets = [];
   try {
     for (const count of [1, 3]) sets.push(await startSet(count, { main, apiUrl, env, tool, inFlight }));
-    for (const set of sets) await set.burst(Math.min(calls, 500));
+    // A whole burst each first: every replica JIT-compiles its hot paths before anything counts.
+    for (const set of sets) await set.burst(calls);
     const results = sets.map(() => []);
     for (let i = 0; i < bursts; i++) {
       for (const [index, set] of sets.entries()) results[index].push(await set.burst(calls));
