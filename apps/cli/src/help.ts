@@ -1,0 +1,69 @@
+/**
+ * Help and the words before the parser: the root help lists families and resources (not every
+ * tool), `cloudcall help <family>` lists one family and `help <resource>` one resource, and
+ * `<resource> <verb>` words are joined into the tool's name before commander sees them.
+ */
+import type { ToolFamily } from '@cloudcall/core';
+import type { Command } from 'commander';
+import {
+  commandWordIndex,
+  type FamilyGroups,
+  familiesOverview,
+  familyHelp,
+  groupTools,
+  joinToolWords,
+} from './commands.js';
+
+let cached: { families: readonly ToolFamily[]; groups: FamilyGroups[] } | undefined;
+
+/** The families' tools by resource, computed once per run. */
+export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
+  if (cached?.families !== families) cached = { families, groups: groupTools(families) };
+  return cached.groups;
+}
+
+/** What the root help adds after its options: families and resources, examples. */
+export function rootHelpText(families: readonly ToolFamily[]): string {
+  return `
+Families and their resources ("cloudcall help <family>" lists the tools):
+${familiesOverview(groupsOf(families))}
+
+Examples:
+  cloudcall vm list                          # same as: cloudcall vm-list
+  cloudcall vm-get web-1 -o wide             # an id or, for VMs, VPCs..., a name
+  cloudcall vm-list --format ID,Name,networks.v4.0.ip_address --no-header
+  cloudcall db-cluster-list -o json --query 'databases[].name'
+
+Run "cloudcall <tool> --help" for a tool's flags and an example; "cloudcall completion bash"
+prints a completion script.
+`;
+}
+
+/**
+ * The text of `cloudcall help <family>` or `help <resource>`, or undefined when `argv` is not
+ * such a request (commander answers `help <tool>` itself).
+ */
+export function helpFor(argv: readonly string[], families: readonly ToolFamily[]): string | undefined {
+  if (argv.length !== 2 || argv[0] !== 'help') return undefined;
+  const wanted = argv[1] as string;
+  const groups = groupsOf(families);
+  const family = groups.find((group) => group.family.name === wanted);
+  if (family) return familyHelp(family);
+  for (const group of groups) {
+    const tools = group.resources.get(wanted);
+    if (tools) return familyHelp({ family: group.family, resources: new Map([[wanted, tools]]) });
+  }
+  return undefined;
+}
+
+/** `argv` with `<resource> <verb>` (or the words of a tool's name) joined into the tool's name. */
+export function joinCommandWords(
+  argv: readonly string[],
+  program: Command,
+  families: readonly ToolFamily[],
+): string[] {
+  const at = commandWordIndex(argv, program.options);
+  if (at === -1) return [...argv];
+  const names = new Set(program.commands.map((command) => command.name()));
+  return joinToolWords(argv, at, names, groupsOf(families));
+}
