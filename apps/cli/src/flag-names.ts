@@ -12,6 +12,8 @@ export function kebabName(name: string): string {
     name
       // "IPv4"/"IPv6" are one word, not "I" + "Pv6".
       .replace(/IPv([46])/g, 'Ipv$1')
+      // "VmIDs" is "vm-ids", not "vm-i-ds".
+      .replace(/IDs(?![a-z])/g, 'Ids')
       .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
       .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
       .replace(/_/g, '-')
