@@ -19,6 +19,8 @@ export function addCompletion(program: Command, write: (text: string) => void): 
         'Prints a completion script for tools, flags and their values. Load it with\n  source <(cloudcall completion bash)    (or zsh; fish: cloudcall completion fish | source)',
       )
       .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+      .configureOutput(program.configureOutput())
+      .exitOverride()
       .action((shell: Shell) => write(completionScript(shell))),
   );
 }
@@ -35,7 +37,11 @@ export function completeCommand(
   const candidates = completeWords(words, {
     commands: program.commands.map((command) => ({
       name: command.name(),
-      subcommands: command.commands.map((sub) => sub.name()),
+      // What may follow the command: its subcommands, or its first argument's choices.
+      subcommands: [
+        ...command.commands.map((sub) => sub.name()),
+        ...(command.registeredArguments[0]?.argChoices ?? []),
+      ],
     })),
     rootOptions: program.options.map((option: Option) => ({
       long: option.long,
