@@ -137,6 +137,12 @@ describe('names for ids', () => {
       ...['--region', 'nyc3', '--vpc-id', vpc.name],
     );
     expect(inVpc.droplet.vpc_uuid).toBe(vpc.id);
+    // The other arguments are checked before the name is looked up.
+    const incomplete = await sandbox('vm-create', '--vpc-id', vpc.name, '--size', 's-1vcpu-1gb');
+    expect(incomplete.code).toBe(2);
+    expect(incomplete.stderr).toBe(
+      'cloudcall: invalid input: argument Name: is required; argument ImageID: is required; argument Region: is required\n',
+    );
     expect((await ok('vpc-get', vpc.name)).vpc.id).toBe(vpc.id);
 
     const two = await createVm('named-web');

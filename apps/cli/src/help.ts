@@ -14,12 +14,13 @@ import {
   joinToolWords,
 } from './commands.js';
 
-let cached: { families: readonly ToolFamily[]; groups: FamilyGroups[] } | undefined;
+const grouped = new WeakMap<readonly ToolFamily[], FamilyGroups[]>();
 
-/** The families' tools by resource, computed once per run. */
+/** The families' tools by resource, worked out once per list of families. */
 export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
-  if (cached?.families !== families) cached = { families, groups: groupTools(families) };
-  return cached.groups;
+  let groups = grouped.get(families);
+  if (!groups) grouped.set(families, (groups = groupTools(families)));
+  return groups;
 }
 
 /** What the root help adds after its options: families and resources, examples. */

@@ -25,6 +25,8 @@ interface NamedKind {
   items: string;
   /** A value that is already an id: not looked up. */
   isId: (value: string) => boolean;
+  /** An id of the right form, standing in for a name while the other arguments are checked. */
+  placeholder: number | string;
 }
 
 const NUMERIC = (value: string) => /^\d+$/.test(value);
@@ -39,6 +41,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'vm-list',
     items: 'droplets',
     isId: NUMERIC,
+    placeholder: 1,
   },
   {
     label: 'load balancer',
@@ -48,6 +51,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'load-balancer-list',
     items: 'load_balancers',
     isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
   },
   {
     label: 'firewall',
@@ -57,6 +61,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'firewall-list',
     items: 'firewalls',
     isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
   },
   {
     label: 'VPC',
@@ -66,6 +71,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'vpc-list',
     items: 'vpcs',
     isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
   },
   {
     label: 'database cluster',
@@ -75,6 +81,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'db-cluster-list',
     items: 'databases',
     isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
   },
 ];
 
@@ -103,6 +110,23 @@ export function namedArguments(
     }
   }
   return found;
+}
+
+/**
+ * `args` with each name replaced by a placeholder id of its kind, so that every other argument
+ * can be validated before the list call that looks the names up.
+ */
+export function withPlaceholders(
+  args: Record<string, unknown>,
+  named: NamedArguments,
+): Record<string, unknown> {
+  const copy = { ...args };
+  for (const [argument, kind] of named) {
+    const stand = (item: unknown) => (typeof item === 'string' && !kind.isId(item) ? kind.placeholder : item);
+    const value = copy[argument];
+    copy[argument] = Array.isArray(value) ? value.map(stand) : stand(value);
+  }
+  return copy;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   describeError,
   InputError,
   maskSecrets,
+  parseArgs,
   resolveCredentials,
   runTool,
   TOKEN_ENV_VARS,
@@ -25,7 +26,7 @@ import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completi
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import { type NamedArguments, resolveNames } from './names.js';
+import { type NamedArguments, resolveNames, withPlaceholders } from './names.js';
 import {
   checkQuery,
   formatResult,
@@ -183,8 +184,9 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     options: GlobalOptions,
     named: NamedArguments,
   ): Promise<number> {
-    // Checked before anything is sent.
+    // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) checkQuery(options.query);
+    parseArgs(tool, withPlaceholders(args, named));
     let client: ApiClient;
     let close: () => Promise<void>;
     if (options.sandbox) {
