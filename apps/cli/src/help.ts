@@ -66,5 +66,7 @@ export function joinCommandWords(
   const at = commandWordIndex(argv, program.options);
   if (at === -1) return [...argv];
   const names = new Set(program.commands.map((command) => command.name()));
+  // The common case, a tool's own name, needs no grouping.
+  if (names.has(argv[at] as string)) return [...argv];
   return joinToolWords(argv, at, names, groupsOf(families));
 }

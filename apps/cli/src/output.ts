@@ -6,8 +6,6 @@
  * caller decides: a terminal, and no NO_COLOR).
  */
 import { styleText } from 'node:util';
-import { compile, search } from '@jmespath-community/jmespath';
-import { stringify as toYaml } from 'yaml';
 import { type Column, cellValue, chosenColumns, columnsFor } from './columns.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'tsv'] as const;
@@ -28,7 +26,11 @@ export interface OutputOptions {
 /** Thrown for a `--query` that is not JMESPath, before anything is sent. */
 export class QueryError extends Error {}
 
-export function checkQuery(query: string): void {
+// JMESPath and YAML are loaded only by the runs that use them: most print a table or JSON.
+const jmespath = () => import('@jmespath-community/jmespath');
+
+export async function checkQuery(query: string): Promise<void> {
+  const { compile } = await jmespath();
   try {
     compile(query);
   } catch (error) {
@@ -41,13 +43,14 @@ export function useColor(terminal: boolean, env: Record<string, string | undefin
   return terminal && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
-export function formatResult(result: unknown, options: OutputOptions): string {
-  const shown = options.query === undefined ? result : search(result as never, options.query);
+export async function formatResult(result: unknown, options: OutputOptions): Promise<string> {
+  const shown =
+    options.query === undefined ? result : (await jmespath()).search(result as never, options.query);
   switch (options.format) {
     case 'json':
       return `${options.terminal ? JSON.stringify(shown, null, 2) : JSON.stringify(shown)}\n`;
     case 'yaml':
-      return toYaml(shown);
+      return (await import('yaml')).stringify(shown);
     default:
       return renderText(shown, options);
   }

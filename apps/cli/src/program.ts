@@ -124,7 +124,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .exitOverride()
     .addHelpText(
       'after',
-      `${rootHelpText(families)}\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 wait timed out, 1 anything else.`,
+      () =>
+        `${rootHelpText(families)}\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 wait timed out, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -185,7 +186,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     named: NamedArguments,
   ): Promise<number> {
     // Checked before anything is sent (names stand as ids of their kind until looked up).
-    if (options.query !== undefined) checkQuery(options.query);
+    if (options.query !== undefined) await checkQuery(options.query);
     parseArgs(tool, withPlaceholders(args, named));
     let client: ApiClient;
     let close: () => Promise<void>;
@@ -227,7 +228,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const result = await runTool(tool, args, context);
       const shown = options.showSecrets ? result : maskSecrets(result);
       io.stdout(
-        formatResult(shown, {
+        await formatResult(shown, {
           // --format asks for columns: a table, unless another format is named.
           format: options.output ?? (io.isTty || options.format ? 'table' : 'json'),
           columns: options.format?.split(',').map((column) => column.trim()),
