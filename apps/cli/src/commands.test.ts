@@ -4,10 +4,11 @@
  * "did you mean", the primary id given positionally, names where ids are expected, grouped help,
  * and `<resource> <verb>` for `<resource>-<verb>`.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { startSandbox } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, MAIN } from './testing/run.js';
 
 const UBUNTU = '161928327';
 const cli = cliRunner();
@@ -190,6 +191,13 @@ describe('help and command words', () => {
     expect(resource.stdout).not.toMatch(/firewall-/);
   });
 
+  it('help <tool> is <tool> --help, with the flags', async () => {
+    const help = await cli.run(['help', 'vm-get']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe((await cli.run(['vm-get', '--help'])).stdout);
+    expect(help.stdout).toMatch(/^ {2}--id <value> /m);
+  });
+
   it('each tool help shows kebab flags and one generated example', async () => {
     const help = await cli.run(['load-balancer-add-vms', '--help']);
     expect(help.stdout).toMatch(/^Usage: cloudcall load-balancer-add-vms \[options\] \[load-balancer-id\]$/m);
@@ -221,6 +229,31 @@ describe('help and command words', () => {
     expect((await ok('db', 'cluster', 'list', '--per-page', '5')).databases).toEqual(expect.any(Array));
     const unknown = await sandbox('vm', 'explode');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'vm'/);
+    expect(unknown.stderr).toMatch(
+      /^cloudcall: invalid input: vm has no verb "explode"; its verbs: create, delete, get, list, .*power-off,/,
+    );
+    // A resource alone lists its tools, as `help <resource>` does.
+    const alone = await cli.run(['vm']);
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toBe((await cli.run(['help', 'vm'])).stdout);
+    expect(alone.stdout).toMatch(/^ {2}vm-create +Create VM$/m);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('is not an error (cloudcall ... | head)', async () => {
+    // The read end is closed before the CLI writes anything: its write fails with EPIPE.
+    const child = spawn(process.execPath, [MAIN, 'help', 'vms'], {
+      env: { PATH: process.env.PATH ?? '', HOME: cli.home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });

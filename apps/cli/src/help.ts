@@ -3,7 +3,7 @@
  * tool), `cloudcall help <family>` lists one family and `help <resource>` one resource, and
  * `<resource> <verb>` words are joined into the tool's name before commander sees them.
  */
-import type { ToolFamily } from '@cloudcall/core';
+import { InputError, type ToolFamily } from '@cloudcall/core';
 import type { Command } from 'commander';
 import {
   commandWordIndex,
@@ -41,12 +41,13 @@ prints a completion script.
 }
 
 /**
- * The text of `cloudcall help <family>` or `help <resource>`, or undefined when `argv` is not
- * such a request (commander answers `help <tool>` itself).
+ * The text of `cloudcall help <family>` or `help <resource>` (or of a family or resource named
+ * alone: `cloudcall vm`), or undefined when `argv` is not such a request (commander answers
+ * `help <tool>` itself).
  */
 export function helpFor(argv: readonly string[], families: readonly ToolFamily[]): string | undefined {
-  if (argv.length !== 2 || argv[0] !== 'help') return undefined;
-  const wanted = argv[1] as string;
+  const wanted = argv.length === 2 && argv[0] === 'help' ? argv[1] : argv.length === 1 ? argv[0] : undefined;
+  if (wanted === undefined) return undefined;
   const groups = groupsOf(families);
   const family = groups.find((group) => group.family.name === wanted);
   if (family) return familyHelp(family);
@@ -66,7 +67,22 @@ export function joinCommandWords(
   const at = commandWordIndex(argv, program.options);
   if (at === -1) return [...argv];
   const names = new Set(program.commands.map((command) => command.name()));
+  // `help <tool>` is `<tool> --help`, which shows the tool's flags (added as the tool is run).
+  if (argv[at] === 'help' && argv.length === at + 2 && names.has(argv[at + 1] as string)) {
+    return [...argv.slice(0, at), argv[at + 1] as string, '--help'];
+  }
   // The common case, a tool's own name, needs no grouping.
   if (names.has(argv[at] as string)) return [...argv];
-  return joinToolWords(argv, at, names, groupsOf(families));
+  const groups = groupsOf(families);
+  const joined = joinToolWords(argv, at, names, groups);
+  const resource = argv[at] as string;
+  const tools = groups.flatMap((group) => group.resources.get(resource) ?? []);
+  if (joined[at] === resource && tools.length) {
+    // A resource with a verb it does not have: say which it has.
+    const verb = argv[at + 1] ?? '';
+    throw new InputError(
+      `${resource} has no verb ${JSON.stringify(verb)}; its verbs: ${tools.map((tool) => tool.verb || tool.tool.name).join(', ')} (cloudcall help ${resource})`,
+    );
+  }
+  return joined;
 }
