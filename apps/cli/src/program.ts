@@ -87,16 +87,12 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
     new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
     new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(env)})`),
     new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
-    new Option(
-      '-o, --output <format>',
-      'output format (default: table on a terminal, json when piped)',
-    ).choices(OUTPUT_FORMATS),
-    new Option(
-      '--format <columns>',
-      'columns to show, comma-separated: headers or paths (networks.v4.0.ip_address)',
+    new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
+      OUTPUT_FORMATS,
     ),
-    new Option('--no-header', 'leave out the header row of table, wide and tsv output'),
-    new Option('--query <jmespath>', 'pick from the result with a JMESPath expression (jmespath.org)'),
+    new Option('--format <columns>', 'columns: ID,Name or paths like region.slug'),
+    new Option('--no-header', 'no header row in table, wide and tsv output'),
+    new Option('--query <jmespath>', 'a JMESPath expression applied to the result'),
   ];
 }
 
