@@ -145,6 +145,11 @@ describe('names for ids', () => {
       'cloudcall: invalid input: argument Name: is required; argument ImageID: is required; argument Region: is required\n',
     );
     expect((await ok('vpc-get', vpc.name)).vpc.id).toBe(vpc.id);
+    // A VPC peering is not a VPC: its id is not looked up among the VPCs.
+    const peering = await sandbox('vpc-peering-get', vpc.name);
+    expect(peering.code).toBe(2);
+    expect(peering.stderr).toMatch(/^cloudcall: invalid input: argument ID: /);
+    expect(peering.stderr).not.toMatch(/VPC/);
 
     const two = await createVm('named-web');
     const ambiguous = await sandbox('vm-get', 'named-web');

@@ -100,14 +100,17 @@ const ID_LIKE = /^(id|uuid|ip)$|I[Dd]$/i;
 
 /**
  * The argument a tool's command also takes positionally (`cloudcall vm-get 123`): the first
- * placeholder of its request path (`/v2/domains/{Name}` -> `Name`), else its first required
- * id-like argument (`reserved-ip-get`'s `IP`, `wait`'s `ID`). Only a required scalar qualifies.
+ * placeholder of its request path (`/v2/domains/{Name}` -> `Name`; none for `/v2/droplets`), or for
+ * a tool whose handler builds the request, its first required id-like argument
+ * (`reserved-ip-get`'s `IP`, `wait`'s `ID`). Only a required scalar qualifies.
  */
 export function primaryArgument(tool: AnyTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const scalar = (flag: FlagSpec | undefined) =>
     flag?.required && flag.kind !== 'array' && flag.kind !== 'object' ? flag : undefined;
-  const placeholder = tool.request ? /\{(\w+)\}/.exec(tool.request.path)?.[1] : undefined;
-  if (placeholder) return scalar(flags.find((flag) => flag.name === placeholder));
+  if (tool.request) {
+    const placeholder = /\{(\w+)\}/.exec(tool.request.path)?.[1];
+    return scalar(flags.find((flag) => flag.name === placeholder));
+  }
   return scalar(flags.find((flag) => flag.required && ID_LIKE.test(flag.name)));
 }
 

@@ -6,7 +6,8 @@
  *
  * Which arguments hold which kind of id is read from the definitions, by the table below: the
  * path placeholder right after the kind's collection (`/v2/droplets/{ID}`), the argument names
- * that hold it elsewhere (`VmID`, `VpcID`), and the primary argument of tools named after it.
+ * that hold it elsewhere (`VmID`, `VpcID`), and the primary argument of handler tools named after
+ * it.
  */
 import { type AnyTool, InputError, runTool, type ToolContext, UUID_PATTERN } from '@cloudcall/core';
 import type { FlagSpec } from './flags.js';
@@ -18,7 +19,10 @@ interface NamedKind {
   collection: string;
   /** Arguments that hold this kind's id (or ids) wherever they appear. */
   args: readonly string[];
-  /** Tools named `<prefix>-...` take this kind's id as their primary argument. */
+  /**
+   * Tools named `<prefix>-...` that build their request in a handler (no path to read) take this
+   * kind's id as their primary argument (`db-cluster-get-mysql-config`).
+   */
   prefix: string;
   /** The tool that lists them, and the field it lists them in. */
   list: string;
@@ -103,7 +107,7 @@ export function namedArguments(
       if (
         flag.name === placeholder ||
         kind.args.includes(flag.name) ||
-        (flag === primary && tool.name.startsWith(`${kind.prefix}-`))
+        (flag === primary && !tool.request && tool.name.startsWith(`${kind.prefix}-`))
       ) {
         found.set(flag.name, kind);
       }
