@@ -18,8 +18,10 @@ const grouped = new WeakMap<readonly ToolFamily[], FamilyGroups[]>();
 
 /** The families' tools by resource, worked out once per list of families. */
 export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
-  let groups = grouped.get(families);
-  if (!groups) grouped.set(families, (groups = groupTools(families)));
+  const known = grouped.get(families);
+  if (known) return known;
+  const groups = groupTools(families);
+  grouped.set(families, groups);
   return groups;
 }
 
