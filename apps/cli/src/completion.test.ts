@@ -58,8 +58,17 @@ describe('completion scripts', () => {
     expect(syntaxCheck('zsh', await script('zsh')).status).toBe(0);
   });
 
-  it.skipIf(!installed('fish'))('fish accepts the fish script', async () => {
+  it.skipIf(!installed('fish'))('fish accepts the fish script, and completes with it', async () => {
     expect(syntaxCheck('fish', await script('fish')).status).toBe(0);
+    const complete = (line: string) =>
+      spawnSync('fish', ['-c', `cloudcall completion fish | source; complete -C'${line}'`], {
+        encoding: 'utf8',
+        env: { PATH, HOME: cli.home },
+      })
+        .stdout.split('\n')
+        .filter(Boolean);
+    expect(complete('cloudcall vm-g')).toEqual(['vm-get']);
+    expect(complete('cloudcall reserved-ip-list --type ')).toEqual(['ipv4', 'ipv6']);
   });
 
   it('refuses a shell it has no script for', async () => {
