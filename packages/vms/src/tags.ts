@@ -4,10 +4,12 @@
  * `*-vms-tag` tools act on every VM carrying one, and vm-create creates those it names. All
  * beyond the spec.
  */
-import { annotations, defineTool, pageQuery, returns, UUID_PATTERN } from '@cloudcall/core';
+import { annotations, defineTool, pageQuery, returns, tagName, UUID_PATTERN } from '@cloudcall/core';
 import { z } from 'zod';
-import { page, TagName } from './schemas.js';
+import { page } from './schemas.js';
 import type { Tag, TagList } from './types.js';
+
+const TagName = tagName('Tag name');
 
 /** What the platform's tag endpoints can tag, by its resource type names. */
 const RESOURCE_TYPES = ['droplet', 'image', 'volume', 'volume_snapshot', 'database'] as const;
@@ -34,7 +36,7 @@ const Resource = z
     }
   });
 
-const Resources = z.array(Resource).min(1).describe('[{resource_id, resource_type}]');
+const Resources = z.array(Resource).min(1).describe('droplet means VM');
 
 /** Tag or untag: the same request, POST or DELETE. */
 function taggingTool(
