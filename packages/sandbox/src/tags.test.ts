@@ -310,6 +310,26 @@ describe('snapshots', () => {
     expectError(await call('snapshots_delete', { params: { snapshot_id: snapshot.id } }), 404);
   });
 
+  it('snapshots taken by tag appear for each tagged VM, in /v2/snapshots and each VM list', async () => {
+    const vms = [
+      await createDroplet({ tags: ['snap-batch'] }),
+      await createDroplet({ tags: ['snap-batch'] }),
+    ];
+    const reply = await call('dropletActions_post_byTag', {
+      query: '?tag_name=snap-batch',
+      json: { type: 'snapshot', name: 'batch-snap' },
+    });
+    expect(reply.status).toBe(201);
+    await sandbox.advanceClock(5_000);
+    const all = (await call('snapshots_list', { query: '?per_page=200' })).body.snapshots;
+    const batch = all.filter((s: { name: string }) => s.name === 'batch-snap');
+    expect(batch.map((s: { resource_id: string }) => s.resource_id).sort()).toEqual(vms.map(String).sort());
+    for (const vm of vms) {
+      const listed = (await call('droplets_list_snapshots', { params: { droplet_id: vm } })).body.snapshots;
+      expect(listed.map((s: { name: string }) => s.name)).toEqual(['batch-snap']);
+    }
+  });
+
   it('backups are not snapshots; a volume snapshot UUID is 404, anything else 400', async () => {
     const vm = await createDroplet({ backups: true });
     await sandbox.advanceClock(10_000);
