@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly status: number,
     readonly id: string,
     message: string,
+    /** Fields some operations add to the error body (such as `root_causes`). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }

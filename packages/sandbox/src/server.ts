@@ -296,7 +296,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         status = error.status;
-        replyBody = errorBody(requestId, error.id, error.message);
+        replyBody = { ...errorBody(requestId, error.id, error.message), ...error.extra };
       }
     }
     answer(status, replyBody, raw);

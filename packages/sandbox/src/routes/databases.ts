@@ -28,6 +28,7 @@ import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
 import { vpcFor } from './networking-common.js';
+import { tagNewResource } from './tags.js';
 
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
 export const CLUSTER_CREATE_MS = 3_000;
@@ -740,15 +741,13 @@ export const databasesRoutes: Route[] = [
       if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
       const numNodes = optionalInt(req.body, 'num_nodes', 1, 3);
       if (numNodes === undefined) throw unprocessable('num_nodes is required');
-      const tags = req.body.tags ?? [];
-      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
-        throw unprocessable('tags must be an array of strings');
-      }
       if (world.clusters.some((c) => c.name === name)) {
         throw unprocessable(`a database cluster named ${name} already exists`);
       }
       const vpc = vpcFor(world, req.body.private_network_uuid, region, req.now, 'private_network_uuid');
       const id = randomUUID();
+      // Tags named for the first time are created, as the platform creates them.
+      const tags = tagNewResource(world, req.body.tags, 'database', id);
       const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
       const cluster: StoredCluster = {
         id,
@@ -759,7 +758,7 @@ export const databasesRoutes: Route[] = [
         size,
         num_nodes: numNodes,
         storage_size_mib: STORAGE_MIB[size] ?? 10_240,
-        tags: [...new Set(tags as string[])],
+        tags,
         created_ms: req.now,
         online_ms: req.now + CLUSTER_CREATE_MS,
         host,
