@@ -116,6 +116,9 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
   },
 };
 
+/** The version a cluster gets when its creation names none: the newest the engine offers. */
+const defaultVersion = (info: EngineInfo): string => info.versions[info.versions.length - 1] as string;
+
 const SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'db-s-8vcpu-16gb'];
 /** Storage per node, MiB, of each size (the smallest a resize may ask for). */
 const STORAGE_MIB: Record<string, number> = {
@@ -689,6 +692,7 @@ export const databasesRoutes: Route[] = [
         options[engine] = {
           regions: REGIONS,
           versions: info.versions,
+          default_version: defaultVersion(info),
           layouts: [1, 2, 3].map((num_nodes) => ({ num_nodes, sizes: SIZES })),
         };
         availability[engine] = info.versions.map((version) => ({
@@ -728,7 +732,8 @@ export const databasesRoutes: Route[] = [
       const engine = requireString(req.body, 'engine') as ClusterEngine;
       const info = ENGINES[engine];
       if (!info) throw unprocessable(`engine must be one of ${Object.keys(ENGINES).join(', ')}`);
-      const version = requireString(req.body, 'version');
+      // No version: the engine's default, the one /v2/databases/options names.
+      const version = req.body.version == null ? defaultVersion(info) : requireString(req.body, 'version');
       if (!info.versions.includes(version)) {
         throw unprocessable(
           `version ${version} is not available for ${engine}; choose from ${info.versions.join(', ')}`,
