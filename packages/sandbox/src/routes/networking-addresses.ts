@@ -73,12 +73,7 @@ function reserve(world: World, version: 4 | 6, region: string, now: number): Sto
 const IP_ACTION_TYPES = new Set(['reserved_ip', 'floating_ip']);
 
 /** Assigns or unassigns, as the actions endpoint of either version does. */
-function reservedAction(
-  world: World,
-  req: SandboxRequest,
-  version: 4 | 6,
-  resourceType = 'reserved_ip',
-) {
+function reservedAction(world: World, req: SandboxRequest, version: 4 | 6, resourceType = 'reserved_ip') {
   const rip = findReserved(world, req, version);
   const type = req.body.type;
   if (type === 'assign') {
@@ -197,7 +192,13 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
       path: `${base}/{ip}/actions`,
       handler: (req, world) => {
         const actions = actionsOf(world, findReserved(world, req, 4));
-        return { body: listBody('actions', actions.map((a) => actionView(world, a, req.now)), req) };
+        return {
+          body: listBody(
+            'actions',
+            actions.map((a) => actionView(world, a, req.now)),
+            req,
+          ),
+        };
       },
     },
     {

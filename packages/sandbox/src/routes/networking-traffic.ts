@@ -334,7 +334,9 @@ function checkForwardingRules(
     const certificate = rule.certificate_id;
     if (certificate !== undefined && certificate !== null && certificate !== '') {
       if (typeof certificate !== 'string' || !world.certificates.some((c) => c.id === certificate)) {
-        throw unprocessable(`${at}.certificate_id: certificate ${JSON.stringify(certificate)} does not exist`);
+        throw unprocessable(
+          `${at}.certificate_id: certificate ${JSON.stringify(certificate)} does not exist`,
+        );
       }
       if (rule.tls_passthrough === true) {
         throw unprocessable(`${at}: give certificate_id or tls_passthrough, not both`);
