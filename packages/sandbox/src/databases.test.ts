@@ -119,6 +119,26 @@ describe('clusters', () => {
     );
   });
 
+  it('options name a default version per engine, the one a creation without a version gets', async () => {
+    const { options } = (await call('databases_list_options')).body;
+    for (const engine of ['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch']) {
+      const { versions, default_version: chosen } = options[engine];
+      // The newest the engine offers.
+      expect(chosen, engine).toBe(versions[versions.length - 1]);
+      const unversioned = await call('databases_create_cluster', {
+        json: {
+          name: `${engine}-default-${randomUUID().slice(0, 4)}`,
+          engine,
+          region: 'nyc3',
+          size: 'db-s-1vcpu-1gb',
+          num_nodes: engine === 'kafka' ? 3 : 1,
+        },
+      });
+      expect(unversioned.status, unversioned.text).toBe(201);
+      expect(unversioned.body.database.version, engine).toBe(chosen);
+    }
+  });
+
   it('lists options, backups; resizes, upgrades and deletes', async () => {
     const options = await call('databases_list_options');
     expect(options.body.options.valkey.versions).toContain('8');

@@ -115,9 +115,15 @@ function reservedAction(world: World, req: SandboxRequest, version: 4 | 6, resou
 function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] {
   const base = `/v2/${collection}`;
   const one = collection === 'reserved_ips' ? 'reserved_ip' : 'floating_ip';
+  // The actions of this reservation: an address released and reserved again starts afresh.
   const actionsOf = (world: World, rip: StoredReservedIp) =>
     world.actions
-      .filter((a) => IP_ACTION_TYPES.has(a.resource_type) && a.resource_id === resourceId(rip.ip))
+      .filter(
+        (a) =>
+          IP_ACTION_TYPES.has(a.resource_type) &&
+          a.resource_id === resourceId(rip.ip) &&
+          a.started_ms >= rip.reserved_ms,
+      )
       .sort((a, b) => b.id - a.id);
   return [
     {
