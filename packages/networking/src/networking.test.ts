@@ -177,6 +177,23 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string, 
     { forwarding_rules: [wireRule] },
   ],
   [
+    'load-balancer-add-forwarding-rules',
+    {
+      LoadBalancerID: ID,
+      ForwardingRules: [
+        { ...rule, TlsPassthrough: undefined, CertificateID: VPC2 },
+        { ...rule, EntryPort: 8443, TargetProtocol: 'https', TlsPassthrough: true },
+      ],
+    },
+    'loadBalancers_add_forwardingRules',
+    {
+      forwarding_rules: [
+        { ...wireRule, tls_passthrough: undefined, certificate_id: VPC2 },
+        { ...wireRule, entry_port: 8443, target_protocol: 'https', tls_passthrough: true },
+      ],
+    },
+  ],
+  [
     'load-balancer-remove-forwarding-rules',
     { LoadBalancerID: ID, ForwardingRules: [rule] },
     'loadBalancers_remove_forwardingRules',
@@ -428,6 +445,23 @@ describe('arguments are checked before any request', () => {
     await rejects('firewall-remove-rules', { ID }, /InboundRules/);
     await rejects('load-balancer-create', { Name: 'lb', Type: 'GLOBAL' }, /GLBSettings/);
     await rejects('load-balancer-create', { Name: 'lb', Region: 'nyc3' }, /ForwardingRules/);
+    const lb = (rules: Record<string, unknown>[]) => ({ Name: 'lb', Region: 'nyc3', ForwardingRules: rules });
+    await rejects('load-balancer-create', lb([{ ...rule, CertificateID: 'cert-1' }]), /CertificateID/);
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, TlsPassthrough: true, CertificateID: VPC2 }]),
+      /CertificateID or TlsPassthrough/,
+    );
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, EntryProtocol: 'http', TlsPassthrough: undefined, CertificateID: VPC2 }]),
+      /CertificateID/,
+    );
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, EntryProtocol: 'tcp', TlsPassthrough: true }]),
+      /TlsPassthrough/,
+    );
     await rejects(
       'load-balancer-create',
       { Name: 'lb', Region: 'nyc3', ForwardingRules: [rule], VmIDs: [1], Tag: 'web' },
