@@ -1047,7 +1047,20 @@ describe('reserved IPs', () => {
     // Reserved under one name, it is one under the other.
     const asReserved = await call('reservedIPs_get', { params: { reserved_ip: ip } });
     expect(asReserved.body.reserved_ip).toEqual(floating.body.floating_ip);
-    const reserved = (await call('reservedIPs_create', { json: { region: 'sgp1' } })).body.reserved_ip;
+    const project = randomUUID();
+    const reserved = (await call('reservedIPs_create', { json: { region: 'sgp1', project_id: project } }))
+      .body.reserved_ip;
+    expect(
+      (await call('floatingIPs_get', { params: { floating_ip: reserved.ip } })).body.floating_ip,
+    ).toEqual({
+      ...reserved,
+      project_id: project,
+    });
+    await unchangedBy(
+      () => call('floatingIPs_create', { json: { region: 'sgp1', project_id: 'mine' } }),
+      422,
+      /project_id/,
+    );
     const list = await call('floatingIPs_list', { query: '?per_page=200' });
     expect(list.body.floating_ips.map((f: { ip: string }) => f.ip)).toEqual(
       expect.arrayContaining([ip, reserved.ip]),

@@ -1,5 +1,6 @@
 /** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
 import { randomUUID } from 'node:crypto';
+import { UUID_PATTERN } from '@cloudcall/core';
 import {
   addressToBigInt,
   allocateAddress,
@@ -170,7 +171,12 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
             },
           };
         }
+        const project = req.body.project_id;
+        if (project !== undefined && (typeof project !== 'string' || !UUID_PATTERN.test(project))) {
+          throw unprocessable('project_id must be the id of a project');
+        }
         const rip = reserve(world, 4, requireRegion(world, region).slug, req.now);
+        if (project) rip.project_id = project;
         return { status: 202, body: { [one]: reservedIpView(world, rip), links: {} } };
       },
     },
