@@ -28,6 +28,7 @@ const cert = JSON.parse(
 
 /** Long enough for anything the sandbox starts (VM boot, cluster creation...) to be done. */
 const SETTLE_MS = 10 * 60_000;
+const DAY_MS = 86_400_000;
 const REGION = 'nyc3';
 
 type Client = ReturnType<typeof createApiClient>;
@@ -243,6 +244,33 @@ describe('images, sizes and regions', () => {
     expect(actions.actions).toEqual([]);
   });
 
+  it('imports a custom image, transfers it to another region, and deletes it', async () => {
+    const created = (
+      await api.image.createCustomImage({
+        name: 'dots-image',
+        url: 'https://images.example/dots.qcow2',
+        region: REGION,
+        distribution: 'Ubuntu',
+        description: 'imported by dots-wrapper',
+        tags: ['dots'],
+      } as never)
+    ).data.image;
+    expect(created).toMatchObject({ name: 'dots-image', type: 'custom', status: 'NEW' });
+    await sandbox.advanceClock(SETTLE_MS);
+    const image_id = created.id;
+    expect((await api.image.getImage({ image_id })).data.image.status).toBe('available');
+    const transfer = (await api.image.transferImage({ image_id, region: 'ams3' })).data.action;
+    expect(transfer).toMatchObject({ type: 'transfer', resource_id: image_id });
+    await sandbox.advanceClock(SETTLE_MS);
+    const done = (await api.image.getImageAction({ image_id, action_id: transfer.id })).data.action;
+    expect(done.status).toBe('completed');
+    expect((await api.image.getImage({ image_id })).data.image.regions).toEqual([REGION, 'ams3']);
+    const listed = (await api.image.listImages({ user_images: true } as never)).data.images;
+    expect(listed.map((i) => i.id)).toContain(image_id);
+    await api.image.deleteImage({ image_id });
+    await refused(api.image.getImage({ image_id }), 404);
+  });
+
   it('image.updateImage: a dots-wrapper bug, documented', async () => {
     // dots-wrapper 3.12 sends POST /v2/images/{id}; the API renames an image with PUT (images_update),
     // and answers a method a path lacks with 405, as the sandbox does. Not a sandbox bug.
@@ -348,6 +376,17 @@ describe('VMs', () => {
     await sandbox.advanceClock(SETTLE_MS);
     await api.droplet.resizeDroplet({ droplet_id: the.vmId, size: 's-1vcpu-2gb', disk: false });
     await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.powerOnDroplet({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.resetDropletPassword({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.enableDropletPrivateNetworking({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.rebuildDroplet({ droplet_id: the.vmId, image: 'ubuntu-24-04-x64' });
+    await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.shutdownDroplet({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+    expect((await api.droplet.getDroplet({ droplet_id: the.vmId })).data.droplet.status).toBe('off');
     await api.droplet.powerOnDroplet({ droplet_id: the.vmId });
     await sandbox.advanceClock(SETTLE_MS);
     const after = (await api.droplet.getDroplet({ droplet_id: the.vmId })).data.droplet;
@@ -747,7 +786,34 @@ describe('databases', () => {
       day: 'tuesday',
       hour: expect.stringMatching(/^03:00/),
     });
-    expect((await api.database.listDatabaseClusterBackups(id)).data.backups).toEqual(expect.any(Array));
+    // A day later the cluster has a backup, which a new cluster can start from.
+    await sandbox.advanceClock(DAY_MS);
+    const backups = (await api.database.listDatabaseClusterBackups(id)).data.backups;
+    expect(backups.length).toBeGreaterThan(0);
+    const restored = (
+      await api.database.restoreDatabaseClusterBackup({
+        name: 'dots-pg-restored',
+        engine: 'pg',
+        region: REGION,
+        size: 'db-s-1vcpu-1gb',
+        num_nodes: 1,
+        backup_restore: { database_name: 'dots-pg', backup_created_at: backups[0]?.created_at },
+      } as never)
+    ).data.database;
+    expect(restored).toMatchObject({ name: 'dots-pg-restored', engine: 'pg', status: 'creating' });
+    await refused(
+      api.database.restoreDatabaseClusterBackup({
+        name: 'dots-pg-nowhere',
+        engine: 'pg',
+        region: REGION,
+        size: 'db-s-1vcpu-1gb',
+        num_nodes: 1,
+        backup_restore: { database_name: 'no-such-cluster' },
+      } as never),
+      422,
+      /backup_restore/,
+    );
+    await api.database.destroyDatabaseCluster({ database_cluster_id: restored.id });
     await api.database.resizeDatabaseCluster({ ...id, size: 'db-s-1vcpu-2gb', num_nodes: 2 });
     await sandbox.advanceClock(SETTLE_MS);
     expect((await api.database.getDatabaseCluster(id)).data.database).toMatchObject({
