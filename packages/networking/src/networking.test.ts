@@ -601,4 +601,61 @@ describe('the typed API against the sandbox', () => {
       await sandbox.close();
     }
   });
+
+  it('loadBalancerCreate terminates TLS with a certificate or passes it through; vpcDelete refuses a VPC in use', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const net = networkingApi(createClient({ token: 'sandbox', baseUrl: sandbox.url }));
+      const { vpc } = await net.vpcCreate({ Name: 'lb-net', Region: 'ams3' });
+      await net.domainCreate({ Name: 'lb.example', IPAddress: '192.0.2.9' });
+      const { certificate } = await net.acmeCertificateCreate({ Name: 'lb-cert', DnsNames: ['lb.example'] });
+      const https = {
+        EntryProtocol: 'https',
+        EntryPort: 443,
+        TargetProtocol: 'http',
+        TargetPort: 80,
+      } as const;
+      const { load_balancer } = await net.loadBalancerCreate({
+        Name: 'tls-lb',
+        Region: 'ams3',
+        Tag: 'web',
+        ForwardingRules: [
+          { ...https, CertificateID: certificate.id },
+          { ...https, EntryPort: 8443, TargetProtocol: 'https', TargetPort: 443, TlsPassthrough: true },
+        ],
+      });
+      expect(load_balancer.forwarding_rules).toEqual([
+        {
+          entry_protocol: 'https',
+          entry_port: 443,
+          target_protocol: 'http',
+          target_port: 80,
+          certificate_id: certificate.id,
+        },
+        {
+          entry_protocol: 'https',
+          entry_port: 8443,
+          target_protocol: 'https',
+          target_port: 443,
+          tls_passthrough: true,
+        },
+      ]);
+      expect(load_balancer).toMatchObject({ tag: 'web', vpc_uuid: vpc.id });
+      // A certificate that does not exist: the platform's 422, with its message.
+      await expect(
+        net.loadBalancerCreate({
+          Name: 'bad-lb',
+          Region: 'ams3',
+          ForwardingRules: [{ ...https, CertificateID: '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30' }],
+        }),
+      ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/certificate_id/) });
+      // The balancer is a member of the VPC: the platform forbids the delete.
+      await expect(net.vpcDelete({ ID: vpc.id })).rejects.toMatchObject({
+        status: 403,
+        message: expect.stringMatching(/members/),
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
