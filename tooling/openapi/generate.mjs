@@ -71,6 +71,28 @@ export const EXTRA_OPERATION_IDS = [
   'reservedIPv6Actions_post',
 ];
 
+/**
+ * Operations third-party clients (the sandbox's dots-wrapper scenario) drive against the sandbox,
+ * besides the ones above: their answers are validated like the tools' own.
+ */
+export const CLIENT_OPERATION_IDS = [
+  'sshKeys_update',
+  'dropletActions_list',
+  'imageActions_list',
+  'firewalls_update',
+  'vpcs_update',
+  'vpcs_patch',
+  'reservedIPsActions_list',
+  'reservedIPsActions_get',
+  'floatingIPs_list',
+  'floatingIPs_create',
+  'floatingIPs_get',
+  'floatingIPs_delete',
+  'floatingIPsAction_list',
+  'floatingIPsAction_post',
+  'floatingIPsAction_get',
+];
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const JSON_MEDIA_TYPE = 'application/json';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
@@ -329,7 +351,8 @@ export function generate(specPath = DEFAULT_SPEC_PATH, apiMapPath = DEFAULT_API_
   const known = new Set(
     Object.values(spec.paths ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item[m]?.operationId)),
   );
-  for (const id of EXTRA_OPERATION_IDS) if (known.has(id) && !ids.includes(id)) ids.push(id);
+  for (const id of [...EXTRA_OPERATION_IDS, ...CLIENT_OPERATION_IDS])
+    if (known.has(id) && !ids.includes(id)) ids.push(id);
   const subset = buildSubset(spec, ids);
   return { subset, text: serialize(subset) };
 }

@@ -3676,7 +3676,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Needed unless GLOBAL. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Needed unless GLOBAL. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       },
       "Type": {
        "default": "REGIONAL",
@@ -3786,7 +3786,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Kept if omitted. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Kept if omitted. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       },
       "Type": {
        "default": "REGIONAL",
@@ -4086,7 +4086,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       }
      },
      "required": [
@@ -4126,7 +4126,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       }
      },
      "required": [

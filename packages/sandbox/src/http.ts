@@ -21,6 +21,8 @@ export const notFound = (what = 'The resource you were accessing could not be fo
 
 export const unprocessable = (message: string) => new HttpError(422, 'unprocessable_entity', message);
 
+export const forbidden = (message: string) => new HttpError(403, 'forbidden', message);
+
 export const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
 
 export interface SandboxRequest {

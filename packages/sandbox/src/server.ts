@@ -40,6 +40,11 @@ export interface SandboxRequestInfo {
   target: string;
   /** The status answered. */
   status: number;
+  /**
+   * The body answered, as the JSON value sent (undefined when none): for tests that validate every
+   * answer a client receives. It holds what the answer holds, secrets included; never log it.
+   */
+  body: unknown;
 }
 
 export interface SandboxOptions {
@@ -165,7 +170,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       answered = true;
       options.log?.(`sandbox: ${method} ${logged} -> ${status}`);
       try {
-        options.onRequest?.({ method, target, status });
+        options.onRequest?.({ method, target, status, body });
       } catch (error) {
         options.log?.(`sandbox: onRequest threw: ${error instanceof Error ? error.message : String(error)}`);
       }
