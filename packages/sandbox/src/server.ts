@@ -133,6 +133,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let baseUrl = '';
 
   const server: Server = createServer(onRequestEvent);
+  // Idle connections stay open longer than a client's keep-alive guess (undici takes the server's
+  // hint less one second): a loaded machine could otherwise reuse a socket the server is closing,
+  // and a request that is not repeated (a POST) would fail with ECONNRESET.
+  server.keepAliveTimeout = 65_000;
   // Without this listener node answers `Expect: 100-continue` itself; with it, an oversized body
   // is refused before the client sends it.
   server.on('checkContinue', onRequestEvent);
