@@ -17,7 +17,7 @@ describe('cloudcall with no arguments', () => {
     expect(result.stdout).toMatch(
       /^ {2}account \(13\) +account, balance, billing-history, invoice, key, action, wait$/m,
     );
-    expect(result.stdout).toMatch(/^ {2}vms \(\d+\) +vm$/m);
+    expect(result.stdout).toMatch(/^ {2}vms \(\d+\) +vm, /m);
     const account = await cli.run(['help', 'account']);
     expect(account.stdout).toMatch(/Account \(13 tools\)/);
     expect(account.stdout).toMatch(/^\s+invoice-get-summary\s+Get invoice summary$/m);

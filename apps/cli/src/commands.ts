@@ -3,11 +3,12 @@
  * as by their own names, with a primary argument that can be given positionally. All of it is
  * derived from the tool names and definitions, so a tool added to a family gets it untouched.
  *
- * Resources: a tool `X-list`, `X-get` or `X-create` makes `X` a resource (`vm`, `db-cluster`,
- * `domain-record`). A tool belongs to the longest resource its name starts with (`vm-create`,
- * `db-cluster-list-users`), else to a resource named as a word of it, also plural
- * (`power-off-vm`, `shutdown-vms-tag`), else to its own first word (`wait`, `account`). Its verb
- * is the rest of its name (`create`, `list-users`, `power-off`, `shutdown-tag`).
+ * Resources: a tool `X-list`, `X-get` or `X-create` makes `X` a resource of its family (`vm`,
+ * `db-cluster`, `domain-record`); a family's tools are placed among its own resources. A tool `<verb>-Xs-tag` belongs to X with the verb `<verb>-tag`
+ * (`shutdown-vms-tag`); else a tool ending in `-X` to X (`power-off-vm`, `snapshot-vm`); else to
+ * the longest resource its name starts with (`vm-create`, `db-cluster-list-users`); else to a
+ * resource named as a word of it (`reset-vm-password`); else to its own first word (`wait`). Its
+ * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
  */
 import type { AnyTool, ToolFamily } from '@cloudcall/core';
 import { kebabName } from './flag-names.js';
@@ -27,14 +28,13 @@ export interface FamilyGroups {
 
 /** Every family's tools by resource. */
 export function groupTools(families: readonly ToolFamily[]): FamilyGroups[] {
-  const names = families.flatMap((family) => family.tools.map((tool) => tool.name));
-  const resources = new Set<string>();
-  for (const name of names) {
-    const match = /^(.+)-(list|get|create)$/.exec(name);
-    if (match) resources.add(match[1] as string);
-  }
-  const byLength = [...resources].sort((a, b) => b.length - a.length);
   return families.map((family) => {
+    const resources = new Set<string>();
+    for (const tool of family.tools) {
+      const match = /^(.+)-(list|get|create)$/.exec(tool.name);
+      if (match) resources.add(match[1] as string);
+    }
+    const byLength = [...resources].sort((a, b) => b.length - a.length);
     const grouped = new Map<string, GroupedTool[]>();
     for (const tool of family.tools) {
       const entry = placeTool(tool, byLength);
@@ -45,9 +45,16 @@ export function groupTools(families: readonly ToolFamily[]): FamilyGroups[] {
 }
 
 function placeTool(tool: AnyTool, resources: readonly string[]): GroupedTool {
-  const prefix = resources.find((resource) => tool.name.startsWith(`${resource}-`));
-  if (prefix) return { tool, resource: prefix, verb: tool.name.slice(prefix.length + 1) };
-  const words = tool.name.split('-');
+  const name = tool.name;
+  // An action on the resources with a tag: `power-off-vms-tag` is vm's `power-off-tag`.
+  const tagged = resources.find((resource) => name.endsWith(`-${resource}s-tag`));
+  if (tagged) return { tool, resource: tagged, verb: `${name.slice(0, -`-${tagged}s-tag`.length)}-tag` };
+  // An action named verb first: `snapshot-vm` is vm's `snapshot`, even though snapshots are a resource.
+  const object = resources.find((resource) => name.endsWith(`-${resource}`));
+  if (object) return { tool, resource: object, verb: name.slice(0, -object.length - 1) };
+  const prefix = resources.find((resource) => name.startsWith(`${resource}-`));
+  if (prefix) return { tool, resource: prefix, verb: name.slice(prefix.length + 1) };
+  const words = name.split('-');
   for (const resource of resources) {
     const at = words.findIndex((word) => word === resource || word === `${resource}s`);
     if (at > 0) return { tool, resource, verb: words.filter((_, index) => index !== at).join('-') };

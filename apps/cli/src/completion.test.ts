@@ -67,7 +67,7 @@ describe('completion scripts', () => {
       })
         .stdout.split('\n')
         .filter(Boolean);
-    expect(complete('cloudcall vm-g')).toEqual(['vm-get']);
+    expect(complete('cloudcall vm-ge')).toEqual(['vm-get', 'vm-get-backup-policy']);
     expect(complete('cloudcall reserved-ip-list --type ')).toEqual(['ipv4', 'ipv6']);
   });
 
@@ -80,7 +80,8 @@ describe('completion scripts', () => {
 
 describe('bash completes from the definitions', () => {
   it('tools and resources, then verbs', () => {
-    expect(bashComplete(['vm-g'])).toEqual(['vm-get']);
+    expect(bashComplete(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(bashComplete(['vm-get-'])).toEqual(['vm-get-backup-policy']);
     expect(bashComplete(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
     expect(bashComplete(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
   });

@@ -31,6 +31,10 @@ describe('resources', () => {
     expect(join('db', 'cluster', 'list-users', 'pg')).toEqual(['db-cluster-list-users', 'pg']);
     expect(join('vm', 'power-off', '7')).toEqual(['power-off-vm', '7']);
     expect(join('vm', 'shutdown-tag', '--tag', 'web')).toEqual(['shutdown-vms-tag', '--tag', 'web']);
+    // Verb first, though snapshots are a resource (of another family); a VM's action is the VM's.
+    expect(join('vm', 'snapshot', '7')).toEqual(['snapshot-vm', '7']);
+    expect(join('vm', 'action', '7')).toEqual(['vm-action', '7']);
+    expect(join('snapshot', 'list')).toEqual(['snapshot-list']);
     expect(join('vm-get', '7')).toEqual(['vm-get', '7']);
     expect(join('vm', 'explode')).toEqual(['vm', 'explode']);
     for (const { resources } of groups) {
