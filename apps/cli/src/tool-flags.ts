@@ -36,15 +36,17 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
   for (const option of extra) {
     if (byAttribute.has(option.attributeName())) continue;
     others.add(option.attributeName());
-    command.addOption(option);
+    // After the tool's own flags, under a heading of their own.
+    command.addOption(option.helpGroup('Global options:'));
   }
   if (primary) {
     command.addArgument(new Argument(`[${kebabName(primary.name)}]`, `same as --${kebabName(primary.name)}`));
   }
-  command.addHelpText(
-    'after',
-    `\nExample:\n  ${exampleFor(tool, flags)}\n\nThe spec's argument names work as flags too, in any case (--${primary?.name ?? flags[0]?.name ?? 'ID'}).\n`,
-  );
+  const specName = flags.find((flag) => kebabName(flag.name) !== flag.name)?.name;
+  const aliases = specName
+    ? `\nThe spec's argument names work as flags too, in any case (--${specName}).\n`
+    : '';
+  command.addHelpText('after', `\nExample:\n  ${exampleFor(tool, flags)}\n${aliases}`);
 
   // Before commander reads the flags, each spelling becomes the declared kebab flag.
   const parseOptions = command.parseOptions.bind(command);
