@@ -2,7 +2,6 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { families as allFamilies, hintFor } from '@cloudcall/catalog';
 import {
@@ -10,21 +9,26 @@ import {
   type ApiClient,
   ApiError,
   CloudcallError,
+  configDirectory,
   createClient,
   DEFAULT_BASE_URL,
   describeError,
   InputError,
   inputJsonSchema,
   maskSecrets,
-  resolveCredentials,
-  runTool,
   TOKEN_ENV_VARS,
+  type ToolClock,
   type ToolFamily,
   type ToolProgress,
+  traceLine,
 } from '@cloudcall/core';
 import { Command, CommanderError, Option } from 'commander';
+import { authCommand } from './auth.js';
+import { resolveToken, TOKEN_SOURCES } from './config.js';
 import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
 import { formatResult, type OutputFormat } from './output.js';
+import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
+import { sandboxCommand } from './sandbox-command.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = {
@@ -46,24 +50,25 @@ export interface Io {
   isTty: boolean;
   /** Whether stderr is a terminal: progress of long commands (`wait`) is shown there. */
   stderrIsTty?: boolean;
+  /** Where `auth init` reads a token from (a pipe, or a prompt on a terminal). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   signal?: AbortSignal;
 }
 
-interface GlobalOptions {
+interface GlobalOptions extends PlumbingOptions {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
   output?: OutputFormat;
   showSecrets?: boolean;
+  context?: string;
+  token?: string;
+  trace?: boolean;
 }
 
-/** Where `--sandbox` keeps its world between commands by default. */
+/** Where `--sandbox` keeps its world between commands by default: shared with the MCP server. */
 export function defaultSandboxState(env: Record<string, string | undefined>): string {
-  const base =
-    env.XDG_CONFIG_HOME ||
-    (process.platform === 'win32' && env.APPDATA) ||
-    join(env.HOME || homedir(), '.config');
-  return join(base, 'cloudcall', 'sandbox.json');
+  return join(configDirectory(env), 'sandbox.json');
 }
 
 function toolList(families: readonly ToolFamily[]): string {
@@ -83,7 +88,13 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
   return [
     new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`),
     new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
-    new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(env)})`),
+    new Option(
+      '--sandbox-state <file>',
+      `sandbox state file, shared with cloudcall-mcp --sandbox (default ${defaultSandboxState(env)}; :memory: keeps a run apart)`,
+    ),
+    new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
+    new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
+    new Option('--trace', 'print each HTTP request and response to stderr (token and secrets masked)'),
     new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
     new Option(
       '-o, --output <format>',
@@ -115,7 +126,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .exitOverride()
     .addHelpText(
       'after',
-      `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
+      `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAlso: cloudcall auth init|list|switch|remove (contexts), cloudcall sandbox serve|reset|status.\n\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -134,6 +145,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
   }
+  program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
+  program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
 
   /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: AnyTool): Command {
@@ -185,7 +198,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       command.addOption(option);
     }
     const globals = new Set<string>();
-    for (const option of connectionOptions(io.env)) {
+    for (const option of [...connectionOptions(io.env), ...plumbingOptions(tool)]) {
       if (byAttribute.has(option.attributeName())) continue;
       globals.add(option.attributeName());
       command.addOption(option);
@@ -209,12 +222,19 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   ): Promise<number> {
     let client: ApiClient;
     let close: () => Promise<void>;
+    let clock: ToolClock | undefined;
+    const onEvent = options.trace
+      ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
+      : undefined;
     if (options.sandbox) {
       // Loaded only when asked for: most runs talk to the real API.
-      const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
+      const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
       let connection: Awaited<ReturnType<typeof connectSandbox>>;
       try {
-        connection = await connectSandbox({ statePath: options.sandboxState ?? defaultSandboxState(io.env) });
+        connection = await connectSandbox({
+          statePath: statePathFor(options.sandboxState, io.env),
+          client: { onEvent },
+        });
       } catch (error) {
         // A state file that cannot be used is the caller's to fix, like any other bad input.
         if (!(error instanceof StateFileError)) throw error;
@@ -223,18 +243,20 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       }
       client = connection.client;
       close = connection.close;
+      // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+      clock = connection.clock;
     } else {
-      const credentials = resolveCredentials(io.env);
+      const credentials = resolveToken(io.env, options);
       if (!credentials) {
-        io.stderr(
-          `cloudcall: no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token, or pass --sandbox to work offline.\n`,
-        );
+        io.stderr(`cloudcall: no API token. ${TOKEN_SOURCES}, or pass --sandbox to work offline.\n`);
         return EXIT.input;
       }
+      if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
       client = createClient({
         token: credentials.token,
-        baseUrl: options.apiUrl,
+        baseUrl: options.apiUrl ?? credentials.apiUrl,
         userAgentSuffix: `cli/${version}`,
+        onEvent,
       });
       close = () => client.close();
     }
@@ -242,8 +264,15 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const result = await runTool(tool, args, { client, signal: io.signal, progress });
-      const shown = options.showSecrets ? result : maskSecrets(result);
+      const outcome = await runPlumbed(
+        tool,
+        args,
+        options,
+        { client, signal: io.signal, progress, clock },
+        io,
+      );
+      if ('code' in outcome) return outcome.code;
+      const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
       io.stdout(formatResult(shown, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
       return EXIT.ok;
     } finally {

@@ -102,6 +102,7 @@ function vmActionTools<const T extends readonly ActionRow[]>(
       details: `${row.details} Answers with the action; follow it with vm-action or action-get.`,
       input: z.strictObject({ ID: VmId, ...row.args }),
       annotations: row.annotations,
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/{ID}/actions',
@@ -126,6 +127,7 @@ function tagActionTools<const T extends readonly ActionRow[]>(
       details: `${row.details} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
       input: z.strictObject({ Tag: TagName, ...row.args }),
       annotations: row.annotations,
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/actions',
@@ -410,6 +412,7 @@ export const vmsTools = [
       WithVmAgent: z.boolean().optional().describe('Web console agent'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'vm' },
     request: {
       method: 'POST',
       path: '/v2/droplets',
