@@ -85,7 +85,12 @@ export async function runPlumbed(
     throw new InputError('goes with --wait', '--timeout');
   }
   const timeoutSeconds = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
-  const result = options.all ? await runAllPages(tool, args, context) : await runTool(tool, args, context);
+  // A pause for the rate limit can last minutes: said on stderr, terminal or not.
+  const paging = {
+    ...context,
+    progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
+  };
+  const result = options.all ? await runAllPages(tool, args, paging) : await runTool(tool, args, context);
   if (!options.wait || !tool.wait) return { result };
   const ids = waitIds(tool.wait, args, result);
   const display = progressDisplay(io, timeoutSeconds);

@@ -5,7 +5,7 @@
  */
 import type { ApiClient, QueryValue } from './client.js';
 import { CancelledError } from './errors.js';
-import { rateLimitSpacing } from './rate-limit.js';
+import { rateLimitNote, rateLimitSpacing } from './rate-limit.js';
 import { sleep } from './retry.js';
 import { type AnyTool, runTool, type ToolContext } from './tool.js';
 
@@ -78,7 +78,8 @@ function itemsKey(answer: Record<string, unknown>): string | undefined {
  * Runs a list tool page after page, from the page asked for (the first by default), following
  * `links.pages.next` to the end, and answers one result holding every item, with the last page's
  * `meta` and no next page. Between pages it waits as `rateLimitSpacing` says, so a low request
- * budget lasts until it resets. An answer that is not a list is answered as it is.
+ * budget lasts until it resets, and reports each such pause to `context.progress`. An answer that
+ * is not a list is answered as it is.
  */
 export async function runAllPages(
   tool: AnyTool,
@@ -103,6 +104,10 @@ export async function runAllPages(
     page = next;
     const spacing = rateLimitSpacing(context.client.rateLimit, clock.now());
     if (spacing > 0) {
+      context.progress?.({
+        progress: page - 1,
+        message: `waiting ${Math.ceil(spacing / 1000)} s before page ${page}: ${rateLimitNote(context.client.rateLimit)}`,
+      });
       try {
         await clock.sleep(spacing, context.signal);
       } catch {
