@@ -78,22 +78,9 @@ function parsed(text: string): unknown {
   }
 }
 
+/** Runs the CLI to its end; `input` is written to its stdin (closed at once without it). */
 export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env,
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: parsed(stdout) }));
-  });
+  const run = startCli(args, env);
+  run.child.stdin.end(input);
+  return run.exit;
 }
