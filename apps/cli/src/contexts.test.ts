@@ -109,9 +109,11 @@ describe('contexts', () => {
 describe('token precedence: environment, then --token, then the context', () => {
   const dir = `${cli.home}/precedence`;
   const env = { XDG_CONFIG_HOME: dir };
-  writeConfig(configPath(env), {
-    current: 'ctx',
-    contexts: { ctx: { token: 'from-context', apiUrl: 'http://x' } },
+  beforeAll(() => {
+    writeConfig(configPath(env), {
+      current: 'ctx',
+      contexts: { ctx: { token: 'from-context', apiUrl: 'http://x' } },
+    });
   });
 
   it('takes the environment first, noting what it overrides', () => {
