@@ -5,7 +5,7 @@
  */
 import { families } from '@cloudcall/catalog';
 import { createClient, InputError, maskToken, runTool } from '@cloudcall/core';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
 import { formatResult, type OutputFormat } from './output.js';
 
@@ -30,7 +30,11 @@ interface AuthOptions {
  */
 export function authCommand(io: AuthIo, version: string, globals: () => AuthOptions): Command {
   const path = () => configPath(io.env);
-  const auth = new Command('auth').description('Manage contexts: named API tokens kept in the config file.');
+  // Set before the subcommands are made, which inherit it: errors reach the caller as exit codes.
+  const auth = new Command('auth')
+    .description('Manage contexts: named API tokens kept in the config file.')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
   auth
     .command('init')
     .description(
@@ -71,7 +75,8 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
   auth
     .command('list')
     .description('List the contexts, the current one marked, tokens masked.')
-    .action(() => {
+    .addOption(outputOption())
+    .action((options: { output?: OutputFormat }) => {
       const config = readConfig(path());
       const contexts = Object.entries(config.contexts).map(([name, context]) => ({
         name,
@@ -79,7 +84,8 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
         token: maskToken(context.token),
         api_url: context.apiUrl ?? '',
       }));
-      io.stdout(formatResult({ contexts }, globals().output ?? (io.isTty ? 'table' : 'json'), io.isTty));
+      const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
+      io.stdout(formatResult({ contexts }, format, io.isTty));
     });
   auth
     .command('switch')
@@ -135,4 +141,9 @@ async function readToken(io: AuthIo): Promise<string> {
       .find((line) => line.trim() !== '')
       ?.trim() ?? ''
   );
+}
+
+/** `-o` after the subcommand too, as after a tool's name. */
+export function outputOption(): Option {
+  return new Option('-o, --output <format>', 'json or table').choices(['json', 'table']);
 }

@@ -5,6 +5,7 @@
  */
 import { InputError } from '@cloudcall/core';
 import { Command, Option } from 'commander';
+import { outputOption } from './auth.js';
 import { formatResult, type OutputFormat } from './output.js';
 
 export interface SandboxIo {
@@ -39,9 +40,10 @@ export function sandboxCommand(
   io: SandboxIo,
   globals: () => { sandboxState?: string; output?: OutputFormat },
 ): Command {
-  const sandbox = new Command('sandbox').description(
-    'Run the offline sandbox on its own, reset it, or count what it holds.',
-  );
+  const sandbox = new Command('sandbox')
+    .description('Run the offline sandbox on its own, reset it, or count what it holds.')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
   const stateOption = () =>
     new Option('--state <file>', 'state file (default: the one --sandbox uses; :memory: for none)');
   const load = () => import('@cloudcall/sandbox');
@@ -84,13 +86,15 @@ export function sandboxCommand(
     .command('status')
     .description('Count what the sandbox holds, per kind of resource.')
     .addOption(stateOption())
-    .action(async (options: { state?: string }) => {
+    .addOption(outputOption())
+    .action(async (options: { state?: string; output?: OutputFormat }) => {
       const path = await statePath(options.state);
       const { openState, stateCounts } = await load();
       const counts = await (await openState(path)).read(stateCounts);
       const resources = Object.entries(counts).map(([resource, count]) => ({ resource, count }));
       const result = { resources, state: path ?? ':memory:' };
-      io.stdout(formatResult(result, globals().output ?? (io.isTty ? 'table' : 'json'), io.isTty));
+      const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
+      io.stdout(formatResult(result, format, io.isTty));
     });
   return sandbox;
 }

@@ -5,7 +5,7 @@
  */
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from './program.js';
+import { EXIT, runCli } from './program.js';
 import { cliRunner } from './testing/run.js';
 
 const cli = cliRunner();
@@ -94,6 +94,48 @@ describe('--wait', () => {
     const id = /--ID (\d+)/.exec(result.stderr)?.[1] ?? '';
     const vm = await cli.run(['--sandbox', 'vm-get', '--ID', id]);
     expect(vm.json).toMatchObject({ droplet: { name: 'wait-stop' } });
+  });
+
+  it('keeps one line with a spinner, the status and the elapsed time on a terminal', async () => {
+    let stderr = '';
+    let stdout = '';
+    let advanced: Promise<void> | undefined;
+    const code = await runCli(
+      [
+        '--sandbox',
+        '--sandbox-state',
+        cli.statePath,
+        'vm-create',
+        '--Name',
+        'wait-tty',
+        ...VM,
+        '--wait',
+        '-o',
+        'json',
+      ],
+      {
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+          if (text.includes(': new (')) advanced ??= helper.advanceClock(5_000);
+        },
+        env: {},
+        isTty: false,
+        stderrIsTty: true,
+      },
+      '0.0.0-test',
+    );
+    await advanced;
+    expect(code, stderr).toBe(EXIT.ok);
+    const id = JSON.parse(stdout).droplet.id;
+    // Rewritten in place (carriage return, erase line), never a new line until the end.
+    expect(stderr).toMatch(new RegExp(`^\\r\\x1b\\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${id}: new \\(0 s, timeout 300 s\\)`));
+    expect(
+      stderr.endsWith(`\r\x1b[Kcloudcall: vm ${id}: active (${/active \((\d+) s\)/.exec(stderr)?.[1]} s)\n`),
+    ).toBe(true);
+    expect(stderr.split('\n')).toHaveLength(2);
   });
 
   it('refuses --timeout without --wait, and a duration it cannot read', async () => {
