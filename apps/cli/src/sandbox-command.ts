@@ -62,7 +62,10 @@ export function sandboxCommand(
       }
       const { startSandbox, SANDBOX_TOKEN } = await load();
       const path = await statePath(options.state);
-      const server = await startSandbox({ port, statePath: path });
+      const server = await startSandbox({ port, statePath: path }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE') throw error;
+        throw new InputError(`port ${port} is in use; choose another (0 picks a free one)`, '--port');
+      });
       io.stdout(`${server.url}\n`);
       io.stderr(`${pointers(server.url, SANDBOX_TOKEN)}State: ${path ?? 'in memory'}\n`);
       await new Promise<void>((resolve) => {

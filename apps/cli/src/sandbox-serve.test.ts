@@ -54,6 +54,11 @@ describe('cloudcall sandbox', () => {
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(countOf(status.json, 'droplets')).toBe(1);
 
+    const port = new URL(url).port;
+    const taken = await cli.run(['sandbox', 'serve', '--port', port, '--state', ':memory:']);
+    expect(taken.code).toBe(EXIT.input);
+    expect(taken.stderr).toContain(`--port: port ${port} is in use`);
+
     server.child.kill('SIGINT');
     const stopped = await server.exit;
     expect(stopped.code).toBe(EXIT.ok);
