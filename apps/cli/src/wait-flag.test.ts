@@ -68,11 +68,11 @@ describe('--wait', () => {
       ...VM,
       '--wait',
       '--timeout',
-      '2s',
+      '1s',
     ]);
     await run.until(/: new \(/);
-    // Past the 2 s timeout, short of the 3 s boot.
-    await helper.advanceClock(2_200);
+    // Past the 1 s timeout, well short of the 3 s boot.
+    await helper.advanceClock(1_200);
     const result = await run.exit;
     expect(result.code).toBe(EXIT.waitTimeout);
     expect(result.stdout).toBe('');
