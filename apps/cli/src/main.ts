@@ -27,6 +27,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
       env: process.env,
       isTty: Boolean(process.stdout.isTTY),
       stderrIsTty: Boolean(process.stderr.isTTY),
+      stdin: process.stdin,
       signal: controller.signal,
     },
     version,

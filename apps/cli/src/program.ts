@@ -2,7 +2,6 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { families as allFamilies, hintFor } from '@cloudcall/catalog';
 import {
@@ -10,19 +9,22 @@ import {
   type ApiClient,
   ApiError,
   CloudcallError,
+  configDirectory,
   createClient,
   DEFAULT_BASE_URL,
   describeError,
   InputError,
   maskSecrets,
   parseArgs,
-  resolveCredentials,
-  runTool,
   TOKEN_ENV_VARS,
+  type ToolClock,
   type ToolProgress,
+  traceLine,
 } from '@cloudcall/core';
 import { Command, CommanderError, Option } from 'commander';
+import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
+import { resolveToken, TOKEN_SOURCES } from './config.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
@@ -35,6 +37,8 @@ import {
   QueryError,
   useColor,
 } from './output.js';
+import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
+import { sandboxCommand } from './sandbox-command.js';
 import { addToolFlags } from './tool-flags.js';
 
 /** Exit codes, documented in the README. */
@@ -57,10 +61,12 @@ export interface Io {
   isTty: boolean;
   /** Whether stderr is a terminal: progress of long commands (`wait`) is shown there. */
   stderrIsTty?: boolean;
+  /** Where `auth init` reads a token from (a pipe, or a prompt on a terminal). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   signal?: AbortSignal;
 }
 
-interface GlobalOptions {
+interface GlobalOptions extends PlumbingOptions {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
@@ -69,15 +75,14 @@ interface GlobalOptions {
   header?: boolean;
   query?: string;
   showSecrets?: boolean;
+  context?: string;
+  token?: string;
+  trace?: boolean;
 }
 
-/** Where `--sandbox` keeps its world between commands by default. */
+/** Where `--sandbox` keeps its world between commands by default: shared with the MCP server. */
 export function defaultSandboxState(env: Record<string, string | undefined>): string {
-  const base =
-    env.XDG_CONFIG_HOME ||
-    (process.platform === 'win32' && env.APPDATA) ||
-    join(env.HOME || homedir(), '.config');
-  return join(base, 'cloudcall', 'sandbox.json');
+  return join(configDirectory(env), 'sandbox.json');
 }
 
 /** The options that say where and how to talk: valid before the tool name and after it. */
@@ -85,7 +90,13 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
   return [
     new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`),
     new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
-    new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(env)})`),
+    new Option(
+      '--sandbox-state <file>',
+      `sandbox state file, shared with cloudcall-mcp --sandbox (default ${defaultSandboxState(env)}; :memory: keeps a run apart)`,
+    ),
+    new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
+    new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
+    new Option('--trace', 'print each HTTP request and response to stderr (token and secrets masked)'),
     new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
     new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
       OUTPUT_FORMATS,
@@ -121,7 +132,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 wait timed out, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove (contexts), cloudcall sandbox serve|reset|status.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -141,6 +152,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
   }
   addCompletion(program, io.stdout);
+  program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
+  program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
 
   /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: AnyTool): Command {
@@ -168,7 +181,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   });
 
   function addFlags(command: Command, tool: AnyTool): void {
-    const line = addToolFlags(command, tool, connectionOptions(io.env));
+    const line = addToolFlags(command, tool, [...connectionOptions(io.env), ...plumbingOptions(tool)]);
     command.action(async () => {
       const { args, local } = line.read(command);
       exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local }, line.named);
@@ -186,12 +199,19 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     parseArgs(tool, withPlaceholders(args, named));
     let client: ApiClient;
     let close: () => Promise<void>;
+    let clock: ToolClock | undefined;
+    const onEvent = options.trace
+      ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
+      : undefined;
     if (options.sandbox) {
       // Loaded only when asked for: most runs talk to the real API.
-      const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
+      const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
       let connection: Awaited<ReturnType<typeof connectSandbox>>;
       try {
-        connection = await connectSandbox({ statePath: options.sandboxState ?? defaultSandboxState(io.env) });
+        connection = await connectSandbox({
+          statePath: statePathFor(options.sandboxState, io.env),
+          client: { onEvent },
+        });
       } catch (error) {
         // A state file that cannot be used is the caller's to fix, like any other bad input.
         if (!(error instanceof StateFileError)) throw error;
@@ -200,18 +220,20 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       }
       client = connection.client;
       close = connection.close;
+      // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+      clock = connection.clock;
     } else {
-      const credentials = resolveCredentials(io.env);
+      const credentials = resolveToken(io.env, options);
       if (!credentials) {
-        io.stderr(
-          `cloudcall: no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token, or pass --sandbox to work offline.\n`,
-        );
+        io.stderr(`cloudcall: no API token. ${TOKEN_SOURCES}, or pass --sandbox to work offline.\n`);
         return EXIT.input;
       }
+      if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
       client = createClient({
         token: credentials.token,
-        baseUrl: options.apiUrl,
+        baseUrl: options.apiUrl ?? credentials.apiUrl,
         userAgentSuffix: `cli/${version}`,
+        onEvent,
       });
       close = () => client.close();
     }
@@ -219,10 +241,11 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const context = { client, signal: io.signal, progress };
+      const context = { client, signal: io.signal, progress, clock };
       await resolveNames(args, named, toolsByName, context);
-      const result = await runTool(tool, args, context);
-      const shown = options.showSecrets ? result : maskSecrets(result);
+      const outcome = await runPlumbed(tool, args, options, context, io);
+      if ('code' in outcome) return outcome.code;
+      const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
       io.stdout(
         await formatResult(shown, {
           // --format asks for columns: a table, unless another format is named.

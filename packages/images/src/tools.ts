@@ -160,6 +160,7 @@ export const imagesTools = [
       "Copies one of the account's images to another region, so VMs can be created from it there. The region appears in the image's regions when the action completes (poll image-action-get).",
     input: z.strictObject({ ID: ImageId, Region: regionSlug('Target region') }),
     annotations: annotations.action,
+    wait: { kind: 'action' },
     request: {
       method: 'POST',
       path: '/v2/images/{ID}/actions',
@@ -177,6 +178,7 @@ export const imagesTools = [
       "Turns a backup of a VM (an id from the VM's backup_ids) into a snapshot, which is kept when the VM is deleted or its backups are turned off.",
     input: z.strictObject({ ID: numericId('Backup image id') }),
     annotations: annotations.action,
+    wait: { kind: 'action' },
     request: { method: 'POST', path: '/v2/images/{ID}/actions', fixed: { type: 'convert' } },
     result: returns<{ action: ImageAction }>(),
   }),

@@ -107,6 +107,7 @@ function vmActionTools<const T extends readonly ActionRow[]>(
       input: z.strictObject({ ID: VmId, ...row.args }).superRefine(row.check ?? (() => {})),
       annotations: row.annotations,
       ...(row.beyondSpec ? { beyondSpec: true } : {}),
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/{ID}/actions',
@@ -131,6 +132,7 @@ function tagActionTools<const T extends readonly ActionRow[]>(
       details: `${row.details} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
       input: z.strictObject({ Tag: TagName, ...row.args }),
       annotations: row.annotations,
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/actions',
@@ -438,6 +440,7 @@ export const vmsTools = [
       WithVmAgent: z.boolean().optional().describe('Web console agent'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'vm' },
     request: {
       method: 'POST',
       path: '/v2/droplets',
