@@ -20,7 +20,8 @@ let vm: Json;
 beforeAll(async () => {
   const created = await sandbox(
     ...['vm-create', '--name', 'fmt-1', '--size', 's-1vcpu-1gb', '--image-id', '161928327'],
-    ...['--region', 'nyc3', '--tags', 'web,prod'],
+    // Waited for, so the VM does not change from one command to the next.
+    ...['--region', 'nyc3', '--tags', 'web,prod', '--wait'],
   );
   expect(created.code, created.stderr).toBe(0);
   vm = (created.json as Json).droplet;

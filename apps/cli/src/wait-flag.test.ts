@@ -88,10 +88,10 @@ describe('--wait', () => {
     const result = await run.exit;
     expect(result.code).toBe(EXIT.cancelled);
     expect(result.stderr).toMatch(
-      /stopped waiting \(interrupted\)\. The platform goes on with what vm-create started; to wait again: cloudcall wait --Kind vm --ID \d+/,
+      /stopped waiting \(interrupted\)\. The platform goes on with what vm-create started; to wait again: cloudcall wait --kind vm --id \d+/,
     );
     // The VM was created all the same.
-    const id = /--ID (\d+)/.exec(result.stderr)?.[1] ?? '';
+    const id = /--id (\d+)/.exec(result.stderr)?.[1] ?? '';
     const vm = await cli.run(['--sandbox', 'vm-get', '--ID', id]);
     expect(vm.json).toMatchObject({ droplet: { name: 'wait-stop' } });
   });
