@@ -47,6 +47,20 @@ export const EXTRA_OPERATION_IDS = [
   'droplets_list_backups',
   'droplets_list_snapshots',
   'tags_list',
+  // VMs, tags and snapshots beyond the spec, and the routes real clients use around them.
+  'droplets_get_backup_policy',
+  'droplets_list_neighbors',
+  'droplets_list_neighborsIds',
+  'droplets_list_associatedResources',
+  'droplets_destroy_byTag',
+  'tags_create',
+  'tags_get',
+  'tags_delete',
+  'tags_assign_resources',
+  'tags_unassign_resources',
+  'snapshots_list',
+  'snapshots_get',
+  'snapshots_delete',
   'invoices_get_byUUID',
   'invoices_get_summaryByUUID',
   // The reserved-IP tools call the IPv6 collection for Type ipv6.
@@ -55,6 +69,28 @@ export const EXTRA_OPERATION_IDS = [
   'reservedIPv6_get',
   'reservedIPv6_delete',
   'reservedIPv6Actions_post',
+];
+
+/**
+ * Operations third-party clients (the sandbox's dots-wrapper scenario) drive against the sandbox,
+ * besides the ones above: their answers are validated like the tools' own.
+ */
+export const CLIENT_OPERATION_IDS = [
+  'sshKeys_update',
+  'dropletActions_list',
+  'imageActions_list',
+  'firewalls_update',
+  'vpcs_update',
+  'vpcs_patch',
+  'reservedIPsActions_list',
+  'reservedIPsActions_get',
+  'floatingIPs_list',
+  'floatingIPs_create',
+  'floatingIPs_get',
+  'floatingIPs_delete',
+  'floatingIPsAction_list',
+  'floatingIPsAction_post',
+  'floatingIPsAction_get',
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -315,7 +351,8 @@ export function generate(specPath = DEFAULT_SPEC_PATH, apiMapPath = DEFAULT_API_
   const known = new Set(
     Object.values(spec.paths ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item[m]?.operationId)),
   );
-  for (const id of EXTRA_OPERATION_IDS) if (known.has(id) && !ids.includes(id)) ids.push(id);
+  for (const id of [...EXTRA_OPERATION_IDS, ...CLIENT_OPERATION_IDS])
+    if (known.has(id) && !ids.includes(id)) ids.push(id);
   const subset = buildSubset(spec, ids);
   return { subset, text: serialize(subset) };
 }

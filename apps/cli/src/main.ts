@@ -11,6 +11,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // Answered before the commands (every tool's definition) are loaded: scripts call this often.
   process.stdout.write(`${version}\n`);
 } else {
+  // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());
   const { runCli } = await import('./program.js');
@@ -22,6 +27,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
       env: process.env,
       isTty: Boolean(process.stdout.isTTY),
       stderrIsTty: Boolean(process.stderr.isTTY),
+      stdin: process.stdin,
       signal: controller.signal,
     },
     version,

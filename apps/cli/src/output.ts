@@ -1,17 +1,59 @@
 /**
- * How results look: JSON for programs (and pipes), tables for people at a terminal.
+ * How results look. `json` and `yaml` for programs, `table` (plain aligned columns, default
+ * columns per kind of resource), `wide` (more columns) and `tsv` (tab-separated, whole values)
+ * for people and shell pipes. `--query` (JMESPath) picks from the result first; `--format`
+ * chooses the columns; `--no-header` drops the header row. Colour only when asked for (the
+ * caller decides: a terminal, and no NO_COLOR).
  */
-import Table from 'cli-table3';
+import { styleText } from 'node:util';
+import { type Column, cellValue, chosenColumns, columnsFor } from './columns.js';
 
-export type OutputFormat = 'json' | 'table';
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'tsv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/**
- * A result in `format`. On a terminal JSON is indented for reading; in a pipe it is one compact
- * line (half the bytes for a list such as size-list), which jq and other programs read alike.
- */
-export function formatResult(result: unknown, format: OutputFormat, terminal = false): string {
-  if (format === 'json') return `${terminal ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`;
-  return `${renderTable(result, terminal)}\n`;
+export interface OutputOptions {
+  format: OutputFormat;
+  /** `--format`: column headers or dotted paths. */
+  columns?: string[] | undefined;
+  header?: boolean | undefined;
+  /** `--query`: a JMESPath expression, checked with {@link checkQuery} before any request. */
+  query?: string | undefined;
+  /** stdout is a terminal: JSON is indented there. */
+  terminal?: boolean | undefined;
+  color?: boolean | undefined;
+}
+
+/** Thrown for a `--query` that is not JMESPath, before anything is sent. */
+export class QueryError extends Error {}
+
+// JMESPath and YAML are loaded only by the runs that use them: most print a table or JSON.
+const jmespath = () => import('@jmespath-community/jmespath');
+
+export async function checkQuery(query: string): Promise<void> {
+  const { compile } = await jmespath();
+  try {
+    compile(query);
+  } catch (error) {
+    throw new QueryError(`--query: ${(error as Error).message}`);
+  }
+}
+
+/** Whether to colour: only on a terminal, never with NO_COLOR set (https://no-color.org). */
+export function useColor(terminal: boolean, env: Record<string, string | undefined>): boolean {
+  return terminal && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+export async function formatResult(result: unknown, options: OutputOptions): Promise<string> {
+  const shown =
+    options.query === undefined ? result : (await jmespath()).search(result as never, options.query);
+  switch (options.format) {
+    case 'json':
+      return `${options.terminal ? JSON.stringify(shown, null, 2) : JSON.stringify(shown)}\n`;
+    case 'yaml':
+      return (await import('yaml')).stringify(shown);
+    default:
+      return renderText(shown, options);
+  }
 }
 
 type Row = Record<string, unknown>;
@@ -19,22 +61,128 @@ type Row = Record<string, unknown>;
 const isRecord = (value: unknown): value is Row =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * A list answer (`{ ssh_keys: [...], links, meta }`) becomes one row per item; a single resource
- * (`{ ssh_key: {...} }`) becomes field/value rows; anything else is shown as JSON.
- */
-export function renderTable(result: unknown, color = false): string {
-  if (!isRecord(result)) return JSON.stringify(result, null, 2);
+const isScalar = (value: unknown) => value === null || typeof value !== 'object';
+
+/** What a result holds, for the text formats: rows of one kind, one resource, or a plain value. */
+function shapeOf(result: unknown): { key?: string; items?: unknown[]; single?: Row; value?: unknown } {
+  if (Array.isArray(result)) return { items: result };
+  if (!isRecord(result)) return { value: result };
   const entries = Object.entries(result).filter(([key]) => key !== 'links' && key !== 'meta');
   const lists = entries.filter(([, value]) => Array.isArray(value));
-  if (lists.length === 1 && entries.length <= 2) {
+  if (lists.length === 1) {
     const [key, items] = lists[0] as [string, unknown[]];
-    const footer = pageFooter(result, items.length);
-    if (items.length === 0) return `No ${key.replace(/_/g, ' ')}.${footer}`;
-    return rowsTable(items, color) + footer;
+    return { key, items };
   }
-  const single = entries.length === 1 && isRecord(entries[0]?.[1]) ? (entries[0]?.[1] as Row) : result;
-  return fieldsTable(single, color);
+  if (entries.length === 1 && isRecord(entries[0]?.[1])) {
+    const [key, single] = entries[0] as [string, Row];
+    return { key, single };
+  }
+  return { single: result };
+}
+
+function renderText(result: unknown, options: OutputOptions): string {
+  const { format } = options;
+  const wide = format === 'wide';
+  const header = options.header !== false;
+  const shape = shapeOf(result);
+  if (shape.value !== undefined || (shape.items === undefined && shape.single === undefined)) {
+    return `${text(shape.value, format)}\n`;
+  }
+  const items = shape.items ?? [shape.single];
+  let columns: Column[] | undefined = options.columns?.length
+    ? chosenColumns(options.columns, shape.key)
+    : shape.key
+      ? columnsFor(shape.key, wide)
+      : undefined;
+  if (!columns && shape.single && !shape.items) return fieldLines(shape.single, options);
+  if (!columns && !items.every(isRecord)) return items.map((item) => `${text(item, format)}\n`).join('');
+  columns ??= automaticColumns(items as Row[], wide);
+  const body = (items as Row[]).map((item) => columns.map((column) => text(cellValue(item, column), format)));
+  const heads = columns.map((column) => column.header);
+  if (format === 'tsv') {
+    return (header ? [heads, ...body] : body).map((row) => `${row.join('\t')}\n`).join('');
+  }
+  const footer = header && shape.items && isRecord(result) ? pageFooter(result, items.length) : '';
+  if (shape.items && items.length === 0 && header && !options.columns?.length) {
+    return `No ${(shape.key ?? 'items').replace(/_/g, ' ')}.${footer}\n`;
+  }
+  return `${aligned(heads, body, header, options.color === true)}${footer}\n`;
+}
+
+/** The scalar fields of the items, in the order they come: at most eight unless wide. */
+function automaticColumns(items: Row[], wide: boolean): Column[] {
+  const names: string[] = [];
+  for (const item of items) {
+    for (const [key, value] of Object.entries(item))
+      if (!names.includes(key) && isScalar(value)) names.push(key);
+  }
+  return (wide ? names : names.slice(0, 8)).map((name) => ({ header: name, path: name }));
+}
+
+/** A single resource of no known kind: one `field  value` line per field. */
+function fieldLines(record: Row, options: OutputOptions): string {
+  const entries = Object.entries(record);
+  if (options.format === 'tsv') {
+    return entries.map(([key, value]) => `${key}\t${text(value, 'tsv')}\n`).join('');
+  }
+  const width = Math.max(0, ...entries.map(([key]) => key.length));
+  return entries
+    .map(([key, value]) => {
+      const name = key.padEnd(width);
+      return `${options.color ? styleText('bold', name) : name}  ${text(value, options.format, 400)}\n`;
+    })
+    .join('');
+}
+
+/** A cell: lists of plain values comma-joined, objects as JSON; cut in `table`, whole otherwise. */
+function text(value: unknown, format: OutputFormat, max = 48): string {
+  let shown: string;
+  if (value === null || value === undefined) shown = '';
+  else if (Array.isArray(value) && value.every(isScalar)) shown = value.join(',');
+  else if (typeof value === 'object') shown = JSON.stringify(value);
+  else shown = String(value);
+  if (format === 'tsv') return shown.replace(/[\t\r\n]+/g, ' ');
+  shown = shown.replace(/[\r\n]+/g, ' ');
+  return format === 'table' && shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+
+/** Colours of a Status cell on a terminal. */
+const STATUS_COLORS: Record<string, 'green' | 'yellow' | 'red'> = {
+  active: 'green',
+  available: 'green',
+  completed: 'green',
+  online: 'green',
+  new: 'yellow',
+  'in-progress': 'yellow',
+  pending: 'yellow',
+  creating: 'yellow',
+  resizing: 'yellow',
+  migrating: 'yellow',
+  off: 'red',
+  errored: 'red',
+  error: 'red',
+  archive: 'red',
+};
+
+/** Plain aligned columns, two spaces apart, like doctl and kubectl. */
+function aligned(heads: string[], body: string[][], header: boolean, color: boolean): string {
+  const rows = header ? [heads, ...body] : body;
+  const widths = heads.map((_, index) => Math.max(...rows.map((row) => [...(row[index] ?? '')].length)));
+  const status = heads.findIndex((head) => /^(status|state)$/i.test(head));
+  const lines = rows.map((row, rowIndex) =>
+    row
+      .map((cell, index) => {
+        const padded =
+          index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - [...cell].length);
+        if (!color) return padded;
+        if (header && rowIndex === 0) return styleText('bold', padded);
+        const tint = index === status ? STATUS_COLORS[cell] : undefined;
+        return tint ? styleText(tint, padded) : padded;
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+  return lines.join('\n');
 }
 
 function pageFooter(result: Row, shown: number): string {
@@ -43,44 +191,7 @@ function pageFooter(result: Row, shown: number): string {
   const pages = isRecord(result.links) && isRecord(result.links.pages) ? result.links.pages : undefined;
   const next = typeof pages?.next === 'string' ? new URL(pages.next).searchParams.get('page') : null;
   const parts: string[] = [];
-  if (total !== undefined) parts.push(`${shown} shown of ${total}`);
-  if (next) parts.push(`more on page ${next} (--Page ${next})`);
+  if (total !== undefined && total !== shown) parts.push(`${shown} shown of ${total}`);
+  if (next) parts.push(`more on page ${next} (--page ${next})`);
   return parts.length ? `\n${parts.join('; ')}` : '';
-}
-
-function rowsTable(items: unknown[], color: boolean): string {
-  if (!items.every(isRecord)) return items.map((item) => cell(item, 80)).join('\n');
-  const rows = items as Row[];
-  // Columns: the scalar fields, in the order the first item has them, at most eight.
-  const columns: string[] = [];
-  for (const row of rows) {
-    for (const [key, value] of Object.entries(row)) {
-      if (!columns.includes(key) && (value === null || typeof value !== 'object')) columns.push(key);
-    }
-  }
-  const shown = columns.slice(0, 8);
-  const table = new Table({ head: shown, style: plain(color, ['bold']), wordWrap: true });
-  for (const row of rows) table.push(shown.map((column) => cell(row[column], 48)));
-  return table.toString();
-}
-
-function fieldsTable(record: Row, color: boolean): string {
-  const table = new Table({ style: plain(color, []), wordWrap: true, colWidths: [24, 80] });
-  for (const [key, value] of Object.entries(record)) table.push([key, cell(value, 400)]);
-  return table.toString();
-}
-
-function cell(value: unknown, max: number): string {
-  const text =
-    value === null || value === undefined
-      ? ''
-      : typeof value === 'object'
-        ? JSON.stringify(value)
-        : String(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** Colours only on a terminal: a table sent to a file has no escape codes. */
-function plain(color: boolean, head: string[]) {
-  return color ? { head } : { head: [], border: [] };
 }

@@ -2,7 +2,6 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { families as allFamilies, hintFor } from '@cloudcall/catalog';
 import {
@@ -10,21 +9,37 @@ import {
   type ApiClient,
   ApiError,
   CloudcallError,
+  configDirectory,
   createClient,
   DEFAULT_BASE_URL,
   describeError,
   InputError,
-  inputJsonSchema,
   maskSecrets,
-  resolveCredentials,
-  runTool,
+  parseArgs,
   TOKEN_ENV_VARS,
-  type ToolFamily,
+  type ToolClock,
   type ToolProgress,
+  traceLine,
 } from '@cloudcall/core';
 import { Command, CommanderError, Option } from 'commander';
-import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
-import { formatResult, type OutputFormat } from './output.js';
+import { authCommand } from './auth.js';
+import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
+import { resolveToken, TOKEN_SOURCES } from './config.js';
+import { UnknownFlagError } from './flag-names.js';
+import { FlagError } from './flags.js';
+import { helpFor, joinCommandWords, rootHelpText } from './help.js';
+import { type NamedArguments, resolveNames, withPlaceholders } from './names.js';
+import {
+  checkQuery,
+  formatResult,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  QueryError,
+  useColor,
+} from './output.js';
+import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
+import { sandboxCommand } from './sandbox-command.js';
+import { addToolFlags } from './tool-flags.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = {
@@ -46,36 +61,28 @@ export interface Io {
   isTty: boolean;
   /** Whether stderr is a terminal: progress of long commands (`wait`) is shown there. */
   stderrIsTty?: boolean;
+  /** Where `auth init` reads a token from (a pipe, or a prompt on a terminal). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   signal?: AbortSignal;
 }
 
-interface GlobalOptions {
+interface GlobalOptions extends PlumbingOptions {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
   output?: OutputFormat;
+  format?: string;
+  header?: boolean;
+  query?: string;
   showSecrets?: boolean;
+  context?: string;
+  token?: string;
+  trace?: boolean;
 }
 
-/** Where `--sandbox` keeps its world between commands by default. */
+/** Where `--sandbox` keeps its world between commands by default: shared with the MCP server. */
 export function defaultSandboxState(env: Record<string, string | undefined>): string {
-  const base =
-    env.XDG_CONFIG_HOME ||
-    (process.platform === 'win32' && env.APPDATA) ||
-    join(env.HOME || homedir(), '.config');
-  return join(base, 'cloudcall', 'sandbox.json');
-}
-
-function toolList(families: readonly ToolFamily[]): string {
-  const lines: string[] = [];
-  for (const family of families) {
-    lines.push(`${family.title} (${family.tools.length} tools): ${family.description}`);
-    if (family.tools.length === 0) lines.push('  (no tools yet)');
-    const width = Math.max(0, ...family.tools.map((tool) => tool.name.length));
-    for (const tool of family.tools) lines.push(`  ${tool.name.padEnd(width)}  ${tool.title}`);
-    lines.push('');
-  }
-  return lines.join('\n');
+  return join(configDirectory(env), 'sandbox.json');
 }
 
 /** The options that say where and how to talk: valid before the tool name and after it. */
@@ -83,18 +90,27 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
   return [
     new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`),
     new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
-    new Option('--sandbox-state <file>', `sandbox state file (default ${defaultSandboxState(env)})`),
-    new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
     new Option(
-      '-o, --output <format>',
-      'json or table (default: table on a terminal, JSON when piped)',
-    ).choices(['json', 'table']),
+      '--sandbox-state <file>',
+      `sandbox state file, shared with cloudcall-mcp --sandbox (default ${defaultSandboxState(env)}; :memory: keeps a run apart)`,
+    ),
+    new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
+    new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
+    new Option('--trace', 'print each HTTP request and response to stderr (token and secrets masked)'),
+    new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
+    new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
+      OUTPUT_FORMATS,
+    ),
+    new Option('--format <columns>', 'columns: ID,Name or paths like region.slug'),
+    new Option('--no-header', 'no header row in table, wide and tsv output'),
+    new Option('--query <jmespath>', 'a JMESPath expression applied to the result'),
   ];
 }
 
 /** Runs the CLI with the given argv (without node and script) and returns the exit code. */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
   const families = allFamilies;
+  const toolsByName = new Map(families.flatMap((family) => family.tools.map((tool) => [tool.name, tool])));
   let exitCode: number = EXIT.ok;
   let renderingHelp = false;
   const program = new Command('cloudcall')
@@ -111,11 +127,12 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     // Help lists tools grouped by family (below) instead of one long command list; typo
     // suggestions still consider every tool.
     .configureHelp({ visibleCommands: (command) => (renderingHelp ? [] : [...command.commands]) })
-    .usage('[options] <tool> [tool flags]')
+    .usage('[options] <tool> [id] [flags]   (or: <resource> <verb> [id] [flags])')
     .exitOverride()
     .addHelpText(
       'after',
-      `\nTools:\n\n${toolList(families)}Run "cloudcall <tool> --help" for a tool's flags.\n\nAuthentication: set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 1 anything else.`,
+      () =>
+        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove (contexts), cloudcall sandbox serve|reset|status.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -134,6 +151,9 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
   }
+  addCompletion(program, io.stdout);
+  program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
+  program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
 
   /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: AnyTool): Command {
@@ -161,44 +181,10 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   });
 
   function addFlags(command: Command, tool: AnyTool): void {
-    const flags = flagsOf(inputJsonSchema(tool) as JsonSchema);
-    const byAttribute = new Map<string, (typeof flags)[number]>();
-    for (const flag of flags) {
-      const value =
-        flag.kind === 'boolean'
-          ? ' [true|false]'
-          : flag.kind === 'array' || flag.kind === 'object'
-            ? ' <json>'
-            : ' <value>';
-      const extra = [
-        flag.required ? 'required' : undefined,
-        flag.choices ? `one of ${flag.choices.join(', ')}` : undefined,
-        flag.defaultValue !== undefined ? `default ${JSON.stringify(flag.defaultValue)}` : undefined,
-        flag.kind === 'array' ? 'JSON array, or comma-separated' : undefined,
-        flag.kind === 'object' ? 'JSON object' : undefined,
-      ].filter(Boolean);
-      const option = new Option(
-        `--${flag.name}${value}`,
-        `${flag.description}${extra.length ? ` (${extra.join('; ')})` : ''}`,
-      );
-      byAttribute.set(option.attributeName(), flag);
-      command.addOption(option);
-    }
-    const globals = new Set<string>();
-    for (const option of connectionOptions(io.env)) {
-      if (byAttribute.has(option.attributeName())) continue;
-      globals.add(option.attributeName());
-      command.addOption(option);
-    }
-    command.action(async (options: Record<string, string | boolean>) => {
-      const args: Record<string, unknown> = {};
-      const local: Record<string, unknown> = {};
-      for (const [attribute, text] of Object.entries(options)) {
-        const flag = byAttribute.get(attribute);
-        if (flag) args[flag.name] = readFlag(flag, text);
-        else if (globals.has(attribute)) local[attribute] = text;
-      }
-      exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local });
+    const line = addToolFlags(command, tool, [...connectionOptions(io.env), ...plumbingOptions(tool)]);
+    command.action(async () => {
+      const { args, local } = line.read(command);
+      exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local }, line.named);
     });
   }
 
@@ -206,15 +192,26 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     tool: AnyTool,
     args: Record<string, unknown>,
     options: GlobalOptions,
+    named: NamedArguments,
   ): Promise<number> {
+    // Checked before anything is sent (names stand as ids of their kind until looked up).
+    if (options.query !== undefined) await checkQuery(options.query);
+    parseArgs(tool, withPlaceholders(args, named));
     let client: ApiClient;
     let close: () => Promise<void>;
+    let clock: ToolClock | undefined;
+    const onEvent = options.trace
+      ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
+      : undefined;
     if (options.sandbox) {
       // Loaded only when asked for: most runs talk to the real API.
-      const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
+      const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
       let connection: Awaited<ReturnType<typeof connectSandbox>>;
       try {
-        connection = await connectSandbox({ statePath: options.sandboxState ?? defaultSandboxState(io.env) });
+        connection = await connectSandbox({
+          statePath: statePathFor(options.sandboxState, io.env),
+          client: { onEvent },
+        });
       } catch (error) {
         // A state file that cannot be used is the caller's to fix, like any other bad input.
         if (!(error instanceof StateFileError)) throw error;
@@ -223,18 +220,20 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       }
       client = connection.client;
       close = connection.close;
+      // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+      clock = connection.clock;
     } else {
-      const credentials = resolveCredentials(io.env);
+      const credentials = resolveToken(io.env, options);
       if (!credentials) {
-        io.stderr(
-          `cloudcall: no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token, or pass --sandbox to work offline.\n`,
-        );
+        io.stderr(`cloudcall: no API token. ${TOKEN_SOURCES}, or pass --sandbox to work offline.\n`);
         return EXIT.input;
       }
+      if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
       client = createClient({
         token: credentials.token,
-        baseUrl: options.apiUrl,
+        baseUrl: options.apiUrl ?? credentials.apiUrl,
         userAgentSuffix: `cli/${version}`,
+        onEvent,
       });
       close = () => client.close();
     }
@@ -242,9 +241,22 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const result = await runTool(tool, args, { client, signal: io.signal, progress });
-      const shown = options.showSecrets ? result : maskSecrets(result);
-      io.stdout(formatResult(shown, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
+      const context = { client, signal: io.signal, progress, clock };
+      await resolveNames(args, named, toolsByName, context);
+      const outcome = await runPlumbed(tool, args, options, context, io);
+      if ('code' in outcome) return outcome.code;
+      const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
+      io.stdout(
+        await formatResult(shown, {
+          // --format asks for columns: a table, unless another format is named.
+          format: options.output ?? (io.isTty || options.format ? 'table' : 'json'),
+          columns: options.format?.split(',').map((column) => column.trim()),
+          header: options.header,
+          query: options.query,
+          terminal: io.isTty,
+          color: useColor(io.isTty, io.env),
+        }),
+      );
       return EXIT.ok;
     } finally {
       await close();
@@ -255,8 +267,17 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     program.outputHelp();
     return EXIT.ok;
   }
+  if (argv[0] === COMPLETE_COMMAND) {
+    io.stdout(completeCommand(argv.slice(1), program, families));
+    return EXIT.ok;
+  }
+  const help = helpFor(argv, families);
+  if (help) {
+    io.stdout(help);
+    return EXIT.ok;
+  }
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(joinCommandWords(argv, program, families), { from: 'user' });
     return exitCode;
   } catch (error) {
     return reportError(error, io);
@@ -275,7 +296,12 @@ function reportError(error: unknown, io: Io): number {
     }
     return EXIT.input;
   }
-  if (error instanceof FlagError || error instanceof InputError) {
+  if (
+    error instanceof FlagError ||
+    error instanceof InputError ||
+    error instanceof UnknownFlagError ||
+    error instanceof QueryError
+  ) {
     io.stderr(`cloudcall: invalid input: ${error.message}\n`);
     return EXIT.input;
   }

@@ -146,6 +146,53 @@ describe('a VM lifecycle through the CLI', () => {
     expect(readFileSync(cli.statePath, 'utf8')).toBe(before);
   });
 
+  it('tags beyond the spec: tag-create, tag-resources (JSON), vm-list --Tag, tag-get, snapshot-list, tag-delete', async () => {
+    const created = await ok(
+      'vm-create',
+      '--Name',
+      'cli-tagged',
+      '--Size',
+      's-1vcpu-1gb',
+      '--ImageID',
+      UBUNTU,
+      '--Region',
+      'nyc3',
+      '--Tags',
+      'cli-new',
+    );
+    const id: number = created.droplet.id;
+    expect((await ok('tag-get', '--Name', 'cli-new')).tag.resources.droplets.count).toBe(1);
+    expect((await ok('tag-create', '--Name', 'cli-web')).tag.name).toBe('cli-web');
+    const resources = JSON.stringify([{ resource_id: id, resource_type: 'droplet' }]);
+    expect(await ok('tag-resources', '--Tag', 'cli-web', '--Resources', resources)).toEqual({ ok: true });
+    expect((await ok('vm-list', '--Tag', 'cli-web')).droplets.map((d: Json) => d.id)).toEqual([id]);
+    expect((await ok('tag-list', '--PerPage', '200')).tags.map((t: Json) => t.name)).toEqual(
+      expect.arrayContaining(['cli-new', 'cli-web']),
+    );
+    await advance(3_000);
+    await ok('snapshot-vm', '--ID', String(id), '--Name', 'cli-snap');
+    await advance(4_000);
+    const { snapshots } = await ok('snapshot-list', '--ResourceType', 'droplet', '--PerPage', '200');
+    expect(snapshots.filter((s: Json) => s.resource_id === String(id)).map((s: Json) => s.name)).toEqual([
+      'cli-snap',
+    ]);
+
+    const badType = await sandbox(
+      'tag-resources',
+      '--Tag',
+      'cli-web',
+      '--Resources',
+      '[{"resource_id":1,"resource_type":"vm"}]',
+    );
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toMatch(/Resources\.0\.resource_type/);
+    expect(await ok('tag-delete', '--Name', 'cli-web')).toEqual({ ok: true });
+    expect((await ok('vm-get', '--ID', String(id))).droplet.tags).toEqual(['cli-new']);
+    const gone = await sandbox('tag-get', '--Name', 'cli-web');
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toMatch(/API error 404/);
+  });
+
   it('region-list names the regions a Region argument takes', async () => {
     const { regions, meta } = await ok('region-list', '--PerPage', '3');
     expect(regions).toHaveLength(3);

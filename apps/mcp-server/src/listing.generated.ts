@@ -21,12 +21,12 @@ export const LISTING: ListingData = {
   {
    "name": "vms",
    "title": "VMs",
-   "description": "Create, inspect and delete VMs; power and feature actions; tag-based bulk actions."
+   "description": "Create, inspect and delete VMs; power and feature actions; tag-based bulk actions; tags, which VMs mostly serve (vm-list filters by them, the *-vms-tag tools act on them)."
   },
   {
    "name": "images",
    "title": "Images and sizes",
-   "description": "Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes; regions."
+   "description": "Images: list, get, create from URL, rename, delete, transfer, convert; snapshots of VMs and volumes; VM sizes; regions."
   }
  ],
  "tools": [
@@ -3676,7 +3676,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Needed unless GLOBAL. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Needed unless GLOBAL. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       },
       "Type": {
        "default": "REGIONAL",
@@ -3786,7 +3786,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Kept if omitted. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Kept if omitted. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       },
       "Type": {
        "default": "REGIONAL",
@@ -4086,7 +4086,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       }
      },
      "required": [
@@ -4126,7 +4126,7 @@ export const LISTING: ListingData = {
        "items": {
         "type": "object"
        },
-       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool}]"
+       "description": "Rules. Shape: [{EntryProtocol:http|https|http2|http3|tcp|udp,EntryPort:int,TargetProtocol:http|https|http2|tcp|udp,TargetPort:int,TlsPassthrough?:bool,CertificateID?:uuid}]"
       }
      },
      "required": [
@@ -5659,6 +5659,71 @@ export const LISTING: ListingData = {
    }
   },
   {
+   "name": "vm-update-backup-policy",
+   "family": "vms",
+   "title": "Change VM backup policy",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-update-backup-policy",
+    "description": "Set backup plan, weekday, hour.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      },
+      "Plan": {
+       "type": "string",
+       "enum": [
+        "daily",
+        "weekly"
+       ],
+       "description": "daily or weekly"
+      },
+      "Weekday": {
+       "description": "Weekly only",
+       "type": "string",
+       "enum": [
+        "SUN",
+        "MON",
+        "TUE",
+        "WED",
+        "THU",
+        "FRI",
+        "SAT"
+       ]
+      },
+      "Hour": {
+       "description": "Window start, UTC",
+       "type": "number",
+       "enum": [
+        0,
+        4,
+        8,
+        12,
+        16,
+        20
+       ]
+      }
+     },
+     "required": [
+      "ID",
+      "Plan"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
    "name": "power-cycle-vms-tag",
    "family": "vms",
    "title": "Power-cycle tagged VMs",
@@ -5930,6 +5995,430 @@ export const LISTING: ListingData = {
      },
      "required": [
       "Tag"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-list-snapshots",
+   "family": "vms",
+   "title": "List VM snapshots",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-list-snapshots",
+    "description": "A VM's snapshots.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      },
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-list-backups",
+   "family": "vms",
+   "title": "List VM backups",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-list-backups",
+    "description": "A VM's backups.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      },
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-list-kernels",
+   "family": "vms",
+   "title": "List VM kernels",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-list-kernels",
+    "description": "Kernels a VM can boot.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      },
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-get-backup-policy",
+   "family": "vms",
+   "title": "Get VM backup policy",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-get-backup-policy",
+    "description": "A VM's backup policy.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-list-neighbors",
+   "family": "vms",
+   "title": "List VM neighbours",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-list-neighbors",
+    "description": "VMs on the same host.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "vm-list-associated-resources",
+   "family": "vms",
+   "title": "List resources tied to VM",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "vm-list-associated-resources",
+    "description": "IPs, snapshots, volumes billed with a VM.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "integer",
+       "description": "VM id"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "tag-create",
+   "family": "vms",
+   "title": "Create tag",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "tag-create",
+    "description": "Create a tag.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Tag name"
+      }
+     },
+     "required": [
+      "Name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false
+    }
+   }
+  },
+  {
+   "name": "tag-list",
+   "family": "vms",
+   "title": "List tags",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "tag-list",
+    "description": "Tags, with resource counts.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      }
+     }
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "tag-get",
+   "family": "vms",
+   "title": "Get tag",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "tag-get",
+    "description": "One tag and its counts.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Tag name"
+      }
+     },
+     "required": [
+      "Name"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "tag-delete",
+   "family": "vms",
+   "title": "Delete tag",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "tag-delete",
+    "description": "Delete a tag; untags all.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Tag name"
+      }
+     },
+     "required": [
+      "Name"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "tag-resources",
+   "family": "vms",
+   "title": "Tag resources",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "tag-resources",
+    "description": "Tag VMs, images, volumes, DBs.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Tag": {
+       "type": "string",
+       "description": "Tag name"
+      },
+      "Resources": {
+       "type": "array",
+       "items": {
+        "type": "object"
+       },
+       "description": "droplet means VM Shape: [{resource_id:str|int,resource_type:droplet|image|volume|volume_snapshot|database}]"
+      }
+     },
+     "required": [
+      "Tag",
+      "Resources"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": false,
+     "idempotentHint": true
+    }
+   }
+  },
+  {
+   "name": "untag-resources",
+   "family": "vms",
+   "title": "Untag resources",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "untag-resources",
+    "description": "Remove a tag from resources.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Tag": {
+       "type": "string",
+       "description": "Tag name"
+      },
+      "Resources": {
+       "type": "array",
+       "items": {
+        "type": "object"
+       },
+       "description": "droplet means VM Shape: [{resource_id:str|int,resource_type:droplet|image|volume|volume_snapshot|database}]"
+      }
+     },
+     "required": [
+      "Tag",
+      "Resources"
      ]
     },
     "annotations": {
@@ -6232,6 +6721,117 @@ export const LISTING: ListingData = {
     },
     "annotations": {
      "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "snapshot-list",
+   "family": "images",
+   "title": "List snapshots",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "snapshot-list",
+    "description": "Snapshots of VMs and volumes.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "default": 1,
+       "description": "From 1.",
+       "type": "integer",
+       "minimum": 1
+      },
+      "PerPage": {
+       "default": 50,
+       "description": "Max 200.",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      },
+      "ResourceType": {
+       "description": "droplet: VM snapshots",
+       "type": "string",
+       "enum": [
+        "droplet",
+        "volume"
+       ]
+      }
+     }
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "snapshot-get",
+   "family": "images",
+   "title": "Get snapshot",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "snapshot-get",
+    "description": "One snapshot.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "description": "Id, or UUID for volumes",
+       "type": [
+        "string",
+        "integer"
+       ]
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "snapshot-delete",
+   "family": "images",
+   "title": "Delete snapshot",
+   "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "snapshot-delete",
+    "description": "Delete a VM or volume snapshot.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "description": "Id, or UUID for volumes",
+       "type": [
+        "string",
+        "integer"
+       ]
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    },
+    "annotations": {
+     "destructiveHint": true,
+     "idempotentHint": true
     }
    }
   },

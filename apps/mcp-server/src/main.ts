@@ -44,7 +44,9 @@ ${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a s
                            a JSON-RPC error and is skipped
   --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
   --sandbox                use the built-in offline sandbox instead of the real API
-  --sandbox-state FILE     keep the sandbox's state in FILE (default: in memory)
+  --sandbox-state FILE     keep the sandbox's state in FILE (default: the file the
+                           cloudcall CLI's --sandbox uses, so both see the same
+                           world; :memory: keeps this run apart)
   --families LIST          comma-separated families to serve (default: all):
                            account, databases, networking, vms, images
   --tools LIST             serve only these tools: names and globs, such as
@@ -162,10 +164,12 @@ async function main(): Promise<void> {
   let sandboxState: string | undefined;
   if (flags.sandbox) {
     // The sandbox starts at once: a state file it cannot use stops start-up, saying why.
-    const { connectSandbox, StateFileError } = await import('@cloudcall/sandbox');
+    const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
+    // By default the CLI's state file: what an agent creates here, the person sees there.
+    sandboxState = statePathFor(flags['sandbox-state'], process.env);
     let connection: Awaited<ReturnType<typeof connectSandbox>>;
     try {
-      connection = await connectSandbox({ statePath: flags['sandbox-state'], client: { onEvent } });
+      connection = await connectSandbox({ statePath: sandboxState, client: { onEvent } });
     } catch (error) {
       if (error instanceof StateFileError) fail(error.message);
       throw error;
@@ -185,7 +189,6 @@ async function main(): Promise<void> {
       client = clients.client;
       closeConnection = () => clients.close().then(connection.close);
     }
-    sandboxState = flags['sandbox-state'];
     info(
       `SANDBOX MODE: tools talk to the built-in offline sandbox at ${connection.sandbox.url}, state ${sandboxState ? `in ${sandboxState}` : 'in memory'}. Nothing is real or billed.`,
     );

@@ -12,7 +12,7 @@ export interface Metrics {
   registry: Registry;
   /** A tool call ended (only tools this server offers: names from the request would be unbounded). */
   observeCall(tool: string, outcome: CallOutcome, ms: number): void;
-  /** The API client's events: one per answer, one per retry. */
+  /** The API client's events: answers and retries count (requests about to be sent do not). */
   observeClient(event: ClientEvent): void;
   /** Counts the sessions open, for the gauge; set by the HTTP server (0 until then). */
   openSessions: () => number;
@@ -66,10 +66,8 @@ export function createMetrics(): Metrics {
       latency.observe({ tool }, ms / 1000);
     },
     observeClient(event) {
-      if (event.type === 'retry') {
-        retries.inc();
-        return;
-      }
+      if (event.type === 'retry') retries.inc();
+      if (event.type !== 'response') return;
       upstream.inc({ status: String(event.status) });
       if (event.status === 429) limited.inc();
     },

@@ -144,9 +144,12 @@ function progressSender(
   extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
 ): ((update: ToolProgress) => void) | undefined {
   if (token === undefined) return undefined;
-  return (update) => {
+  return ({ progress, total, message }) => {
     extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, total, message },
+      })
       .catch(() => undefined);
   };
 }

@@ -81,9 +81,9 @@ afterAll(async () => {
 });
 
 describe('the vms and images families over MCP stdio', () => {
-  it('lists 54 tools (wait among them) with annotations by rule', async () => {
+  it('lists 70 tools (wait among them) with annotations by rule', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(54);
+    expect(tools).toHaveLength(70);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       'vm-delete',
@@ -92,6 +92,8 @@ describe('the vms and images families over MCP stdio', () => {
       'resize-vm',
       'power-off-vms-tag',
       'image-delete',
+      'tag-delete',
+      'snapshot-delete',
     ]) {
       expect(byName.get(name)?.annotations?.destructiveHint, name).toBe(true);
     }
@@ -106,6 +108,10 @@ describe('the vms and images families over MCP stdio', () => {
       'image-action-get',
       'size-list',
       'region-list',
+      'tag-list',
+      'snapshot-get',
+      'vm-list-backups',
+      'vm-get-backup-policy',
     ]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
@@ -353,6 +359,89 @@ describe('vm-create beyond the spec', () => {
     const malformed = await create({ SshKeys: ['not-a-key'] });
     expect(malformed.text).toMatch(/^Invalid arguments: .*SshKeys/);
     expect(stateText()).toBe(before);
+  });
+});
+
+describe('tags and snapshots beyond the spec', () => {
+  it('tag-create, tag-resources, vm-list by tag, tag-get counts, snapshot-list/-get/-delete, vm-list-snapshots, untag, tag-delete', async () => {
+    const a = await createVm('tagme-a');
+    const b = await createVm('tagme-b');
+    expect((await ok('tag-create', { Name: 'mcp-web' })).tag).toMatchObject({
+      name: 'mcp-web',
+      resources: { count: 0 },
+    });
+    expect(
+      await ok('tag-resources', {
+        Tag: 'mcp-web',
+        Resources: [
+          { resource_id: a, resource_type: 'droplet' },
+          { resource_id: String(b), resource_type: 'droplet' },
+        ],
+      }),
+    ).toEqual({ ok: true });
+    expect((await ok('vm-list', { Tag: 'mcp-web' })).droplets.map((d: Json) => d.id).sort()).toEqual(
+      [a, b].sort(),
+    );
+    expect((await vm(a)).tags).toEqual(['mcp-web']);
+    const { tag } = await ok('tag-get', { Name: 'mcp-web' });
+    expect(tag.resources).toMatchObject({ count: 2, droplets: { count: 2 } });
+    expect(tag.resources.last_tagged_uri).toMatch(new RegExp(`/v2/droplets/${b}$`));
+
+    await advance(3_000);
+    await actOn(a, 'snapshot-vm', { Name: 'mcp-snap' }, 4_000);
+    const mine = (await ok('snapshot-list', { ResourceType: 'droplet', PerPage: 200 })).snapshots.filter(
+      (snap: Json) => snap.resource_id === String(a),
+    );
+    expect(mine).toEqual([expect.objectContaining({ name: 'mcp-snap', resource_type: 'droplet' })]);
+    const id = Number(mine[0].id);
+    expect((await ok('snapshot-get', { ID: id })).snapshot).toEqual(mine[0]);
+    expect((await ok('vm-list-snapshots', { ID: a })).snapshots.map((snap: Json) => snap.id)).toEqual([id]);
+    expect(await ok('snapshot-delete', { ID: id })).toEqual({ ok: true });
+    expect((await ok('vm-list-snapshots', { ID: a })).snapshots).toEqual([]);
+    expect((await vm(a)).snapshot_ids).toEqual([]);
+
+    const refused = await call(client, 'tag-resources', {
+      Tag: 'mcp-web',
+      Resources: [{ resource_id: 999_999_999, resource_type: 'droplet' }],
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/404/);
+    const malformed = await call(client, 'tag-resources', {
+      Tag: 'mcp-web',
+      Resources: [{ resource_id: 'web-1', resource_type: 'droplet' }],
+    });
+    expect(malformed.text).toMatch(/^Invalid arguments: .*Resources\.0\.resource_id/);
+
+    await ok('untag-resources', {
+      Tag: 'mcp-web',
+      Resources: [{ resource_id: b, resource_type: 'droplet' }],
+    });
+    expect((await ok('tag-get', { Name: 'mcp-web' })).tag.resources.count).toBe(1);
+    expect(await ok('tag-delete', { Name: 'mcp-web' })).toEqual({ ok: true });
+    expect((await vm(a)).tags).toEqual([]);
+    expect((await call(client, 'tag-get', { Name: 'mcp-web' })).text).toMatch(/404[\s\S]*tag-list/);
+  });
+
+  it('vm-update-backup-policy after enable-backups-vm; vm-get-backup-policy and vm-list-backups show it', async () => {
+    const id = await createVm('backed-up');
+    await advance(3_000);
+    await actOn(id, 'enable-backups-vm');
+    await advance(5_000);
+    expect((await ok('vm-list-backups', { ID: id })).backups).toEqual([
+      expect.objectContaining({ type: 'backup' }),
+    ]);
+    await actOn(id, 'vm-update-backup-policy', { Plan: 'weekly', Weekday: 'MON', Hour: 4 });
+    const { policy } = await ok('vm-get-backup-policy', { ID: id });
+    expect(policy).toMatchObject({
+      droplet_id: id,
+      backup_enabled: true,
+      backup_policy: { plan: 'weekly', weekday: 'MON', hour: 4, window_length_hours: 4 },
+    });
+    const bad = await call(client, 'vm-update-backup-policy', { ID: id, Plan: 'daily', Weekday: 'MON' });
+    expect(bad.text).toMatch(/^Invalid arguments: .*Weekday/);
+    expect((await ok('vm-list-kernels', { ID: id, PerPage: 1 })).kernels).toHaveLength(1);
+    expect(await ok('vm-list-neighbors', { ID: id })).toEqual({ droplets: [] });
+    expect((await ok('vm-list-associated-resources', { ID: id })).snapshots).toEqual([]);
   });
 });
 

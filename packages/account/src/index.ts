@@ -35,7 +35,9 @@ export {
   WAIT_KINDS,
   type WaitArgs,
   type WaitKindName,
+  waitAfter,
   waitFor,
+  waitIds,
   waitTool,
 } from './wait.js';
 

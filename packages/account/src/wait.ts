@@ -17,6 +17,8 @@ import {
   type ToolClock,
   type ToolContext,
   type ToolProgress,
+  type ToolWait,
+  type WaitKind as ToolWaitKind,
   UUID_PATTERN,
   WaitFailedError,
   type WaitTarget,
@@ -87,7 +89,7 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'certificate-list',
   },
-} as const satisfies Record<string, WaitKind>;
+} as const satisfies Record<ToolWaitKind, WaitKind>;
 
 export type WaitKindName = keyof typeof WAIT_KINDS;
 
@@ -235,6 +237,8 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     report(context, {
       progress,
       total: args.TimeoutSeconds,
+      subject: label,
+      status: lastStatus ?? 'unknown',
       message: `${label}: ${kind.field} ${lastStatus ?? 'unknown'}, waiting for ${kind.ready} (${Math.round(elapsedSeconds())} s of ${args.TimeoutSeconds} s)`,
     });
     const left = deadline - clock.now();
@@ -253,4 +257,49 @@ function report(context: ToolContext, update: ToolProgress): void {
   } catch {
     // Progress is advisory.
   }
+}
+
+/**
+ * The ids a tool's answer yields to wait for, as the tool's `wait` field says: the answer's
+ * resource (`droplet.id`, `action.id`...), each of its `actions` for a tool that starts several,
+ * or the argument `idArgument` when the answer holds none.
+ */
+export function waitIds(wait: ToolWait, args: Record<string, unknown>, result: unknown): string[] {
+  if (wait.idArgument !== undefined) {
+    const id = args[wait.idArgument];
+    return id === undefined || id === null ? [] : [String(id)];
+  }
+  const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  const key = WAIT_KINDS[wait.kind].key;
+  const one = answer[key];
+  const many = answer[`${key}s`];
+  const resources = Array.isArray(many) ? many : one === undefined ? [] : [one];
+  return resources.flatMap((resource) => {
+    const id = (resource as { id?: unknown } | null)?.id;
+    return typeof id === 'number' || typeof id === 'string' ? [String(id)] : [];
+  });
+}
+
+/**
+ * Waits for what a tool's answer yields (see `waitIds`), all within `timeoutSeconds`, and answers
+ * as `wait` does: the ready resource, or `{ actions: [...] }` for several actions.
+ */
+export async function waitAfter(
+  wait: ToolWait,
+  args: Record<string, unknown>,
+  result: unknown,
+  context: ToolContext,
+  timeoutSeconds: number,
+): Promise<unknown> {
+  const ids = waitIds(wait, args, result);
+  if (ids.length === 0) return result;
+  const clock = context.clock ?? realClock;
+  const deadline = clock.now() + timeoutSeconds * 1000;
+  const answers: Record<string, unknown>[] = [];
+  for (const id of ids) {
+    const left = Math.max(1, Math.ceil((deadline - clock.now()) / 1000));
+    answers.push(await waitFor({ Kind: wait.kind, ID: id, TimeoutSeconds: left }, context));
+  }
+  const key = WAIT_KINDS[wait.kind].key;
+  return answers.length === 1 ? answers[0] : { [`${key}s`]: answers.map((answer) => answer[key]) };
 }

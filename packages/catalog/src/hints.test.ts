@@ -55,6 +55,9 @@ describe('hintFor', () => {
     expect(hintFor(apiError(404, 'GET', '/v2/droplets/42'))).toMatch(/vm-list/);
     expect(hintFor(apiError(404, 'DELETE', '/v2/databases/u1/users/bob'))).toMatch(/db-cluster-list-users/);
     expect(hintFor(apiError(404, 'GET', '/v2/databases/u1'))).toMatch(/db-cluster-list\b/);
+    expect(hintFor(apiError(404, 'GET', '/v2/tags/env:prod'))).toMatch(/tag-list/);
+    expect(hintFor(apiError(404, 'POST', '/v2/tags/web/resources'))).toMatch(/tag-list .*vm-list/);
+    expect(hintFor(apiError(404, 'DELETE', '/v2/snapshots/171000001'))).toMatch(/snapshot-list/);
     expect(hintFor(apiError(404, 'GET', '/v2/unknown/thing'))).toBeUndefined();
   });
 

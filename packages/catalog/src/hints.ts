@@ -46,6 +46,12 @@ const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [
   ['/v2/reserved_ipv6/{id}', 'No such reserved IPv6: reserved-ip-list with Type ipv6 shows them.'],
   ['/v2/byoip_prefixes/{id}', 'No such BYOIP prefix: byoip-prefix-list shows them.'],
   ['/v2/customers/my/invoices/{id}', 'No such invoice: invoice-list shows them.'],
+  [
+    '/v2/tags/{id}/resources',
+    'No such tag, or no such resource: tag-list shows the tags (names are case-sensitive); vm-list, image-list and db-cluster-list the resources.',
+  ],
+  ['/v2/tags/{id}', 'No such tag (names are case-sensitive): tag-list shows them.'],
+  ['/v2/snapshots/{id}', 'No snapshot has that id: snapshot-list shows them.'],
 ];
 
 /** The tool that shows each kind of thing `wait` watches. */

@@ -236,6 +236,12 @@ const EXAMPLES: Record<string, Record<string, unknown>> = {
   'reserved-ip-unassign': { IP: '198.51.100.1', Type: 'ipv4' },
   'reserved-ip-get': { IP: '2001:db8::1' },
   'byoip-prefix-create': { Prefix: '203.0.113.0/24', Signature: 'sig', Region: 'nyc3' },
+  // A forwarding rule's TlsPassthrough and CertificateID depend on its entry protocol.
+  'load-balancer-create': {
+    Name: 'lb',
+    Region: 'nyc3',
+    ForwardingRules: [{ EntryProtocol: 'http', EntryPort: 80, TargetProtocol: 'http', TargetPort: 8080 }],
+  },
   'image-create': { Name: 'base', Url: 'https://example.com/a.img', Region: 'nyc3' },
   // No VM 1 exists: the wait ends with a 404 at its first poll.
   wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },

@@ -56,8 +56,24 @@ export interface ClientOptions {
   onEvent?: (event: ClientEvent) => void;
 }
 
+/**
+ * What the client tells `onEvent`. `path` is below the base URL; `target` adds the query string.
+ * A request's `body` is the value sent as JSON, for a tracer to show with its secrets masked
+ * (`traceLine`); the token is in no event.
+ */
 export type ClientEvent =
-  | { type: 'response'; method: string; path: string; status: number; attempt: number; ms: number }
+  | { type: 'request'; method: string; path: string; target: string; attempt: number; body?: unknown }
+  | {
+      type: 'response';
+      method: string;
+      path: string;
+      target: string;
+      status: number;
+      attempt: number;
+      ms: number;
+      rateLimit: RateLimit | undefined;
+      requestId: string | undefined;
+    }
   | { type: 'retry'; method: string; path: string; attempt: number; delayMs: number; reason: string };
 
 export interface RequestOptions {
@@ -140,7 +156,8 @@ export class ApiClient {
   async send<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>> {
     const method = options.method;
     assertNormalPath(options.path);
-    const path = this.prefix + options.path + queryString(options.query);
+    const target = options.path + queryString(options.query);
+    const path = this.prefix + target;
     const idempotent = IDEMPOTENT_METHODS.has(method);
     const started = Date.now();
     const deadline = Math.min(started + this.retry.deadlineMs, options.deadline ?? Number.POSITIVE_INFINITY);
@@ -171,6 +188,7 @@ export class ApiClient {
       const timing = setTimeout(() => timer.abort(), timeout);
       const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
       const attemptStarted = Date.now();
+      this.onEvent?.({ type: 'request', method, path: options.path, target, attempt, body: options.body });
       let response: Dispatcher.ResponseData;
       let text: string;
       try {
@@ -203,21 +221,25 @@ export class ApiClient {
         clearTimeout(timing);
       }
       const status = response.statusCode;
+      const rateLimit = rateLimitFromHeaders(response.headers);
+      this.lastRateLimit = rateLimit ?? this.lastRateLimit;
+      const headerRequestId = header(response.headers, 'x-request-id');
+      const requestId = headerRequestId === undefined ? undefined : this.redact(headerRequestId);
       this.onEvent?.({
         type: 'response',
         method,
         path: options.path,
+        target,
         status,
         attempt,
         ms: Date.now() - attemptStarted,
+        rateLimit,
+        requestId,
       });
-      this.lastRateLimit = rateLimitFromHeaders(response.headers) ?? this.lastRateLimit;
-      const headerRequestId = header(response.headers, 'x-request-id');
-      const requestId = headerRequestId === undefined ? undefined : this.redact(headerRequestId);
       const contentType = header(response.headers, 'content-type') ?? '';
       if (status < 300) {
         const data = this.successBody(status, contentType, text, options, requestId);
-        return { status, data: data as T, requestId, rateLimit: rateLimitFromHeaders(response.headers) };
+        return { status, data: data as T, requestId, rateLimit };
       }
       if (status < 400) {
         const location = header(response.headers, 'location');

@@ -3,6 +3,8 @@
  * `process.env` itself. A leaf module (`@cloudcall/core/credentials`): an app can check for a
  * token at start without loading the client.
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 /** The platform's API. */
 export const DEFAULT_BASE_URL = 'https://api.digitalocean.com';
@@ -23,4 +25,18 @@ export function resolveCredentials(env: Record<string, string | undefined>): Cre
     if (value) return { token: value, source: name };
   }
   return undefined;
+}
+
+/**
+ * cloudcall's configuration directory, where the CLI keeps its contexts (`config.json`) and the
+ * apps their shared sandbox state (`sandbox.json`): `$XDG_CONFIG_HOME/cloudcall`, `%APPDATA%` on
+ * Windows, else `~/.config/cloudcall`.
+ */
+export function configDirectory(
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const base =
+    env.XDG_CONFIG_HOME || (platform === 'win32' && env.APPDATA) || join(env.HOME || homedir(), '.config');
+  return join(base, 'cloudcall');
 }

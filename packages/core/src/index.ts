@@ -32,7 +32,7 @@ export {
   type RequestOptions,
   VERSION,
 } from './client.js';
-export { type Credentials, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';
+export { type Credentials, configDirectory, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';
 export {
   ApiError,
   type ApiErrorInit,
@@ -54,7 +54,14 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
-export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
+export {
+  type Links,
+  type ListResponse,
+  type Meta,
+  pageArgument,
+  paginate,
+  runAllPages,
+} from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
 export {
   LOW_RATE_LIMIT_SHARE,
@@ -103,4 +110,7 @@ export {
   type ToolDefinition,
   type ToolFamily,
   type ToolProgress,
+  type ToolWait,
+  type WaitKind,
 } from './tool.js';
+export { maskToken, traceLine } from './trace.js';

@@ -1,9 +1,13 @@
 /**
  * Pagination as the platform does it: `page`/`per_page` in; `links.pages` (first, prev, next,
  * last) and `meta.total` out. List tools return these untouched, so a caller can tell whether
- * more pages exist; `paginate` walks them for library users.
+ * more pages exist; `paginate` walks them for library users, `runAllPages` for apps (`--all`).
  */
 import type { ApiClient, QueryValue } from './client.js';
+import { CancelledError } from './errors.js';
+import { rateLimitNote, rateLimitSpacing } from './rate-limit.js';
+import { sleep } from './retry.js';
+import { type AnyTool, runTool, type ToolContext } from './tool.js';
 
 export interface Links {
   pages?: { first?: string; prev?: string; next?: string; last?: string };
@@ -43,5 +47,72 @@ export async function* paginate<T>(
     yield* items;
     const links = body?.links as Links | undefined;
     if (!links?.pages?.next || items.length === 0) return;
+  }
+}
+
+/**
+ * The argument a list tool takes its page number in (the one its request sends as `page`), or
+ * undefined for a tool that has no pages.
+ */
+export function pageArgument(tool: AnyTool): string | undefined {
+  return tool.request?.query?.page;
+}
+
+/** The page number `links.pages.next` points at, or undefined when there is no next page. */
+function nextPage(links: unknown): number | undefined {
+  const next = (links as Links | undefined)?.pages?.next;
+  if (typeof next !== 'string') return undefined;
+  const page = Number(new URL(next, 'http://base.invalid').searchParams.get('page'));
+  return Number.isSafeInteger(page) && page > 0 ? page : undefined;
+}
+
+/** The member of a list answer that holds its items: its one array besides `links` and `meta`. */
+function itemsKey(answer: Record<string, unknown>): string | undefined {
+  const lists = Object.entries(answer).filter(
+    ([key, value]) => key !== 'links' && key !== 'meta' && Array.isArray(value),
+  );
+  return lists.length === 1 ? lists[0]?.[0] : undefined;
+}
+
+/**
+ * Runs a list tool page after page, from the page asked for (the first by default), following
+ * `links.pages.next` to the end, and answers one result holding every item, with the last page's
+ * `meta` and no next page. Between pages it waits as `rateLimitSpacing` says, so a low request
+ * budget lasts until it resets, and reports each such pause to `context.progress`. An answer that
+ * is not a list is answered as it is.
+ */
+export async function runAllPages(
+  tool: AnyTool,
+  raw: Record<string, unknown>,
+  context: ToolContext,
+): Promise<unknown> {
+  const argument = pageArgument(tool);
+  if (argument === undefined) throw new TypeError(`tool ${tool.name} has no pages`);
+  const clock = context.clock ?? { now: Date.now, sleep };
+  let page = Number(raw[argument] ?? 1);
+  let merged: Record<string, unknown> | undefined;
+  let items: unknown[] = [];
+  for (;;) {
+    const answer = (await runTool(tool, { ...raw, [argument]: page }, context)) as Record<string, unknown>;
+    const key = answer && typeof answer === 'object' ? itemsKey(answer) : undefined;
+    if (key === undefined) return merged ?? answer;
+    const pageItems = answer[key] as unknown[];
+    items = items.concat(pageItems);
+    merged = { ...answer, [key]: items, links: {} };
+    const next = nextPage(answer.links);
+    if (next === undefined || next <= page || pageItems.length === 0) return merged;
+    page = next;
+    const spacing = rateLimitSpacing(context.client.rateLimit, clock.now());
+    if (spacing > 0) {
+      context.progress?.({
+        progress: page - 1,
+        message: `waiting ${Math.ceil(spacing / 1000)} s before page ${page}: ${rateLimitNote(context.client.rateLimit)}`,
+      });
+      try {
+        await clock.sleep(spacing, context.signal);
+      } catch {
+        throw new CancelledError();
+      }
+    }
   }
 }

@@ -41,6 +41,9 @@ export interface ToolProgress {
   total?: number;
   /** What is happening, in a line a person reads. */
   message: string;
+  /** What is watched, such as `vm 123`, and its status now: apps show a line per change. */
+  subject?: string;
+  status?: string;
 }
 
 /** The time a tool waits by. Tests pass one that moves a sandbox clock instead of sleeping. */
@@ -49,6 +52,20 @@ export interface ToolClock {
   now(): number;
   /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** What can be waited for until ready: the kinds of the `wait` tool. */
+export type WaitKind = 'action' | 'vm' | 'database' | 'load-balancer' | 'certificate';
+
+/**
+ * What a tool that starts an action, or creates a resource that becomes ready later, yields to
+ * wait for. Apps read it to offer waiting (the CLI's `--wait`); the `wait` tool's logic does it.
+ * The id comes from the answer (`action.id`, `droplet.id`...; each of `actions` for a tool that
+ * starts several), or from the argument `idArgument` when the answer holds none (a 204).
+ */
+export interface ToolWait {
+  kind: WaitKind;
+  idArgument?: string;
 }
 
 export interface ToolContext {
@@ -108,6 +125,8 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
   beyondSpec?: true;
   input: S;
   annotations: ToolAnnotations;
+  /** Set on tools whose answer can be waited for (see ToolWait). */
+  wait?: ToolWait;
   request?: RequestMapping<Args<S>>;
   handler?: (args: Args<S>, context: ToolContext) => Promise<R>;
   /** Type of the platform's answer, for the typed API; never read at run time. */

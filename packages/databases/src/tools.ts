@@ -121,6 +121,7 @@ const clusterTools = [
       tags: commaList('Comma-separated').pipe(z.array(tagName())).optional(),
     }),
     annotations: annotations.create,
+    wait: { kind: 'database' },
     request: {
       method: 'POST',
       path: '/v2/databases',
@@ -171,6 +172,7 @@ const clusterTools = [
         }
       }),
     annotations: annotations.destructive,
+    wait: { kind: 'database', idArgument: 'id' },
     request: {
       method: 'PUT',
       path: `${cluster}/resize`,
@@ -892,6 +894,7 @@ const maintenanceTools = [
       'Moves the cluster to another region (db-cluster-list-options lists them). It is `migrating` until done, then `online` again; poll db-cluster-get.',
     input: z.strictObject({ id, region: regionSlug('e.g. lon1') }),
     annotations: annotations.action,
+    wait: { kind: 'database', idArgument: 'id' },
     request: { method: 'PUT', path: `${cluster}/migrate`, body: { region: 'region' }, noResponseBody: true },
     result: returns<{ ok: true }>(),
   }),

@@ -73,6 +73,8 @@ export interface DatabaseBackupList {
 export interface DatabaseEngineOptions {
   regions: string[];
   versions: string[];
+  /** The version a cluster created without one gets, where the platform says it. */
+  default_version?: string;
   layouts: { num_nodes: number; sizes: string[] }[];
 }
 

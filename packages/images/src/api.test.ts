@@ -43,6 +43,9 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   ['image-action-get', { ImageID: 7, ActionID: 3 }, 'imageActions_get'],
   ['size-list', {}, 'sizes_list'],
   ['region-list', { Page: 2, PerPage: 3 }, 'regions_list'],
+  ['snapshot-list', { ResourceType: 'droplet' }, 'snapshots_list'],
+  ['snapshot-get', { ID: 7 }, 'snapshots_get'],
+  ['snapshot-delete', { ID: 'fbe805e8-866b-11e6-96bf-000f53315a41' }, 'snapshots_delete'],
 ];
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
@@ -143,6 +146,27 @@ describe('requests on the wire', () => {
   });
 });
 
+describe('snapshots on the wire', () => {
+  it('snapshot-list filters by resource_type only when asked; ids are numbers or volume UUIDs', () => {
+    expect(request('snapshot-list', {}).query).toEqual({ page: 1, per_page: 50 });
+    expect(request('snapshot-list', { ResourceType: 'volume' }).query).toEqual({
+      page: 1,
+      per_page: 50,
+      resource_type: 'volume',
+    });
+    expect(() => request('snapshot-list', { ResourceType: 'image' })).toThrow(InputError);
+    expect(request('snapshot-get', { ID: 171000001 }).path).toBe('/v2/snapshots/171000001');
+    const uuid = 'fbe805e8-866b-11e6-96bf-000f53315a41';
+    expect(request('snapshot-delete', { ID: uuid })).toMatchObject({
+      method: 'DELETE',
+      path: `/v2/snapshots/${uuid}`,
+    });
+    for (const ID of ['latest', '171000001', 0, -1]) {
+      expect(() => request('snapshot-get', { ID }), String(ID)).toThrow(/argument ID/);
+    }
+  });
+});
+
 describe('arguments are checked before any request', () => {
   it('path ids refuse dot segments, slashes and control characters, naming the argument', async () => {
     const seen: string[] = [];
@@ -240,6 +264,36 @@ describe('imagesApi', () => {
     assertValidResponse('regions_list', 200, second);
     expect(second.regions.map((r) => r.slug)).toEqual(all.regions.slice(3, 6).map((r) => r.slug));
     expect(second.links.pages?.prev).toMatch(/page=1/);
+  });
+
+  it("a VM's snapshot is listed, got and deleted as a snapshot, and leaves image-list with it", async () => {
+    const images = imagesApi(connection.client);
+    const { droplet } = await connection.client.request<{ droplet: { id: number } }>({
+      method: 'POST',
+      path: '/v2/droplets',
+      body: { name: 'snap-src', region: 'nyc3', size: 's-1vcpu-1gb', image: 161928327 },
+    });
+    await connection.sandbox.advanceClock(3_000);
+    await connection.client.request({
+      method: 'POST',
+      path: `/v2/droplets/${droplet.id}/actions`,
+      body: { type: 'snapshot', name: 'from-vm' },
+    });
+    await connection.sandbox.advanceClock(4_000);
+    const listed = await images.snapshotList({ ResourceType: 'droplet' });
+    assertValidResponse('snapshots_list', 200, listed);
+    const snapshot = listed.snapshots.find((s) => s.resource_id === String(droplet.id));
+    expect(snapshot).toMatchObject({ name: 'from-vm', resource_type: 'droplet', regions: ['nyc3'] });
+    const id = Number(snapshot?.id);
+    const got = await images.snapshotGet({ ID: id });
+    assertValidResponse('snapshots_get', 200, got);
+    expect(got.snapshot).toEqual(snapshot);
+    expect((await images.snapshotList({ ResourceType: 'volume' })).snapshots).toEqual([]);
+    expect((await images.imageList({ Type: 'user' })).images.map((i) => i.id)).toContain(id);
+    await expect(images.snapshotDelete({ ID: id })).resolves.toEqual({ ok: true });
+    expect((await images.imageList({ Type: 'user' })).images.map((i) => i.id)).not.toContain(id);
+    await expect(images.snapshotGet({ ID: id })).rejects.toMatchObject({ status: 404 });
+    await connection.client.request({ method: 'DELETE', path: `/v2/droplets/${droplet.id}` });
   });
 
   it('lists sizes and images, imports, renames and deletes an image', async () => {

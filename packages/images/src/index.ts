@@ -1,6 +1,6 @@
 /**
- * @cloudcall/images: public and private images, image actions (transfer, convert), VM sizes and
- * regions, as tool definitions and as a typed API.
+ * @cloudcall/images: public and private images, image actions (transfer, convert), snapshots of
+ * VMs and volumes, VM sizes and regions, as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -12,13 +12,24 @@
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
 import { imagesTools } from './tools.js';
 
-export type { Image, ImageAction, ImageList, Region, RegionList, Size, SizeList } from './types.js';
+export type {
+  Image,
+  ImageAction,
+  ImageList,
+  Region,
+  RegionList,
+  Size,
+  SizeList,
+  Snapshot,
+  SnapshotList,
+} from './types.js';
 export { imagesTools };
 
 export const imagesFamily: ToolFamily = {
   name: 'images',
   title: 'Images and sizes',
-  description: 'Images: list, get, create from URL, rename, delete, transfer, convert; VM sizes; regions.',
+  description:
+    'Images: list, get, create from URL, rename, delete, transfer, convert; snapshots of VMs and volumes; VM sizes; regions.',
   tools: imagesTools,
 };
 

@@ -1,7 +1,8 @@
 /**
  * The images family: the public images (distributions and 1-Click applications) and the account's
- * own (snapshots, backups, custom images), image actions, the VM sizes of size-list and the regions
- * of region-list (what every Region argument names).
+ * own (snapshots, backups, custom images), image actions, snapshots across resources (a VM's
+ * snapshots are images; volumes have them too), the VM sizes of size-list and the regions of
+ * region-list (what every Region argument names).
  */
 import {
   annotations,
@@ -15,14 +16,22 @@ import {
   sendRequest,
   tagName,
   text,
+  UUID_PATTERN,
 } from '@cloudcall/core';
 import { z } from 'zod';
-import type { Image, ImageAction, ImageList, RegionList, SizeList } from './types.js';
+import type { Image, ImageAction, ImageList, RegionList, SizeList, Snapshot, SnapshotList } from './types.js';
 
 /** Image and size lists page by 50 (the spec's Limits table); region-list pages as size-list does. */
 const page = pageArgs(50);
 
 const ImageId = numericId('Image id');
+/** VM snapshots have numeric ids (they are images); volume snapshots have UUIDs. */
+const SnapshotId = z
+  .union([
+    z.number().int().positive(),
+    z.string().regex(UUID_PATTERN, 'expected a VM snapshot id or a volume snapshot UUID'),
+  ])
+  .describe('Id, or UUID for volumes');
 const ImageName = (description: string) => text(description, { max: LIMITS.name });
 const TagName = tagName();
 
@@ -151,6 +160,7 @@ export const imagesTools = [
       "Copies one of the account's images to another region, so VMs can be created from it there. The region appears in the image's regions when the action completes (poll image-action-get).",
     input: z.strictObject({ ID: ImageId, Region: regionSlug('Target region') }),
     annotations: annotations.action,
+    wait: { kind: 'action' },
     request: {
       method: 'POST',
       path: '/v2/images/{ID}/actions',
@@ -168,6 +178,7 @@ export const imagesTools = [
       "Turns a backup of a VM (an id from the VM's backup_ids) into a snapshot, which is kept when the VM is deleted or its backups are turned off.",
     input: z.strictObject({ ID: numericId('Backup image id') }),
     annotations: annotations.action,
+    wait: { kind: 'action' },
     request: { method: 'POST', path: '/v2/images/{ID}/actions', fixed: { type: 'convert' } },
     result: returns<{ action: ImageAction }>(),
   }),
@@ -182,6 +193,48 @@ export const imagesTools = [
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/images/{ImageID}/actions/{ActionID}' },
     result: returns<{ action: ImageAction }>(),
+  }),
+  defineTool({
+    name: 'snapshot-list',
+    family: 'images',
+    beyondSpec: true,
+    title: 'List snapshots',
+    description: 'Snapshots of VMs and volumes.',
+    details:
+      "Lists the account's snapshots: of VMs (resource_type droplet; they are images too, in image-list with Type user) and of volumes. ResourceType keeps one kind. Each names the resource it was taken of (resource_id). Paginated.",
+    input: z.strictObject({
+      ...page,
+      ResourceType: z.enum(['droplet', 'volume']).optional().describe('droplet: VM snapshots'),
+    }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/snapshots', query: { ...pageQuery, resource_type: 'ResourceType' } },
+    result: returns<SnapshotList>(),
+  }),
+  defineTool({
+    name: 'snapshot-get',
+    family: 'images',
+    beyondSpec: true,
+    title: 'Get snapshot',
+    description: 'One snapshot.',
+    details:
+      'Shows one snapshot: its name, regions, size, minimum disk size, tags and the resource it was taken of. A VM snapshot has a numeric id, a volume snapshot a UUID (snapshot-list shows both).',
+    input: z.strictObject({ ID: SnapshotId }),
+    annotations: annotations.read,
+    request: { method: 'GET', path: '/v2/snapshots/{ID}' },
+    result: returns<{ snapshot: Snapshot }>(),
+  }),
+  defineTool({
+    name: 'snapshot-delete',
+    family: 'images',
+    beyondSpec: true,
+    title: 'Delete snapshot',
+    description: 'Delete a VM or volume snapshot.',
+    details:
+      "Deletes a snapshot for good. A VM snapshot is an image: it leaves image-list and the VM's snapshot_ids too. The VM or volume it was taken of stays.",
+    input: z.strictObject({ ID: SnapshotId }),
+    annotations: annotations.destroy,
+    request: { method: 'DELETE', path: '/v2/snapshots/{ID}' },
+    result: returns<{ ok: true }>(),
   }),
   defineTool({
     name: 'size-list',

@@ -26,3 +26,17 @@ export type RegionList = { regions: Region[]; links: Links; meta: Meta };
 export type { Region, Size };
 /** An image action (transfer, convert). */
 export type ImageAction = Action;
+
+/** A snapshot of a VM (numeric id, as a string: it is an image too) or of a volume (UUID). */
+export interface Snapshot {
+  id: string;
+  name: string;
+  created_at: string;
+  regions: string[];
+  min_disk_size: number;
+  size_gigabytes: number;
+  resource_id: string;
+  resource_type: 'droplet' | 'volume';
+  tags: string[] | null;
+}
+export type SnapshotList = { snapshots: Snapshot[]; links: Links; meta: Meta };

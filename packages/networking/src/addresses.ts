@@ -99,6 +99,7 @@ export const reservedIpTools = [
       })
       .superRefine(sameVersion),
     annotations: annotations.action,
+    wait: { kind: 'action' },
     handler: (args, context) =>
       sendRequest<{ action: Action }>(
         {
@@ -120,6 +121,7 @@ export const reservedIpTools = [
     details: 'Detaches a reserved IP from its VM; the IP stays reserved. Returns the action.',
     input: z.strictObject({ IP, Type }).superRefine(sameVersion),
     annotations: annotations.destructive,
+    wait: { kind: 'action' },
     handler: (args, context) =>
       sendRequest<{ action: Action }>(
         { method: 'POST', path: `${base(args.Type)}/{IP}/actions`, fixed: { type: 'unassign' } },

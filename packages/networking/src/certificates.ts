@@ -36,6 +36,7 @@ export const certificateTools = [
       CertificateChain: pem(/-----BEGIN CERTIFICATE-----/, 'a certificate chain').describe('PEM CA chain'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'certificate' },
     request: {
       method: 'POST',
       path: '/v2/certificates',
@@ -71,6 +72,7 @@ export const certificateTools = [
         .describe('Wildcards allowed'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'certificate' },
     request: {
       method: 'POST',
       path: '/v2/certificates',

@@ -266,6 +266,7 @@ export const loadBalancerTools = [
     details: `Creates a load balancer. REGIONAL and REGIONAL_NETWORK need Region and ForwardingRules; GLOBAL needs GLBSettings and may front regional balancers (TargetLoadBalancerIDs). It starts \`new\` and becomes \`active\` with its IP. ${ARGUMENT_NOTES}`,
     input: z.strictObject(fields).superRefine(typeRules(true)),
     annotations: annotations.create,
+    wait: { kind: 'load-balancer' },
     request: { method: 'POST', path: '/v2/load_balancers', body: lbBody },
     result: returns<{ load_balancer: LoadBalancer }>(),
   }),

@@ -177,6 +177,23 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string, 
     { forwarding_rules: [wireRule] },
   ],
   [
+    'load-balancer-add-forwarding-rules',
+    {
+      LoadBalancerID: ID,
+      ForwardingRules: [
+        { ...rule, TlsPassthrough: undefined, CertificateID: VPC2 },
+        { ...rule, EntryPort: 8443, TargetProtocol: 'https', TlsPassthrough: true },
+      ],
+    },
+    'loadBalancers_add_forwardingRules',
+    {
+      forwarding_rules: [
+        { ...wireRule, tls_passthrough: undefined, certificate_id: VPC2 },
+        { ...wireRule, entry_port: 8443, target_protocol: 'https', tls_passthrough: true },
+      ],
+    },
+  ],
+  [
     'load-balancer-remove-forwarding-rules',
     { LoadBalancerID: ID, ForwardingRules: [rule] },
     'loadBalancers_remove_forwardingRules',
@@ -428,6 +445,23 @@ describe('arguments are checked before any request', () => {
     await rejects('firewall-remove-rules', { ID }, /InboundRules/);
     await rejects('load-balancer-create', { Name: 'lb', Type: 'GLOBAL' }, /GLBSettings/);
     await rejects('load-balancer-create', { Name: 'lb', Region: 'nyc3' }, /ForwardingRules/);
+    const lb = (rules: Record<string, unknown>[]) => ({ Name: 'lb', Region: 'nyc3', ForwardingRules: rules });
+    await rejects('load-balancer-create', lb([{ ...rule, CertificateID: 'cert-1' }]), /CertificateID/);
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, TlsPassthrough: true, CertificateID: VPC2 }]),
+      /CertificateID or TlsPassthrough/,
+    );
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, EntryProtocol: 'http', TlsPassthrough: undefined, CertificateID: VPC2 }]),
+      /CertificateID/,
+    );
+    await rejects(
+      'load-balancer-create',
+      lb([{ ...rule, EntryProtocol: 'tcp', TlsPassthrough: true }]),
+      /TlsPassthrough/,
+    );
     await rejects(
       'load-balancer-create',
       { Name: 'lb', Region: 'nyc3', ForwardingRules: [rule], VmIDs: [1], Tag: 'web' },
@@ -563,6 +597,63 @@ describe('the typed API against the sandbox', () => {
       expect('reserved_ip' in reserved && reserved.reserved_ip.ip).toMatch(/^198\.51\.100\./);
       expect(await net.vpcDelete({ ID: spare.id })).toEqual({ ok: true });
       await expect(net.vpcGet({ ID: spare.id })).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('loadBalancerCreate terminates TLS with a certificate or passes it through; vpcDelete refuses a VPC in use', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const net = networkingApi(createClient({ token: 'sandbox', baseUrl: sandbox.url }));
+      const { vpc } = await net.vpcCreate({ Name: 'lb-net', Region: 'ams3' });
+      await net.domainCreate({ Name: 'lb.example', IPAddress: '192.0.2.9' });
+      const { certificate } = await net.acmeCertificateCreate({ Name: 'lb-cert', DnsNames: ['lb.example'] });
+      const https = {
+        EntryProtocol: 'https',
+        EntryPort: 443,
+        TargetProtocol: 'http',
+        TargetPort: 80,
+      } as const;
+      const { load_balancer } = await net.loadBalancerCreate({
+        Name: 'tls-lb',
+        Region: 'ams3',
+        Tag: 'web',
+        ForwardingRules: [
+          { ...https, CertificateID: certificate.id },
+          { ...https, EntryPort: 8443, TargetProtocol: 'https', TargetPort: 443, TlsPassthrough: true },
+        ],
+      });
+      expect(load_balancer.forwarding_rules).toEqual([
+        {
+          entry_protocol: 'https',
+          entry_port: 443,
+          target_protocol: 'http',
+          target_port: 80,
+          certificate_id: certificate.id,
+        },
+        {
+          entry_protocol: 'https',
+          entry_port: 8443,
+          target_protocol: 'https',
+          target_port: 443,
+          tls_passthrough: true,
+        },
+      ]);
+      expect(load_balancer).toMatchObject({ tag: 'web', vpc_uuid: vpc.id });
+      // A certificate that does not exist: the platform's 422, with its message.
+      await expect(
+        net.loadBalancerCreate({
+          Name: 'bad-lb',
+          Region: 'ams3',
+          ForwardingRules: [{ ...https, CertificateID: '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30' }],
+        }),
+      ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/certificate_id/) });
+      // The balancer is a member of the VPC: the platform forbids the delete.
+      await expect(net.vpcDelete({ ID: vpc.id })).rejects.toMatchObject({
+        status: 403,
+        message: expect.stringMatching(/members/),
+      });
     } finally {
       await sandbox.close();
     }

@@ -4,7 +4,7 @@
  * the wire (the platform's snake_case fields).
  */
 import { isIP } from 'node:net';
-import { LIMITS, pageArgs } from '@cloudcall/core';
+import { LIMITS, pageArgs, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 
 /** Networking lists page by 20 (the spec's Limits table). */
@@ -111,20 +111,36 @@ export const outboundWire = (rule: OutboundRule) => ({
 
 const port = (what: string) => z.number().int().min(1).max(65535).describe(what);
 
-export const forwardingRule = z.strictObject({
-  EntryProtocol: z
-    .enum(['http', 'https', 'http2', 'http3', 'tcp', 'udp'])
-    .describe('Protocol the load balancer listens with: http, https, http2, http3, tcp or udp.'),
-  EntryPort: port('Port the load balancer listens on, such as 80.'),
-  TargetProtocol: z
-    .enum(['http', 'https', 'http2', 'tcp', 'udp'])
-    .describe('Protocol used towards the VMs: http, https, http2, tcp or udp.'),
-  TargetPort: port('Port on the VMs receiving the traffic, such as 8080.'),
-  TlsPassthrough: z
-    .boolean()
-    .optional()
-    .describe('Pass TLS through to the VMs unterminated (https entry only).'),
-});
+export const forwardingRule = z
+  .strictObject({
+    EntryProtocol: z
+      .enum(['http', 'https', 'http2', 'http3', 'tcp', 'udp'])
+      .describe('Protocol the load balancer listens with: http, https, http2, http3, tcp or udp.'),
+    EntryPort: port('Port the load balancer listens on, such as 80.'),
+    TargetProtocol: z
+      .enum(['http', 'https', 'http2', 'tcp', 'udp'])
+      .describe('Protocol used towards the VMs: http, https, http2, tcp or udp.'),
+    TargetPort: port('Port on the VMs receiving the traffic, such as 8080.'),
+    TlsPassthrough: z
+      .boolean()
+      .optional()
+      .describe('Pass TLS through to the VMs unterminated (https entry only).'),
+    // Beyond the spec's structure: without it an https rule that is not passed through has no
+    // certificate to terminate TLS with.
+    CertificateID: uuid(
+      'Certificate that terminates TLS on an https, http2 or http3 entry (from certificate-list).',
+    ).optional(),
+  })
+  .superRefine((rule, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (rule.TlsPassthrough && rule.EntryProtocol !== 'https')
+      issue('TlsPassthrough', 'needs an https EntryProtocol');
+    if (rule.CertificateID !== undefined) {
+      if (!['https', 'http2', 'http3'].includes(rule.EntryProtocol))
+        issue('CertificateID', 'needs an https, http2 or http3 EntryProtocol');
+      if (rule.TlsPassthrough) issue('CertificateID', 'give CertificateID or TlsPassthrough, not both');
+    }
+  });
 
 export type ForwardingRule = z.output<typeof forwardingRule>;
 
@@ -137,4 +153,5 @@ export const forwardingWire = (rule: ForwardingRule) => ({
   target_protocol: rule.TargetProtocol,
   target_port: rule.TargetPort,
   ...(rule.TlsPassthrough === undefined ? {} : { tls_passthrough: rule.TlsPassthrough }),
+  ...(rule.CertificateID === undefined ? {} : { certificate_id: rule.CertificateID }),
 });

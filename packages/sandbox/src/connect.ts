@@ -1,8 +1,10 @@
 /**
  * A client wired to an in-process sandbox: what the apps' `--sandbox` flag uses.
  */
-import { ApiClient, type ClientOptions } from '@cloudcall/core';
+import { ApiClient, type ClientOptions, sleep, type ToolClock } from '@cloudcall/core';
 import { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
+import type { Store } from './store.js';
+import type { World } from './world.js';
 
 /** The token the apps send to their own sandbox; the sandbox accepts any bearer token. */
 export const SANDBOX_TOKEN = 'sandbox-token';
@@ -10,6 +12,8 @@ export const SANDBOX_TOKEN = 'sandbox-token';
 export interface SandboxConnection {
   client: ApiClient;
   sandbox: Sandbox;
+  /** The sandbox's time, for waits: moving the sandbox clock forward moves it too. */
+  clock: ToolClock;
   close(): Promise<void>;
 }
 
@@ -23,9 +27,38 @@ export async function connectSandbox(
   return {
     client,
     sandbox,
+    clock: await sandboxClock(sandbox.store, sandboxOptions.now),
     close: async () => {
       await client.close();
       await sandbox.close();
+    },
+  };
+}
+
+/** How often a sleeping sandbox clock looks whether another process moved the clock. */
+const CLOCK_CHECK_MS = 100;
+
+/**
+ * The sandbox's time: the real clock plus the world's offset, read again while sleeping, so that a
+ * test (in any process on the same state file) that moves the clock forward ends a wait's pause at
+ * once, and a timeout comes when sandbox time passes it, not real time.
+ */
+export async function sandboxClock(store: Store<World>, now: () => number = Date.now): Promise<ToolClock> {
+  let offset = 0;
+  const refresh = () =>
+    store.read((world) => {
+      offset = world.clockOffsetMs;
+    });
+  await refresh();
+  const current = () => now() + offset;
+  return {
+    now: current,
+    async sleep(ms, signal) {
+      const until = current() + ms;
+      while (current() < until) {
+        await sleep(Math.min(CLOCK_CHECK_MS, until - current()), signal);
+        await refresh();
+      }
     },
   };
 }

@@ -119,6 +119,26 @@ describe('clusters', () => {
     );
   });
 
+  it('options name a default version per engine, the one a creation without a version gets', async () => {
+    const { options } = (await call('databases_list_options')).body;
+    for (const engine of ['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch']) {
+      const { versions, default_version: chosen } = options[engine];
+      // The newest the engine offers.
+      expect(chosen, engine).toBe(versions[versions.length - 1]);
+      const unversioned = await call('databases_create_cluster', {
+        json: {
+          name: `${engine}-default-${randomUUID().slice(0, 4)}`,
+          engine,
+          region: 'nyc3',
+          size: 'db-s-1vcpu-1gb',
+          num_nodes: engine === 'kafka' ? 3 : 1,
+        },
+      });
+      expect(unversioned.status, unversioned.text).toBe(201);
+      expect(unversioned.body.database.version, engine).toBe(chosen);
+    }
+  });
+
   it('lists options, backups; resizes, upgrades and deletes', async () => {
     const options = await call('databases_list_options');
     expect(options.body.options.valkey.versions).toContain('8');
@@ -170,6 +190,48 @@ describe('clusters', () => {
 
     expect((await call('databases_destroy_cluster', { params })).status).toBe(204);
     expectError(await call('databases_get_cluster', { params }), 404, /could not be found/);
+  });
+
+  it('restores a backup into a new cluster, refusing a source or backup that does not exist', async () => {
+    const source = await createCluster('pg', '16');
+    const params = { database_cluster_uuid: source.id };
+    const restore = (backup_restore: unknown, engine = 'pg') =>
+      call('databases_create_cluster', {
+        json: {
+          name: `restored-${randomUUID().slice(0, 8)}`,
+          engine,
+          region: 'nyc3',
+          size: 'db-s-1vcpu-1gb',
+          num_nodes: 1,
+          backup_restore,
+        },
+      });
+    const count = async () =>
+      (await call('databases_list_clusters', { query: '?per_page=200' })).body.meta.total;
+    const before = await count();
+    await sandbox.advanceClock(3_000);
+    expectError(await restore({ database_name: source.name }), 422, /no backup yet/);
+    await sandbox.advanceClock(2 * 86_400_000);
+    expect((await call('databases_add', { params, json: { name: 'orders' } })).status).toBe(201);
+    const backups = (await call('databases_list_backups', { params })).body.backups;
+    expect(backups).toHaveLength(2);
+
+    expectError(await restore({ database_name: 'nowhere' }), 422, /no database cluster is named nowhere/);
+    expectError(await restore({ database_name: source.name }, 'mysql'), 422, /is a pg cluster/);
+    expectError(await restore({}), 422, /database_name is required/);
+    expectError(
+      await restore({ database_name: source.name, backup_created_at: '2001-01-01T00:00:00Z' }),
+      422,
+      /no backup made at/,
+    );
+    expect(await count()).toBe(before);
+
+    const restored = await restore({ database_name: source.name, backup_created_at: backups[1].created_at });
+    expect(restored.status).toBe(201);
+    expect(restored.body.database).toMatchObject({ engine: 'pg', status: 'creating' });
+    expect(restored.body.database.id).not.toBe(source.id);
+    expect(restored.body.database.db_names).toEqual(expect.arrayContaining(['defaultdb', 'orders']));
+    expect((await restore({ database_name: source.name })).status).toBe(201);
   });
 });
 

@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly status: number,
     readonly id: string,
     message: string,
+    /** Fields some operations add to the error body (such as `root_causes`). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -18,6 +20,8 @@ export const notFound = (what = 'The resource you were accessing could not be fo
   new HttpError(404, 'not_found', what);
 
 export const unprocessable = (message: string) => new HttpError(422, 'unprocessable_entity', message);
+
+export const forbidden = (message: string) => new HttpError(403, 'forbidden', message);
 
 export const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
 

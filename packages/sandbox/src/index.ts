@@ -3,7 +3,7 @@
  * cloudcall runs on a fresh machine with no account and no network.
  */
 
-export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from './connect.js';
+export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection, sandboxClock } from './connect.js';
 export {
   FAULT_HEADER,
   type RateLimitSetting,
@@ -12,5 +12,6 @@ export {
 } from './faults.js';
 export { sshPublicKey } from './fixtures.js';
 export { type Sandbox, type SandboxOptions, type SandboxRequestInfo, startSandbox } from './server.js';
+export { defaultStatePath, MEMORY_STATE, openState, stateCounts, statePathFor } from './state.js';
 export { type LockOptions, StateFileError, Store, type StoreOptions } from './store.js';
 export { seedWorld, upgradeWorld, WORLD_VERSION, type World } from './world.js';

@@ -183,8 +183,9 @@ describe('VPCs', () => {
     ]);
     expect(members.body.meta.total).toBe(1);
 
-    await unchangedBy(() => call('vpcs_delete', { params: { vpc_id: second.body.vpc.id } }), 422, /members/);
-    await unchangedBy(() => call('vpcs_delete', { params: { vpc_id: first.body.vpc.id } }), 422, /default/);
+    // 403, as the platform answers (Terraform's provider retries the delete on it while members go).
+    await unchangedBy(() => call('vpcs_delete', { params: { vpc_id: second.body.vpc.id } }), 403, /members/);
+    await unchangedBy(() => call('vpcs_delete', { params: { vpc_id: first.body.vpc.id } }), 403, /default/);
     await removeDroplet(vm);
     expect((await call('vpcs_delete', { params: { vpc_id: second.body.vpc.id } })).status).toBe(204);
     expectError(await call('vpcs_get', { params: { vpc_id: second.body.vpc.id } }), 404);
@@ -194,6 +195,41 @@ describe('VPCs', () => {
     const list = await call('vpcs_list', { query: '?per_page=1' });
     expect(list.body.vpcs).toHaveLength(1);
     expect(list.body.links.pages.next).toContain('page=2');
+  });
+
+  it('updates a VPC: PUT replaces name and description, PATCH changes what it names, default moves', async () => {
+    const home = (await call('vpcs_create', { json: { name: 'upd-home', region: 'atl1' } })).body.vpc;
+    const next = (
+      await call('vpcs_create', { json: { name: 'upd-next', region: 'atl1', description: 'second' } })
+    ).body.vpc;
+    expect([home.default, next.default]).toEqual([true, false]);
+    const params = { vpc_id: next.id };
+
+    const put = await call('vpcs_update', { params, json: { name: 'upd-next-2' } });
+    expect(put.status).toBe(200);
+    // PUT replaces: the description not given is emptied.
+    expect(put.body.vpc).toEqual({ ...next, name: 'upd-next-2', description: '' });
+    await unchangedBy(() => call('vpcs_update', { params, json: { description: 'x' } }), 422, /name/);
+
+    const patched = await call('vpcs_patch', { params, json: { description: 'patched' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.vpc).toEqual({ ...next, name: 'upd-next-2', description: 'patched' });
+    await unchangedBy(() => call('vpcs_patch', { params, json: { name: 'upd-home' } }), 422, /in use/);
+    await unchangedBy(() => call('vpcs_patch', { params, json: { name: 'bad name!' } }), 422, /name/);
+    await unchangedBy(
+      () => call('vpcs_patch', { params: { vpc_id: home.id }, json: { default: false } }),
+      422,
+      /default/,
+    );
+    await unchangedBy(() => call('vpcs_patch', { params, json: { default: 'yes' } }), 422, /boolean/);
+    expectError(await call('vpcs_patch', { params: { vpc_id: randomUUID() }, json: { name: 'x' } }), 404);
+
+    // Making a VPC the default takes the role from the region's previous one, which can then go.
+    const promoted = await call('vpcs_patch', { params, json: { default: true } });
+    expect(promoted.body.vpc.default).toBe(true);
+    expect((await call('vpcs_get', { params: { vpc_id: home.id } })).body.vpc.default).toBe(false);
+    expect((await call('vpcs_delete', { params: { vpc_id: home.id } })).status).toBe(204);
+    await unchangedBy(() => call('vpcs_delete', { params }), 403, /default/);
   });
 });
 
@@ -528,6 +564,54 @@ describe('firewalls', () => {
     expect((await call('firewalls_delete', { params })).status).toBe(204);
     expectError(await call('firewalls_get', { params }), 404);
   });
+
+  it('replaces a firewall whole with PUT, and refuses a bad update without changing it', async () => {
+    const vm = await addDroplet('nyc3', 'fw-put-vm');
+    const created = await call('firewalls_create', {
+      json: { name: 'fw-put', inbound_rules: [inbound], outbound_rules: [outbound], tags: ['old'] },
+    });
+    const params = { firewall_id: created.body.firewall.id };
+    const web = { protocol: 'tcp', ports: '443', sources: { tags: ['web'] } };
+    const put = await call('firewalls_update', {
+      params,
+      json: { name: 'fw-put-2', inbound_rules: [web], droplet_ids: [vm] },
+    });
+    expect(put.status).toBe(200);
+    // What the body leaves out is gone: the outbound rules and the tags.
+    expect(put.body.firewall).toMatchObject({
+      id: params.firewall_id,
+      name: 'fw-put-2',
+      inbound_rules: [web],
+      outbound_rules: [],
+      droplet_ids: [vm],
+      tags: [],
+      status: 'waiting',
+    });
+    expect((await call('firewalls_get', { params })).body.firewall).toEqual(put.body.firewall);
+
+    await unchangedBy(() => call('firewalls_update', { params, json: { name: 'fw-put-3' } }), 422, /rules/);
+    await unchangedBy(
+      () => call('firewalls_update', { params, json: { inbound_rules: [inbound] } }),
+      422,
+      /name/,
+    );
+    await unchangedBy(
+      () =>
+        call('firewalls_update', {
+          params,
+          json: { name: 'fw-put-3', inbound_rules: [inbound], droplet_ids: [424242] },
+        }),
+      422,
+      /droplet_ids: droplet 424242 does not exist/,
+    );
+    expectError(
+      await call('firewalls_update', {
+        params: { firewall_id: randomUUID() },
+        json: { name: 'x', inbound_rules: [inbound] },
+      }),
+      404,
+    );
+  });
 });
 
 describe('load balancers', () => {
@@ -750,6 +834,92 @@ describe('load balancers', () => {
       /tag/,
     );
   });
+
+  it("keeps algorithm, size, and the rules' certificate and TLS passthrough, on create and update", async () => {
+    const certificate = (
+      await call('certificates_create', {
+        json: {
+          name: 'lb-cert',
+          type: 'custom',
+          private_key: cert.privateKey,
+          leaf_certificate: cert.leafCertificate,
+          certificate_chain: cert.certificateChain,
+        },
+      })
+    ).body.certificate.id;
+    const https = { entry_protocol: 'https', entry_port: 443, target_protocol: 'http', target_port: 80 };
+    const passthrough = { ...https, entry_port: 8443, target_protocol: 'https', tls_passthrough: true };
+    const rules = [{ ...https, certificate_id: certificate }, passthrough];
+
+    const plain = await call('loadBalancers_create', {
+      json: { name: 'lb-plain', region: 'ams3', forwarding_rules: [rule] },
+    });
+    expect(plain.body.load_balancer).toMatchObject({ algorithm: 'round_robin', size_unit: 1 });
+    expect(plain.body.load_balancer.size).toBeUndefined();
+
+    const created = await call('loadBalancers_create', {
+      json: {
+        name: 'lb-tls',
+        region: 'ams3',
+        algorithm: 'least_connections',
+        size: 'lb-medium',
+        forwarding_rules: rules,
+      },
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.load_balancer).toMatchObject({
+      algorithm: 'least_connections',
+      size: 'lb-medium',
+      size_unit: 3,
+      forwarding_rules: rules,
+    });
+    const params = { lb_id: created.body.load_balancer.id };
+    expect((await call('loadBalancers_get', { params })).body.load_balancer.forwarding_rules).toEqual(rules);
+
+    // An update that leaves them out keeps them; one that names them changes them.
+    const kept = await call('loadBalancers_update', {
+      params,
+      json: { name: 'lb-tls', region: 'ams3', forwarding_rules: rules },
+    });
+    expect(kept.body.load_balancer).toMatchObject({ algorithm: 'least_connections', size: 'lb-medium' });
+    const changed = await call('loadBalancers_update', {
+      params,
+      json: {
+        name: 'lb-tls',
+        region: 'ams3',
+        algorithm: 'round_robin',
+        size_unit: 2,
+        forwarding_rules: [passthrough],
+      },
+    });
+    expect(changed.body.load_balancer).toMatchObject({
+      algorithm: 'round_robin',
+      size_unit: 2,
+      forwarding_rules: [passthrough],
+    });
+    expect(changed.body.load_balancer.size).toBeUndefined();
+
+    const create = (json: Record<string, unknown>) =>
+      call('loadBalancers_create', {
+        json: { name: 'lb-bad', region: 'ams3', forwarding_rules: [rule], ...json },
+      });
+    await unchangedBy(
+      () => create({ forwarding_rules: [{ ...https, certificate_id: randomUUID() }] }),
+      422,
+      /certificate_id: certificate .* does not exist/,
+    );
+    await unchangedBy(
+      () => create({ forwarding_rules: [{ ...passthrough, certificate_id: certificate }] }),
+      422,
+      /certificate_id or tls_passthrough/,
+    );
+    await unchangedBy(() => create({ algorithm: 'random' }), 422, /algorithm/);
+    await unchangedBy(() => create({ size: 'lb-huge' }), 422, /size must be/);
+    await unchangedBy(() => create({ size: 'lb-small', size_unit: 4 }), 422, /disagree/);
+    // Both, agreeing, as a client that read the balancer sends them back.
+    const both = await create({ name: 'lb-both', size: 'lb-large', size_unit: 6 });
+    expect(both.body.load_balancer).toMatchObject({ size: 'lb-large', size_unit: 6 });
+  });
 });
 
 describe('reserved IPs', () => {
@@ -866,6 +1036,82 @@ describe('reserved IPs', () => {
     expect((await http('GET', path)).status).toBe(404);
     // IPv4 and IPv6 live under their own paths.
     expectError(await call('reservedIPs_get', { params: { reserved_ip: ip } }), 404);
+  });
+
+  it('answers the floating_ips paths from the same addresses, with their own body keys', async () => {
+    const vm = await addDroplet('sgp1', 'fip-vm');
+    const floating = await call('floatingIPs_create', { json: { region: 'sgp1' } });
+    expect(floating.status).toBe(202);
+    const ip = floating.body.floating_ip.ip;
+    expect(floating.body.reserved_ip).toBeUndefined();
+    // Reserved under one name, it is one under the other.
+    const asReserved = await call('reservedIPs_get', { params: { reserved_ip: ip } });
+    expect(asReserved.body.reserved_ip).toEqual(floating.body.floating_ip);
+    const project = randomUUID();
+    const reserved = (await call('reservedIPs_create', { json: { region: 'sgp1', project_id: project } }))
+      .body.reserved_ip;
+    expect(
+      (await call('floatingIPs_get', { params: { floating_ip: reserved.ip } })).body.floating_ip,
+    ).toEqual({
+      ...reserved,
+      project_id: project,
+    });
+    await unchangedBy(
+      () => call('floatingIPs_create', { json: { region: 'sgp1', project_id: 'mine' } }),
+      422,
+      /project_id/,
+    );
+    const list = await call('floatingIPs_list', { query: '?per_page=200' });
+    expect(list.body.floating_ips.map((f: { ip: string }) => f.ip)).toEqual(
+      expect.arrayContaining([ip, reserved.ip]),
+    );
+    expect(list.body.meta.total).toBe(
+      (await call('reservedIPs_list', { query: '?per_page=200' })).body.meta.total,
+    );
+
+    const params = { floating_ip: ip };
+    const assign = await call('floatingIPsAction_post', { params, json: { type: 'assign', droplet_id: vm } });
+    expect(assign.status).toBe(201);
+    expect(assign.body.action).toMatchObject({ type: 'assign_ip', resource_type: 'floating_ip' });
+    const unassign = await call('reservedIPsActions_post', {
+      params: { reserved_ip: ip },
+      json: { type: 'unassign' },
+    });
+    // The address's actions, whichever name started them, newest first, under both names.
+    const ids = [unassign.body.action.id, assign.body.action.id];
+    const actions = await call('floatingIPsAction_list', { params });
+    expect(actions.body.actions.map((a: { id: number }) => a.id)).toEqual(ids);
+    const reservedActions = await call('reservedIPsActions_list', { params: { reserved_ip: ip } });
+    expect(reservedActions.body.actions).toEqual(actions.body.actions);
+    const one = await call('floatingIPsAction_get', {
+      params: { ...params, action_id: assign.body.action.id },
+    });
+    expect(one.body.action.id).toBe(assign.body.action.id);
+    const viaReserved = await call('reservedIPsActions_get', {
+      params: { reserved_ip: ip, action_id: unassign.body.action.id },
+    });
+    expect(viaReserved.body.action.type).toBe('unassign_ip');
+    // Another address's action is not this one's.
+    expectError(
+      await call('floatingIPsAction_get', {
+        params: { floating_ip: reserved.ip, action_id: assign.body.action.id },
+      }),
+      404,
+    );
+
+    expect((await call('floatingIPs_delete', { params: { floating_ip: reserved.ip } })).status).toBe(204);
+    expectError(await call('reservedIPs_get', { params: { reserved_ip: reserved.ip } }), 404);
+    expectError(await call('floatingIPs_get', { params: { floating_ip: reserved.ip } }), 404);
+    expect((await call('floatingIPs_get', { params })).body.floating_ip.ip).toBe(ip);
+    // The account holds 3 reserved IPs: one was just released.
+    const onVm = await call('floatingIPs_create', { json: { droplet_id: vm } });
+    expect(onVm.status, onVm.text).toBe(202);
+    expect(onVm.body.floating_ip.droplet.id).toBe(vm);
+    expect(onVm.body.links.actions[0].rel).toBe('assign_ip');
+
+    for (const address of [ip, onVm.body.floating_ip.ip]) {
+      expect((await call('reservedIPs_delete', { params: { reserved_ip: address } })).status).toBe(204);
+    }
   });
 });
 

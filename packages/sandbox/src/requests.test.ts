@@ -520,7 +520,7 @@ describe('onRequest', () => {
     await own.close();
   });
 
-  it('reports each request once, with the target as sent and the status answered, before the answer', async () => {
+  it('reports each request once, with the target as sent and the status and body answered, before the answer', async () => {
     const requests: [string, string, RawOptions?][] = [
       ['GET', '/v2/account?x=%41&y=%2e%2e'],
       ['GET', '/v2/account/keys/%2e%2e'],
@@ -538,7 +538,7 @@ describe('onRequest', () => {
       const reply = await raw(own.url, method, target, options);
       statuses.push(reply.status);
       // Already reported when the client has its answer.
-      expect(seen.slice(count)).toEqual([{ method, target, status: reply.status }]);
+      expect(seen.slice(count)).toEqual([{ method, target, status: reply.status, body: reply.body }]);
     }
     expect(statuses).toEqual([200, 400, 400, 401, 404, 405, 201, 422, 413]);
   });

@@ -40,6 +40,11 @@ export interface SandboxRequestInfo {
   target: string;
   /** The status answered. */
   status: number;
+  /**
+   * The body answered, as the JSON value sent (undefined when none): for tests that validate every
+   * answer a client receives. It holds what the answer holds, secrets included; never log it.
+   */
+  body: unknown;
 }
 
 export interface SandboxOptions {
@@ -128,6 +133,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let baseUrl = '';
 
   const server: Server = createServer(onRequestEvent);
+  // Idle connections stay open longer than a client's keep-alive guess (undici takes the server's
+  // hint less one second): a loaded machine could otherwise reuse a socket the server is closing,
+  // and a request that is not repeated (a POST) would fail with ECONNRESET.
+  server.keepAliveTimeout = 65_000;
   // Without this listener node answers `Expect: 100-continue` itself; with it, an oversized body
   // is refused before the client sends it.
   server.on('checkContinue', onRequestEvent);
@@ -165,7 +174,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       answered = true;
       options.log?.(`sandbox: ${method} ${logged} -> ${status}`);
       try {
-        options.onRequest?.({ method, target, status });
+        options.onRequest?.({ method, target, status, body });
       } catch (error) {
         options.log?.(`sandbox: onRequest threw: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -296,7 +305,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         status = error.status;
-        replyBody = errorBody(requestId, error.id, error.message);
+        replyBody = { ...errorBody(requestId, error.id, error.message), ...error.extra };
       }
     }
     answer(status, replyBody, raw);

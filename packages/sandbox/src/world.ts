@@ -5,6 +5,7 @@
  */
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type NetworkingState, seedNetworkingState } from './families/networking.js';
+import { seedTagsState, type TagsState } from './families/tags.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
 import { type FaultState, seedFaults } from './faults.js';
 import { seedAccount } from './seed/account.js';
@@ -41,7 +42,7 @@ type SeedAccount = ReturnType<typeof seedAccount>;
  * The whole world. Each family keeps its state in its own module (families/*.ts) and the world
  * composes them, so families grow without touching each other.
  */
-export interface World extends VmsState, NetworkingState, DatabasesState {
+export interface World extends VmsState, NetworkingState, DatabasesState, TagsState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -87,6 +88,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedVmsState(),
     ...seedNetworkingState(),
     ...seedDatabasesState(),
+    ...seedTagsState(),
   };
 }
 

@@ -7,7 +7,12 @@ import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { noResponseBody, operation, validateRequest } from '../../../tooling/openapi/index.js';
+import {
+  assertValidResponse,
+  noResponseBody,
+  operation,
+  validateRequest,
+} from '../../../tooling/openapi/index.js';
 import { vmsApi, vmsTools } from './index.js';
 
 const UBUNTU = 161928327;
@@ -22,6 +27,18 @@ const OPERATIONS: Record<string, string> = {
   'vm-get': 'droplets_get',
   'vm-list': 'droplets_list',
   'vm-action': 'dropletActions_get',
+  'vm-list-snapshots': 'droplets_list_snapshots',
+  'vm-list-backups': 'droplets_list_backups',
+  'vm-list-kernels': 'droplets_list_kernels',
+  'vm-get-backup-policy': 'droplets_get_backup_policy',
+  'vm-list-neighbors': 'droplets_list_neighbors',
+  'vm-list-associated-resources': 'droplets_list_associatedResources',
+  'tag-create': 'tags_create',
+  'tag-list': 'tags_list',
+  'tag-get': 'tags_get',
+  'tag-delete': 'tags_delete',
+  'tag-resources': 'tags_assign_resources',
+  'untag-resources': 'tags_unassign_resources',
 };
 const operationOf = (name: string) =>
   OPERATIONS[name] ?? (name.endsWith('-vms-tag') ? 'dropletActions_post_byTag' : 'dropletActions_post');
@@ -35,7 +52,15 @@ const actionArgs: Record<string, Record<string, unknown>> = {
   'resize-vm': { Size: 's-2vcpu-4gb' },
   'snapshot-vm': { Name: 'snap' },
   'snapshot-vms-tag': { Name: 'snap' },
+  'vm-update-backup-policy': { Plan: 'weekly', Weekday: 'WED', Hour: 8 },
+  'tag-create': { Name: 'web' },
+  'tag-get': { Name: 'web' },
+  'tag-delete': { Name: 'web' },
+  'tag-resources': { Tag: 'web', Resources: [{ resource_id: 42, resource_type: 'droplet' }] },
+  'untag-resources': { Tag: 'web', Resources: [{ resource_id: '42', resource_type: 'droplet' }] },
 };
+/** Action types the description's type enum leaves out, though the API takes them. */
+const UNLISTED_TYPES = new Set(['enable_private_networking', 'change_backup_policy']);
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
 describe('requests on the wire', () => {
@@ -119,7 +144,7 @@ describe('requests on the wire', () => {
     expect(refused({ IPv6: 'yes' })).toEqual(['IPv6']);
   });
 
-  const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.name !== 'vm-create');
+  const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.request.path.endsWith('/actions'));
 
   it.each(posting.map((t) => [t.name, t] as const))('%s sends its action type and fields', (name, t) => {
     const byTag = name.endsWith('-vms-tag');
@@ -128,10 +153,86 @@ describe('requests on the wire', () => {
     expect(sent.query).toEqual(byTag ? { tag_name: 'web' } : {});
     expect(sent.body).toMatchObject({ type: t.request?.fixed?.type });
     const result = validateRequest(byTag ? 'dropletActions_post_byTag' : 'dropletActions_post', sent.body);
-    // The description's action-type enum lacks enable_private_networking, which the API accepts.
+    // The description's action-type enum lacks some types the API accepts.
     expect(result.valid, result.errors.join('; ')).toBe(
-      t.request?.fixed?.type !== 'enable_private_networking',
+      !UNLISTED_TYPES.has(t.request?.fixed?.type as string),
     );
+  });
+
+  it('vm-update-backup-policy nests plan, weekday and hour in backup_policy; refuses what the platform refuses', () => {
+    expect(
+      request('vm-update-backup-policy', { ID: 7, Plan: 'weekly', Weekday: 'WED', Hour: 8 }).body,
+    ).toEqual({
+      type: 'change_backup_policy',
+      backup_policy: { plan: 'weekly', weekday: 'WED', hour: 8 },
+    });
+    expect(request('vm-update-backup-policy', { ID: 7, Plan: 'daily' }).body).toEqual({
+      type: 'change_backup_policy',
+      backup_policy: { plan: 'daily' },
+    });
+    const refused = (args: Record<string, unknown>) => {
+      try {
+        parseArgs(tool('vm-update-backup-policy'), { ID: 7, ...args });
+        return [];
+      } catch (error) {
+        return (error as InputError).issues.map((i) => i.argument);
+      }
+    };
+    expect(refused({ Plan: 'monthly' })).toEqual(['Plan']);
+    expect(refused({ Plan: 'daily', Weekday: 'MON' })).toEqual(['Weekday']);
+    expect(refused({ Plan: 'weekly', Weekday: 'Wednesday' })).toEqual(['Weekday']);
+    expect(refused({ Plan: 'weekly', Hour: 5 })).toEqual(['Hour']);
+  });
+
+  it('the VM lists page by 50; the tag tools send the bodies the description takes', () => {
+    for (const name of ['vm-list-snapshots', 'vm-list-backups', 'vm-list-kernels']) {
+      expect(request(name, { ID: 7 }).query, name).toEqual({ page: 1, per_page: 50 });
+    }
+    expect(request('tag-list', { PerPage: 5 }).query).toEqual({ page: 1, per_page: 5 });
+    const created = request('tag-create', { Name: 'env:prod' });
+    expect(created.body).toEqual({ name: 'env:prod' });
+    expect(validateRequest('tags_create', created.body)).toEqual({ valid: true, errors: [] });
+    expect(request('tag-get', { Name: 'env:prod' }).path).toBe('/v2/tags/env:prod');
+    const resources = [
+      { resource_id: 42, resource_type: 'droplet' },
+      { resource_id: '171000001', resource_type: 'image' },
+      { resource_id: '3d80cb72-342b-4aaa-b92e-4e4abb24a933', resource_type: 'volume' },
+    ];
+    for (const [name, operationId] of [
+      ['tag-resources', 'tags_assign_resources'],
+      ['untag-resources', 'tags_unassign_resources'],
+    ] as const) {
+      const sent = request(name, { Tag: 'web', Resources: resources });
+      expect(sent.body).toEqual({
+        resources: resources.map((r) => ({ ...r, resource_id: String(r.resource_id) })),
+      });
+      expect(validateRequest(operationId, sent.body)).toEqual({ valid: true, errors: [] });
+    }
+  });
+
+  it('tag names and resources are checked before any request', () => {
+    const refused = (name: string, args: Record<string, unknown>) => {
+      try {
+        parseArgs(tool(name), args);
+        return [];
+      } catch (error) {
+        return (error as InputError).issues.map((i) => i.argument);
+      }
+    };
+    expect(refused('tag-create', { Name: 'has space' })).toEqual(['Name']);
+    expect(refused('tag-create', { Name: 't'.repeat(256) })).toEqual(['Name']);
+    expect(refused('tag-get', { Name: 'a/b' })).toEqual(['Name']);
+    const tagging = (Resources: unknown) => refused('tag-resources', { Tag: 'web', Resources });
+    expect(tagging([])).toEqual(['Resources']);
+    expect(tagging([{ resource_id: 1, resource_type: 'load_balancer' }])).toEqual([
+      'Resources.0.resource_type',
+    ]);
+    expect(tagging([{ resource_id: 'abc', resource_type: 'droplet' }])).toEqual(['Resources.0.resource_id']);
+    expect(tagging([{ resource_id: 42, resource_type: 'database' }])).toEqual(['Resources.0.resource_id']);
+    expect(tagging([{ resource_id: 42, resource_type: 'droplet', extra: 1 }])).toEqual(['Resources.0.extra']);
+    expect(
+      tagging([{ resource_id: '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30', resource_type: 'database' }]),
+    ).toEqual([]);
   });
 
   it('resize-vm sends disk false unless ResizeDisk; rebuild-vm-by-slug sends the slug as image', () => {
@@ -239,6 +340,82 @@ describe('vmsApi', () => {
     expect((await vms.vmList({})).droplets.map((d) => d.id)).toContain(droplet.id);
     await expect(vms.vmDelete({ ID: droplet.id })).resolves.toEqual({ ok: true });
     await expect(vms.vmGet({ ID: droplet.id })).rejects.toBeInstanceOf(ClientApiError);
+  });
+
+  it('tags a VM, reads its snapshots, backups, kernels, policy and neighbours, as the description answers them', async () => {
+    const vms = vmsApi(connection.client);
+    const { droplet } = await vms.vmCreate({
+      Name: 'lib-tags',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+      Tags: ['lib-new'],
+    });
+    await connection.sandbox.advanceClock(3_000);
+    const created = await vms.tagCreate({ Name: 'lib-web' });
+    assertValidResponse('tags_create', 201, created);
+    expect(created.tag.resources.count).toBe(0);
+    await expect(
+      vms.tagResources({
+        Tag: 'lib-web',
+        Resources: [{ resource_id: droplet.id, resource_type: 'droplet' }],
+      }),
+    ).resolves.toEqual({ ok: true });
+    expect((await vms.vmGet({ ID: droplet.id })).droplet.tags).toEqual(['lib-new', 'lib-web']);
+    expect((await vms.vmList({ Tag: 'lib-web' })).droplets.map((d) => d.id)).toEqual([droplet.id]);
+    const tag = await vms.tagGet({ Name: 'lib-web' });
+    assertValidResponse('tags_get', 200, tag);
+    expect(tag.tag.resources.droplets).toEqual({
+      count: 1,
+      last_tagged_uri: expect.stringMatching(new RegExp(`/v2/droplets/${droplet.id}$`)),
+    });
+    const listed = await vms.tagList({});
+    assertValidResponse('tags_list', 200, listed);
+    expect(listed.tags.map((t) => t.name)).toEqual(expect.arrayContaining(['lib-new', 'lib-web']));
+
+    await vms.snapshotVm({ ID: droplet.id, Name: 'lib-snap' });
+    await connection.sandbox.advanceClock(4_000);
+    const snapshots = await vms.vmListSnapshots({ ID: droplet.id });
+    assertValidResponse('droplets_list_snapshots', 200, snapshots);
+    expect(snapshots.snapshots).toEqual([expect.objectContaining({ name: 'lib-snap', type: 'snapshot' })]);
+    await vms.enableBackupsVm({ ID: droplet.id });
+    await connection.sandbox.advanceClock(7_000);
+    const backups = await vms.vmListBackups({ ID: droplet.id });
+    assertValidResponse('droplets_list_backups', 200, backups);
+    expect(backups.backups).toEqual([expect.objectContaining({ type: 'backup' })]);
+    const { action } = await vms.vmUpdateBackupPolicy({
+      ID: droplet.id,
+      Plan: 'weekly',
+      Weekday: 'FRI',
+      Hour: 16,
+    });
+    expect(action.type).toBe('change_backup_policy');
+    await connection.sandbox.advanceClock(3_000);
+    const policy = await vms.vmGetBackupPolicy({ ID: droplet.id });
+    assertValidResponse('droplets_get_backup_policy', 200, policy);
+    expect(policy.policy).toMatchObject({
+      backup_enabled: true,
+      backup_policy: { plan: 'weekly', weekday: 'FRI', hour: 16, retention_period_days: 28 },
+    });
+    const kernels = await vms.vmListKernels({ ID: droplet.id, PerPage: 2 });
+    assertValidResponse('droplets_list_kernels', 200, kernels);
+    expect(kernels.kernels).toHaveLength(2);
+    const neighbors = await vms.vmListNeighbors({ ID: droplet.id });
+    assertValidResponse('droplets_list_neighbors', 200, neighbors);
+    const associated = await vms.vmListAssociatedResources({ ID: droplet.id });
+    assertValidResponse('droplets_list_associatedResources', 200, associated);
+    expect(associated.snapshots.map((s) => s.name)).toEqual(['lib-snap']);
+
+    await vms.untagResources({
+      Tag: 'lib-web',
+      Resources: [{ resource_id: droplet.id, resource_type: 'droplet' }],
+    });
+    expect((await vms.tagGet({ Name: 'lib-web' })).tag.resources.count).toBe(0);
+    await expect(vms.tagDelete({ Name: 'lib-new' })).resolves.toEqual({ ok: true });
+    expect((await vms.vmGet({ ID: droplet.id })).droplet.tags).toEqual([]);
+    const missing = await vms.tagGet({ Name: 'lib-new' }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ClientApiError);
+    expect(missing).toMatchObject({ status: 404 });
   });
 
   it('refuses bad arguments before any request', async () => {

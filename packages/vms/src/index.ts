@@ -1,6 +1,8 @@
 /**
  * @cloudcall/vms: create, inspect and delete VMs (the platform's droplets), run power and feature
- * actions on one VM or on every VM carrying a tag, as tool definitions and as a typed API.
+ * actions on one VM or on every VM carrying a tag, read a VM's snapshots, backups and backup
+ * policy, and manage the tags themselves (shared with images, volumes and database clusters, but
+ * mostly serving VMs), as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -16,22 +18,34 @@ import { vmsTools } from './tools.js';
 export type {
   NetworkV4,
   NetworkV6,
+  Tag,
+  TagList,
+  TagStats,
   Vm,
   VmAction,
   VmActionResult,
   VmActionsResult,
+  VmAssociatedResource,
+  VmAssociatedResources,
+  VmBackupList,
+  VmBackupPolicyRecord,
   VmCreated,
   VmImage,
+  VmKernel,
+  VmKernelList,
   VmList,
   VmRegion,
   VmSize,
+  VmSnapshot,
+  VmSnapshotList,
 } from './types.js';
 export { vmsTools };
 
 export const vmsFamily: ToolFamily = {
   name: 'vms',
   title: 'VMs',
-  description: 'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions.',
+  description:
+    'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions; tags, which VMs mostly serve (vm-list filters by them, the *-vms-tag tools act on them).',
   tools: vmsTools,
 };
 

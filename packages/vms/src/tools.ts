@@ -8,7 +8,7 @@ import {
   defineTool,
   LIMITS,
   numericId,
-  pageArgs,
+  omitUndefined,
   pageQuery,
   regionSlug,
   returns,
@@ -20,12 +20,10 @@ import {
   uuid,
 } from '@cloudcall/core';
 import { z } from 'zod';
+import { vmRelatedTools } from './related.js';
+import { page, TagName, VmId } from './schemas.js';
+import { tagTools } from './tags.js';
 import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './types.js';
-
-/** VM lists page by 50 (the spec's Limits table). */
-const page = pageArgs(50);
-
-const VmId = numericId('VM id');
 
 const RegionSlug = regionSlug('Region slug');
 const SizeSlug = slug('Size slug', 's-1vcpu-1gb');
@@ -40,7 +38,6 @@ const VmName = (description: string) =>
     )
     .describe(description);
 const SnapshotName = text('Snapshot name', { max: LIMITS.name });
-const TagName = tagName('VM tag');
 
 /** An SSH key of the account as the platform addresses it: numeric id, or MD5 fingerprint. */
 const SshKeyRef = z.union([
@@ -79,7 +76,14 @@ interface ActionRow {
   annotations: ToolAnnotations;
   /** Arguments besides the VM's `ID` (or the `Tag`), with the wire field each one fills. */
   args?: Shape;
-  body?: Record<string, string>;
+  /** Wire field -> argument, or a function for a body a table cannot express (nested fields). */
+  // biome-ignore lint/suspicious/noExplicitAny: a row's own args type its body function.
+  body?: Record<string, string> | ((args: any) => Record<string, unknown>);
+  /** A tool the spec does not name (see ToolDefinition.beyondSpec). */
+  beyondSpec?: true;
+  /** Checks across arguments, run with the schema's (before any request). */
+  // biome-ignore lint/suspicious/noExplicitAny: a row's own args type its check.
+  check?: (args: any, context: z.RefinementCtx) => void;
 }
 
 type RowArgs<R extends ActionRow> = R extends { args: infer A extends Shape } ? A : Record<never, never>;
@@ -100,8 +104,10 @@ function vmActionTools<const T extends readonly ActionRow[]>(
       title: row.title,
       description: row.description,
       details: `${row.details} Answers with the action; follow it with vm-action or action-get.`,
-      input: z.strictObject({ ID: VmId, ...row.args }),
+      input: z.strictObject({ ID: VmId, ...row.args }).superRefine(row.check ?? (() => {})),
       annotations: row.annotations,
+      ...(row.beyondSpec ? { beyondSpec: true } : {}),
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/{ID}/actions',
@@ -126,6 +132,7 @@ function tagActionTools<const T extends readonly ActionRow[]>(
       details: `${row.details} Applies to every VM carrying the tag and answers with one action per VM; a tag no VM carries is the platform's 404.`,
       input: z.strictObject({ Tag: TagName, ...row.args }),
       annotations: row.annotations,
+      wait: { kind: 'action' },
       request: {
         method: 'POST',
         path: '/v2/droplets/actions',
@@ -307,6 +314,29 @@ const VM_ACTIONS = [
     args: { Name: SnapshotName },
     body: { name: 'Name' },
   },
+  {
+    name: 'vm-update-backup-policy',
+    type: 'change_backup_policy',
+    beyondSpec: true,
+    title: 'Change VM backup policy',
+    annotations: update,
+    description: 'Set backup plan, weekday, hour.',
+    details:
+      'Changes when a VM with backups enabled is backed up: Plan daily (kept 7 days) or weekly (kept 4 weeks, on Weekday, Sunday unless told), in a 4-hour window starting at Hour UTC (0, 4, 8, 12, 16 or 20). vm-get-backup-policy shows the policy and the next window.',
+    args: {
+      Plan: z.enum(['daily', 'weekly']).describe('daily or weekly'),
+      Weekday: z.enum(['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']).optional().describe('Weekly only'),
+      Hour: z.literal([0, 4, 8, 12, 16, 20]).optional().describe('Window start, UTC'),
+    },
+    check: (args: { Plan: string; Weekday?: string }, context: z.RefinementCtx) => {
+      if (args.Plan === 'daily' && args.Weekday !== undefined) {
+        context.addIssue({ code: 'custom', path: ['Weekday'], message: 'applies to weekly plans only' });
+      }
+    },
+    body: (args: { Plan: string; Weekday?: string; Hour?: number }) => ({
+      backup_policy: omitUndefined({ plan: args.Plan, weekday: args.Weekday, hour: args.Hour }),
+    }),
+  },
 ] as const satisfies readonly ActionRow[];
 
 /** Actions on every VM carrying a tag, as the spec lists them. */
@@ -410,6 +440,7 @@ export const vmsTools = [
       WithVmAgent: z.boolean().optional().describe('Web console agent'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'vm' },
     request: {
       method: 'POST',
       path: '/v2/droplets',
@@ -481,4 +512,6 @@ export const vmsTools = [
   }),
   ...vmActionTools(VM_ACTIONS),
   ...tagActionTools(TAG_ACTIONS),
+  ...vmRelatedTools,
+  ...tagTools,
 ] as const;

@@ -61,3 +61,68 @@ export type VmActionsResult = { actions: VmAction[] };
 export type VmSize = Size;
 export type VmRegion = Region;
 export type VmAction = Action;
+
+/** A snapshot or backup of a VM, as the VM's lists show it. */
+export interface VmSnapshot {
+  id: number;
+  name: string;
+  type: 'snapshot' | 'backup';
+  created_at: string;
+  regions: string[];
+  min_disk_size: number;
+  size_gigabytes: number;
+}
+export type VmSnapshotList = { snapshots: VmSnapshot[]; links: Links; meta: Meta };
+export type VmBackupList = { backups: VmSnapshot[]; links: Links; meta: Meta };
+
+export interface VmKernel {
+  id: number;
+  name: string;
+  version: string;
+}
+export type VmKernelList = { kernels: VmKernel[]; links: Links; meta: Meta };
+
+/** How and when a VM is backed up. */
+export interface VmBackupPolicyRecord {
+  droplet_id: number;
+  backup_enabled: boolean;
+  backup_policy?: {
+    plan: 'daily' | 'weekly';
+    weekday?: 'SUN' | 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT';
+    hour: number;
+    window_length_hours: number;
+    retention_period_days: number;
+  };
+  next_backup_window: { start: string; end: string } | null;
+}
+
+/** A billable resource tied to a VM, with its monthly cost in USD. */
+export interface VmAssociatedResource {
+  id: string;
+  name: string;
+  cost: string;
+}
+export interface VmAssociatedResources {
+  reserved_ips: VmAssociatedResource[];
+  floating_ips: VmAssociatedResource[];
+  snapshots: VmAssociatedResource[];
+  volumes: VmAssociatedResource[];
+  volume_snapshots: VmAssociatedResource[];
+}
+
+/** How many resources carry a tag, and the last one tagged. */
+export interface TagStats {
+  count: number;
+  last_tagged_uri?: string;
+}
+export interface Tag {
+  name: string;
+  resources: TagStats & {
+    droplets: TagStats;
+    images: TagStats;
+    volumes: TagStats;
+    volume_snapshots: TagStats;
+    databases: TagStats;
+  };
+}
+export type TagList = { tags: Tag[]; links: Links; meta: Meta };

@@ -120,7 +120,7 @@ async function run() {
   const cases = {
     node: () => timeProcess(NODE, ['-e', '0']),
     mcpStart: () => coldStart(NODE, [mcpMain, '--api-url', api.url]),
-    mcpStartSandbox: () => coldStart(NODE, [mcpMain, '--sandbox']),
+    mcpStartSandbox: () => coldStart(NODE, [mcpMain, '--sandbox', '--sandbox-state', ':memory:']),
     cliVersion: () => timeProcess(NODE, [cliMain, '--version'], expectVersion),
     cliSandbox: () =>
       timeProcess(NODE, [cliMain, '--sandbox', '--sandbox-state', statePath, TOOL], expectJson),

@@ -29,30 +29,58 @@ export function cliRunner(extraEnv: Record<string, string> = {}) {
   return {
     home,
     statePath: join(home, 'config', 'cloudcall', 'sandbox.json'),
-    run: (args: string[], more: Record<string, string> = {}) => runCli(args, { ...env, ...more }),
+    run: (args: string[], more: Record<string, string> = {}, input?: string) =>
+      runCli(args, { ...env, ...more }, input),
+    start: (args: string[], more: Record<string, string> = {}) => startCli(args, { ...env, ...more }),
   };
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: code ?? -1, stdout, stderr, json });
-    });
+/**
+ * Starts the CLI and hands back the process with its output so far, for tests that act while it
+ * runs (move the sandbox clock, send Ctrl-C); `exit` resolves as `runCli` does.
+ */
+export function startCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => {
+    output.stdout += chunk.toString();
   });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  const exit = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, ...output, json: parsed(output.stdout) }));
+  });
+  /** Resolves once stdout or stderr matches, as output arrives (no fixed sleep). */
+  const until = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(output.stdout) || pattern.test(output.stderr)) {
+          child.stdout.off('data', check);
+          child.stderr.off('data', check);
+          resolve();
+        }
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.on('close', () => reject(new Error(`exited before printing ${pattern}: ${output.stderr}`)));
+      check();
+    });
+  return { child, output, exit, until };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the CLI to its end; `input` is written to its stdin (closed at once without it). */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
+  const run = startCli(args, env);
+  run.child.stdin.end(input);
+  return run.exit;
 }

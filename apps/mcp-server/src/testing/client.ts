@@ -8,6 +8,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
+/**
+ * The environment of a server under test: PATH, and a sandbox in memory unless the test names a
+ * state file (`--sandbox-state` wins over the variable), so no test touches the shared default.
+ */
+export function serverEnv(env: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', CLOUDCALL_SANDBOX_STATE: ':memory:', ...env };
+}
+
 /** Starts `node dist/main.js <args>` and connects an MCP client to it over stdio. */
 export async function stdioClient(
   args: string[],
@@ -16,7 +24,7 @@ export async function stdioClient(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [MAIN, ...args],
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: serverEnv(env),
     stderr: 'pipe',
   });
   let stderr = '';

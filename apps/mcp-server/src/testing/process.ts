@@ -3,7 +3,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { MAIN } from './client.js';
+import { MAIN, serverEnv } from './client.js';
 
 const children = new Set<ChildProcess>();
 
@@ -20,7 +20,7 @@ export function startHttp(
   nodeArgs: string[] = [],
 ): Promise<{ url: string; output: () => string; child: ChildProcess }> {
   const child = spawn(process.execPath, [...nodeArgs, MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -47,7 +47,7 @@ export function exitOf(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [MAIN, ...args], { env: serverEnv(env) });
     children.add(child);
     let stderr = '';
     let stdout = '';
@@ -165,7 +165,7 @@ export interface RawStdio {
 
 export function rawStdio(args: string[], env: Record<string, string> = {}): RawStdio {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: serverEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.add(child);

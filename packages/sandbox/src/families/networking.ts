@@ -92,6 +92,8 @@ export interface ForwardingRule {
 
 export type LoadBalancerType = 'REGIONAL' | 'REGIONAL_NETWORK' | 'GLOBAL';
 
+export type LoadBalancerAlgorithm = 'round_robin' | 'least_connections';
+
 export interface StoredLoadBalancer {
   id: string;
   name: string;
@@ -103,6 +105,10 @@ export interface StoredLoadBalancer {
   network: 'EXTERNAL' | 'INTERNAL';
   network_stack: 'IPV4' | 'DUALSTACK';
   size_unit: number;
+  /** The older size slug (`lb-small`...), when the balancer was sized by one; absent in older state files. */
+  size?: string | null;
+  /** Absent in older state files: round_robin. */
+  algorithm?: LoadBalancerAlgorithm;
   forwarding_rules: ForwardingRule[];
   droplet_ids: number[];
   tag: string | null;

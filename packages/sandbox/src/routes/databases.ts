@@ -28,6 +28,7 @@ import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
 import { vpcFor } from './networking-common.js';
+import { tagNewResource } from './tags.js';
 
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
 export const CLUSTER_CREATE_MS = 3_000;
@@ -115,6 +116,45 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
     port: 9200,
   },
 };
+
+/** A cluster's backups at `now`: one a day since it came online, the newest seven, newest first. */
+function backupsOf(cluster: StoredCluster, now: number): { created_at: string; size_gigabytes: number }[] {
+  const day = 86_400_000;
+  const backups: { created_at: string; size_gigabytes: number }[] = [];
+  for (let at = now - ((now - cluster.online_ms) % day); at > cluster.online_ms; at -= day) {
+    backups.push({ created_at: iso(at), size_gigabytes: 0.03 });
+    if (backups.length >= 7) break;
+  }
+  return backups;
+}
+
+/**
+ * The cluster a creation restores from (`backup_restore`), checked as the platform checks it: a
+ * cluster of the account, of the same engine, with a backup (the one made at `backup_created_at`
+ * when given, else its latest). Undefined when the creation restores nothing.
+ */
+function restoreSource(world: World, value: unknown, engine: ClusterEngine, now: number) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw unprocessable('backup_restore must be an object');
+  const { database_name: name, backup_created_at: at } = value as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '')
+    throw unprocessable('backup_restore.database_name is required');
+  const source = world.clusters.find((c) => c.name === name);
+  if (!source) throw unprocessable(`backup_restore.database_name: no database cluster is named ${name}`);
+  if (source.engine !== engine) {
+    throw unprocessable(`backup_restore: ${name} is a ${source.engine} cluster; the new one is ${engine}`);
+  }
+  const backups = backupsOf(source, now);
+  if (backups.length === 0) throw unprocessable(`backup_restore: ${name} has no backup yet`);
+  if (at !== undefined && !backups.some((b) => Date.parse(b.created_at) === Date.parse(String(at)))) {
+    throw unprocessable(`backup_restore.backup_created_at: ${name} has no backup made at ${String(at)}`);
+  }
+  return source;
+}
+
+/** The version a cluster gets when its creation names none: the newest the engine offers. */
+const defaultVersion = (info: EngineInfo): string => info.versions[info.versions.length - 1] as string;
 
 const SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'db-s-8vcpu-16gb'];
 /** Storage per node, MiB, of each size (the smallest a resize may ask for). */
@@ -689,6 +729,7 @@ export const databasesRoutes: Route[] = [
         options[engine] = {
           regions: REGIONS,
           versions: info.versions,
+          default_version: defaultVersion(info),
           layouts: [1, 2, 3].map((num_nodes) => ({ num_nodes, sizes: SIZES })),
         };
         availability[engine] = info.versions.map((version) => ({
@@ -728,7 +769,8 @@ export const databasesRoutes: Route[] = [
       const engine = requireString(req.body, 'engine') as ClusterEngine;
       const info = ENGINES[engine];
       if (!info) throw unprocessable(`engine must be one of ${Object.keys(ENGINES).join(', ')}`);
-      const version = requireString(req.body, 'version');
+      // No version: the engine's default, the one /v2/databases/options names.
+      const version = req.body.version == null ? defaultVersion(info) : requireString(req.body, 'version');
       if (!info.versions.includes(version)) {
         throw unprocessable(
           `version ${version} is not available for ${engine}; choose from ${info.versions.join(', ')}`,
@@ -740,15 +782,14 @@ export const databasesRoutes: Route[] = [
       if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
       const numNodes = optionalInt(req.body, 'num_nodes', 1, 3);
       if (numNodes === undefined) throw unprocessable('num_nodes is required');
-      const tags = req.body.tags ?? [];
-      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
-        throw unprocessable('tags must be an array of strings');
-      }
       if (world.clusters.some((c) => c.name === name)) {
         throw unprocessable(`a database cluster named ${name} already exists`);
       }
+      const source = restoreSource(world, req.body.backup_restore, engine, req.now);
       const vpc = vpcFor(world, req.body.private_network_uuid, region, req.now, 'private_network_uuid');
       const id = randomUUID();
+      // Tags named for the first time are created, as the platform creates them.
+      const tags = tagNewResource(world, req.body.tags, 'database', id);
       const host = `${name.toLowerCase()}-do-user-${accountNumber(world)}-0.b.db.ondigitalocean.com`;
       const cluster: StoredCluster = {
         id,
@@ -759,7 +800,7 @@ export const databasesRoutes: Route[] = [
         size,
         num_nodes: numNodes,
         storage_size_mib: STORAGE_MIB[size] ?? 10_240,
-        tags: [...new Set(tags as string[])],
+        tags,
         created_ms: req.now,
         online_ms: req.now + CLUSTER_CREATE_MS,
         host,
@@ -773,12 +814,15 @@ export const databasesRoutes: Route[] = [
         users: [{ name: info.user, role: 'primary', password: secret() }],
         rules: [],
         topics: [],
-        config: {
-          ...structuredClone(CONFIG_DEFAULTS[engine]),
-          ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
-        },
+        // A restored cluster starts with the data and settings of its source.
+        config: source
+          ? structuredClone(source.config)
+          : {
+              ...structuredClone(CONFIG_DEFAULTS[engine]),
+              ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
+            },
         migrations: [],
-        ...(DB_ENGINES.includes(engine) ? { dbs: [info.database] } : {}),
+        ...(DB_ENGINES.includes(engine) ? { dbs: source?.dbs ? [...source.dbs] : [info.database] } : {}),
         ...(engine === 'pg' ? { pools: [] } : {}),
       };
       world.clusters.push(cluster);
@@ -837,14 +881,7 @@ export const databasesRoutes: Route[] = [
     method: 'GET',
     path: `${base}/backups`,
     handler: (req, world) => {
-      const cluster = findCluster(world, req);
-      const day = 86_400_000;
-      const backups: { created_at: string; size_gigabytes: number }[] = [];
-      // One backup a day since the cluster came online, newest first.
-      for (let at = req.now - ((req.now - cluster.online_ms) % day); at > cluster.online_ms; at -= day) {
-        backups.push({ created_at: iso(at), size_gigabytes: 0.03 });
-        if (backups.length >= 7) break;
-      }
+      const backups = backupsOf(findCluster(world, req), req.now);
       return {
         body: {
           ...listBody('backups', backups, req),

@@ -25,6 +25,7 @@ import { type Distribution, type Image, imageKind } from '../seed/catalog.js';
 import { iso } from '../time.js';
 import { actionView, nextId, startAction, type World } from '../world.js';
 import { actionListReply, actionReply } from './actions.js';
+import { tagNewResource } from './tags.js';
 
 /** Values the API's `distribution` enum allows. */
 const DISTRIBUTIONS: readonly Distribution[] = [
@@ -130,12 +131,11 @@ export const imagesRoutes: Route[] = [
       }
       const description = req.body.description ?? '';
       if (typeof description !== 'string') throw unprocessable('description must be a string');
-      const tags = req.body.tags ?? [];
-      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
-        throw unprocessable('tags must be an array of strings');
-      }
+      const id = nextId(world, 'image');
+      // Tags named for the first time are created, as the platform creates them.
+      const tags = tagNewResource(world, req.body.tags, 'image', id);
       const image: StoredImage = {
-        id: nextId(world, 'image'),
+        id,
         name,
         type: 'custom',
         distribution: distribution as Distribution,
@@ -146,7 +146,7 @@ export const imagesRoutes: Route[] = [
         min_disk_size: 10,
         size_gigabytes: 2.34,
         description,
-        tags: tags as string[],
+        tags,
         status: 'available',
         error_message: '',
         _available_ms: req.now + DURATIONS.imageImport,

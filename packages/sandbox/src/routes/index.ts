@@ -4,11 +4,17 @@ import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
 import { networkingRoutes } from './networking.js';
+import { snapshotsRoutes } from './snapshots.js';
+import { tagsRoutes } from './tags.js';
 import { vmsRoutes } from './vms.js';
+import { vmsRelatedRoutes } from './vms-related.js';
 
 export const routes: Route[] = [
   ...accountRoutes,
   ...vmsRoutes,
+  ...vmsRelatedRoutes,
+  ...tagsRoutes,
+  ...snapshotsRoutes,
   ...imagesRoutes,
   ...networkingRoutes,
   ...databasesRoutes,

@@ -1,5 +1,6 @@
 /** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
 import { randomUUID } from 'node:crypto';
+import { UUID_PATTERN } from '@cloudcall/core';
 import {
   addressToBigInt,
   allocateAddress,
@@ -14,7 +15,14 @@ import {
   type StoredPeering,
   type StoredReservedIp,
 } from '../families/networking.js';
-import { listBody, type Route, requireString, type SandboxRequest, unprocessable } from '../http.js';
+import {
+  forbidden,
+  listBody,
+  type Route,
+  requireString,
+  type SandboxRequest,
+  unprocessable,
+} from '../http.js';
 import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
 import { dropletById, findOr404, regionView, requireRegion } from './networking-common.js';
@@ -62,8 +70,11 @@ function reserve(world: World, version: 4 | 6, region: string, now: number): Sto
   return rip;
 }
 
+/** The `resource_type` of the actions on a reserved address, by the path that started them. */
+const IP_ACTION_TYPES = new Set(['reserved_ip', 'floating_ip']);
+
 /** Assigns or unassigns, as the actions endpoint of either version does. */
-function reservedAction(world: World, req: SandboxRequest, version: 4 | 6) {
+function reservedAction(world: World, req: SandboxRequest, version: 4 | 6, resourceType = 'reserved_ip') {
   const rip = findReserved(world, req, version);
   const type = req.body.type;
   if (type === 'assign') {
@@ -91,79 +102,132 @@ function reservedAction(world: World, req: SandboxRequest, version: 4 | 6) {
   const action = startAction(world, req.now, {
     type: type === 'assign' ? 'assign_ip' : 'unassign_ip',
     resource_id: resourceId(rip.ip),
-    resource_type: 'reserved_ip',
+    resource_type: resourceType,
     region_slug: rip.region,
   });
   return { status: 201, body: { action: actionView(world, action, req.now) } };
 }
 
-const reservedIpRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v2/reserved_ips',
-    handler: (req, world) => ({
-      body: listBody(
-        'reserved_ips',
-        world.reservedIps.filter((r) => r.version === 4).map((r) => reservedIpView(world, r)),
-        req,
-      ),
-    }),
-  },
-  {
-    method: 'POST',
-    path: '/v2/reserved_ips',
-    handler: (req, world) => {
-      const { region, droplet_id: dropletId } = req.body;
-      if (region !== undefined && dropletId !== undefined)
-        throw unprocessable('give region or droplet_id, not both');
-      if (dropletId !== undefined) {
-        const droplet = typeof dropletId === 'number' ? dropletById(world, dropletId) : undefined;
-        if (!droplet) throw unprocessable(`droplet_id: droplet ${JSON.stringify(dropletId)} does not exist`);
-        const rip = reserve(world, 4, droplet.region.slug, req.now);
-        rip.droplet_id = droplet.id;
-        const action = startAction(world, req.now, {
-          type: 'assign_ip',
-          resource_id: resourceId(rip.ip),
-          resource_type: 'reserved_ip',
-          region_slug: rip.region,
-        });
-        const href = `${req.baseUrl}/v2/actions/${action.id}`;
-        return {
-          status: 202,
-          body: {
-            reserved_ip: reservedIpView(world, rip),
-            links: {
-              droplets: [
-                { id: droplet.id, rel: 'droplet', href: `${req.baseUrl}/v2/droplets/${droplet.id}` },
-              ],
-              actions: [{ id: action.id, rel: 'assign_ip', href }],
+/**
+ * The IPv4 collection under one of its two names: `reserved_ips`, and `floating_ips`, the name older
+ * clients know. Both are views of the same addresses: one reserved under either name is listed,
+ * assigned and released under both, with the body keys of the path it is asked by.
+ */
+function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] {
+  const base = `/v2/${collection}`;
+  const one = collection === 'reserved_ips' ? 'reserved_ip' : 'floating_ip';
+  // The actions of this reservation: an address released and reserved again starts afresh.
+  const actionsOf = (world: World, rip: StoredReservedIp) =>
+    world.actions
+      .filter(
+        (a) =>
+          IP_ACTION_TYPES.has(a.resource_type) &&
+          a.resource_id === resourceId(rip.ip) &&
+          a.started_ms >= rip.reserved_ms,
+      )
+      .sort((a, b) => b.id - a.id);
+  return [
+    {
+      method: 'GET',
+      path: base,
+      handler: (req, world) => ({
+        body: listBody(
+          collection,
+          world.reservedIps.filter((r) => r.version === 4).map((r) => reservedIpView(world, r)),
+          req,
+        ),
+      }),
+    },
+    {
+      method: 'POST',
+      path: base,
+      handler: (req, world) => {
+        const { region, droplet_id: dropletId } = req.body;
+        if (region !== undefined && dropletId !== undefined)
+          throw unprocessable('give region or droplet_id, not both');
+        if (dropletId !== undefined) {
+          const droplet = typeof dropletId === 'number' ? dropletById(world, dropletId) : undefined;
+          if (!droplet)
+            throw unprocessable(`droplet_id: droplet ${JSON.stringify(dropletId)} does not exist`);
+          const rip = reserve(world, 4, droplet.region.slug, req.now);
+          rip.droplet_id = droplet.id;
+          const action = startAction(world, req.now, {
+            type: 'assign_ip',
+            resource_id: resourceId(rip.ip),
+            resource_type: one,
+            region_slug: rip.region,
+          });
+          const href = `${req.baseUrl}/v2/actions/${action.id}`;
+          return {
+            status: 202,
+            body: {
+              [one]: reservedIpView(world, rip),
+              links: {
+                droplets: [
+                  { id: droplet.id, rel: 'droplet', href: `${req.baseUrl}/v2/droplets/${droplet.id}` },
+                ],
+                actions: [{ id: action.id, rel: 'assign_ip', href }],
+              },
             },
-          },
+          };
+        }
+        const project = req.body.project_id;
+        if (project !== undefined && (typeof project !== 'string' || !UUID_PATTERN.test(project))) {
+          throw unprocessable('project_id must be the id of a project');
+        }
+        const rip = reserve(world, 4, requireRegion(world, region).slug, req.now);
+        if (project) rip.project_id = project;
+        return { status: 202, body: { [one]: reservedIpView(world, rip), links: {} } };
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/{ip}`,
+      handler: (req, world) => ({ body: { [one]: reservedIpView(world, findReserved(world, req, 4)) } }),
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/{ip}`,
+      handler: (req, world) => {
+        const rip = findReserved(world, req, 4);
+        world.reservedIps = world.reservedIps.filter((r) => r !== rip);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST',
+      path: `${base}/{ip}/actions`,
+      handler: (req, world) => reservedAction(world, req, 4, one),
+    },
+    {
+      method: 'GET',
+      path: `${base}/{ip}/actions`,
+      handler: (req, world) => {
+        const actions = actionsOf(world, findReserved(world, req, 4));
+        return {
+          body: listBody(
+            'actions',
+            actions.map((a) => actionView(world, a, req.now)),
+            req,
+          ),
         };
-      }
-      const rip = reserve(world, 4, requireRegion(world, region).slug, req.now);
-      return { status: 202, body: { reserved_ip: reservedIpView(world, rip), links: {} } };
+      },
     },
-  },
-  {
-    method: 'GET',
-    path: '/v2/reserved_ips/{ip}',
-    handler: (req, world) => ({ body: { reserved_ip: reservedIpView(world, findReserved(world, req, 4)) } }),
-  },
-  {
-    method: 'DELETE',
-    path: '/v2/reserved_ips/{ip}',
-    handler: (req, world) => {
-      const rip = findReserved(world, req, 4);
-      world.reservedIps = world.reservedIps.filter((r) => r !== rip);
-      return { status: 204 };
+    {
+      method: 'GET',
+      path: `${base}/{ip}/actions/{action}`,
+      handler: (req, world) => {
+        const actions = actionsOf(world, findReserved(world, req, 4));
+        const action = findOr404(actions, (a) => String(a.id) === req.params.action);
+        return { body: { action: actionView(world, action, req.now) } };
+      },
     },
-  },
-  {
-    method: 'POST',
-    path: '/v2/reserved_ips/{ip}/actions',
-    handler: (req, world) => reservedAction(world, req, 4),
-  },
+  ];
+}
+
+const reservedIpRoutes: Route[] = [
+  ...reservedV4Routes('reserved_ips'),
+  ...reservedV4Routes('floating_ips'),
   {
     method: 'GET',
     path: '/v2/reserved_ipv6',
@@ -377,17 +441,55 @@ const vpcRoutes: Route[] = [
     path: '/v2/vpcs/{id}',
     handler: (req, world) => {
       const vpc = findVpc(world, req);
+      // The platform forbids (403) deleting a VPC that still has members, or a region's default;
+      // Terraform's provider retries the delete on 403 while members are being destroyed.
       const inside = members(world, vpc.id);
-      if (inside.length)
-        throw unprocessable(`the VPC has ${inside.length} members; remove them before deleting it`);
+      if (inside.length) {
+        throw forbidden(`Can not delete VPC with members: it has ${inside.length}; remove them first.`);
+      }
       if (world.vpcPeerings.some((p) => p.vpc_ids.includes(vpc.id))) {
         throw unprocessable('the VPC is peered; delete its peerings first');
       }
-      if (vpc.default) throw unprocessable('the default VPC of a region cannot be deleted');
+      if (vpc.default) throw forbidden('Can not delete the default VPC of a region.');
       world.vpcs = world.vpcs.filter((v) => v !== vpc);
       return { status: 204 };
     },
   },
+  ...(['PUT', 'PATCH'] as const).map(
+    (method): Route => ({
+      method,
+      path: '/v2/vpcs/{id}',
+      handler: (req, world) => {
+        const vpc = findVpc(world, req);
+        // PUT replaces the updatable fields (name required, description back to empty when not
+        // given); PATCH changes only those given.
+        const whole = method === 'PUT';
+        const { name, description } = req.body;
+        if (whole || name !== undefined) {
+          const checked = requireString(req.body, 'name');
+          if (!VPC_NAME.test(checked)) throw unprocessable('name must use letters, digits, "." and "-"');
+          if (world.vpcs.some((v) => v !== vpc && v.name === checked))
+            throw unprocessable(`name ${checked} is already in use`);
+        }
+        const text = description ?? (whole ? '' : vpc.description);
+        if (typeof text !== 'string' || text.length > 255) {
+          throw unprocessable('description must be text of at most 255 characters');
+        }
+        const makeDefault = req.body.default;
+        if (makeDefault !== undefined && typeof makeDefault !== 'boolean')
+          throw unprocessable('default must be a boolean');
+        if (makeDefault === false && vpc.default) {
+          throw unprocessable('a region keeps a default VPC: make another VPC its default instead');
+        }
+        if (typeof name === 'string') vpc.name = name;
+        vpc.description = text;
+        if (makeDefault === true) {
+          for (const other of world.vpcs) if (other.region === vpc.region) other.default = other === vpc;
+        }
+        return { body: { vpc } };
+      },
+    }),
+  ),
   {
     method: 'GET',
     path: '/v2/vpc_peerings',

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import {
   allocateAddress,
   type ForwardingRule,
+  type LoadBalancerAlgorithm,
   type LoadBalancerType,
   POOLS,
   parseCidr,
@@ -152,6 +153,23 @@ function firewallView(world: World, fw: StoredFirewall, now: number) {
   };
 }
 
+/** What a create or a full update sets, checked as the platform checks it. */
+function firewallSettings(world: World, body: Record<string, unknown>) {
+  const name = requireString(body, 'name');
+  if (!FIREWALL_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
+  const inbound: StoredRule[] = [];
+  const outbound: StoredRule[] = [];
+  addUnique(inbound, checkRules(world, body.inbound_rules, 'inbound_rules', 'sources'), ruleKey);
+  addUnique(outbound, checkRules(world, body.outbound_rules, 'outbound_rules', 'destinations'), ruleKey);
+  const dropletIds =
+    body.droplet_ids == null
+      ? []
+      : requireDropletIds(world, body.droplet_ids, 'droplet_ids', null, { allowEmpty: true });
+  const noTags = body.tags == null || (Array.isArray(body.tags) && body.tags.length === 0);
+  const tags = noTags ? [] : requireTags(body.tags, 'tags');
+  return { name, inbound, outbound, droplet_ids: dropletIds, tags };
+}
+
 const findFirewall = (world: World, req: SandboxRequest) =>
   findOr404(world.firewalls, (fw) => fw.id === req.params.id);
 
@@ -175,31 +193,28 @@ const firewallRoutes: Route[] = [
     method: 'POST',
     path: '/v2/firewalls',
     handler: (req, world) => {
-      const name = requireString(req.body, 'name');
-      if (!FIREWALL_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
-      const inbound = checkRules(world, req.body.inbound_rules, 'inbound_rules', 'sources');
-      const outbound = checkRules(world, req.body.outbound_rules, 'outbound_rules', 'destinations');
-      const dropletIds =
-        req.body.droplet_ids === undefined
-          ? []
-          : requireDropletIds(world, req.body.droplet_ids, 'droplet_ids', null, { allowEmpty: true });
-      const noTags =
-        req.body.tags === undefined || (Array.isArray(req.body.tags) && req.body.tags.length === 0);
-      const tags = noTags ? [] : requireTags(req.body.tags, 'tags');
       const fw: StoredFirewall = {
         id: randomUUID(),
-        name,
-        inbound: [],
-        outbound: [],
-        droplet_ids: dropletIds,
-        tags,
+        ...firewallSettings(world, req.body),
         created_ms: req.now,
         changed_ms: req.now,
       };
-      addUnique(fw.inbound, inbound, ruleKey);
-      addUnique(fw.outbound, outbound, ruleKey);
       world.firewalls.push(fw);
       return { status: 202, body: { firewall: firewallView(world, fw, req.now) } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/v2/firewalls/{id}',
+    handler: (req, world) => {
+      const fw = findFirewall(world, req);
+      // A full update: what the body leaves out (rules of a direction, VMs, tags) is removed.
+      const settings = firewallSettings(world, req.body);
+      if (req.body.inbound_rules == null && req.body.outbound_rules == null) {
+        throw unprocessable('inbound_rules or outbound_rules is required');
+      }
+      Object.assign(fw, settings, { changed_ms: req.now });
+      return { body: { firewall: firewallView(world, fw, req.now) } };
     },
   },
   {
@@ -282,8 +297,11 @@ const LB_TYPES: LoadBalancerType[] = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'];
 const ENTRY_PROTOCOLS = ['http', 'https', 'http2', 'http3', 'tcp', 'udp'];
 const TARGET_PROTOCOLS = ['http', 'https', 'http2', 'tcp', 'udp'];
 const LB_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{0,254}$/;
+/** The node count each of the older `size` slugs stands for. */
+const LB_SIZES: Record<string, number> = { 'lb-small': 1, 'lb-medium': 3, 'lb-large': 6 };
 
 function checkForwardingRules(
+  world: World,
   value: unknown,
   type: LoadBalancerType,
   field = 'forwarding_rules',
@@ -313,13 +331,24 @@ function checkForwardingRules(
     if (rule.tls_passthrough === true && rule.entry_protocol !== 'https') {
       throw unprocessable(`${at}.tls_passthrough needs an https entry_protocol`);
     }
+    const certificate = rule.certificate_id;
+    if (certificate !== undefined && certificate !== null && certificate !== '') {
+      if (typeof certificate !== 'string' || !world.certificates.some((c) => c.id === certificate)) {
+        throw unprocessable(
+          `${at}.certificate_id: certificate ${JSON.stringify(certificate)} does not exist`,
+        );
+      }
+      if (rule.tls_passthrough === true) {
+        throw unprocessable(`${at}: give certificate_id or tls_passthrough, not both`);
+      }
+    }
     return {
       entry_protocol: String(rule.entry_protocol),
       entry_port: requirePort(rule.entry_port, `${at}.entry_port`),
       target_protocol: String(rule.target_protocol),
       target_port: requirePort(rule.target_port, `${at}.target_port`),
       ...(typeof rule.tls_passthrough === 'boolean' ? { tls_passthrough: rule.tls_passthrough } : {}),
-      ...(typeof rule.certificate_id === 'string' ? { certificate_id: rule.certificate_id } : {}),
+      ...(typeof certificate === 'string' && certificate !== '' ? { certificate_id: certificate } : {}),
     };
   });
   checkDistinctEntries(rules, field);
@@ -382,7 +411,7 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
   const rules =
     body.forwarding_rules === undefined && (existing || glbDefault)
       ? (existing?.forwarding_rules ?? glbDefault ?? [])
-      : checkForwardingRules(body.forwarding_rules, type);
+      : checkForwardingRules(world, body.forwarding_rules, type);
   if (body.droplet_ids !== undefined && body.tag !== undefined)
     throw unprocessable('give droplet_ids or tag, not both');
   const dropletIds =
@@ -413,9 +442,23 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
   const stack = body.network_stack ?? existing?.network_stack ?? 'IPV4';
   if (stack !== 'IPV4' && stack !== 'DUALSTACK')
     throw unprocessable('network_stack must be IPV4 or DUALSTACK');
-  const sizeUnit = body.size_unit ?? existing?.size_unit ?? 1;
+  // `size` is the older way to size a balancer: each slug stands for a number of nodes.
+  if (body.size != null && !Object.hasOwn(LB_SIZES, String(body.size))) {
+    throw unprocessable(`size must be one of ${Object.keys(LB_SIZES).join(', ')}`);
+  }
+  // Both may come back from a client that read the balancer; they must then agree.
+  if (body.size != null && body.size_unit != null && LB_SIZES[String(body.size)] !== body.size_unit) {
+    throw unprocessable(`size ${body.size} and size_unit ${body.size_unit} disagree: give one of them`);
+  }
+  const size =
+    body.size != null ? String(body.size) : body.size_unit == null ? (existing?.size ?? null) : null;
+  const sizeUnit = body.size_unit ?? (size ? LB_SIZES[size] : undefined) ?? existing?.size_unit ?? 1;
   if (typeof sizeUnit !== 'number' || !Number.isInteger(sizeUnit) || sizeUnit < 1 || sizeUnit > 100) {
     throw unprocessable('size_unit must be an integer from 1 to 100');
+  }
+  const algorithm = body.algorithm ?? existing?.algorithm ?? 'round_robin';
+  if (algorithm !== 'round_robin' && algorithm !== 'least_connections') {
+    throw unprocessable('algorithm must be round_robin or least_connections');
   }
   if (body.project_id !== undefined && typeof body.project_id !== 'string')
     throw unprocessable('project_id must be a string');
@@ -431,6 +474,8 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
     network: network as 'EXTERNAL' | 'INTERNAL',
     network_stack: stack as 'IPV4' | 'DUALSTACK',
     size_unit: sizeUnit,
+    size,
+    algorithm: algorithm as LoadBalancerAlgorithm,
     project_id: (body.project_id as string | undefined) ?? existing?.project_id ?? null,
   };
 }
@@ -449,6 +494,8 @@ function loadBalancerView(world: World, lb: StoredLoadBalancer, now: number) {
     ip: active ? lb.ip : '',
     ...(lb.ipv6 && active ? { ipv6: lb.ipv6 } : {}),
     size_unit: lb.size_unit,
+    ...(lb.size ? { size: lb.size } : {}),
+    algorithm: lb.algorithm ?? 'round_robin',
     type: lb.type,
     status: active ? 'active' : 'new',
     created_at: iso(lb.created_ms),
@@ -600,7 +647,7 @@ const loadBalancerRoutes: Route[] = [
         path: '/v2/load_balancers/{id}/forwarding_rules',
         handler: (req, world) => {
           const lb = findLb(world, req);
-          const rules = checkForwardingRules(req.body.forwarding_rules, lb.type);
+          const rules = checkForwardingRules(world, req.body.forwarding_rules, lb.type);
           if (adding) {
             const merged = [...lb.forwarding_rules];
             for (const rule of rules)

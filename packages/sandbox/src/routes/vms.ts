@@ -28,9 +28,30 @@ import { actionView, nextId, type StoredAction, startAction, type World } from '
 import { actionListReply, actionReply } from './actions.js';
 import { imageView } from './images.js';
 import { vpcFor } from './networking-common.js';
+import { tagNewResource } from './tags.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
-const TAG = /^[a-zA-Z0-9_\-:]+$/;
+
+/** How many droplets one `names` request may create. */
+const MULTI_CREATE_LIMIT = 10;
+
+/** The backup plans the platform offers (GET /v2/droplets/backups/supported_policies). */
+const BACKUP_PLANS = {
+  daily: { window_length_hours: 4, retention_period_days: 7 },
+  weekly: { window_length_hours: 4, retention_period_days: 28 },
+} as const;
+const WEEKDAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] as const;
+const WINDOW_STARTS = [0, 4, 8, 12, 16, 20] as const;
+
+/** A droplet's backup policy as the sandbox keeps it (`_backup_policy`). */
+export interface BackupPolicy {
+  plan: keyof typeof BACKUP_PLANS;
+  weekday?: (typeof WEEKDAYS)[number];
+  hour: (typeof WINDOW_STARTS)[number];
+}
+
+/** When no policy is given, backups are daily (the API description's default). */
+const DEFAULT_POLICY: BackupPolicy = { plan: 'daily', hour: 0 };
 
 /** The action types `POST /v2/droplets/actions?tag_name=` accepts. */
 const TAG_ACTION_TYPES = new Set([
@@ -57,7 +78,15 @@ export function dropletView(world: World, droplet: Droplet, now: number): Drople
   return view;
 }
 
-function findDroplet(world: World, request: SandboxRequest, param = 'id'): Droplet {
+/** Deletes a droplet; its backups go with it, its snapshots stay. */
+function deleteDroplet(world: World, droplet: Droplet, now: number): void {
+  world.droplets = world.droplets.filter((d) => d !== droplet);
+  world.images = images(world).filter(
+    (image) => !(image._droplet_id === droplet.id && imageView(image, now).type === 'backup'),
+  );
+}
+
+export function findDroplet(world: World, request: SandboxRequest, param = 'id'): Droplet {
   const id = intParam(request, param);
   const droplet = world.droplets.find((d) => d.id === id);
   if (!droplet) throw notFound();
@@ -146,9 +175,68 @@ function addressIn(cidr: string, n: number): { ip: string; netmask: string; gate
   };
 }
 
-function backupWindow(now: number): { start: string; end: string } {
-  const start = Math.ceil(now / 86_400_000) * 86_400_000;
-  return { start: iso(start), end: iso(start + 8 * 3_600_000) };
+/** The next backup window of a policy after `now`: its hour (UTC), on its weekday when weekly. */
+function backupWindow(now: number, policy: BackupPolicy): { start: string; end: string } {
+  const day = 86_400_000;
+  const hour = 3_600_000;
+  let start = Math.floor(now / day) * day + policy.hour * hour;
+  const due = (at: number) =>
+    at > now && (policy.weekday === undefined || WEEKDAYS[new Date(at).getUTCDay()] === policy.weekday);
+  while (!due(start)) start += day;
+  return { start: iso(start), end: iso(start + BACKUP_PLANS[policy.plan].window_length_hours * hour) };
+}
+
+/**
+ * A `backup_policy` of a request, checked as the platform checks it: a plan of daily or weekly,
+ * a weekday for weekly plans only, a window starting at 0, 4, 8, 12, 16 or 20 (UTC). Fields left
+ * out keep the `base` policy's; a weekly plan without a weekday backs up on Sundays.
+ */
+export function backupPolicy(value: unknown, base: BackupPolicy = DEFAULT_POLICY): BackupPolicy {
+  if (value === undefined || value === null) return base;
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw unprocessable('backup_policy must be an object');
+  const { plan = base.plan, weekday, hour = base.hour } = value as Record<string, unknown>;
+  if (plan !== 'daily' && plan !== 'weekly') {
+    throw unprocessable(`backup_policy.plan must be daily or weekly; got ${JSON.stringify(plan)}`);
+  }
+  if (!WINDOW_STARTS.includes(hour as never)) {
+    throw unprocessable(
+      `backup_policy.hour must be one of ${WINDOW_STARTS.join(', ')}; got ${JSON.stringify(hour)}`,
+    );
+  }
+  if (plan === 'daily') {
+    if (weekday !== undefined) throw unprocessable('backup_policy.weekday applies to weekly plans only');
+    return { plan, hour: hour as BackupPolicy['hour'] };
+  }
+  const day = weekday ?? (base.plan === 'weekly' ? base.weekday : undefined) ?? 'SUN';
+  if (!WEEKDAYS.includes(day as never)) {
+    throw unprocessable(
+      `backup_policy.weekday must be one of ${WEEKDAYS.join(', ')}; got ${JSON.stringify(day)}`,
+    );
+  }
+  return { plan, weekday: day as BackupPolicy['weekday'], hour: hour as BackupPolicy['hour'] };
+}
+
+/** A droplet's backup policy record (GET /v2/droplets/{id}/backups/policy). */
+export function backupPolicyRecord(droplet: Droplet, now: number) {
+  const view = dropletAt(droplet, now);
+  const enabled = view.features.includes('backups');
+  const policy = currentPolicy(droplet, now);
+  return {
+    droplet_id: droplet.id,
+    backup_enabled: enabled,
+    ...(enabled ? { backup_policy: { ...policy, ...BACKUP_PLANS[policy.plan] } } : {}),
+    next_backup_window: view.next_backup_window,
+  };
+}
+
+/** The policy in force at `now` (a change takes effect when its action completes). */
+function currentPolicy(droplet: Droplet, now: number): BackupPolicy {
+  let policy = (droplet._backup_policy as BackupPolicy | undefined) ?? DEFAULT_POLICY;
+  for (const { at_ms, patch } of droplet._pending ?? []) {
+    if (at_ms <= now && patch._backup_policy) policy = patch._backup_policy as BackupPolicy;
+  }
+  return policy;
 }
 
 /** A backup of the droplet, listed from `visibleAt` on. */
@@ -200,9 +288,23 @@ function sizeObject(size: Size): Record<string, unknown> {
   return rest;
 }
 
-function createDroplet(world: World, body: Record<string, unknown>, now: number) {
-  if (body.names !== undefined) throw unprocessable('The sandbox creates one droplet per request: use name.');
-  const name = checkName(requireString(body, 'name'));
+/** The names of a create request: `name`, or `names` (up to the platform's limit), never both. */
+function namesToCreate(body: Record<string, unknown>): string[] {
+  if (body.names === undefined || body.names === null) return [checkName(requireString(body, 'name'))];
+  if (body.name !== undefined) throw unprocessable('Give either name or names, not both.');
+  const names = body.names;
+  if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n === '')) {
+    throw unprocessable('names must be a non-empty array of Droplet names');
+  }
+  if (names.length > MULTI_CREATE_LIMIT) {
+    throw unprocessable(
+      `You can create up to ${MULTI_CREATE_LIMIT} Droplets per request; names has ${names.length}.`,
+    );
+  }
+  return (names as string[]).map(checkName);
+}
+
+function createDroplet(world: World, body: Record<string, unknown>, name: string, now: number) {
   const regionSlug = requireString(body, 'region');
   const region = world.regions.find((r) => r.slug === regionSlug);
   if (!region) {
@@ -223,13 +325,7 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
   const backups = optionalBoolean(body, 'backups');
   const monitoring = optionalBoolean(body, 'monitoring');
   const ipv6 = optionalBoolean(body, 'ipv6');
-  let tags: string[] = [];
-  if (body.tags !== undefined && body.tags !== null) {
-    if (!Array.isArray(body.tags) || body.tags.some((t) => typeof t !== 'string' || !TAG.test(t))) {
-      throw unprocessable('tags must be an array of tag names (letters, numbers, _, - and :)');
-    }
-    tags = [...new Set(body.tags as string[])];
-  }
+  const policy = backupPolicy(body.backup_policy);
   const sshKeys = resolveSshKeys(world, body.ssh_keys);
   const userData = body.user_data ?? undefined;
   // Its 64 KiB limit is checked with every field's limit (limits.ts).
@@ -242,6 +338,8 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
   }
   const vpc = vpcFor(world, body.vpc_uuid, regionSlug, now);
   const id = nextId(world, 'droplet');
+  // Tags named for the first time are created, as the platform creates them.
+  const tags = tagNewResource(world, body.tags, 'droplet', id);
   const seq = id % 100_000;
   const inVpc = world.droplets.filter((d) => d.vpc_uuid === vpc.id).length;
   const privateAddress = addressIn(vpc.ip_range, inVpc);
@@ -260,7 +358,7 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
       ...(ipv6 ? ['ipv6'] : []),
     ],
     backup_ids: [],
-    next_backup_window: backups ? backupWindow(now) : null,
+    next_backup_window: backups ? backupWindow(now, policy) : null,
     snapshot_ids: [],
     image: imageView(image, now) as unknown as Record<string, unknown>,
     volume_ids: [],
@@ -291,6 +389,7 @@ function createDroplet(world: World, body: Record<string, unknown>, now: number)
     _ssh_key_ids: sshKeys,
     ...(userData === undefined ? {} : { _user_data: userData }),
     ...(agent === undefined ? {} : { _with_droplet_agent: agent }),
+    ...(backups ? { _backup_policy: policy } : {}),
   };
   schedule(droplet, now + DURATIONS.boot, { status: 'active' });
   world.droplets.push(droplet);
@@ -385,15 +484,29 @@ function startDropletAction(world: World, droplet: Droplet, body: Record<string,
     case 'enable_private_networking':
       patch = { features: [...new Set([...droplet.features, 'private_networking'])] };
       break;
-    case 'enable_backups':
+    case 'enable_backups': {
+      const policy = backupPolicy(body.backup_policy);
       if (!droplet.features.includes('backups')) {
         takeBackup(world, droplet, now + duration + DURATIONS.firstBackup);
       }
       patch = {
         features: [...new Set([...droplet.features, 'backups'])],
-        next_backup_window: backupWindow(now),
+        next_backup_window: backupWindow(now, policy),
+        _backup_policy: policy,
       };
       break;
+    }
+    case 'change_backup_policy': {
+      if (!droplet.features.includes('backups')) {
+        throw unprocessable('Backups are not enabled on this Droplet: enable them first.');
+      }
+      if (body.backup_policy === undefined || body.backup_policy === null) {
+        throw unprocessable('backup_policy is required');
+      }
+      const policy = backupPolicy(body.backup_policy, currentPolicy(droplet, now));
+      patch = { next_backup_window: backupWindow(now, policy), _backup_policy: policy };
+      break;
+    }
     case 'disable_backups':
       // Backups not yet taken are never taken; those already taken stay.
       world.images = images(world).filter(
@@ -485,16 +598,41 @@ export const vmsRoutes: Route[] = [
     method: 'POST',
     path: '/v2/droplets',
     handler: (req, world) => {
-      const { droplet, action } = createDroplet(world, req.body, req.now);
+      const names = namesToCreate(req.body);
+      const created = names.map((name) => createDroplet(world, req.body, name, req.now));
+      const link = (id: number, rel: string) => ({ id, rel, href: `${req.baseUrl}/v2/actions/${id}` });
+      if (req.body.names === undefined || req.body.names === null) {
+        const [{ droplet, action }] = created as [(typeof created)[number]];
+        return {
+          status: 202,
+          body: {
+            droplet: dropletView(world, droplet, req.now),
+            links: { actions: [link(action.id, 'create')] },
+          },
+        };
+      }
       return {
         status: 202,
         body: {
-          droplet: dropletView(world, droplet, req.now),
-          links: {
-            actions: [{ id: action.id, rel: 'create', href: `${req.baseUrl}/v2/actions/${action.id}` }],
-          },
+          droplets: created.map(({ droplet }) => dropletView(world, droplet, req.now)),
+          links: { actions: created.map(({ action }) => link(action.id, 'multiple_create')) },
         },
       };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v2/droplets',
+    handler: (req, world) => {
+      const tag = req.query.get('tag_name');
+      if (!tag) throw unprocessable('tag_name is required: the tag of the Droplets to delete');
+      if (!world.tags.some((t) => t.name === tag) && !world.droplets.some((d) => d.tags.includes(tag))) {
+        throw notFound(`tag ${tag} not found`);
+      }
+      for (const droplet of world.droplets.filter((d) => d.tags.includes(tag))) {
+        deleteDroplet(world, droplet, req.now);
+      }
+      return { status: 204 };
     },
   },
   {
@@ -506,12 +644,7 @@ export const vmsRoutes: Route[] = [
     method: 'DELETE',
     path: '/v2/droplets/{id}',
     handler: (req, world) => {
-      const droplet = findDroplet(world, req);
-      world.droplets = world.droplets.filter((d) => d !== droplet);
-      // Backups go with the droplet; snapshots stay.
-      world.images = images(world).filter(
-        (image) => !(image._droplet_id === droplet.id && imageView(image, req.now).type === 'backup'),
-      );
+      deleteDroplet(world, findDroplet(world, req), req.now);
       return { status: 204 };
     },
   },

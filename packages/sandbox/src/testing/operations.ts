@@ -4,7 +4,7 @@
  * the schema it declares for the status. Test support only (not built into dist).
  */
 import { randomUUID } from 'node:crypto';
-import { assertValidResponse, operation } from '@cloudcall/openapi-subset';
+import { assertValidResponse, operation, subset } from '@cloudcall/openapi-subset';
 
 export interface Reply {
   status: number;
@@ -46,4 +46,37 @@ export async function callOperation(
   const body = text === '' ? undefined : JSON.parse(text);
   assertValidResponse(operationId, response.status, body);
   return { status: response.status, text, body };
+}
+
+interface Template {
+  operationId: string;
+  method: string;
+  pattern: RegExp;
+  /** Segments that are not `{parameters}`: the more, the more specific the template. */
+  literals: number;
+}
+
+let templates: Template[] | undefined;
+
+/**
+ * The operation of the API description a request is for, by its method and path (a query string is
+ * ignored), or undefined when the subset has none. Where two templates match (`/v2/droplets/actions`
+ * and `/v2/droplets/{droplet_id}`), the one with more literal segments wins, as routers do.
+ */
+export function operationFor(method: string, target: string): string | undefined {
+  templates ??= Object.entries(subset.operations).map(([operationId, op]) => {
+    const segments = op.path.split('/');
+    const source = segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.]/g, '\\.'))).join('/');
+    return {
+      operationId,
+      method: op.method,
+      pattern: new RegExp(`^${source}/?$`),
+      literals: segments.filter((s) => !s.startsWith('{')).length,
+    };
+  });
+  const path = target.split('?')[0] ?? '';
+  const found = templates
+    .filter((t) => t.method === method.toUpperCase() && t.pattern.test(path))
+    .sort((a, b) => b.literals - a.literals);
+  return found[0]?.operationId;
 }

@@ -1,0 +1,153 @@
+/**
+ * `cloudcall auth init|list|switch|remove`: contexts, as doctl users know them. `init` reads a
+ * token (from a pipe, or a hidden prompt on a terminal), checks it with account-get-information,
+ * and saves it; no command prints a token whole.
+ */
+import { families } from '@cloudcall/catalog';
+import { createClient, InputError, maskToken, runTool } from '@cloudcall/core';
+import { Command, Option } from 'commander';
+import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
+import { formatResult, OUTPUT_FORMATS, type OutputFormat, useColor } from './output.js';
+
+export interface AuthIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  isTty: boolean;
+  stdin?: (NodeJS.ReadableStream & { isTTY?: boolean }) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+interface AuthOptions {
+  apiUrl?: string;
+  token?: string;
+  output?: OutputFormat;
+}
+
+/**
+ * The `auth` command. `globals` gives cloudcall's own options (`--api-url`, `-t`, `-o`), which
+ * may come before `auth`; `done` receives the exit code.
+ */
+export function authCommand(io: AuthIo, version: string, globals: () => AuthOptions): Command {
+  const path = () => configPath(io.env);
+  // Set before the subcommands are made, which inherit it: errors reach the caller as exit codes.
+  const auth = new Command('auth')
+    .description('Manage contexts: named API tokens kept in the config file.')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  auth
+    .command('init')
+    .description(
+      'Read a token (piped on stdin, or typed at a hidden prompt), check it with account-get-information, and save it as a context, which becomes the current one.',
+    )
+    .option('--context <name>', 'context name', DEFAULT_CONTEXT)
+    .option('--api-url <url>', 'API base URL this context talks to (default: the platform)')
+    .action(async (options: { context: string; apiUrl?: string }) => {
+      const apiUrl = options.apiUrl ?? globals().apiUrl;
+      const token = globals().token?.trim() || (await readToken(io));
+      if (!token) throw new InputError('no token given: pipe it on stdin or type it at the prompt', 'token');
+      const client = createClient({ token, baseUrl: apiUrl, userAgentSuffix: `cli/${version}` });
+      let email: unknown;
+      try {
+        const tool = families
+          .flatMap((family) => family.tools)
+          .find((t) => t.name === 'account-get-information');
+        const answer = (await runTool(
+          tool as NonNullable<typeof tool>,
+          {},
+          { client, signal: io.signal },
+        )) as {
+          account?: { email?: unknown };
+        };
+        email = answer.account?.email;
+      } finally {
+        await client.close();
+      }
+      const file = path();
+      const config = readConfig(file);
+      config.contexts[options.context] = apiUrl ? { token, apiUrl } : { token };
+      config.current = options.context;
+      writeConfig(file, config);
+      io.stderr(
+        `cloudcall: token ${maskToken(token)} works${typeof email === 'string' ? ` (account ${email})` : ''}; saved as context ${options.context} in ${file}, now the current context.\n`,
+      );
+    });
+  auth
+    .command('list')
+    .description('List the contexts, the current one marked, tokens masked.')
+    .addOption(outputOption())
+    .action(async (options: { output?: OutputFormat }) => {
+      const config = readConfig(path());
+      const contexts = Object.entries(config.contexts).map(([name, context]) => ({
+        name,
+        current: name === config.current,
+        token: maskToken(context.token),
+        api_url: context.apiUrl ?? '',
+      }));
+      const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
+      io.stdout(
+        await formatResult({ contexts }, { format, terminal: io.isTty, color: useColor(io.isTty, io.env) }),
+      );
+    });
+  auth
+    .command('switch')
+    .description('Make a context the current one.')
+    .argument('<name>', 'context name (auth list shows them)')
+    .action((name: string) => {
+      const file = path();
+      const config = readConfig(file);
+      known(config, name);
+      config.current = name;
+      writeConfig(file, config);
+      io.stderr(`cloudcall: the current context is now ${name}.\n`);
+    });
+  auth
+    .command('remove')
+    .description('Remove a context and its token from the config file.')
+    .argument('<name>', 'context name (auth list shows them)')
+    .action((name: string) => {
+      const file = path();
+      const config = readConfig(file);
+      known(config, name);
+      delete config.contexts[name];
+      if (config.current === name) delete config.current;
+      writeConfig(file, config);
+      io.stderr(`cloudcall: removed context ${name}.\n`);
+    });
+  return auth;
+}
+
+function known(config: Config, name: string): void {
+  if (config.contexts[name]) return;
+  const names = Object.keys(config.contexts);
+  throw new InputError(
+    `no context named ${JSON.stringify(name)}${names.length ? ` (there are: ${names.join(', ')})` : ' (there are none yet: cloudcall auth init adds one)'}`,
+    'name',
+  );
+}
+
+/** A token from a pipe (its first line), or typed at a hidden prompt on a terminal. */
+async function readToken(io: AuthIo): Promise<string> {
+  const stdin = io.stdin;
+  if (!stdin) return '';
+  if (stdin.isTTY) {
+    // A maintained prompt that hides what is typed; it writes to stderr, keeping stdout clean.
+    const { default: password } = await import('@inquirer/password');
+    return password({ message: 'API token (input hidden):', mask: '*' }, { output: process.stderr });
+  }
+  let text = '';
+  for await (const chunk of stdin) text += chunk.toString();
+  return (
+    text
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
+}
+
+/** `-o` after the subcommand too, as after a tool's name. */
+export function outputOption(): Option {
+  return new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
+    OUTPUT_FORMATS,
+  );
+}

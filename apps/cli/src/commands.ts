@@ -1,0 +1,220 @@
+/**
+ * How tools are found: grouped by family and resource, reachable as `<resource> <verb>` as well
+ * as by their own names, with a primary argument that can be given positionally. All of it is
+ * derived from the tool names and definitions, so a tool added to a family gets it untouched.
+ *
+ * Resources: a tool `X-list`, `X-get` or `X-create` makes `X` a resource of its family (`vm`,
+ * `db-cluster`, `domain-record`); a family's tools are placed among its own resources. A tool `<verb>-Xs-tag` belongs to X with the verb `<verb>-tag`
+ * (`shutdown-vms-tag`); else a tool ending in `-X` to X (`power-off-vm`, `snapshot-vm`); else to
+ * the longest resource its name starts with (`vm-create`, `db-cluster-list-users`); else to a
+ * resource named as a word of it (`reset-vm-password`); else to its own first word (`wait`). Its
+ * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
+ */
+import type { AnyTool, ToolFamily } from '@cloudcall/core';
+import { kebabName } from './flag-names.js';
+import type { FlagSpec } from './flags.js';
+
+export interface GroupedTool {
+  tool: AnyTool;
+  resource: string;
+  verb: string;
+}
+
+export interface FamilyGroups {
+  family: ToolFamily;
+  /** Resource -> its tools, in the family's order. */
+  resources: Map<string, GroupedTool[]>;
+}
+
+/** Every family's tools by resource. */
+export function groupTools(families: readonly ToolFamily[]): FamilyGroups[] {
+  return families.map((family) => {
+    const resources = new Set<string>();
+    for (const tool of family.tools) {
+      const match = /^(.+)-(list|get|create)$/.exec(tool.name);
+      if (match) resources.add(match[1] as string);
+    }
+    const byLength = [...resources].sort((a, b) => b.length - a.length);
+    const grouped = new Map<string, GroupedTool[]>();
+    for (const tool of family.tools) {
+      const entry = placeTool(tool, byLength);
+      grouped.set(entry.resource, [...(grouped.get(entry.resource) ?? []), entry]);
+    }
+    return { family, resources: grouped };
+  });
+}
+
+function placeTool(tool: AnyTool, resources: readonly string[]): GroupedTool {
+  const name = tool.name;
+  // An action on the resources with a tag: `power-off-vms-tag` is vm's `power-off-tag`.
+  const tagged = resources.find((resource) => name.endsWith(`-${resource}s-tag`));
+  if (tagged) return { tool, resource: tagged, verb: `${name.slice(0, -`-${tagged}s-tag`.length)}-tag` };
+  // An action named verb first: `snapshot-vm` is vm's `snapshot`, even though snapshots are a resource.
+  const object = resources.find((resource) => name.endsWith(`-${resource}`));
+  if (object) return { tool, resource: object, verb: name.slice(0, -object.length - 1) };
+  const prefix = resources.find((resource) => name.startsWith(`${resource}-`));
+  if (prefix) return { tool, resource: prefix, verb: name.slice(prefix.length + 1) };
+  const words = name.split('-');
+  for (const resource of resources) {
+    const at = words.findIndex((word) => word === resource || word === `${resource}s`);
+    if (at > 0) return { tool, resource, verb: words.filter((_, index) => index !== at).join('-') };
+  }
+  return { tool, resource: words[0] as string, verb: words.slice(1).join('-') };
+}
+
+/**
+ * Rewrites the words that name a tool to its name: `vm create` -> `vm-create`,
+ * `db cluster list-users` -> `db-cluster-list-users` (the longest run of words that joined by
+ * `-` names a tool), and `vm power-off` -> `power-off-vm` (a resource and one of its verbs).
+ * `at` is the index of the first word; words that already name a tool are left alone.
+ */
+export function joinToolWords(
+  words: readonly string[],
+  at: number,
+  toolNames: ReadonlySet<string>,
+  groups: readonly FamilyGroups[],
+): string[] {
+  const first = words[at];
+  if (first === undefined || toolNames.has(first)) return [...words];
+  const verbs = new Map<string, string>();
+  for (const { resources } of groups) {
+    for (const [resource, tools] of resources) {
+      for (const { tool, verb } of tools) if (verb) verbs.set(`${resource} ${verb}`, tool.name);
+    }
+  }
+  let end = at;
+  let name: string | undefined;
+  const run: string[] = [];
+  for (let index = at; index < words.length && index < at + 6; index++) {
+    const word = words[index] as string;
+    if (word.startsWith('-')) break;
+    run.push(word);
+    const joined = run.join('-');
+    if (toolNames.has(joined)) {
+      name = joined;
+      end = index;
+    } else if (run.length === 2 && !name && verbs.has(run.join(' '))) {
+      name = verbs.get(run.join(' '));
+      end = index;
+    }
+  }
+  if (!name || end === at) return [...words];
+  return [...words.slice(0, at), name, ...words.slice(end + 1)];
+}
+
+/** Arguments that hold an identifier: `ID`, `id`, `UUID`, `IP`, `VmID`, `LoadBalancerID`. */
+const ID_LIKE = /^(id|uuid|ip)$|I[Dd]$/i;
+
+/**
+ * The argument a tool's command also takes positionally (`cloudcall vm-get 123`): the first
+ * placeholder of its request path (`/v2/domains/{Name}` -> `Name`; none for `/v2/droplets`), or for
+ * a tool whose handler builds the request, its first required id-like argument
+ * (`reserved-ip-get`'s `IP`, `wait`'s `ID`). Only a required scalar qualifies.
+ */
+export function primaryArgument(tool: AnyTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
+  const scalar = (flag: FlagSpec | undefined) =>
+    flag?.required && flag.kind !== 'array' && flag.kind !== 'object' ? flag : undefined;
+  if (tool.request) {
+    const placeholder = /\{(\w+)\}/.exec(tool.request.path)?.[1];
+    return scalar(flags.find((flag) => flag.name === placeholder));
+  }
+  return scalar(flags.find((flag) => flag.required && ID_LIKE.test(flag.name)));
+}
+
+/** A placeholder value for a flag in a generated example. */
+function sample(flag: FlagSpec): string {
+  if (flag.choices?.length) return flag.choices[0] as string;
+  switch (flag.kind) {
+    case 'number':
+      return '123';
+    case 'boolean':
+      return 'true';
+    case 'array':
+      return flag.numericItems ? '123,456' : 'a,b';
+    case 'object':
+      return `'{...}'`;
+    default:
+      return kebabName(flag.name).replace(/-/g, '_').toUpperCase();
+  }
+}
+
+/** One example call of a tool: its primary argument positionally, then its other required flags. */
+export function exampleFor(tool: AnyTool, flags: readonly FlagSpec[]): string {
+  const primary = primaryArgument(tool, flags);
+  const parts = ['cloudcall', tool.name];
+  if (primary) parts.push(sample(primary));
+  for (const flag of flags) {
+    if (flag.required && flag !== primary) parts.push(`--${kebabName(flag.name)}`, sample(flag));
+  }
+  return parts.join(' ');
+}
+
+/** `cloudcall help` at the root: families and their resources, not 142 tools. */
+export function familiesOverview(groups: readonly FamilyGroups[]): string {
+  const heads = groups.map(({ family }) => `${family.name} (${family.tools.length})`);
+  const width = Math.max(...heads.map((head) => head.length));
+  const lines: string[] = [];
+  groups.forEach(({ resources }, index) => {
+    const list = wrap([...resources.keys()].join(', '), 96 - width);
+    lines.push(`  ${(heads[index] as string).padEnd(width)}  ${list[0]}`);
+    for (const more of list.slice(1)) lines.push(`  ${''.padEnd(width)}  ${more}`);
+  });
+  return lines.join('\n');
+}
+
+/** `cloudcall help vms`: one family, its tools under their resources. */
+export function familyHelp(groups: FamilyGroups): string {
+  const { family, resources } = groups;
+  const lines = [`${family.title} (${family.tools.length} tools): ${family.description}`, ''];
+  const width = Math.max(...family.tools.map((tool) => tool.name.length));
+  for (const [resource, tools] of resources) {
+    lines.push(`${resource}:`);
+    for (const { tool } of tools) lines.push(`  ${tool.name.padEnd(width)}  ${tool.title}`);
+    lines.push('');
+  }
+  lines.push(
+    `Run "cloudcall <tool> --help" for a tool's flags and an example. "cloudcall <resource> <verb>"`,
+    'is the same as the tool "<resource>-<verb>" (cloudcall vm create = cloudcall vm-create).',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** What the word finder needs of an option: its spellings and whether it takes a value. */
+export interface OptionShape {
+  long?: string | undefined;
+  short?: string | undefined;
+  required?: boolean | undefined;
+}
+
+/**
+ * The index of the first word that is not a root option or its value: where the tool (or
+ * command) name is. -1 when there is none, or when an unknown option comes first (the parser
+ * then reports it).
+ */
+export function commandWordIndex(words: readonly string[], options: readonly OptionShape[]): number {
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] as string;
+    if (!word.startsWith('-')) return index;
+    if (word === '--') return -1;
+    const spelled = word.includes('=') ? word.slice(0, word.indexOf('=')) : word;
+    const option = options.find((candidate) => candidate.long === spelled || candidate.short === spelled);
+    if (!option) return -1;
+    if (option.required && !word.includes('=')) index++;
+  }
+  return -1;
+}

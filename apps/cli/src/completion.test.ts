@@ -1,0 +1,99 @@
+/**
+ * Shell completion: the scripts parse (`bash -n`, and `zsh -n` / `fish -n` where those shells are
+ * installed), and bash, with the script loaded and the built CLI on its PATH, completes tools,
+ * `<resource> <verb>` words, flags and enum values from the definitions.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliRunner, MAIN } from './testing/run.js';
+
+const cli = cliRunner();
+
+/** A `cloudcall` on PATH that runs the built CLI, as an installed one would. */
+const bin = join(cli.home, 'bin');
+mkdirSync(bin, { recursive: true });
+writeFileSync(join(bin, 'cloudcall'), `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`);
+chmodSync(join(bin, 'cloudcall'), 0o755);
+const PATH = `${bin}:${process.env.PATH ?? ''}`;
+
+const installed = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).error === undefined;
+
+async function script(shell: string): Promise<string> {
+  const result = await cli.run(['completion', shell]);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+function syntaxCheck(shell: string, text: string) {
+  const file = join(cli.home, `completion.${shell}`);
+  writeFileSync(file, text);
+  return spawnSync(shell, ['-n', file], { encoding: 'utf8' });
+}
+
+/** What bash offers for the command line `words` (the last word is being completed). */
+function bashComplete(words: string[]): string[] {
+  const quoted = words.map((word) => `'${word}'`).join(' ');
+  const result = spawnSync(
+    'bash',
+    [
+      '-c',
+      `source <(cloudcall completion bash) && COMP_WORDS=(cloudcall ${quoted}) && COMP_CWORD=${words.length} && _cloudcall_complete && printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { encoding: 'utf8', env: { PATH, HOME: cli.home } },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  return result.stdout.split('\n').filter(Boolean);
+}
+
+describe('completion scripts', () => {
+  it('bash accepts the bash script', async () => {
+    const checked = syntaxCheck('bash', await script('bash'));
+    expect(checked.error).toBeUndefined();
+    expect(checked.status, checked.stderr).toBe(0);
+  });
+
+  it.skipIf(!installed('zsh'))('zsh accepts the zsh script', async () => {
+    expect(syntaxCheck('zsh', await script('zsh')).status).toBe(0);
+  });
+
+  it.skipIf(!installed('fish'))('fish accepts the fish script, and completes with it', async () => {
+    expect(syntaxCheck('fish', await script('fish')).status).toBe(0);
+    const complete = (line: string) =>
+      spawnSync('fish', ['-c', `cloudcall completion fish | source; complete -C'${line}'`], {
+        encoding: 'utf8',
+        env: { PATH, HOME: cli.home },
+      })
+        .stdout.split('\n')
+        .filter(Boolean);
+    expect(complete('cloudcall vm-ge')).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(complete('cloudcall reserved-ip-list --type ')).toEqual(['ipv4', 'ipv6']);
+  });
+
+  it('refuses a shell it has no script for', async () => {
+    const result = await cli.run(['completion', 'tcsh']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Allowed choices are bash, zsh, fish/);
+  });
+});
+
+describe('bash completes from the definitions', () => {
+  it('tools and resources, then verbs', () => {
+    expect(bashComplete(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(bashComplete(['vm-get-'])).toEqual(['vm-get-backup-policy']);
+    expect(bashComplete(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
+    expect(bashComplete(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
+  });
+
+  it('kebab flags of the tool, then enum values', () => {
+    expect(bashComplete(['vm-create', '--image'])).toEqual(['--image-id']);
+    expect(bashComplete(['load-balancer-add-vms', '--'])).toEqual(
+      expect.arrayContaining(['--load-balancer-id', '--vm-ids', '--output']),
+    );
+    expect(bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
+    expect(bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
+    expect(bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv']);
+    expect(bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+  });
+});

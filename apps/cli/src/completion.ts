@@ -1,0 +1,104 @@
+/**
+ * Shell completion. `cloudcall completion bash|zsh|fish` prints a small script that asks the CLI
+ * itself for candidates (`cloudcall __complete <words so far>`), the way cobra-based tools such
+ * as doctl and gh do: the candidates (tools, resources and verbs, flags, enum values) come from
+ * the installed version's definitions, so the script never goes stale.
+ */
+import { commandWordIndex, type FamilyGroups, joinToolWords, type OptionShape } from './commands.js';
+import { kebabName } from './flag-names.js';
+import type { FlagSpec } from './flags.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export function completionScript(shell: Shell, program = 'cloudcall'): string {
+  const fn = `_${program.replace(/\W/g, '_')}`;
+  switch (shell) {
+    case 'bash':
+      return `# ${program} completion for bash. Load it with: source <(${program} completion bash)
+${fn}_complete() {
+  local IFS=$'\\n'
+  local cur="\${COMP_WORDS[COMP_CWORD]}"
+  COMPREPLY=($(compgen -W "$(${program} __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "$cur"))
+}
+complete -o default -F ${fn}_complete ${program}
+`;
+    case 'zsh':
+      return `#compdef ${program}
+# ${program} completion for zsh. Load it with: source <(${program} completion zsh)
+${fn}() {
+  local -a candidates
+  candidates=("\${(@f)$(${program} __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  compadd -a candidates
+}
+if [ "$funcstack[1]" = "${fn}" ]; then
+  ${fn} "$@"
+else
+  compdef ${fn} ${program}
+fi
+`;
+    case 'fish':
+      return `# ${program} completion for fish. Load it with: ${program} completion fish | source
+complete -c ${program} -f -a '(${program} __complete (commandline -opc)[2..-1] (commandline -ct))'
+`;
+  }
+}
+
+export interface CompletionSource {
+  /** Commands of the root: every tool, and cloudcall's own (help, completion...). */
+  commands: readonly { name: string; subcommands: readonly string[] }[];
+  rootOptions: readonly (OptionShape & { choices?: readonly string[] | undefined })[];
+  groups: readonly FamilyGroups[];
+  /** A tool's flags; undefined for a name that is not a tool. */
+  flagsOf: (tool: string) => FlagSpec[] | undefined;
+}
+
+/**
+ * Candidates for the last of `words` (the words after the program name; the last is the one
+ * being completed, possibly empty). The shell filters them by what is typed.
+ */
+export function completeWords(words: readonly string[], source: CompletionSource): string[] {
+  const before = words.slice(0, -1);
+  const current = words.at(-1) ?? '';
+  const names = new Set(source.commands.map((command) => command.name));
+  const previous = before.at(-1);
+  const at = commandWordIndex(before, source.rootOptions);
+  const rootFlag = (word: string | undefined) =>
+    word?.startsWith('-')
+      ? source.rootOptions.find((option) => option.long === word || option.short === word)
+      : undefined;
+  const longs = (options: readonly OptionShape[]) =>
+    options.map((option) => option.long).filter((long): long is string => Boolean(long));
+
+  if (at === -1) {
+    const option = rootFlag(previous);
+    if (option?.required) return [...(option.choices ?? [])];
+    if (current.startsWith('-')) return longs(source.rootOptions);
+    const resources = source.groups.flatMap(({ resources }) => [...resources.keys()]);
+    return [...new Set([...names, ...resources])];
+  }
+
+  const joined = joinToolWords(before, at, names, source.groups);
+  const command = joined[at] as string;
+  const rest = joined.slice(at + 1);
+  if (command === 'help')
+    return rest.length ? [] : [...source.groups.map(({ family }) => family.name), ...names];
+  const flags = source.flagsOf(command);
+  if (!flags) {
+    const own = source.commands.find((candidate) => candidate.name === command);
+    if (own) return rest.length ? [] : [...own.subcommands];
+    // A resource word: its verbs.
+    if (rest.length) return [];
+    return source.groups.flatMap(({ resources }) => (resources.get(command) ?? []).map(({ verb }) => verb));
+  }
+  const flag = flags.find((candidate) => `--${kebabName(candidate.name)}` === previous);
+  if (flag?.kind === 'boolean') return ['true', 'false'];
+  if (flag) return [...(flag.choices ?? [])];
+  const option = rootFlag(previous);
+  if (option?.required) return [...(option.choices ?? [])];
+  const used = new Set(rest);
+  const connection = longs(source.rootOptions).filter((long) => long !== '--version');
+  return [...flags.map((candidate) => `--${kebabName(candidate.name)}`), ...connection].filter(
+    (candidate) => !used.has(candidate),
+  );
+}

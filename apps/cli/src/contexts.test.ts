@@ -1,0 +1,135 @@
+/**
+ * Contexts, as processes in a temporary XDG_CONFIG_HOME, against a sandbox served on loopback
+ * (which accepts any token): `auth init` checks and saves a token (mode 0600), `auth list` masks
+ * it, `switch` and `remove` change the file, and tool commands use the context.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configPath, resolveToken, writeConfig } from './config.js';
+import { EXIT } from './program.js';
+import { cliRunner } from './testing/run.js';
+
+const cli = cliRunner();
+const config = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
+const WORK = 'dop_v1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1111';
+const HOME_TOKEN = 'dop_v1_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2222';
+let sandbox: Sandbox;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ onRequest: (info) => seen.push(`${info.method} ${info.target}`) });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+describe('contexts', () => {
+  it('auth init reads the token from stdin, checks it, and saves it with mode 0600', async () => {
+    const init = await cli.run(
+      ['auth', 'init', '--context', 'work', '--api-url', sandbox.url],
+      {},
+      `${WORK}\n`,
+    );
+    expect(init.code, init.stderr).toBe(EXIT.ok);
+    expect(seen).toContain('GET /v2/account');
+    expect(init.stderr).toContain('token dop_v1_****1111 works (account ');
+    expect(init.stderr).toContain(`saved as context work in ${config}, now the current context`);
+    expect(init.stdout + init.stderr).not.toContain(WORK);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({
+      current: 'work',
+      contexts: { work: { token: WORK, apiUrl: sandbox.url } },
+    });
+  });
+
+  it('auth init refuses a token the API refuses, and saves nothing', async () => {
+    const refusing = await startSandbox();
+    await refusing.injectFault({ method: 'GET', path: '/v2/account', status: 401 });
+    try {
+      const init = await cli.run(
+        ['auth', 'init', '--context', 'bad', '--api-url', refusing.url],
+        {},
+        'nope-token\n',
+      );
+      expect(init.code).toBe(EXIT.api);
+      expect(JSON.parse(readFileSync(config, 'utf8')).contexts.bad).toBeUndefined();
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('tool commands use the current context, and --context picks another', async () => {
+    const init = await cli.run(
+      ['auth', 'init', '--context', 'home', '--api-url', sandbox.url],
+      {},
+      HOME_TOKEN,
+    );
+    expect(init.code, init.stderr).toBe(EXIT.ok);
+    seen.length = 0;
+    const current = await cli.run(['key-list']);
+    expect(current.code, current.stderr).toBe(EXIT.ok);
+    expect(seen).toEqual(['GET /v2/account/keys?page=1&per_page=30']);
+    const other = await cli.run(['--context', 'work', 'key-list']);
+    expect(other.code, other.stderr).toBe(EXIT.ok);
+    const missing = await cli.run(['--context', 'nowhere', 'key-list']);
+    expect(missing.code).toBe(EXIT.input);
+    expect(missing.stderr).toContain('no context named "nowhere" (there are: work, home)');
+  });
+
+  it('auth list masks every token; switch and remove change the file', async () => {
+    const list = await cli.run(['auth', 'list']);
+    expect(list.code, list.stderr).toBe(EXIT.ok);
+    expect(list.json).toEqual({
+      contexts: [
+        { name: 'work', current: false, token: 'dop_v1_****1111', api_url: sandbox.url },
+        { name: 'home', current: true, token: 'dop_v1_****2222', api_url: sandbox.url },
+      ],
+    });
+    expect(list.stdout).not.toContain(WORK);
+    expect(list.stdout).not.toContain(HOME_TOKEN);
+
+    expect((await cli.run(['auth', 'switch', 'work'])).code).toBe(EXIT.ok);
+    expect(JSON.parse(readFileSync(config, 'utf8')).current).toBe('work');
+    const unknown = await cli.run(['auth', 'switch', 'elsewhere']);
+    expect(unknown.code).toBe(EXIT.input);
+
+    expect((await cli.run(['auth', 'remove', 'work'])).code).toBe(EXIT.ok);
+    const after = JSON.parse(readFileSync(config, 'utf8'));
+    expect(after.current).toBeUndefined();
+    expect(Object.keys(after.contexts)).toEqual(['home']);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    // No current context and no token anywhere: the CLI says where a token can come from.
+    const none = await cli.run(['key-list']);
+    expect(none.code).toBe(EXIT.input);
+    expect(none.stderr).toContain('pass -t/--token, or run "cloudcall auth init"');
+  });
+});
+
+describe('token precedence: environment, then --token, then the context', () => {
+  const dir = `${cli.home}/precedence`;
+  const env = { XDG_CONFIG_HOME: dir };
+  beforeAll(() => {
+    writeConfig(configPath(env), {
+      current: 'ctx',
+      contexts: { ctx: { token: 'from-context', apiUrl: 'http://x' } },
+    });
+  });
+
+  it('takes the environment first, noting what it overrides', () => {
+    const resolved = resolveToken({ ...env, DIGITALOCEAN_API_TOKEN: 'from-env' }, { token: 'from-flag' });
+    expect(resolved).toMatchObject({ token: 'from-env', source: 'DIGITALOCEAN_API_TOKEN' });
+    expect(resolved?.note).toBe('using the token from DIGITALOCEAN_API_TOKEN, which comes before --token');
+  });
+  it('then --token, then the context (with its API URL)', () => {
+    expect(resolveToken(env, { token: 'from-flag', context: 'ctx' })).toMatchObject({
+      token: 'from-flag',
+      source: '--token',
+    });
+    expect(resolveToken(env, {})).toEqual({
+      token: 'from-context',
+      source: 'context ctx',
+      apiUrl: 'http://x',
+    });
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Help and the words before the parser: the root help lists families and resources (not every
+ * tool), `cloudcall help <family>` lists one family and `help <resource>` one resource, and
+ * `<resource> <verb>` words are joined into the tool's name before commander sees them.
+ */
+import { InputError, type ToolFamily } from '@cloudcall/core';
+import type { Command } from 'commander';
+import {
+  commandWordIndex,
+  type FamilyGroups,
+  familiesOverview,
+  familyHelp,
+  groupTools,
+  joinToolWords,
+} from './commands.js';
+
+const grouped = new WeakMap<readonly ToolFamily[], FamilyGroups[]>();
+
+/** The families' tools by resource, worked out once per list of families. */
+export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
+  const known = grouped.get(families);
+  if (known) return known;
+  const groups = groupTools(families);
+  grouped.set(families, groups);
+  return groups;
+}
+
+/** What the root help adds after its options: families and resources, examples. */
+export function rootHelpText(families: readonly ToolFamily[]): string {
+  return `
+Families and their resources ("cloudcall help <family>" lists the tools):
+${familiesOverview(groupsOf(families))}
+
+Examples:
+  cloudcall vm list                          # same as: cloudcall vm-list
+  cloudcall vm-get web-1 -o wide             # an id or, for VMs, VPCs..., a name
+  cloudcall vm-list --format ID,Name,networks.v4.0.ip_address --no-header
+  cloudcall db-cluster-list -o json --query 'databases[].name'
+
+Run "cloudcall <tool> --help" for a tool's flags and an example; "cloudcall completion bash"
+prints a completion script.
+`;
+}
+
+/**
+ * The text of `cloudcall help <family>` or `help <resource>` (or of a family or resource named
+ * alone: `cloudcall vm`), or undefined when `argv` is not such a request (commander answers
+ * `help <tool>` itself).
+ */
+export function helpFor(argv: readonly string[], families: readonly ToolFamily[]): string | undefined {
+  const wanted = argv.length === 2 && argv[0] === 'help' ? argv[1] : argv.length === 1 ? argv[0] : undefined;
+  if (wanted === undefined) return undefined;
+  const groups = groupsOf(families);
+  const family = groups.find((group) => group.family.name === wanted);
+  if (family) return familyHelp(family);
+  for (const group of groups) {
+    const tools = group.resources.get(wanted);
+    if (tools) return familyHelp({ family: group.family, resources: new Map([[wanted, tools]]) });
+  }
+  return undefined;
+}
+
+/** `argv` with `<resource> <verb>` (or the words of a tool's name) joined into the tool's name. */
+export function joinCommandWords(
+  argv: readonly string[],
+  program: Command,
+  families: readonly ToolFamily[],
+): string[] {
+  const at = commandWordIndex(argv, program.options);
+  if (at === -1) return [...argv];
+  const names = new Set(program.commands.map((command) => command.name()));
+  // `help <tool>` is `<tool> --help`, which shows the tool's flags (added as the tool is run).
+  if (argv[at] === 'help' && argv.length === at + 2 && names.has(argv[at + 1] as string)) {
+    return [...argv.slice(0, at), argv[at + 1] as string, '--help'];
+  }
+  // The common case, a tool's own name, needs no grouping.
+  if (names.has(argv[at] as string)) return [...argv];
+  const groups = groupsOf(families);
+  const joined = joinToolWords(argv, at, names, groups);
+  const resource = argv[at] as string;
+  const tools = groups.flatMap((group) => group.resources.get(resource) ?? []);
+  if (joined[at] === resource && tools.length) {
+    // A resource with a verb it does not have: say which it has.
+    const verb = argv[at + 1] ?? '';
+    throw new InputError(
+      `${resource} has no verb ${JSON.stringify(verb)}; its verbs: ${tools.map((tool) => tool.verb || tool.tool.name).join(', ')} (cloudcall help ${resource})`,
+    );
+  }
+  return joined;
+}

@@ -1,0 +1,185 @@
+/**
+ * Names for ids, a CLI convenience (`cloudcall vm-get web-1`): where a VM, load balancer,
+ * firewall, VPC or database cluster id is expected and the value given is not an id, the
+ * resource is looked up by name with one list call. A name that matches several is refused with
+ * their ids. The tools (and so the MCP server) keep taking ids only.
+ *
+ * Which arguments hold which kind of id is read from the definitions, by the table below: the
+ * path placeholder right after the kind's collection (`/v2/droplets/{ID}`), the argument names
+ * that hold it elsewhere (`VmID`, `VpcID`), and the primary argument of handler tools named after
+ * it.
+ */
+import { type AnyTool, InputError, runTool, type ToolContext, UUID_PATTERN } from '@cloudcall/core';
+import type { FlagSpec } from './flags.js';
+
+interface NamedKind {
+  /** As a person says it, in messages. */
+  label: string;
+  /** The collection's path: its `{placeholder}` segment holds this kind's id. */
+  collection: string;
+  /** Arguments that hold this kind's id (or ids) wherever they appear. */
+  args: readonly string[];
+  /**
+   * Tools named `<prefix>-...` that build their request in a handler (no path to read) take this
+   * kind's id as their primary argument (`db-cluster-get-mysql-config`).
+   */
+  prefix: string;
+  /** The tool that lists them, and the field it lists them in. */
+  list: string;
+  items: string;
+  /** A value that is already an id: not looked up. */
+  isId: (value: string) => boolean;
+  /** An id of the right form, standing in for a name while the other arguments are checked. */
+  placeholder: number | string;
+}
+
+const NUMERIC = (value: string) => /^\d+$/.test(value);
+const UUID = (value: string) => UUID_PATTERN.test(value);
+
+const NAMED_KINDS: readonly NamedKind[] = [
+  {
+    label: 'VM',
+    collection: '/v2/droplets',
+    args: ['VmID', 'VmIDs'],
+    prefix: 'vm',
+    list: 'vm-list',
+    items: 'droplets',
+    isId: NUMERIC,
+    placeholder: 1,
+  },
+  {
+    label: 'load balancer',
+    collection: '/v2/load_balancers',
+    args: ['LoadBalancerID', 'TargetLoadBalancerIDs'],
+    prefix: 'load-balancer',
+    list: 'load-balancer-list',
+    items: 'load_balancers',
+    isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
+  },
+  {
+    label: 'firewall',
+    collection: '/v2/firewalls',
+    args: [],
+    prefix: 'firewall',
+    list: 'firewall-list',
+    items: 'firewalls',
+    isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
+  },
+  {
+    label: 'VPC',
+    collection: '/v2/vpcs',
+    args: ['VpcID', 'Vpc1', 'Vpc2'],
+    prefix: 'vpc',
+    list: 'vpc-list',
+    items: 'vpcs',
+    isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
+  },
+  {
+    label: 'database cluster',
+    collection: '/v2/databases',
+    args: [],
+    prefix: 'db-cluster',
+    list: 'db-cluster-list',
+    items: 'databases',
+    isId: UUID,
+    placeholder: '00000000-0000-4000-8000-000000000000',
+  },
+];
+
+/** Arguments that take a name in place of an id, with the kind of each. */
+export type NamedArguments = ReadonlyMap<string, NamedKind>;
+
+/** The arguments of `tool` that take a name in place of an id, with the kind of each. */
+export function namedArguments(
+  tool: AnyTool,
+  flags: readonly FlagSpec[],
+  primary: FlagSpec | undefined,
+): NamedArguments {
+  const found = new Map<string, NamedKind>();
+  for (const kind of NAMED_KINDS) {
+    const placeholder = tool.request?.path.startsWith(`${kind.collection}/{`)
+      ? /^\{(\w+)\}/.exec(tool.request.path.slice(kind.collection.length + 1))?.[1]
+      : undefined;
+    for (const flag of flags) {
+      if (
+        flag.name === placeholder ||
+        kind.args.includes(flag.name) ||
+        (flag === primary && !tool.request && tool.name.startsWith(`${kind.prefix}-`))
+      ) {
+        found.set(flag.name, kind);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * `args` with each name replaced by a placeholder id of its kind, so that every other argument
+ * can be validated before the list call that looks the names up.
+ */
+export function withPlaceholders(
+  args: Record<string, unknown>,
+  named: NamedArguments,
+): Record<string, unknown> {
+  const copy = { ...args };
+  for (const [argument, kind] of named) {
+    const stand = (item: unknown) => (typeof item === 'string' && !kind.isId(item) ? kind.placeholder : item);
+    const value = copy[argument];
+    copy[argument] = Array.isArray(value) ? value.map(stand) : stand(value);
+  }
+  return copy;
+}
+
+/**
+ * Replaces names by ids in `args`, in place. Each kind is listed once (one list call, at its
+ * largest page), however many of its arguments hold names.
+ */
+export async function resolveNames(
+  args: Record<string, unknown>,
+  named: NamedArguments,
+  tools: ReadonlyMap<string, AnyTool>,
+  context: ToolContext,
+): Promise<void> {
+  const listed = new Map<NamedKind, Record<string, unknown>[]>();
+  for (const [argument, kind] of named) {
+    const value = args[argument];
+    const values = Array.isArray(value) ? value : [value];
+    if (!values.some((item) => typeof item === 'string' && !kind.isId(item))) continue;
+    if (!listed.has(kind)) listed.set(kind, await listAll(kind, tools, context));
+    const items = listed.get(kind) ?? [];
+    const ids = values.map((item) =>
+      typeof item === 'string' && !kind.isId(item) ? idOf(item, kind, items, argument) : item,
+    );
+    args[argument] = Array.isArray(value) ? ids : ids[0];
+  }
+}
+
+function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], argument: string): unknown {
+  const matches = items.filter((item) => item.name === name);
+  if (matches.length === 1) return matches[0]?.id;
+  if (matches.length === 0) {
+    throw new InputError(
+      `no ${kind.label} has the id or name ${JSON.stringify(name)} (${kind.list} lists them)`,
+      argument,
+    );
+  }
+  throw new InputError(
+    `${matches.length} ${kind.label}s are named ${JSON.stringify(name)}: ${matches.map((item) => String(item.id)).join(', ')}; give one of these ids`,
+    argument,
+  );
+}
+
+async function listAll(kind: NamedKind, tools: ReadonlyMap<string, AnyTool>, context: ToolContext) {
+  const list = tools.get(kind.list);
+  if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
+  // The largest page the list tool takes, so that one call sees them all.
+  const perPage = Object.keys(list.input.shape).find(
+    (name) => name.replace(/_/g, '').toLowerCase() === 'perpage',
+  );
+  const result = (await runTool(list, perPage ? { [perPage]: 200 } : {}, context)) as Record<string, unknown>;
+  const items = result[kind.items];
+  return Array.isArray(items) ? (items as Record<string, unknown>[]) : [];
+}

@@ -1,0 +1,167 @@
+/**
+ * What a tool command adds to a tool's own flags, from its definition: `--all` on list tools
+ * (runAllPages follows `links.pages.next`), `--wait` and `--timeout` on tools whose answer can be
+ * waited for (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
+ */
+import { WAIT_KINDS, waitAfter, waitIds } from '@cloudcall/account';
+import {
+  type AnyTool,
+  CancelledError,
+  InputError,
+  pageArgument,
+  runAllPages,
+  runTool,
+  type ToolContext,
+  type ToolProgress,
+} from '@cloudcall/core';
+import { Option } from 'commander';
+
+export interface PlumbingOptions {
+  all?: boolean;
+  wait?: boolean;
+  timeout?: string;
+}
+
+export interface PlumbingIo {
+  stderr: (text: string) => void;
+  /** Whether stderr is a terminal: a live progress line there, one line per status change otherwise. */
+  stderrIsTty?: boolean | undefined;
+}
+
+/** How long `--wait` waits unless `--timeout` says otherwise. */
+export const DEFAULT_TIMEOUT = '5m';
+
+/** The options a tool's command gets besides its arguments. */
+export function plumbingOptions(tool: AnyTool): Option[] {
+  const options: Option[] = [];
+  if (pageArgument(tool) !== undefined) {
+    options.push(new Option('--all', 'fetch every page (following links.pages.next) and merge them'));
+  }
+  if (tool.wait) {
+    const ready = WAIT_KINDS[tool.wait.kind];
+    options.push(
+      new Option('--wait', `wait until the ${tool.wait.kind} is ${ready.ready}, showing its ${ready.field}`),
+      new Option(
+        '--timeout <duration>',
+        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT})`,
+      ),
+    );
+  }
+  return options;
+}
+
+/** A duration such as `90`, `90s`, `5m`, `1h` or `1500ms`, in seconds. */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[
+    (match?.[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm' | 'h'
+  ];
+  const seconds = match ? Number(match[1]) * unit : Number.NaN;
+  if (!(seconds > 0)) {
+    throw new InputError(
+      `expected a duration such as 90s, 5m or 1h, got ${JSON.stringify(text)}`,
+      '--timeout',
+    );
+  }
+  return seconds;
+}
+
+/** The outcome of a tool command: its result to print, or an exit code when it already said why. */
+export type Outcome = { result: unknown } | { code: number };
+
+/**
+ * Runs a tool as its command's options say: every page with `--all`; with `--wait`, then waits
+ * for what the answer yields. Ctrl-C while waiting stops the wait, not the platform's work, and
+ * says so (exit 130); a timeout is the WaitTimeoutError with the last status (exit 5).
+ */
+export async function runPlumbed(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  options: PlumbingOptions,
+  context: ToolContext,
+  io: PlumbingIo,
+): Promise<Outcome> {
+  if (options.timeout !== undefined && !options.wait) {
+    throw new InputError('goes with --wait', '--timeout');
+  }
+  const timeoutSeconds = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
+  // A pause for the rate limit can last minutes: said on stderr, terminal or not.
+  const paging = {
+    ...context,
+    progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
+  };
+  const result = options.all ? await runAllPages(tool, args, paging) : await runTool(tool, args, context);
+  if (!options.wait || !tool.wait) return { result };
+  const ids = waitIds(tool.wait, args, result);
+  const display = progressDisplay(io, timeoutSeconds);
+  try {
+    const ready = await waitAfter(
+      tool.wait,
+      args,
+      result,
+      { ...context, progress: display.update },
+      timeoutSeconds,
+    );
+    display.done(WAIT_KINDS[tool.wait.kind].ready);
+    return { result: ready };
+  } catch (error) {
+    if (!(error instanceof CancelledError)) throw error;
+    const again = ids.map((id) => `cloudcall wait --kind ${tool.wait?.kind} --id ${id}`).join('; ');
+    display.stop();
+    io.stderr(
+      `cloudcall: stopped waiting (interrupted). The platform goes on with what ${tool.name} started; to wait again: ${again}\n`,
+    );
+    return { code: 130 };
+  } finally {
+    display.stop();
+  }
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/**
+ * Progress of a wait. On a terminal: one line, rewritten in place, with a spinner and the elapsed
+ * time ticking between polls. Elsewhere (a log, CI): one line per status change. A handful of
+ * lines of our own rather than a spinner package: the line needs the wait's own status and
+ * elapsed time, and must write through the CLI's stderr, which a test can replace.
+ */
+function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
+  const started = Date.now();
+  let last: ToolProgress | undefined;
+  let shownStatus: string | undefined;
+  let frame = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const line = () => {
+    if (!last) return;
+    const elapsed = Math.round((Date.now() - started) / 1000);
+    io.stderr(
+      `\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${last.subject ?? ''}: ${last.status ?? ''} (${elapsed} s, timeout ${timeoutSeconds} s)`,
+    );
+  };
+  return {
+    update(update: ToolProgress) {
+      last = update;
+      if (io.stderrIsTty) {
+        timer ??= setInterval(line, 100);
+        line();
+      } else if (update.status !== shownStatus) {
+        shownStatus = update.status;
+        io.stderr(`cloudcall: ${update.subject}: ${update.status} (${Math.round(update.progress)} s)\n`);
+      }
+    },
+    stop() {
+      if (timer) {
+        clearInterval(timer);
+        timer = undefined;
+        io.stderr('\r\x1b[K');
+      }
+    },
+    /** The last line: the target reached `status`. */
+    done(status: string) {
+      this.stop();
+      if (!last) return;
+      const elapsed = Math.round((Date.now() - started) / 1000);
+      io.stderr(`cloudcall: ${last.subject}: ${status} (${elapsed} s)\n`);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * `--wait` on tools that start something, as processes against the sandbox's clock: a second
+ * sandbox on the CLI's state file moves that clock once the CLI has said what it waits for, so
+ * nothing here sleeps for a set time.
+ */
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, runCli } from './program.js';
+import { cliRunner } from './testing/run.js';
+
+const cli = cliRunner();
+let helper: Sandbox;
+
+const VM = ['--Size', 's-1vcpu-1gb', '--ImageID', '161928327', '--Region', 'nyc3'];
+
+beforeAll(async () => {
+  expect((await cli.run(['--sandbox', 'account-get-information'])).code).toBe(0);
+  helper = await startSandbox({ statePath: cli.statePath });
+});
+afterAll(async () => {
+  await helper.close();
+});
+
+describe('--wait', () => {
+  it('is offered only by tools that start something, with --timeout', async () => {
+    const create = await cli.run(['vm-create', '--help']);
+    expect(create.stdout).toMatch(/--wait\s+wait until the vm is active/);
+    expect(create.stdout).toMatch(/--timeout <duration>/);
+    const action = await cli.run(['power-off-vm', '--help']);
+    expect(action.stdout).toMatch(/--wait\s+wait until the action is completed/);
+    const get = await cli.run(['vm-get', '--help']);
+    expect(get.stdout).not.toMatch(/--wait/);
+  });
+
+  it('waits for the VM to be active, one line per status, then prints the ready VM', async () => {
+    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-done', ...VM, '--wait']);
+    await run.until(/: new \(/);
+    await helper.advanceClock(5_000);
+    const result = await run.exit;
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    const vm = (result.json as { droplet: { id: number; status: string } }).droplet;
+    expect(vm.status).toBe('active');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^cloudcall: vm ${vm.id}: new \\(0 s\\)$`)),
+      expect.stringMatching(new RegExp(`^cloudcall: vm ${vm.id}: active \\(\\d+ s\\)$`)),
+    ]);
+  });
+
+  it('waits for an action started on a VM', async () => {
+    const created = await cli.run(['--sandbox', 'vm-create', '--Name', 'wait-action', ...VM]);
+    const id = String((created.json as { droplet: { id: number } }).droplet.id);
+    // Booted first: a VM still booting refuses actions.
+    await helper.advanceClock(5_000);
+    const run = cli.start(['--sandbox', 'power-off-vm', '--ID', id, '--wait']);
+    await run.until(/in-progress/);
+    await helper.advanceClock(5_000);
+    const result = await run.exit;
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    expect(result.json).toMatchObject({ action: { type: 'power_off', status: 'completed' } });
+  });
+
+  it('exits 5 with the last status when sandbox time passes --timeout', async () => {
+    const run = cli.start([
+      '--sandbox',
+      'vm-create',
+      '--Name',
+      'wait-late',
+      ...VM,
+      '--wait',
+      '--timeout',
+      '1s',
+    ]);
+    await run.until(/: new \(/);
+    // Past the 1 s timeout, well short of the 3 s boot.
+    await helper.advanceClock(1_200);
+    const result = await run.exit;
+    expect(result.code).toBe(EXIT.waitTimeout);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\./,
+    );
+  });
+
+  it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {
+    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-stop', ...VM, '--wait']);
+    await run.until(/: new \(/);
+    run.child.kill('SIGINT');
+    const result = await run.exit;
+    expect(result.code).toBe(EXIT.cancelled);
+    expect(result.stderr).toMatch(
+      /stopped waiting \(interrupted\)\. The platform goes on with what vm-create started; to wait again: cloudcall wait --kind vm --id \d+/,
+    );
+    // The VM was created all the same.
+    const id = /--id (\d+)/.exec(result.stderr)?.[1] ?? '';
+    const vm = await cli.run(['--sandbox', 'vm-get', '--ID', id]);
+    expect(vm.json).toMatchObject({ droplet: { name: 'wait-stop' } });
+  });
+
+  it('keeps one line with a spinner, the status and the elapsed time on a terminal', async () => {
+    let stderr = '';
+    let stdout = '';
+    let advanced: Promise<void> | undefined;
+    const code = await runCli(
+      [
+        '--sandbox',
+        '--sandbox-state',
+        cli.statePath,
+        'vm-create',
+        '--Name',
+        'wait-tty',
+        ...VM,
+        '--wait',
+        '-o',
+        'json',
+      ],
+      {
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+          if (text.includes(': new (')) advanced ??= helper.advanceClock(5_000);
+        },
+        env: {},
+        isTty: false,
+        stderrIsTty: true,
+      },
+      '0.0.0-test',
+    );
+    await advanced;
+    expect(code, stderr).toBe(EXIT.ok);
+    const id = JSON.parse(stdout).droplet.id;
+    // Rewritten in place (carriage return, erase line), never a new line until the end.
+    expect(stderr).toMatch(new RegExp(`^\\r\\x1b\\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${id}: new \\(0 s, timeout 300 s\\)`));
+    expect(
+      stderr.endsWith(`\r\x1b[Kcloudcall: vm ${id}: active (${/active \((\d+) s\)/.exec(stderr)?.[1]} s)\n`),
+    ).toBe(true);
+    expect(stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('refuses --timeout without --wait, and a duration it cannot read', async () => {
+    const alone = await cli.run(['--sandbox', 'vm-create', '--Name', 'x', ...VM, '--timeout', '5m']);
+    expect(alone.code).toBe(EXIT.input);
+    expect(alone.stderr).toContain('--timeout: goes with --wait');
+    const bad = await cli.run([
+      '--sandbox',
+      'vm-create',
+      '--Name',
+      'x',
+      ...VM,
+      '--wait',
+      '--timeout',
+      'soon',
+    ]);
+    expect(bad.code).toBe(EXIT.input);
+    expect(bad.stderr).toContain('expected a duration such as 90s, 5m or 1h, got "soon"');
+  });
+});

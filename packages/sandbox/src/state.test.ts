@@ -1,0 +1,48 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sandboxClock } from './connect.js';
+import { startSandbox } from './server.js';
+import { defaultStatePath, MEMORY_STATE, openState, stateCounts, statePathFor } from './state.js';
+
+describe('the shared state file', () => {
+  it('lives in the configuration directory, and :memory: means none', () => {
+    expect(defaultStatePath({ XDG_CONFIG_HOME: '/x' }, 'linux')).toBe('/x/cloudcall/sandbox.json');
+    expect(defaultStatePath({ HOME: '/home/u' }, 'linux')).toBe('/home/u/.config/cloudcall/sandbox.json');
+    expect(statePathFor(undefined, { XDG_CONFIG_HOME: '/x' })).toBe('/x/cloudcall/sandbox.json');
+    expect(statePathFor('/tmp/s.json', { XDG_CONFIG_HOME: '/x' })).toBe('/tmp/s.json');
+    expect(statePathFor(MEMORY_STATE, { XDG_CONFIG_HOME: '/x' })).toBeUndefined();
+  });
+
+  it('is counted and reset without a server', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cloudcall-state-')), 'sandbox.json');
+    const store = await openState(path);
+    await store.write((world) => {
+      world.sshKeys.push({ id: 1, name: 'k', fingerprint: 'f', public_key: 'p' } as never);
+    });
+    expect((await (await openState(path)).read(stateCounts)).sshKeys).toBe(1);
+    await store.reset();
+    expect((await (await openState(path)).read(stateCounts)).sshKeys).toBe(0);
+  });
+});
+
+describe('sandboxClock', () => {
+  it('moves with the sandbox clock, in any process on the file, ending a sleep at once', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cloudcall-clock-')), 'sandbox.json');
+    const sandbox = await startSandbox({ statePath: path });
+    const other = await startSandbox({ statePath: path });
+    try {
+      const clock = await sandboxClock(sandbox.store);
+      const before = clock.now();
+      // An hour's sleep, ended by another sandbox moving the clock on.
+      const slept = clock.sleep(3_600_000);
+      await other.advanceClock(3_600_000);
+      await slept;
+      expect(clock.now() - before).toBeGreaterThanOrEqual(3_600_000);
+    } finally {
+      await sandbox.close();
+      await other.close();
+    }
+  });
+});

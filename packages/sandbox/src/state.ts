@@ -1,0 +1,51 @@
+/**
+ * Where the sandbox keeps its world, shared by the apps: both `--sandbox` flags use the same file
+ * by default, so what an agent creates through the MCP server a person sees with the CLI, and
+ * `:memory:` keeps one run apart. Also what `cloudcall sandbox reset` and `status` do to a file.
+ */
+import { join } from 'node:path';
+import { configDirectory } from '@cloudcall/core';
+import { Store } from './store.js';
+import { seedWorld, upgradeWorld, type World } from './world.js';
+
+/** The `--sandbox-state` value that keeps the world in memory, apart from every other run. */
+export const MEMORY_STATE = ':memory:';
+
+/**
+ * The shared state file: `cloudcall/sandbox.json` in the configuration directory
+ * (`$XDG_CONFIG_HOME`, `%APPDATA%` on Windows, else `~/.config`). The apps pass their environment.
+ */
+export function defaultStatePath(
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  return join(configDirectory(env, platform), 'sandbox.json');
+}
+
+/**
+ * The state file a `--sandbox-state` value names: the shared default when absent, none (memory)
+ * for `:memory:`, else the file given.
+ */
+export function statePathFor(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  if (flag === MEMORY_STATE) return undefined;
+  return flag ?? defaultStatePath(env);
+}
+
+/** Opens a state file (creating it, seeded, when new) without serving it. */
+export async function openState(path: string | undefined): Promise<Store<World>> {
+  const store = new Store<World>({ path, seed: () => seedWorld(), upgrade: upgradeWorld });
+  await store.open();
+  return store;
+}
+
+/** How many of each kind of thing the world holds, by the world's field names (`droplets: 2`). */
+export function stateCounts(world: World): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [key, value] of Object.entries(world)) {
+    if (Array.isArray(value)) counts[key] = value.length;
+  }
+  return counts;
+}
