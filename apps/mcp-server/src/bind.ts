@@ -18,8 +18,11 @@ export function isLoopback(host: string): boolean {
   return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** Why `host` may not be served on, or undefined when it may. */
-export function bindProblem(host: string): string | undefined {
-  if (isLoopback(host)) return undefined;
-  return `--host ${host} is not a loopback address. cloudcall-mcp has no client authentication yet, so anyone who could reach it would run every tool with your API token. Serve on 127.0.0.1 (the default), ::1 or localhost; to use it from another machine, forward the port over SSH.`;
+/**
+ * Why `host` may not be served on with this client authentication, or undefined when it may:
+ * anything but loopback needs clients to authenticate (`--auth static` or `token-passthrough`).
+ */
+export function bindProblem(host: string, auth = 'none'): string | undefined {
+  if (isLoopback(host) || auth === 'static' || auth === 'token-passthrough') return undefined;
+  return `--host ${host} is not a loopback address, and --auth ${auth} lets anyone who can reach it run every tool with the server's API token. Serve on 127.0.0.1 (the default), ::1 or localhost; or make clients authenticate with --auth token-passthrough (each brings their own API token) or --auth static --client-keys FILE.`;
 }

@@ -1,11 +1,20 @@
 /**
- * Streamable HTTP on loopback: one MCP session per client, each with its own server instance
- * over the shared API client, at `/mcp`.
+ * Streamable HTTP at `/mcp`, for one person on loopback or as a team service behind a load
+ * balancer.
  *
- * Until clients authenticate, only loopback is served: a non-loopback bind is refused, and every
- * request must name this server in `Host` and come from no page or a loopback page (`Origin`),
- * against DNS rebinding and cross-site requests. Sessions are bounded in number and closed after
- * an idle timeout, so abandoned ones cannot exhaust memory.
+ * - Stateful (the default): one MCP session per client, each with its own server instance over the
+ *   shared API client. Sessions are bounded in number and closed after an idle timeout, so
+ *   abandoned ones cannot exhaust memory.
+ * - `--stateless`: no sessions. Every POST gets a fresh server and transport (the SDK's
+ *   stateless mode), so any replica can answer any request. A call that asks for progress gets
+ *   its notifications in that POST's own SSE answer; other calls get plain JSON. Nothing else can
+ *   reach the client unasked (no GET stream, no list_changed, no server-to-client requests such
+ *   as elicitation).
+ *
+ * Every request to /mcp must name this server in `Host` and come from no page or an allowed one
+ * (`Origin`), against DNS rebinding and cross-site requests; then authenticate as `--auth` says.
+ * `/healthz`, `/readyz` and `/metrics` answer GETs for probes and scrapers, without those checks.
+ * Closing drains: no new connections, calls in flight get the grace period to finish.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -15,28 +24,65 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bindProblem, isLoopback } from './bind.js';
+import { createLogger, type Logger, requestContext } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { type AuthMode, keyAccepted } from './service-config.js';
 
 export interface HttpOptions {
   host: string;
   port: number;
-  /** A fresh MCP server for each session. */
+  /** A fresh MCP server for each session (with --stateless, for each request). */
   newServer: () => Server;
   log: (line: string) => void;
+  /** The JSON logger for one line per request (with its id); none when undefined. */
+  logger?: Logger;
+  /** The metrics served at /metrics: made before the servers and clients that feed them. */
+  metrics?: Metrics;
   /** The most sessions open at once; past it a new session gets 503. */
   maxSessions: number;
   /** A session with no request or stream open for this long is closed. */
   sessionIdleTimeoutMs: number;
   /** The largest request body read, in bytes; a larger one gets 413. */
   maxMessageBytes: number;
+  /** No sessions: any replica can answer any request. */
+  stateless?: boolean;
+  /** How clients authenticate (default none). */
+  auth?: AuthMode;
+  /** --auth static: SHA-256 digests of the client keys. */
+  clientKeys?: readonly Buffer[];
+  /** Host header values served, instead of this server's loopback names. */
+  allowedHosts?: readonly string[] | undefined;
+  /** Origins allowed, instead of loopback pages. */
+  allowedOrigins?: readonly string[] | undefined;
+  /** How long close() waits for calls in flight. */
+  graceMs?: number;
+  /** Why the server cannot serve calls now (the API is out of reach), or undefined: /readyz. */
+  ready?: () => Promise<string | undefined>;
 }
 
 export interface RunningHttp {
   url: string;
+  /** Stops accepting, waits up to the grace period for calls in flight, then closes everything. */
   close(): Promise<void>;
+}
+
+/** The JSON logger and the metrics of one HTTP server process. */
+export interface HttpService {
+  logger: Logger;
+  metrics: Metrics;
+  /** Plain log lines, in the JSON log. */
+  log: (line: string) => void;
+}
+
+export function createHttpService(options: { quiet: boolean }): HttpService {
+  const logger = createLogger(options);
+  return { logger, metrics: createMetrics(), log: (line) => logger.info(line) };
 }
 
 export { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, isLoopback } from './bind.js';
@@ -64,38 +110,167 @@ interface Session {
 }
 
 export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
-  const problem = bindProblem(options.host);
+  const authMode = options.auth ?? 'none';
+  const problem = bindProblem(options.host, authMode);
   if (problem) throw new Error(problem);
+  const { log } = options;
+  const metrics = options.metrics ?? createMetrics();
+  const logger = options.logger;
 
   const sessions = new Map<string, Session>();
   /** Every session that holds a server: initialized ones and those being initialized. */
   const live = new Set<Session>();
-  let allowedHosts: string[] = [];
+  metrics.openSessions = () => live.size;
+  let allowedHosts: readonly string[] = [];
+  /** POSTs to /mcp being answered: what a drain waits for. */
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
 
   const http: HttpServer = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      options.log(`http: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal server error');
+    const id = requestId(req);
+    res.setHeader('x-request-id', id);
+    const started = performance.now();
+    const path = pathOf(req.url);
+    res.once('close', () => {
+      const fields = {
+        req_id: id,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      };
+      // Probes and scrapes come every few seconds: only worth a line when debugging.
+      if (path === '/mcp') logger?.info(fields, 'request');
+      else logger?.debug(fields, 'request');
+    });
+    requestContext.run({ req_id: id }, () => {
+      route(req, res, path).catch((error: unknown) => {
+        log(`http: ${error instanceof Error ? error.message : String(error)}`);
+        if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal server error');
+      });
     });
   });
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (req.method === 'GET' && path in OPERATIONS) {
+      await operations(path as keyof typeof OPERATIONS, res);
+      return;
+    }
     // Only requests addressed to this server by name are served (DNS rebinding protection).
-    if (!allowedHosts.includes((header(req, 'host') ?? '').toLowerCase())) {
+    if (!hostAllowed(header(req, 'host') ?? '', options.allowedHosts ?? allowedHosts)) {
       jsonRpcError(res, 403, -32000, 'Forbidden: the Host header does not name this server');
       return;
     }
-    // Browsers send Origin on cross-site requests: only pages served from loopback may call.
+    // Browsers send Origin on cross-site requests: only allowed pages (by default loopback) may call.
     const origin = header(req, 'origin');
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
-      jsonRpcError(res, 403, -32000, 'Forbidden: requests from this Origin are not allowed (loopback only)');
+    if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
+      jsonRpcError(
+        res,
+        403,
+        -32000,
+        `Forbidden: requests from this Origin are not allowed (${options.allowedOrigins ? 'not in --allowed-origins' : 'loopback only'})`,
+      );
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('cloudcall MCP endpoint is /mcp\n');
       return;
     }
+    const auth = authenticate(req, res);
+    if (auth === false) return;
+    if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    // Draining: what still arrives on an open connection is served, then the connection closes.
+    if (draining) res.setHeader('connection', 'close');
+    if (req.method === 'POST') {
+      inFlight++;
+      res.once('close', () => {
+        inFlight--;
+        if (inFlight === 0) drained?.();
+      });
+    }
+    if (options.stateless) await serveStateless(req, res);
+    else await serveStateful(req, res);
+  }
+
+  const OPERATIONS = { '/healthz': true, '/readyz': true, '/metrics': true } as const;
+
+  async function operations(path: keyof typeof OPERATIONS, res: ServerResponse): Promise<void> {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (path === '/healthz') {
+      json(200, { status: 'ok' });
+    } else if (path === '/readyz') {
+      const reason = draining ? 'shutting down' : await options.ready?.();
+      json(reason ? 503 : 200, reason ? { status: 'unready', reason } : { status: 'ready' });
+    } else {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
+    }
+  }
+
+  /**
+   * The caller's credentials as --auth wants them: undefined when none are needed, the request's
+   * AuthInfo (token-passthrough: its token), or false once a 401 has been answered.
+   */
+  function authenticate(req: IncomingMessage, res: ServerResponse): AuthInfo | undefined | false {
+    if (authMode === 'none') return undefined;
+    const presented = /^Bearer +([\x21-\x7e]+) *$/i.exec(header(req, 'authorization') ?? '')?.[1];
+    const refuse = (message: string, error?: string) => {
+      res.setHeader(
+        'www-authenticate',
+        `Bearer realm="cloudcall-mcp"${error ? `, error="${error}", error_description="${message}"` : ''}`,
+      );
+      jsonRpcError(res, 401, -32001, `Unauthorized: ${message}`);
+      return false as const;
+    };
+    if (presented === undefined) {
+      return refuse(
+        authMode === 'static'
+          ? 'send a client key as "Authorization: Bearer <key>"'
+          : 'send your API token as "Authorization: Bearer <token>"',
+      );
+    }
+    if (authMode === 'static') {
+      if (!keyAccepted(presented, options.clientKeys ?? [])) {
+        return refuse('this client key is not accepted', 'invalid_token');
+      }
+      return undefined; // calls use the server's own token
+    }
+    // The caller's own API token, for this request's calls only; the API itself judges it.
+    return { token: presented, clientId: 'token-passthrough', scopes: [] };
+  }
+
+  /** --stateless: a server and transport for this request alone, gone when its answer is. */
+  async function serveStateless(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      jsonRpcError(
+        res,
+        405,
+        -32000,
+        'Method not allowed: this server is stateless (--stateless); it has no sessions to stream or delete, send POST',
+      );
+      return;
+    }
+    const body = await readJson(req, res, options.maxMessageBytes);
+    if (body === undefined) return;
+    const server = options.newServer();
+    // A call that asked for progress is answered as a stream (progress, then the result); any
+    // other as plain JSON, sent whole once ready: should this replica die first, the balancer
+    // answers 502 at once instead of leaving the client to wait out a stream cut short.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !asksForProgress(body),
+    });
+    res.once('close', () => {
+      server.close().catch(() => undefined);
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function serveStateful(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res, options.maxMessageBytes);
@@ -152,10 +327,10 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, session);
-        options.log(`http: session ${id} opened`);
+        log(`http: session ${id} opened`);
       },
       onsessionclosed: (id) => {
-        options.log(`http: session ${id} closed by the client`);
+        log(`http: session ${id} closed by the client`);
       },
     });
     const session: Session = { transport, server: options.newServer(), open: 0 };
@@ -186,10 +361,14 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
 
   function expire(session: Session): void {
     const id = session.transport.sessionId;
-    if (id) options.log(`http: session ${id} expired after ${options.sessionIdleTimeoutMs / 1000} s idle`);
-    session.server.close().catch((error: unknown) => options.log(`http: closing session ${id}: ${error}`));
+    if (id) log(`http: session ${id} expired after ${options.sessionIdleTimeoutMs / 1000} s idle`);
+    session.server.close().catch((error: unknown) => log(`http: closing session ${id}: ${error}`));
   }
 
+  // A proxy keeps idle connections to us open (nginx's upstream keepalive, 60 s by default): we
+  // must not close one first, or a request the proxy sends on it at that moment is lost (502).
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {
@@ -202,14 +381,99 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   allowedHosts = [`${host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].map((name) =>
     name.toLowerCase(),
   );
+  const url = `http://${host}:${port}/mcp`;
 
   return {
-    url: `http://${host}:${port}/mcp`,
+    url,
     close: async () => {
+      draining = true;
+      const graceMs = options.graceMs ?? 0;
+      // No new connections; idle keep-alive ones close now, busy ones after their answer.
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      if (inFlight > 0) {
+        log(`draining: ${inFlight} call(s) in flight, waiting up to ${graceMs / 1000} s`);
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          timer = setTimeout(resolve, graceMs);
+        });
+        clearTimeout(timer);
+        if (inFlight > 0) log(`draining: grace period over, ${inFlight} call(s) cut off`);
+      } else {
+        log('draining: no calls in flight');
+      }
       await Promise.all([...live].map((session) => session.server.close()));
       http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closed;
     },
+  };
+}
+
+/** The request target's path; a target no URL can be made of is nobody's endpoint. */
+function pathOf(target: string | undefined): string {
+  try {
+    return new URL(target ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** Does any request in this body carry a progress token? */
+function asksForProgress(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some(
+    (message) =>
+      typeof message === 'object' &&
+      message !== null &&
+      (message as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !==
+        undefined,
+  );
+}
+
+/** Does `host` (a Host header) name this server? Entries without a port match any port. */
+function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const name = host.toLowerCase();
+  if (allowed.includes(name)) return true;
+  const bare = name.replace(/:\d+$/, '');
+  return bare !== name && allowed.includes(bare);
+}
+
+/** An `Origin` in the allowed list, or by default a loopback page. */
+function originAllowed(origin: string, allowed: readonly string[] | undefined): boolean {
+  if (!allowed) return isLoopbackOrigin(origin);
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return allowed.includes(url.origin.toLowerCase());
+}
+
+/** A proxy's request id when it looks like one (nginx's $request_id is 32 hex digits), else a new one. */
+function requestId(req: IncomingMessage): string {
+  const given = header(req, 'x-request-id');
+  return given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/**
+ * /readyz's check: the API (or the sandbox) answers over HTTP within 3 s. Any answer below 500
+ * will do, a 401 included: readiness needs no token, and with --auth token-passthrough there is none.
+ */
+export function readiness(apiUrl: string): () => Promise<string | undefined> {
+  const url = new URL(apiUrl);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}/v2/account`;
+  url.username = '';
+  url.password = '';
+  return async () => {
+    try {
+      const answer = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(3000) });
+      await answer.body?.cancel();
+      return answer.status < 500 ? undefined : `the API at ${url.origin} answers HTTP ${answer.status}`;
+    } catch (error) {
+      const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      return `the API at ${url.origin} cannot be reached (${cause})`;
+    }
   };
 }
 

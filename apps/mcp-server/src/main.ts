@@ -11,9 +11,12 @@ import { parseArgs } from 'node:util';
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
 import type { ApiClient } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
-import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
+import { apiClients } from './clients.js';
 import { LISTING } from './listing.generated.js';
 import { createMcpServer, type ToolMode } from './server.js';
+import { SERVICE_OPTIONS, SERVICE_USAGE, type ServiceSettings, serviceSettings } from './service-config.js';
 import { StdioLineTransport } from './stdio.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -26,9 +29,9 @@ Usage: cloudcall-mcp [options]
 
 Options:
   --transport stdio|http   stdio (default) or Streamable HTTP
-  --host HOST              HTTP interface (default 127.0.0.1); loopback only
-                           (127.0.0.0/8, ::1, localhost) until clients can
-                           authenticate
+  --host HOST              HTTP interface (default 127.0.0.1); anything but
+                           loopback (127.0.0.0/8, ::1, localhost) needs --auth
+                           static or token-passthrough
   --port PORT              HTTP port (default 3333; 0 picks a free one)
   --max-sessions N         HTTP sessions open at once (default ${DEFAULT_MAX_SESSIONS}); past it a
                            new session gets 503
@@ -36,7 +39,7 @@ Options:
                            close an HTTP session with no request or stream open
                            for this long (default ${DEFAULT_SESSION_IDLE_TIMEOUT_S}, 15 min); its id
                            then gets 404
-  --max-message-bytes N    largest JSON-RPC message read, on a stdio line or an
+${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a stdio line or an
                            HTTP body (default ${DEFAULT_MAX_MESSAGE_BYTES}, 4 MiB); a larger one gets
                            a JSON-RPC error and is skipped
   --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
@@ -97,8 +100,16 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port must be a port number, not ${flags.port}`);
   const host = flags.host ?? '127.0.0.1';
-  const hostProblem = transport === 'http' ? bindProblem(host) : undefined;
-  if (hostProblem) fail(hostProblem);
+  let service: ServiceSettings | undefined;
+  try {
+    service = transport === 'http' ? serviceSettings(flags, host) : undefined;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const passthrough = service?.auth === 'token-passthrough';
+  // Over HTTP: JSON logs and metrics, made first so the API client and the servers report to them.
+  const httpModule = transport === 'http' ? await import('./http.js') : undefined;
+  const httpService = httpModule?.createHttpService({ quiet: Boolean(flags.quiet) });
   const maxSessions = wholeNumber(
     '--max-sessions',
     flags['max-sessions'],
@@ -143,9 +154,12 @@ async function main(): Promise<void> {
   const tools = selected.tools;
   if (!tools.length)
     fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
-  const info = flags.quiet ? () => undefined : log;
+  const info = httpService ? httpService.log : flags.quiet ? () => undefined : log;
+  const onEvent = httpService?.metrics.observeClient;
+  /** Where the API is, for /readyz. */
+  let apiUrl: string;
 
-  let client: () => Promise<ApiClient>;
+  let client: (auth?: AuthInfo) => Promise<ApiClient>;
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
@@ -155,7 +169,7 @@ async function main(): Promise<void> {
     sandboxState = statePathFor(flags['sandbox-state'], process.env);
     let connection: Awaited<ReturnType<typeof connectSandbox>>;
     try {
-      connection = await connectSandbox({ statePath: sandboxState });
+      connection = await connectSandbox({ statePath: sandboxState, client: { onEvent } });
     } catch (error) {
       if (error instanceof StateFileError) fail(error.message);
       throw error;
@@ -163,31 +177,42 @@ async function main(): Promise<void> {
     const ready = Promise.resolve(connection.client);
     client = () => ready;
     closeConnection = connection.close;
+    apiUrl = connection.sandbox.url;
+    if (passthrough) {
+      // Each caller's token goes to the sandbox too, which accepts any.
+      const clients = apiClients({
+        token: undefined,
+        baseUrl: apiUrl,
+        userAgentSuffix: `mcp-server/${VERSION}`,
+        onEvent,
+      });
+      client = clients.client;
+      closeConnection = () => clients.close().then(connection.close);
+    }
     info(
       `SANDBOX MODE: tools talk to the built-in offline sandbox at ${connection.sandbox.url}, state ${sandboxState ? `in ${sandboxState}` : 'in memory'}. Nothing is real or billed.`,
     );
   } else {
-    const credentials = resolveCredentials(process.env);
-    if (!credentials) {
+    const credentials = passthrough ? undefined : resolveCredentials(process.env);
+    if (!credentials && !passthrough) {
       fail(
         `no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token from the control panel's API page, or pass --sandbox to try cloudcall offline.`,
       );
     }
     const baseUrl = shownUrl(flags['api-url'] ?? DEFAULT_BASE_URL);
+    apiUrl = flags['api-url'] ?? DEFAULT_BASE_URL;
     // The client (and undici) loads with the first call.
-    let made: Promise<ApiClient> | undefined;
-    client = () =>
-      (made ??= import('@cloudcall/core').then(({ createClient }) =>
-        createClient({
-          token: credentials.token,
-          baseUrl: flags['api-url'],
-          userAgentSuffix: `mcp-server/${VERSION}`,
-        }),
-      ));
-    closeConnection = async () => {
-      if (made) await (await made).close();
-    };
-    info(`using the API at ${baseUrl} with the token from ${credentials.source}`);
+    const clients = apiClients({
+      token: credentials?.token,
+      baseUrl: flags['api-url'],
+      userAgentSuffix: `mcp-server/${VERSION}`,
+      onEvent,
+    });
+    client = clients.client;
+    closeConnection = clients.close;
+    info(
+      `using the API at ${baseUrl} ${credentials ? `with the token from ${credentials.source}` : "with each request's own token (--auth token-passthrough)"}`,
+    );
   }
   info(
     `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
@@ -204,6 +229,7 @@ async function main(): Promise<void> {
       sandbox: Boolean(flags.sandbox),
       showSecrets: Boolean(flags['show-secrets']),
       log: info,
+      onCall: httpService?.metrics.observeCall,
     });
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;
@@ -227,7 +253,7 @@ async function main(): Promise<void> {
     );
     closeTransport = () => server.close();
   } else {
-    const [{ serveHttp }, { connectHelp }] = await Promise.all([
+    const [{ serveHttp, readiness }, { connectHelp }] = await Promise.all([
       import('./http.js'),
       import('./instructions.js'),
     ]);
@@ -238,9 +264,13 @@ async function main(): Promise<void> {
         port,
         newServer,
         log: info,
+        logger: httpService?.logger,
+        metrics: httpService?.metrics,
         maxSessions,
         sessionIdleTimeoutMs: idleSeconds * 1000,
         maxMessageBytes,
+        ...service,
+        ready: readiness(apiUrl),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -251,7 +281,13 @@ async function main(): Promise<void> {
       );
     }
     closeTransport = running.close;
-    process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
+    // How to connect a desktop host: for one person on loopback, not for a team service.
+    if (service?.auth === 'none') {
+      process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
+    }
+    info(
+      `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,
+    );
   }
 }
 
@@ -296,6 +332,7 @@ const OPTIONS = {
   'show-secrets': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
+  ...SERVICE_OPTIONS,
 } as const;
 
 /** The environment variable standing for a flag: `--read-only` is CLOUDCALL_READ_ONLY. */

@@ -4,6 +4,7 @@
  */
 import { closest, globPattern } from '@cloudcall/catalog/select';
 import type { AnyTool, ApiClient, ErrorReport, ToolProgress } from '@cloudcall/core';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestParamsSchema,
@@ -14,6 +15,7 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { FamilyData, ToolData } from './tool-data.js';
 
@@ -22,9 +24,10 @@ export type ToolMode = 'static' | 'dynamic';
 export interface McpServerOptions {
   /**
    * The API client, made when first needed: the first tools/call waits for it, tools/list never
-   * does. The same promise serves every call (and, over HTTP, every session).
+   * does. The same promise serves every call (and, over HTTP, every session); with
+   * `--auth token-passthrough` the request's own token (`auth`) makes a client for that call only.
    */
-  client: () => Promise<ApiClient>;
+  client: (auth?: AuthInfo) => Promise<ApiClient>;
   /** The tools offered, as listed at build time: after --families, --tools, --exclude-tools and --read-only. */
   tools: readonly ToolData[];
   /** Tools left out by a flag -> the reason naming it; a call to one is answered with it. */
@@ -39,6 +42,8 @@ export interface McpServerOptions {
   /** Show secrets (database passwords) in results instead of hiding them. */
   showSecrets?: boolean;
   log: (line: string) => void;
+  /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
+  onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
 }
 
 /**
@@ -149,6 +154,12 @@ function progressSender(
   };
 }
 
+let validator: AjvJsonSchemaValidator | undefined;
+function sharedValidator(): AjvJsonSchemaValidator {
+  validator ??= new AjvJsonSchemaValidator();
+  return validator;
+}
+
 export function createMcpServer(options: McpServerOptions): Server {
   const dynamic = options.toolMode === 'dynamic';
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -160,7 +171,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     (dynamic ? DYNAMIC_NOTE : '');
   const server = new Server(
     { name: 'cloudcall', title: 'cloudcall', version: options.version },
-    { capabilities: { tools: { listChanged: dynamic } }, instructions },
+    {
+      capabilities: { tools: { listChanged: dynamic } },
+      instructions,
+      // One validator for every instance: the SDK would build a new Ajv for each server, which is
+      // for every request with --stateless (cloudcall asks clients for no input to validate).
+      jsonSchemaValidator: sharedValidator(),
+    },
   );
 
   // Dynamic mode: the tools this session has enabled, in the order offered.
@@ -204,7 +221,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       });
     }
     const started = Date.now();
-    const [kit, client] = await Promise.all([loadCallKit(), options.client()]);
+    const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote, runTool } = kit.core;
     const definition = kit.tools.get(name);
     try {
@@ -212,10 +229,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       const progress = progressSender(request.params._meta?.progressToken, extra);
       const result = await runTool(definition, args ?? {}, { client, signal: extra.signal, progress });
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
+      options.onCall?.(name, 'ok', Date.now() - started);
       return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
     } catch (error) {
       const report = kit.reportError(error);
       options.log(`tool ${name}: ${report.message}`);
+      options.onCall?.(name, 'error', Date.now() - started);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
     }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, type ClientOptions } from './client.js';
+import { ApiClient, type ClientOptions, createClientFactory } from './client.js';
 import {
   CancelledError,
   ClientApiError,
@@ -108,6 +108,26 @@ describe('ApiClient requests', () => {
       res.end();
     });
     expect(await client(api.url).request({ method: 'DELETE', path: '/v2/account/keys/1' })).toBeUndefined();
+  });
+});
+
+describe('client factory (one pool, many callers)', () => {
+  it('each client sends its own token only, over one keep-alive connection; close ends the pool', async () => {
+    const api = await standIn(json(200, { ok: 1 }));
+    const ports = new Set<number>();
+    api.server.on('connection', (socket) => ports.add(socket.remotePort ?? 0));
+    const factory = createClientFactory({ baseUrl: api.url });
+    const tokens = ['caller-a-token', 'caller-b-token', 'caller-c-token'];
+    for (const token of [...tokens, ...tokens]) {
+      await factory.client(token).request({ method: 'GET', path: '/v2/account' });
+    }
+    expect(api.seen.map((req) => req.headers.authorization)).toEqual(
+      [...tokens, ...tokens].map((token) => `Bearer ${token}`),
+    );
+    // The clients share the pool's connections: one pool per client would have opened six.
+    expect(ports.size).toBeLessThan(6);
+    await factory.close();
+    await expect(factory.client('late').request({ method: 'GET', path: '/v2/account' })).rejects.toThrow();
   });
 });
 

@@ -41,6 +41,8 @@ export interface ClientOptions {
   token: string;
   /** The API origin (and optional path prefix). Default: https://api.digitalocean.com. */
   baseUrl?: string;
+  /** Connections kept open to the API at most (the client's own pool). Default 16. */
+  connections?: number;
   /** Milliseconds to establish a connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** Milliseconds one attempt may take, from sending to the last byte of the body. Default 30 s. */
@@ -134,13 +136,7 @@ export class ApiClient {
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     this.onEvent = options.onEvent;
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: 16,
-        keepAliveTimeout: 30_000,
-        connectTimeout: options.connectTimeoutMs ?? 10_000,
-      });
+    this.dispatcher = options.dispatcher ?? newPool(this.origin, options);
   }
 
   /**
@@ -382,6 +378,41 @@ export class ApiClient {
 
 export function createClient(options: ClientOptions): ApiClient {
   return new ApiClient(options);
+}
+
+/** Clients for many callers' tokens that share one connection pool. */
+export interface ClientFactory {
+  /** A client sending `token`, and no other, over the shared pool; it has nothing to close. */
+  client(token: string): ApiClient;
+  /** Closes the shared pool (unless it came in as `dispatcher`). */
+  close(): Promise<void>;
+}
+
+/**
+ * For a server acting for many callers, each with their own token (an HTTP server passing each
+ * request's bearer token through): one client per token or per request, all over one keep-alive
+ * pool. A client never holds or sends any token but its own.
+ */
+export function createClientFactory(options: Omit<ClientOptions, 'token'>): ClientFactory {
+  const origin = new URL(options.baseUrl ?? DEFAULT_BASE_URL).origin;
+  // Many callers at once: a larger pool than one caller's client needs, unless told otherwise.
+  const dispatcher =
+    options.dispatcher ?? newPool(origin, { ...options, connections: options.connections ?? 64 });
+  return {
+    client: (token) => new ApiClient({ ...options, token, dispatcher }),
+    close: async () => {
+      if (!options.dispatcher) await dispatcher.close();
+    },
+  };
+}
+
+/** The keep-alive pool a client sends through unless given a dispatcher. */
+function newPool(origin: string, options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs'>): Pool {
+  return new Pool(origin, {
+    connections: options.connections ?? 16,
+    keepAliveTimeout: 30_000,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+  });
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {

@@ -29,6 +29,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LineClient } from './line-client.mjs';
+import { replicaScaling, replicasMissing } from './replicas.mjs';
 import { startStandIn } from './stand-in.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -57,6 +58,9 @@ const { values: flags } = parseArgs({
     'burst-calls': { type: 'string', default: '5000' },
     'in-flight': { type: 'string', default: '16' },
     'sdk-calls': { type: 'string', default: '500' },
+    // Through nginx to 1, then 3, stateless replicas over HTTP.
+    'replica-calls': { type: 'string', default: '2000' },
+    'replica-in-flight': { type: 'string', default: '32' },
     // Other builds to measure, such as a copy of main's dist: compare before and after.
     mcp: { type: 'string' },
     cli: { type: 'string' },
@@ -71,6 +75,8 @@ const calls = positive('--calls', flags.calls);
 const burstCalls = positive('--burst-calls', flags['burst-calls']);
 const inFlight = positive('--in-flight', flags['in-flight']);
 const sdkCalls = positive('--sdk-calls', flags['sdk-calls']);
+const replicaCalls = positive('--replica-calls', flags['replica-calls']);
+const replicaInFlight = positive('--replica-in-flight', flags['replica-in-flight']);
 const mcpMain = resolve(flags.mcp ?? appEntry('apps/mcp-server'));
 const cliMain = resolve(flags.cli ?? appEntry('apps/cli'));
 for (const file of [mcpMain, cliMain]) {
@@ -154,6 +160,7 @@ async function run() {
     refSdk = await sdkLoad(reference.binary, refArgs);
   }
   const nodeRss = median(await Promise.all([1, 2, 3, 4, 5].map(() => bareNodeRssMiB())));
+  const replicas = await replicaLoad();
 
   return {
     date: new Date().toISOString(),
@@ -166,7 +173,17 @@ async function run() {
       node: process.version,
       loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))),
     },
-    settings: { rounds, calls, burstCalls, bursts: BURSTS, inFlight, sdkCalls, tool: TOOL },
+    settings: {
+      rounds,
+      calls,
+      burstCalls,
+      bursts: BURSTS,
+      inFlight,
+      sdkCalls,
+      replicaCalls,
+      replicaInFlight,
+      tool: TOOL,
+    },
     apps: { mcp: mcpMain, cli: cliMain },
     reference: reference.binary
       ? { package: '@digitalocean/mcp', version: reference.version, binary: reference.binary }
@@ -179,10 +196,32 @@ async function run() {
     },
     calls: { cloudcall: load, reference: refLoad },
     sdkCalls: { cloudcall: sdk, reference: refSdk },
+    replicas,
     nodeRssMiB: nodeRss,
     apiRequests: { ...api.counts },
     targets: TARGET,
   };
+}
+
+/**
+ * Calls/s through a real nginx to 1 and to 3 stateless replicas over HTTP (token passthrough),
+ * and their ratio; the reason instead when nginx is not installed.
+ */
+async function replicaLoad() {
+  const missing = replicasMissing();
+  if (missing) return { missing };
+  progress(
+    `cloudcall-mcp over HTTP: 1 and 3 stateless replicas behind nginx, ${BURSTS} × ${replicaCalls} calls each, alternating, ${replicaInFlight} in flight`,
+  );
+  return replicaScaling({
+    main: mcpMain,
+    apiUrl: api.url,
+    env,
+    tool: TOOL,
+    calls: replicaCalls,
+    bursts: BURSTS,
+    inFlight: replicaInFlight,
+  });
 }
 
 /** Spawn to exit, with the output checked: a fast failure is not a fast command. */
@@ -456,6 +495,17 @@ function render(r) {
       refCell(ref?.peakRssMiB?.toFixed(0) ?? 'n/a'),
     ],
     [
+      'HTTP calls/s via nginx: 1 → 3 replicas',
+      '',
+      r.replicas.missing
+        ? 'not measured'
+        : `${count(r.replicas.one.callsPerSecond)} → ${count(r.replicas.three.callsPerSecond)}`,
+      r.replicas.missing ? '' : times(r.replicas.ratio),
+      '',
+      '',
+      '',
+    ],
+    [
       'tools/list answer (bytes)',
       '',
       `${count(cc.toolsListBytes)} (${cc.tools} tools)`,
@@ -478,6 +528,9 @@ function render(r) {
         ? ` for cloudcall and ${ms(r.sdkCalls.reference.p50Ms)}/${ms(r.sdkCalls.reference.p99Ms)} ms for @digitalocean/mcp.`
         : '.'),
     'Peak RSS: VmHWM of the server after all calls; bare node: VmHWM of `node -e` reading its own.',
+    r.replicas.missing
+      ? `Replicas not measured: ${r.replicas.missing}.`
+      : `Replicas: \`--transport http --stateless --auth token-passthrough\` processes behind a real nginx (round-robin, deploy/mcp-proxy.conf), ${r.settings.tool} as raw JSON-RPC POSTs with ${r.settings.replicaInFlight} in flight, the median of ${BURSTS} bursts of ${r.settings.replicaCalls} for each set, the sets' bursts alternating; ratio = 3 replicas / 1, on the same ${r.machine.cores} cores that also run nginx, the stand-in and the load.`,
     r.reference.missing
       ? `@digitalocean/mcp not measured: ${r.reference.missing}.`
       : '@digitalocean/mcp: its Go binary run directly (not through its node launcher), all services, the same stand-in and token.',

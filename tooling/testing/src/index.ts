@@ -4,19 +4,11 @@
  * Loopback only: nothing here listens on or connects to any other address.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { accepts, freePort } from './net.mjs';
 
 export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
 export { PATH_HOSTILE } from './hostile.js';
-
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
 export interface RedisServer {
   port: number;
@@ -55,14 +47,4 @@ export async function startRedisServer(): Promise<RedisServer> {
         child.kill('SIGTERM');
       }),
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }

@@ -1,0 +1,196 @@
+/**
+ * The server as a team service: three stateless replicas behind a real nginx (Debian's package,
+ * round-robin, no stickiness, the proxy settings shipped in deploy/), 50 official-SDK clients at
+ * once, each passing its own API token through, against a loopback API stand-in that records
+ * which replica and which token every request came with.
+ */
+
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { type Nginx, startNginx } from '@cloudcall/testing/nginx';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call } from './testing/client.js';
+import { killAll, startHttp } from './testing/process.js';
+import {
+  httpClient,
+  observations,
+  type StandInApi,
+  sample,
+  scrape,
+  startStandInApi,
+} from './testing/service.js';
+
+const CLIENTS = 50;
+const CALLS = 20;
+const REPLICAS = ['r1', 'r2', 'r3'];
+// 1,000 calls through nginx on a small CI machine: room to finish, not a speed test.
+const LONG = 120_000;
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  killAll();
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+interface Replica {
+  name: string;
+  url: string;
+  output: () => string;
+  child: ChildProcess;
+}
+
+/** The stand-in API, three replicas of the built server (one --api-url prefix each), nginx. */
+async function startService(): Promise<{ api: StandInApi; replicas: Replica[]; nginx: Nginx }> {
+  const api = await startStandInApi();
+  cleanup.push(api.close);
+  // nginx's port is known only once it starts, and the replicas must allow it in Host: the
+  // replicas allow the name nginx passes on, 127.0.0.1 on any port.
+  const replicas = await Promise.all(
+    REPLICAS.map(async (name) => {
+      const started = await startHttp([
+        ...['--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
+        ...['--api-url', api.urlFor(name), '--allowed-hosts', '127.0.0.1', '--families', 'account'],
+      ]);
+      return { name, ...started };
+    }),
+  );
+  const nginx = await startNginx({ upstreams: replicas.map((replica) => Number(new URL(replica.url).port)) });
+  cleanup.push(nginx.stop);
+  return { api, replicas, nginx };
+}
+
+/** Each client's token: its index, to tell whose it is, and a random part nobody else has. */
+const tokenOf = (client: number) => `caller-${client}-${randomUUID()}`;
+/** The key id a client asks for in a call: whose call it is, and which. */
+const keyId = (client: number, n: number) => client * 1000 + n + 1;
+
+describe('stateless replicas behind nginx, passing each caller token through', () => {
+  it(
+    '50 clients x 20 calls all succeed, spread over 3 replicas, each upstream request with its caller token',
+    async () => {
+      const { api, replicas, nginx } = await startService();
+      const tokens = Array.from({ length: CLIENTS }, (_, client) => tokenOf(client));
+      const clients: Client[] = await Promise.all(
+        tokens.map((token) => httpClient(nginx.url, `Bearer ${token}`)),
+      );
+      cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+
+      const results = await Promise.all(
+        clients.map(async (client, index) => {
+          const answers: unknown[] = [];
+          for (let n = 0; n < CALLS; n++) {
+            const result = await call(client, 'key-get', { ID: keyId(index, n) });
+            answers.push(
+              result.isError ? result.text : (result.json as { ssh_key: { id: number } }).ssh_key.id,
+            );
+          }
+          return answers;
+        }),
+      );
+      // Every call succeeded with its own answer.
+      expect(results).toEqual(
+        tokens.map((_, index) => Array.from({ length: CALLS }, (_, n) => keyId(index, n))),
+      );
+
+      // One upstream request per call, each carrying the token of the client that made the call.
+      expect(api.seen).toHaveLength(CLIENTS * CALLS);
+      const wrong = api.seen.filter((upstream) => upstream.token !== tokens[Math.floor(upstream.id / 1000)]);
+      expect(wrong).toEqual([]);
+      expect(new Set(api.seen.map((upstream) => upstream.id)).size).toBe(CLIENTS * CALLS);
+
+      // Round-robin without stickiness: every replica answered calls (and initializes) of many clients.
+      const perReplica = REPLICAS.map((name) => api.seen.filter((upstream) => upstream.replica === name));
+      for (const served of perReplica) {
+        expect(served.length).toBeGreaterThan(CLIENTS * CALLS * 0.15);
+        expect(new Set(served.map((upstream) => Math.floor(upstream.id / 1000))).size).toBeGreaterThan(10);
+      }
+
+      // Each replica's /metrics, parsed as Prometheus text, counts exactly the calls it served.
+      for (const [index, replica] of replicas.entries()) {
+        const metrics = await scrape(replica.url);
+        expect(sample(metrics, 'cloudcall_tool_calls_total', { tool: 'key-get', outcome: 'ok' })).toBe(
+          perReplica[index]?.length,
+        );
+        expect(sample(metrics, 'cloudcall_upstream_responses_total', { status: '200' })).toBe(
+          perReplica[index]?.length,
+        );
+        expect(observations(metrics, 'cloudcall_tool_call_duration_seconds')).toBe(perReplica[index]?.length);
+        expect(sample(metrics, 'cloudcall_sessions_open')).toBe(0);
+      }
+
+      // The logs are JSON lines with request ids (nginx's), and hold no caller's token.
+      for (const replica of replicas) {
+        const lines = replica.output().trim().split('\n');
+        const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+        const requests = parsed.filter((line) => line.msg === 'request');
+        expect(requests.length).toBeGreaterThan(CALLS);
+        for (const line of requests) expect(line.req_id).toMatch(/^[0-9a-f]{32}$/);
+        for (const token of tokens) {
+          expect(replica.output()).not.toContain(token.slice(-12));
+        }
+      }
+      expect(nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+    },
+    LONG,
+  );
+
+  it(
+    'a replica killed mid-run fails only the calls in flight on it; every next call succeeds',
+    async () => {
+      const { api, replicas, nginx } = await startService();
+      const tokens = Array.from({ length: CLIENTS }, (_, client) => tokenOf(client));
+      const clients: Client[] = await Promise.all(
+        tokens.map((token) => httpClient(nginx.url, `Bearer ${token}`)),
+      );
+      cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+
+      let finished = 0;
+      const outcomes = Promise.all(
+        clients.map(async (client, index) => {
+          const failed: number[] = [];
+          for (let n = 0; n < CALLS; n++) {
+            const id = keyId(index, n);
+            try {
+              const result = await call(client, 'key-get', { ID: id });
+              if (result.isError) failed.push(id);
+            } catch {
+              failed.push(id); // nginx answered 502: the replica died with the call
+            }
+            // The first calls run freely; then r2 stops getting answers, until every client still
+            // running has a call in flight on r2 (round-robin brings each one there).
+            if (api.seen.length >= CLIENTS * 2) api.hold ??= 'r2';
+          }
+          finished++;
+          return failed;
+        }),
+      );
+      while (api.hold === undefined || api.held.length === 0 || api.held.length < CLIENTS - finished) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const inFlight = api.held.map((upstream) => upstream.id).sort();
+      const seenBefore = api.seen.length;
+      const r2 = replicas[1] as Replica;
+      await new Promise((resolve) => {
+        r2.child.once('exit', resolve);
+        r2.child.kill('SIGKILL');
+      });
+      api.hold = undefined;
+      api.release(); // their replica is gone: nobody is left to read these answers
+
+      const failed = (await outcomes).flat().sort();
+      // Exactly the calls in flight on the killed replica failed; every other call, each client's
+      // next one included, succeeded.
+      expect(inFlight.length).toBeGreaterThan(0);
+      expect(failed).toEqual(inFlight);
+      const after = api.seen.slice(seenBefore);
+      expect(after.length).toBe(CLIENTS * CALLS - seenBefore);
+      expect(after.filter((upstream) => upstream.replica === 'r2')).toEqual([]);
+      expect(new Set(after.map((upstream) => upstream.replica))).toEqual(new Set(['r1', 'r3']));
+      const wrong = api.seen.filter((upstream) => upstream.token !== tokens[Math.floor(upstream.id / 1000)]);
+      expect(wrong).toEqual([]);
+    },
+    LONG,
+  );
+});

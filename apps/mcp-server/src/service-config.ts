@@ -1,0 +1,160 @@
+/**
+ * The flags that make the HTTP transport a team service: stateless replicas, client
+ * authentication, the Host and Origin lists behind a proxy, the shutdown grace period. A leaf
+ * module: main checks them before loading the transport, and a bad value stops start-up.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { bindProblem } from './bind.js';
+
+export const AUTH_MODES = ['none', 'static', 'token-passthrough'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export const DEFAULT_GRACE_SECONDS = 25;
+
+/** parseArgs entries, spread into main's options (each also has its CLOUDCALL_ variable). */
+export const SERVICE_OPTIONS = {
+  stateless: { type: 'boolean' },
+  auth: { type: 'string' },
+  'client-keys': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'allowed-origins': { type: 'string' },
+  'grace-seconds': { type: 'string' },
+} as const;
+
+export const SERVICE_USAGE = `  --stateless              HTTP without sessions: every request stands alone, so
+                           any replica behind a load balancer can answer it
+                           (progress still streams in the call's answer; no
+                           server-initiated requests, no --tool-mode dynamic)
+  --auth none|static|token-passthrough
+                           how HTTP clients authenticate (default none, loopback
+                           only). token-passthrough: each request brings its
+                           caller's API token as "Authorization: Bearer", used
+                           for that request only. static: the server's token;
+                           clients send a key listed in --client-keys
+  --client-keys FILE       --auth static: one SHA-256 (hex) of a client key per
+                           line; make one with: printf %s KEY | sha256sum
+  --allowed-hosts LIST     Host header values served (host or host:port, comma-
+                           separated), instead of this server's loopback names
+  --allowed-origins LIST   browser Origins allowed (such as https://app.example),
+                           instead of loopback pages
+  --grace-seconds N        on SIGTERM, stop accepting and give calls in flight
+                           this long to finish, then exit 0 (default ${DEFAULT_GRACE_SECONDS})
+`;
+
+export interface ServiceSettings {
+  stateless: boolean;
+  auth: AuthMode;
+  /** SHA-256 digests of the client keys (--auth static). */
+  clientKeys: Buffer[];
+  /** Lower-case Host values served; undefined: this server's own loopback names. */
+  allowedHosts: string[] | undefined;
+  /** Origins allowed; undefined: loopback pages. */
+  allowedOrigins: string[] | undefined;
+  graceMs: number;
+}
+
+type Flags = { [flag in keyof typeof SERVICE_OPTIONS]?: string | boolean | undefined } & {
+  'tool-mode'?: string | boolean | undefined;
+};
+
+/** The service settings from the flags, or an Error saying what is wrong with them. */
+export function serviceSettings(flags: Flags, host: string): ServiceSettings {
+  const auth = (flags.auth ?? 'none') as AuthMode;
+  if (!AUTH_MODES.includes(auth))
+    throw new Error(`--auth must be ${AUTH_MODES.join(', ')}, not ${flags.auth}`);
+  const problem = bindProblem(host, auth);
+  if (problem) throw new Error(problem);
+  const stateless = flags.stateless === true;
+  if (stateless && flags['tool-mode'] === 'dynamic') {
+    throw new Error(
+      '--tool-mode dynamic keeps the tools each session enabled in that process, which --stateless has not: drop one of them',
+    );
+  }
+  const keysFile = flags['client-keys'];
+  if ((auth === 'static') !== (typeof keysFile === 'string')) {
+    throw new Error(
+      auth === 'static'
+        ? '--auth static needs --client-keys FILE: the SHA-256 (hex) of each client key, one per line'
+        : '--client-keys is for --auth static',
+    );
+  }
+  const grace = flags['grace-seconds'] ?? String(DEFAULT_GRACE_SECONDS);
+  if (typeof grace !== 'string' || !/^\d+$/.test(grace) || Number(grace) > 3600) {
+    throw new Error(`--grace-seconds must be a whole number of seconds up to 3600, not ${grace}`);
+  }
+  return {
+    stateless,
+    auth,
+    clientKeys: typeof keysFile === 'string' ? readClientKeys(keysFile) : [],
+    allowedHosts: list(flags['allowed-hosts'], '--allowed-hosts', (name) => {
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(name)) return 'a host or host:port';
+    }),
+    allowedOrigins: list(flags['allowed-origins'], '--allowed-origins', (origin) => {
+      if (!/^https?:\/\//.test(origin) || safeUrl(origin)?.origin !== origin)
+        return 'an origin such as https://app.example';
+    }),
+    graceMs: Number(grace) * 1000,
+  };
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function list(
+  value: string | boolean | undefined,
+  flag: string,
+  problem: (item: string) => string | undefined,
+): string[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  const items = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((item) => item.toLowerCase());
+  if (!items.length) throw new Error(`${flag} needs at least one value`);
+  for (const item of items) {
+    const wrong = problem(item);
+    if (wrong) throw new Error(`${flag}: ${JSON.stringify(item)} is not ${wrong}`);
+  }
+  return items;
+}
+
+/** The digests in a client-keys file: 64 hex digits per line; blank lines and # comments skipped. */
+export function readClientKeys(file: string): Buffer[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--client-keys ${file} cannot be read: ${(error as Error).message}`);
+  }
+  const keys: Buffer[] = [];
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (!line) continue;
+    // Only the line number: a plain key pasted here by mistake must not reach the log.
+    if (!/^[0-9a-f]{64}$/i.test(line)) {
+      throw new Error(
+        `--client-keys ${file} line ${index + 1} is not a SHA-256 in hex (64 hex digits); store the digest of each key, never the key: printf %s KEY | sha256sum`,
+      );
+    }
+    keys.push(Buffer.from(line, 'hex'));
+  }
+  if (!keys.length) throw new Error(`--client-keys ${file} has no keys`);
+  return keys;
+}
+
+/**
+ * True when `presented` hashes to one of the digests. Every digest is compared, in constant
+ * time, so the answer's timing says nothing about which key or how much of it matched.
+ */
+export function keyAccepted(presented: string, digests: readonly Buffer[]): boolean {
+  const digest = createHash('sha256').update(presented, 'utf8').digest();
+  let accepted = false;
+  for (const known of digests) accepted = timingSafeEqual(digest, known) || accepted;
+  return accepted;
+}

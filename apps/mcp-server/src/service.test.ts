@@ -1,0 +1,392 @@
+/**
+ * The HTTP server as a team service, one process at a time: start-up refusals, client keys,
+ * Host and Origin lists, progress without sessions, health and metrics, and draining on SIGTERM.
+ * Real server processes, official SDK clients, loopback stand-ins.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox } from '@cloudcall/sandbox';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call } from './testing/client.js';
+import {
+  exitOf,
+  httpRequest,
+  INITIALIZE,
+  killAll,
+  openSession,
+  startHttp,
+  waitForOutput,
+} from './testing/process.js';
+import { httpClient, observations, sample, scrape, startStandInApi } from './testing/service.js';
+
+let cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  killAll();
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const HTTP = ['--transport', 'http', '--port', '0'];
+const temp = () => mkdtempSync(join(tmpdir(), 'cloudcall-service-'));
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A client-keys file holding the digests of these keys, with a comment and a blank line. */
+function keysFile(...keys: string[]): string {
+  const file = join(temp(), 'client-keys');
+  writeFileSync(
+    file,
+    `# team keys\n\n${keys.map((key) => `${sha256(key)}  # ${key.length} chars`).join('\n')}\n`,
+  );
+  return file;
+}
+
+describe('start-up refusals', () => {
+  it('refuses a non-loopback bind without client authentication, saying what to use', async () => {
+    for (const args of [
+      ['--host', '0.0.0.0'],
+      ['--host', '::', '--auth', 'none'],
+      ['--host', '192.0.2.10', '--stateless'],
+    ]) {
+      const result = await exitOf([...HTTP, ...args, '--sandbox']);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/is not a loopback address/);
+      expect(result.stderr).toMatch(/--auth token-passthrough .* or --auth static --client-keys FILE/);
+      expect(result.stderr).not.toMatch(/listening on/);
+    }
+  });
+
+  it('refuses flags that cannot work together, and a key file holding a key instead of its digest', async () => {
+    const plainKey = 'plain-team-key-0123456789abcdef';
+    const plain = join(temp(), 'keys');
+    writeFileSync(plain, `${sha256('fine')}\n${plainKey}\n`);
+    const cases: [string[], RegExp][] = [
+      [['--auth', 'static'], /--auth static needs --client-keys FILE/],
+      [['--client-keys', keysFile('k')], /--client-keys is for --auth static/],
+      [['--auth', 'basic'], /--auth must be none, static, token-passthrough, not basic/],
+      [['--stateless', '--tool-mode', 'dynamic'], /--tool-mode dynamic .* --stateless/],
+      [['--auth', 'static', '--client-keys', plain], /line 2 is not a SHA-256 in hex/],
+      [['--auth', 'static', '--client-keys', join(temp(), 'missing')], /cannot be read/],
+      [['--allowed-origins', 'app.example'], /--allowed-origins: "app.example" is not an origin/],
+      [['--allowed-hosts', 'a b/c'], /--allowed-hosts: "b\/c" is not a host/],
+      [['--grace-seconds', 'soon'], /--grace-seconds must be a whole number/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await exitOf([...HTTP, '--sandbox', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr).not.toContain(plainKey.slice(0, 8));
+    }
+  }, 90_000); // nine server starts on a shared CI machine
+});
+
+describe('--auth static: the server token, client keys', () => {
+  it('answers 401 with WWW-Authenticate without a key or with a wrong one; serves a listed key', async () => {
+    const { url } = await startHttp([
+      ...HTTP,
+      '--sandbox',
+      '--stateless',
+      '--auth',
+      'static',
+      '--client-keys',
+      keysFile('team-key-one', 'team-key-two'),
+    ]);
+    const missing = await httpRequest(url, { body: INITIALIZE });
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="cloudcall-mcp"');
+    expect(missing.json).toMatchObject({ error: { message: /send a client key/ } });
+    for (const wrong of ['team-key-on', 'team-key-one2', 'TEAM-KEY-ONE', sha256('team-key-one')]) {
+      const answer = await httpRequest(url, {
+        body: INITIALIZE,
+        headers: { authorization: `Bearer ${wrong}` },
+      });
+      expect(answer.status, wrong).toBe(401);
+      expect(answer.headers['www-authenticate']).toMatch(
+        /^Bearer realm="cloudcall-mcp", error="invalid_token"/,
+      );
+    }
+    const basic = await httpRequest(url, {
+      body: INITIALIZE,
+      headers: { authorization: 'Basic dGVhbS1rZXktb25l' },
+    });
+    expect(basic.status).toBe(401);
+
+    for (const key of ['team-key-one', 'team-key-two']) {
+      const client = await httpClient(url, `Bearer ${key}`);
+      const balance = await call(client, 'balance-get');
+      expect(balance.isError, balance.text).toBe(false);
+      expect(balance.json).toMatchObject({ account_balance: expect.any(String) });
+      await client.close();
+    }
+    // Stateless: no stream to open, no session to delete.
+    const get = await httpRequest(url, { method: 'GET', headers: { authorization: 'Bearer team-key-one' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+});
+
+describe('--auth token-passthrough', () => {
+  it('uses the token of each request for that request only, also within one session (stateful)', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    const { url, output } = await startHttp([
+      ...HTTP,
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('stateful'),
+      '--families',
+      'account',
+    ]);
+    const missing = await httpRequest(url, { body: INITIALIZE });
+    expect(missing.status).toBe(401);
+    expect(missing.json).toMatchObject({ error: { message: /send your API token/ } });
+
+    const first = 'first-caller-token-0123456789';
+    const session = await openSession(url, { authorization: `Bearer ${first}` });
+    const keyGet = (token: string, id: number) =>
+      httpRequest(url, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'key-get', arguments: { ID: id } },
+        },
+      });
+    const tokens = [first, 'second-caller-token-abcdef', first, 'third-caller-token-xyz987'];
+    for (const [index, token] of tokens.entries()) expect((await keyGet(token, index + 1)).status).toBe(200);
+    // A request of the session without a token is refused, not served with an earlier one.
+    const without = await httpRequest(url, {
+      headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      body: {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'key-get', arguments: { ID: 9 } },
+      },
+    });
+    expect(without.status).toBe(401);
+    expect(api.seen.map((upstream) => [upstream.id, upstream.token])).toEqual(
+      tokens.map((token, index) => [index + 1, token]),
+    );
+    for (const token of tokens) expect(output()).not.toContain(token);
+  });
+});
+
+describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
+  it('serve only the listed names and pages, instead of the loopback ones (403 otherwise)', async () => {
+    const { url } = await startHttp([
+      ...HTTP,
+      '--sandbox',
+      '--stateless',
+      '--allowed-hosts',
+      'mcp.example.test,proxy.example.test:8443',
+      '--allowed-origins',
+      'https://app.example.test',
+    ]);
+    const status = async (headers: Record<string, string>) =>
+      (await httpRequest(url, { body: INITIALIZE, headers })).status;
+    expect(await status({ host: 'mcp.example.test' })).toBe(200);
+    expect(await status({ host: 'mcp.example.test:443' })).toBe(200);
+    expect(await status({ host: 'proxy.example.test:8443' })).toBe(200);
+    expect(await status({ host: 'proxy.example.test:8444' })).toBe(403);
+    expect(await status({ host: 'evil.example.test' })).toBe(403);
+    // The loopback names are replaced, not added to.
+    expect(await status({ host: new URL(url).host })).toBe(403);
+    expect(await status({ host: 'mcp.example.test', origin: 'https://app.example.test' })).toBe(200);
+    for (const origin of [
+      'https://evil.example.test',
+      'http://app.example.test',
+      'http://localhost:5173',
+      'null',
+    ]) {
+      const answer = await httpRequest(url, {
+        body: INITIALIZE,
+        headers: { host: 'mcp.example.test', origin },
+      });
+      expect(answer.status, origin).toBe(403);
+      expect(answer.json).toMatchObject({ error: { message: /--allowed-origins/ } });
+    }
+  });
+});
+
+describe('--stateless', () => {
+  it("streams a call's progress in its own answer, then the result", async () => {
+    const statePath = join(temp(), 'sandbox.json');
+    const helper = await startSandbox({ statePath });
+    cleanup.push(() => helper.close());
+    const { url } = await startHttp([
+      ...HTTP,
+      '--stateless',
+      '--sandbox',
+      '--sandbox-state',
+      statePath,
+      '--families',
+      'account,vms',
+    ]);
+    const client = await httpClient(url);
+    cleanup.push(() => client.close());
+    const created = await call(client, 'vm-create', {
+      Name: 'stateless-wait',
+      Size: 's-1vcpu-1gb',
+      ImageID: 161928327,
+      Region: 'nyc3',
+    });
+    expect(created.isError, created.text).toBe(false);
+    const id = (created.json as { droplet: { id: number } }).droplet.id;
+    const updates: Progress[] = [];
+    let advanced: Promise<void> | undefined;
+    const result = (await client.callTool({ name: 'wait', arguments: { Kind: 'vm', ID: id } }, undefined, {
+      onprogress: (update) => {
+        updates.push(update);
+        advanced ??= helper.advanceClock(5_000);
+      },
+    })) as CallToolResult;
+    await advanced;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ droplet: { id, status: 'active' } });
+    expect(updates[0]).toMatchObject({ message: `vm ${id}: status new, waiting for active (0 s of 300 s)` });
+  });
+});
+
+describe('operations', () => {
+  it('/healthz, /readyz (the API reachable), /metrics counting calls, API statuses, 429s, retries, sessions', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    const { url } = await startHttp(
+      [...HTTP, '--api-url', api.urlFor('one'), '--families', 'account', '--allowed-hosts', '127.0.0.1'],
+      { DIGITALOCEAN_API_TOKEN: 'server-token-0123456789' },
+    );
+    const get = (path: string) => fetch(new URL(path, url));
+    expect(await (await get('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+
+    // Stateful (the default): the session counts while open.
+    const client = await httpClient(url);
+    api.script.push(429); // the first key-get is rate limited once, then retried
+    expect((await call(client, 'key-get', { ID: 1 })).isError).toBe(false);
+    expect((await call(client, 'key-get', { ID: 2 })).isError).toBe(false);
+    api.script.push(404);
+    expect((await call(client, 'key-get', { ID: 3 })).isError).toBe(true);
+    expect((await call(client, 'key-get', { ID: 0 })).isError).toBe(true); // refused before any request
+
+    const metrics = await scrape(url);
+    expect(sample(metrics, 'cloudcall_tool_calls_total', { tool: 'key-get', outcome: 'ok' })).toBe(2);
+    expect(sample(metrics, 'cloudcall_tool_calls_total', { tool: 'key-get', outcome: 'error' })).toBe(2);
+    expect(observations(metrics, 'cloudcall_tool_call_duration_seconds')).toBe(4);
+    expect(sample(metrics, 'cloudcall_upstream_responses_total', { status: '200' })).toBe(2);
+    expect(sample(metrics, 'cloudcall_upstream_responses_total', { status: '429' })).toBe(1);
+    expect(sample(metrics, 'cloudcall_upstream_responses_total', { status: '404' })).toBe(1);
+    expect(sample(metrics, 'cloudcall_upstream_rate_limited_total')).toBe(1);
+    expect(sample(metrics, 'cloudcall_upstream_retries_total')).toBe(1);
+    expect(sample(metrics, 'cloudcall_sessions_open')).toBe(1);
+    expect(api.seen.map((upstream) => upstream.token)).toEqual(Array(4).fill('server-token-0123456789'));
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await client.close();
+    expect(sample(await scrape(url), 'cloudcall_sessions_open')).toBe(0);
+
+    // The API out of reach: not ready, saying why; still alive.
+    await api.close();
+    const unready = await get('/readyz');
+    expect(unready.status).toBe(503);
+    expect(await unready.json()).toMatchObject({ status: 'unready', reason: /cannot be reached/ });
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
+  it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    api.hold = 'slow';
+    const { url, child, output } = await startHttp([
+      ...HTTP,
+      '--stateless',
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('slow'),
+      '--families',
+      'account',
+      '--grace-seconds',
+      '60',
+    ]);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
+    const slow = call(client, 'key-get', { ID: 42 });
+    while (api.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    child.kill('SIGTERM');
+    await waitForOutput(output, /draining: 1 call\(s\) in flight/);
+    // No new connections while it drains.
+    await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
+    expect(child.exitCode).toBeNull();
+
+    api.release();
+    const result = await slow;
+    expect(result.isError, result.text).toBe(false);
+    expect(result.json).toMatchObject({ ssh_key: { id: 42 } });
+    expect(await exited).toBe(0);
+    expect(output()).not.toContain('caller-token');
+  });
+});
+
+describe('the shipped deployment settings', () => {
+  const root = new URL('../../../', import.meta.url);
+  const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
+
+  it("start the built server: the Kubernetes Deployment's args and the Compose and Dockerfile environment", async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    // On loopback here: the manifests bind 0.0.0.0, which the tests never do.
+    const loopback = (args: string[]) =>
+      args.map((arg) => arg.replace(/^--host=.*/, '--host=127.0.0.1').replace(/^--port=.*/, '--port=0'));
+
+    const deployment = read('deploy/k8s/deployment.yaml');
+    const args = [...deployment.matchAll(/^ {12}- (--[a-z-]+(?:=\S+)?)\s*$/gm)].map(
+      (match) => match[1] as string,
+    );
+    expect(args).toEqual(expect.arrayContaining(['--stateless', '--auth=token-passthrough']));
+    const k8s = await startHttp([...loopback(args), `--api-url=${api.urlFor('k8s')}`]);
+    expect(k8s.output()).toMatch(/\(stateless\) with --auth token-passthrough/);
+    const probes = [...deployment.matchAll(/^ {14}path: (\/\w+)$/gm)].map((match) => match[1]);
+    expect(probes.sort()).toEqual(['/healthz', '/readyz']);
+    for (const path of probes) expect((await fetch(new URL(path as string, k8s.url))).status).toBe(200);
+
+    const compose = read('deploy/compose.yaml');
+    const env = Object.fromEntries(
+      [...compose.matchAll(/^ {6}(CLOUDCALL_[A-Z_]+): "?([^"\n]+)"?$/gm)].map((match) => [
+        match[1],
+        match[2],
+      ]),
+    );
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^FROM node:20[\w.-]*alpine AS runtime$/m);
+    // The runtime stage's ENV lines (not the comments).
+    for (const match of dockerfile.matchAll(/^(?:ENV)?\s+(CLOUDCALL_[A-Z_]+)=([^\s\\]+)/gm)) {
+      env[match[1] as string] ??= match[2];
+    }
+    expect(env).toMatchObject({ CLOUDCALL_STATELESS: '1', CLOUDCALL_AUTH: 'token-passthrough' });
+    const composed = await startHttp([`--api-url=${api.urlFor('compose')}`], {
+      ...env,
+      CLOUDCALL_HOST: '127.0.0.1',
+      CLOUDCALL_PORT: '0',
+    });
+    expect(composed.output()).toMatch(/\(stateless\) with --auth token-passthrough/);
+    // nginx passes on the Host clients use (localhost:8080): the replicas serve it.
+    const through = await httpRequest(composed.url, {
+      body: INITIALIZE,
+      headers: { host: 'localhost:8080', authorization: 'Bearer compose-caller' },
+    });
+    expect(through.status).toBe(200);
+  });
+});
