@@ -398,6 +398,74 @@ describe('VMs', () => {
   });
 });
 
+describe('tags, snapshots, and several VMs at once', () => {
+  it('tags resources, lists and reads tags, untags, deletes a tag', async () => {
+    const tag = (await api.tag.createTag({ name: 'dots-team' })).data.tag;
+    expect(tag.name).toBe('dots-team');
+    await api.tag.tagResources({
+      tag_name: 'dots-team',
+      resources: [{ resource_id: String(the.vmId), resource_type: 'droplet' }],
+    });
+    const got = (await api.tag.getTag({ tag_name: 'dots-team' })).data.tag;
+    expect(got.resources.count).toBe(1);
+    expect((await api.droplet.getDroplet({ droplet_id: the.vmId })).data.droplet.tags).toContain('dots-team');
+    const names = (await api.tag.listTags({ per_page: 200 })).data.tags.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['web', 'dots', 'dots-team']));
+    await api.tag.untagResources({
+      tag_name: 'dots-team',
+      resources: [{ resource_id: String(the.vmId), resource_type: 'droplet' }],
+    });
+    expect((await api.droplet.getDroplet({ droplet_id: the.vmId })).data.droplet.tags).not.toContain(
+      'dots-team',
+    );
+    await api.tag.deleteTag({ tag_name: 'dots-team' });
+    await refused(api.tag.getTag({ tag_name: 'dots-team' }), 404);
+  });
+
+  it("snapshots the VM, finds the snapshot in the VM's and the account's lists, deletes it", async () => {
+    await api.droplet.powerOffDroplet({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+    await api.droplet.snapshotDroplet({ droplet_id: the.vmId, name: 'dots-snap' });
+    await sandbox.advanceClock(SETTLE_MS);
+    const ofVm = (await api.droplet.listDropletSnapshots({ droplet_id: the.vmId })).data.snapshots;
+    const snap = ofVm.find((one) => one.name === 'dots-snap');
+    expect(snap).toBeDefined();
+    const listed = (await api.snapshot.listSnapshots({ resource_type: 'droplet', per_page: 200 })).data
+      .snapshots;
+    // A VM's list gives the id as a number, the account's as a string, as the API describes them.
+    expect(listed.map((one) => one.id)).toContain(String(snap?.id));
+    const one = (await api.snapshot.getSnapshot({ snapshot_id: String(snap?.id) })).data.snapshot;
+    expect(one).toMatchObject({ name: 'dots-snap', resource_type: 'droplet' });
+    // The backups taken while backups were on are listed apart from the snapshots.
+    const backups = (await api.droplet.listDropletBackups({ droplet_id: the.vmId })).data.backups;
+    expect(backups.map((backup) => backup.id)).not.toContain(snap?.id);
+    await api.snapshot.deleteSnapshot({ snapshot_id: String(snap?.id) });
+    await refused(api.snapshot.getSnapshot({ snapshot_id: String(snap?.id) }), 404);
+    await api.droplet.powerOnDroplet({ droplet_id: the.vmId });
+    await sandbox.advanceClock(SETTLE_MS);
+  });
+
+  it('creates several VMs at once and deletes them by tag', async () => {
+    const created = (
+      await api.droplet.createDroplets({
+        names: ['dots-batch-1', 'dots-batch-2', 'dots-batch-3'],
+        region: REGION,
+        size: 's-1vcpu-1gb',
+        image: 'ubuntu-24-04-x64',
+        tags: ['dots-batch'],
+      })
+    ).data.droplets;
+    expect(created.map((vm) => vm.name)).toEqual(['dots-batch-1', 'dots-batch-2', 'dots-batch-3']);
+    await sandbox.advanceClock(SETTLE_MS);
+    expect((await api.droplet.listDroplets({ tag_name: 'dots-batch' })).data.droplets).toHaveLength(3);
+    expect(
+      (await api.droplet.listDropletNeighbors({ droplet_id: created[0]?.id as number })).data.droplets,
+    ).toEqual([]);
+    await api.droplet.deleteDropletsByTag({ tag_name: 'dots-batch' });
+    expect((await api.droplet.listDroplets({ tag_name: 'dots-batch' })).data.droplets).toEqual([]);
+  });
+});
+
 describe('networking: domains and records', () => {
   it('creates a domain and edits its records', async () => {
     const domain = (await api.domain.createDomain({ name: the.domain, ip_address: '192.0.2.10' })).data
@@ -945,6 +1013,8 @@ describe('the whole scenario', () => {
       'floatingIp',
       'vpc',
       'database',
+      'tag',
+      'snapshot',
     ]) {
       expect(families).toContain(family);
     }
