@@ -13,7 +13,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());
-  const { runCli } = await import('./program.js');
+  const [{ runCli }, { askOnTerminal }] = await Promise.all([import('./program.js'), import('./guard.js')]);
   process.exitCode = await runCli(
     argv,
     {
@@ -22,6 +22,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
       env: process.env,
       isTty: Boolean(process.stdout.isTTY),
       stderrIsTty: Boolean(process.stderr.isTTY),
+      ask: process.stdin.isTTY ? askOnTerminal : undefined,
       signal: controller.signal,
     },
     version,

@@ -17,13 +17,13 @@ import {
   inputJsonSchema,
   maskSecrets,
   resolveCredentials,
-  runTool,
   TOKEN_ENV_VARS,
   type ToolFamily,
   type ToolProgress,
 } from '@cloudcall/core';
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError, flagsOf, type JsonSchema, readFlag } from './flags.js';
+import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { formatResult, type OutputFormat } from './output.js';
 
 /** Exit codes, documented in the README. */
@@ -46,10 +46,12 @@ export interface Io {
   isTty: boolean;
   /** Whether stderr is a terminal: progress of long commands (`wait`) is shown there. */
   stderrIsTty?: boolean;
+  /** Asks a question on the terminal (a destructive tool's y/N); absent when stdin is not one. */
+  ask?: (question: string) => Promise<string | undefined>;
   signal?: AbortSignal;
 }
 
-interface GlobalOptions {
+interface GlobalOptions extends GuardFlags {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
@@ -89,6 +91,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
       '-o, --output <format>',
       'json or table (default: table on a terminal, JSON when piped)',
     ).choices(['json', 'table']),
+    ...guardOptions(),
   ];
 }
 
@@ -130,6 +133,11 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }
   };
 
+  program.addCommand(
+    auditCommand(io, (code) => {
+      exitCode = code;
+    }),
+  );
   const flagged = new Map<Command, AnyTool>();
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
@@ -198,7 +206,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         if (flag) args[flag.name] = readFlag(flag, text);
         else if (globals.has(attribute)) local[attribute] = text;
       }
-      exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local });
+      const before = program.opts<GlobalOptions>();
+      exitCode = await execute(tool, args, { ...before, ...local, ...mergeGuardFlags(before, local) });
     });
   }
 
@@ -207,6 +216,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     args: Record<string, unknown>,
     options: GlobalOptions,
   ): Promise<number> {
+    const guard = startGuard(options, io, options.output);
+    if (typeof guard === 'number') return guard;
     let client: ApiClient;
     let close: () => Promise<void>;
     if (options.sandbox) {
@@ -242,11 +253,14 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const result = await runTool(tool, args, { client, signal: io.signal, progress });
+      const outcome = await guard.run(tool, args, { client, signal: io.signal, progress });
+      if ('exit' in outcome) return outcome.exit;
+      const { result } = outcome;
       const shown = options.showSecrets ? result : maskSecrets(result);
       io.stdout(formatResult(shown, options.output ?? (io.isTty ? 'table' : 'json'), io.isTty));
       return EXIT.ok;
     } finally {
+      guard.close();
       await close();
     }
   }

@@ -5,7 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { globPattern } from '@cloudcall/catalog/select';
-import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+// The ESM build: the package's main entry is UMD, whose run-time requires a bundle cannot follow.
+import {
+  findNodeAtLocation,
+  type ParseError,
+  parseTree,
+  printParseErrorCode,
+} from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
 import type { Target } from './target.js';
 

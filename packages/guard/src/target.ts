@@ -35,11 +35,19 @@ export function targetRead(
   args: Record<string, unknown>,
 ): { path: string; query?: Record<string, QueryValue>; part?: string; tag?: string } | undefined {
   const segments = request.path.split('/');
-  const end = resourceEnd(segments, template, args);
+  const values = argumentSegments(args);
+  const end = resourceEnd(segments, template, values);
   if (end !== undefined) {
     const path = segments.slice(0, end + 1).join('/');
-    const part = segments.slice(end + 1).join('/');
-    return part ? { path, part } : { path };
+    // A part is named when it is one of the resource's own (a user, a topic), not an action.
+    const rest = segments.slice(end + 1);
+    const named = template
+      ? template
+          .split('/')
+          .slice(end + 1)
+          .some((segment) => segment.startsWith('{'))
+      : rest.some((segment) => values.has(segment));
+    return named ? { path, part: rest.join('/') } : { path };
   }
   const tag = request.query?.tag_name;
   if (typeof tag === 'string' && tag !== '') {
@@ -49,18 +57,22 @@ export function targetRead(
   return undefined;
 }
 
+/** Each argument's value as it would appear in a path segment. */
+function argumentSegments(args: Record<string, unknown>): Set<string> {
+  return new Set(
+    Object.values(args)
+      .filter((value) => typeof value === 'string' || typeof value === 'number')
+      .map((value) => encodeURIComponent(String(value)).replace(/%3A/g, ':').replace(/%40/g, '@')),
+  );
+}
+
 /** Index of the segment holding the first resource id. */
-function resourceEnd(segments: string[], template: string | undefined, args: Record<string, unknown>) {
+function resourceEnd(segments: string[], template: string | undefined, values: Set<string>) {
   if (template) {
     const index = template.split('/').findIndex((segment) => /^\{\w+\}$/.test(segment));
     return index > 0 ? index : undefined;
   }
   // A handler's request: the first segment after `/v2/<collection>` holding an argument's value.
-  const values = new Set(
-    Object.values(args)
-      .filter((value) => typeof value === 'string' || typeof value === 'number')
-      .map((value) => encodeURIComponent(String(value)).replace(/%3A/g, ':').replace(/%40/g, '@')),
-  );
   const index = segments.findIndex((segment, position) => position >= 3 && values.has(segment));
   return index > 0 ? index : undefined;
 }
