@@ -5,13 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { globPattern } from '@cloudcall/catalog/select';
-// The ESM build: the package's main entry is UMD, whose run-time requires a bundle cannot follow.
-import {
-  findNodeAtLocation,
-  type ParseError,
-  parseTree,
-  printParseErrorCode,
-} from 'jsonc-parser/lib/esm/main.js';
+import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 import type { Target } from './target.js';
 
