@@ -12,6 +12,7 @@ import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/s
 import type { ApiClient } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
+import { type ServerGuard, startGuard } from './guard.js';
 import { LISTING } from './listing.generated.js';
 import { createMcpServer, type ToolMode } from './server.js';
 import { StdioLineTransport } from './stdio.js';
@@ -55,6 +56,15 @@ Options:
                            them (for hosts that cap the number of tools)
   --show-secrets           include secrets (database passwords) in results;
                            by default they are hidden
+  --confirm auto|never|always-refuse
+                           destructive tools when the client cannot confirm
+                           (no elicitation): auto (default) and never run
+                           them, always-refuse refuses them; never also skips
+                           elicitation
+  --protect RULE           refuse destructive tools on resources matching
+                           tag:NAME, name:NAME or id:ID (repeatable)
+  --policy FILE            JSON file of protection rules: {"protect": [...]}
+  --audit-log FILE         append one JSON line per mutating call to FILE
   --quiet                  log only errors
   -h, --help               show this help
   -v, --version            show the version
@@ -142,6 +152,12 @@ async function main(): Promise<void> {
   if (!tools.length)
     fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
   const info = flags.quiet ? () => undefined : log;
+  let guard: ServerGuard;
+  try {
+    guard = await startGuard(flags);
+  } catch (error) {
+    fail((error as Error).message);
+  }
 
   let client: () => Promise<ApiClient>;
   let closeConnection: () => Promise<void>;
@@ -200,6 +216,7 @@ async function main(): Promise<void> {
       version: VERSION,
       sandbox: Boolean(flags.sandbox),
       showSecrets: Boolean(flags['show-secrets']),
+      guard,
       log: info,
     });
   let closeTransport: () => Promise<void> = async () => undefined;
@@ -291,6 +308,10 @@ const OPTIONS = {
   'max-message-bytes': { type: 'string' },
   quiet: { type: 'boolean' },
   'show-secrets': { type: 'boolean' },
+  confirm: { type: 'string' },
+  protect: { type: 'string', multiple: true },
+  policy: { type: 'string' },
+  'audit-log': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -307,7 +328,7 @@ function envName(flag: string): string {
  */
 function parse() {
   const { values } = parseArgs({ options: OPTIONS, strict: true, allowPositionals: false });
-  const merged: Record<string, string | boolean | undefined> = { ...values };
+  const merged: Record<string, string | string[] | boolean | undefined> = { ...values };
   for (const [flag, option] of Object.entries(OPTIONS)) {
     if (flag === 'help' || flag === 'version' || merged[flag] !== undefined) continue;
     const text = process.env[envName(flag)];

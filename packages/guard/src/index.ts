@@ -46,3 +46,4 @@ export {
   RESERVED_IP_PRICES,
 } from './prices.js';
 export { describeTarget, type Resource, readTarget, resourceOf, type Target, targetRead } from './target.js';
+export { auditListTool, type GuardSession, type GuardToolContext, guardTools, planTool } from './tools.js';
