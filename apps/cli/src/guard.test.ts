@@ -8,20 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshPublicKey } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
-import { cliRunner, MAIN } from './testing/run.js';
+import { cliRunner, type Json, MAIN } from './testing/run.js';
 
 const UBUNTU = '161928327';
 const cli = cliRunner();
-const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
-
-// biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
-type Json = any;
-
-async function ok(...args: string[]): Promise<Json> {
-  const result = await sandbox(...args);
-  expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
-  return result.json;
-}
+const { sandbox, ok } = cli;
 
 async function createVm(name: string, tags: string, size = 's-1vcpu-1gb'): Promise<number> {
   const { droplet } = await ok(
@@ -153,7 +144,7 @@ describe('--dry-run', () => {
     const result = await sandbox('vm-delete', '--ID', 'abc', '--dry-run');
     expect(result.code).toBe(2);
     expect(result.json).toMatchObject({ valid: false, issues: [{ argument: 'ID' }] });
-    expect(result.json.request).toBeUndefined();
+    expect((result.json as Json).request).toBeUndefined();
   });
 });
 
@@ -201,9 +192,11 @@ describe('the audit log', () => {
       CLOUDCALL_AUDIT_LOG: log,
     });
     expect(listed.code).toBe(0);
-    expect(listed.json.entries).toMatchObject([{ tool: 'key-delete', outcome: 'error', status: 404 }]);
+    expect((listed.json as Json).entries).toMatchObject([
+      { tool: 'key-delete', outcome: 'error', status: 404 },
+    ]);
     const byTool = await cli.run(['audit', '--audit-log', log, '--tool', 'key-c*']);
-    expect(byTool.json.entries).toHaveLength(8);
+    expect((byTool.json as Json).entries).toHaveLength(8);
   });
 
   it('stops start-up when the log cannot be opened, and fails the call when a line cannot be written', async () => {

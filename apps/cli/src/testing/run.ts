@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -30,8 +31,19 @@ export function cliRunner(extraEnv: Record<string, string> = {}) {
     home,
     statePath: join(home, 'config', 'cloudcall', 'sandbox.json'),
     run: (args: string[], more: Record<string, string> = {}) => runCli(args, { ...env, ...more }),
+    /** A command against the sandbox kept in this runner's config directory. */
+    sandbox: (...args: string[]) => runCli(['--sandbox', ...args], env),
+    /** Like `sandbox`, expecting exit 0: the JSON printed. */
+    async ok(...args: string[]): Promise<Json> {
+      const result = await runCli(['--sandbox', ...args], env);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      return result.json as Json;
+    },
   };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
+export type Json = any;
 
 export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
