@@ -203,6 +203,8 @@ describe('plan and audit-list', () => {
       ['vm-create', 'ok'],
       ['vm-delete', 'refused'],
     ]);
+    // A create's line names what it made.
+    expect(all.entries[0].target).toEqual({ kind: 'droplet', id, name: 'grow', tags: ['prod'] });
     expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 

@@ -24,7 +24,7 @@ import {
 import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outcome } from './audit.js';
 import { describeRule, type ProtectRule, protectingRule } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
-import { describeTarget, readTarget, type Target, targetRead } from './target.js';
+import { describeTarget, readTarget, resourceOf, type Target, targetRead, unwrap } from './target.js';
 
 export type Decision = 'accept' | 'decline' | 'cancel';
 
@@ -221,6 +221,12 @@ export async function guardedRun(
     throw error;
   }
   try {
+    // A call with no target made one (a create): the audit line names what it made.
+    if (!target && !entry.target) {
+      const made = unwrap(result);
+      const resource = resourceOf(made.state);
+      if (resource.id !== undefined) entry.target = { kind: made.kind, ...resource };
+    }
     finish('ok');
   } catch (error) {
     if (!(error instanceof AuditLogError)) throw error;

@@ -102,10 +102,16 @@ export async function readTarget(
       state: { [list?.[0] ?? 'resources']: members },
     };
   }
-  const [kind, state] = Object.entries(body ?? {}).find(
+  const { kind, state } = unwrap(body);
+  return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resourceOf(state), state };
+}
+
+/** The one resource of an answer such as `{ droplet: {...} }`, with its key as its kind. */
+export function unwrap(body: unknown): { kind: string; state: unknown } {
+  const [kind, state] = Object.entries(isObject(body) ? body : {}).find(
     ([key, value]) => key !== 'links' && key !== 'meta' && isObject(value),
   ) ?? ['resource', body];
-  return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resourceOf(state), state };
+  return { kind, state };
 }
 
 /** The id, name and tags of a resource as the platform shows it (ids may be `id`, `uuid` or `ip`). */
