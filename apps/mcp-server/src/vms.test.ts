@@ -81,9 +81,9 @@ afterAll(async () => {
 });
 
 describe('the vms and images families over MCP stdio', () => {
-  it('lists 54 tools (wait among them) with annotations by rule', async () => {
+  it('lists 56 tools (wait, plan and audit-list among them) with annotations by rule', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(54);
+    expect(tools).toHaveLength(56);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       'vm-delete',
