@@ -353,7 +353,8 @@ function makeDirectories(dir: string): void {
     }
     if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
     makeDirectories(dirname(dir));
-    mkdirSync(dir);
+    // Another process making the same directories may have made this one meanwhile.
+    makeDirectories(dir);
   }
 }
 
