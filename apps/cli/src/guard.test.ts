@@ -42,12 +42,17 @@ function onTerminal(args: string[], input: string) {
 }
 
 describe('confirmation', () => {
-  it('asks y/N on a terminal, naming the VM: "n" sends nothing, "y" deletes', async () => {
+  it('asks y/N on a terminal, naming the VM: "n" and Ctrl+C send nothing, "y" deletes', async () => {
     const id = await createVm('ask-me', 'scratch');
     const declined = onTerminal(['vm-delete', '--ID', String(id)], 'n\n');
     expect(declined.text).toContain(`Delete VM (vm-delete): droplet ask-me (id ${id}; tags scratch)? [y/N]`);
     expect(declined.text).toContain('vm-delete was declined: nothing was sent.');
     expect(declined.code).toBe(2);
+    expect(await exists(id)).toBe(true);
+
+    // Ctrl+C, whether at the prompt or while the VM is read, cancels: exit 130, nothing sent.
+    const cancelled = onTerminal(['vm-delete', '--ID', String(id)], '\u0003');
+    expect(cancelled.code).toBe(130);
     expect(await exists(id)).toBe(true);
 
     const accepted = onTerminal(['vm-delete', '--ID', String(id)], 'y\n');

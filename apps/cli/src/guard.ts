@@ -14,7 +14,6 @@ import {
   loadPolicy,
   openAuditLog,
   type Plan,
-  PolicyError,
   type ProtectRule,
   parseOutcomes,
   parseRule,
@@ -85,8 +84,12 @@ export function askOnTerminal(question: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     let answer: string | undefined;
-    rl.on('SIGINT', () => rl.close());
+    // Ctrl+C arrives as readline's SIGINT once it reads the terminal raw, or as a signal before.
+    const stop = () => rl.close();
+    rl.on('SIGINT', stop);
+    process.once('SIGINT', stop);
     rl.on('close', () => {
+      process.removeListener('SIGINT', stop);
       if (answer === undefined) process.stderr.write('\n');
       resolve(answer);
     });
@@ -122,8 +125,8 @@ export function startGuard(
     const auditPath = flags.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
     if (auditPath && !flags.dryRun) audit = openAuditLog(auditPath);
   } catch (error) {
-    if (!(error instanceof PolicyError || error instanceof AuditLogError || error instanceof Error))
-      throw error;
+    // A bad rule, a malformed policy file (PolicyError) or a log that cannot be opened (AuditLogError).
+    if (!(error instanceof Error)) throw error;
     io.stderr(`cloudcall: ${error.message}\n`);
     return REFUSED;
   }
@@ -163,7 +166,8 @@ export function startGuard(
       } catch (error) {
         if (error instanceof GuardRefusal) {
           io.stderr(`cloudcall: ${error.message}\n`);
-          return { exit: REFUSED };
+          // Ctrl+C at the prompt is a cancel, like Ctrl+C anywhere else (the README's exit 130).
+          return { exit: error.reason === 'cancel' ? 130 : REFUSED };
         }
         if (error instanceof AuditLogError) {
           io.stderr(`cloudcall: ${error.message}\n`);
