@@ -22,6 +22,9 @@ const result = await build({
   cwd,
   input: entry,
   platform: 'node',
+  // A package's ESM build when it has one: a UMD main (jsonc-parser's) requires its modules
+  // through the factory's own `require`, which no bundler can follow.
+  resolve: { mainFields: ['module', 'main'] },
   // Lowers any syntax newer than the oldest Node the apps support (package.json engines).
   transform: { target: 'node20.19' },
   plugins: [inlinePackageJson(), thirdPartyLicenses()],

@@ -53,7 +53,7 @@ describe('account tools against the sandbox', () => {
     const listed = await sandbox('key-list');
     expect((listed.json as { ssh_keys: { id: number }[] }).ssh_keys.map((k) => k.id)).toContain(key.id);
 
-    const deleted = await sandbox('key-delete', '--ID', String(key.id));
+    const deleted = await sandbox('key-delete', '--force', '--ID', String(key.id));
     expect(deleted.code).toBe(0);
     const gone = await sandbox('key-get', '--ID', String(key.id));
     expect(gone.code).toBe(3);

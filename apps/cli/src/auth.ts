@@ -7,7 +7,7 @@ import { families } from '@cloudcall/catalog';
 import { createClient, InputError, maskToken, runTool } from '@cloudcall/core';
 import { Command, Option } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
-import { formatResult, OUTPUT_FORMATS, type OutputFormat, useColor } from './output.js';
+import { formatFor, type OutputFormat, outputOption } from './output.js';
 
 export interface AuthIo {
   stdout: (text: string) => void;
@@ -85,9 +85,7 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
         api_url: context.apiUrl ?? '',
       }));
       const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
-      io.stdout(
-        await formatResult({ contexts }, { format, terminal: io.isTty, color: useColor(io.isTty, io.env) }),
-      );
+      io.stdout(await formatFor({ contexts }, format, io));
     });
   auth
     .command('switch')
@@ -142,12 +140,5 @@ async function readToken(io: AuthIo): Promise<string> {
       .split(/\r?\n/)
       .find((line) => line.trim() !== '')
       ?.trim() ?? ''
-  );
-}
-
-/** `-o` after the subcommand too, as after a tool's name. */
-export function outputOption(): Option {
-  return new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
-    OUTPUT_FORMATS,
   );
 }

@@ -54,6 +54,7 @@ describe.concurrent('database scenarios through the CLI', () => {
 
       const trusted = await sandbox(
         'db-cluster-update-firewall-rules',
+        '--force',
         '--id',
         id,
         '--rules',
@@ -83,6 +84,7 @@ describe.concurrent('database scenarios through the CLI', () => {
       expect(status.json).toEqual(migration);
       const stopped = await sandbox(
         'db-cluster-stop-online-migration',
+        '--force',
         '--id',
         id,
         '--migration_id',
@@ -118,7 +120,7 @@ describe.concurrent('database scenarios through the CLI', () => {
       expect((updated.json as Json).topic.partitions).toHaveLength(5);
       const listed = await sandbox('db-cluster-list-topics', '--id', id);
       expect((listed.json as Json).topics.map((t: Json) => t.name)).toEqual(['orders']);
-      const deleted = await sandbox('db-cluster-delete-topic', '--id', id, '--name', 'orders');
+      const deleted = await sandbox('db-cluster-delete-topic', '--force', '--id', id, '--name', 'orders');
       expect(deleted.code, deleted.stderr).toBe(0);
       expect(((await sandbox('db-cluster-list-topics', '--id', id)).json as Json).topics).toEqual([]);
     },

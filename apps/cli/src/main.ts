@@ -18,7 +18,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   });
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());
-  const { runCli } = await import('./program.js');
+  const [{ runCli }, { askOnTerminal }] = await Promise.all([import('./program.js'), import('./guard.js')]);
   process.exitCode = await runCli(
     argv,
     {
@@ -28,6 +28,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
       isTty: Boolean(process.stdout.isTTY),
       stderrIsTty: Boolean(process.stderr.isTTY),
       stdin: process.stdin,
+      ask: process.stdin.isTTY ? askOnTerminal : undefined,
       signal: controller.signal,
     },
     version,

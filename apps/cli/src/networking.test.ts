@@ -137,7 +137,7 @@ describe('a networking scenario through the CLI', () => {
     const assigned = await ok('reserved-ip-assign', '--IP', ip, '--VmID', String(vms[0]), '--Type', 'ipv4');
     expect(assigned.action).toMatchObject({ type: 'assign_ip', status: 'in-progress' });
     expect((await ok('reserved-ip-get', '--IP', ip)).reserved_ip.droplet.id).toBe(vms[0]);
-    expect(await ok('reserved-ip-release', '--IP', ip, '--Type', 'ipv4')).toEqual({ ok: true });
+    expect(await ok('reserved-ip-release', '--force', '--IP', ip, '--Type', 'ipv4')).toEqual({ ok: true });
     expect(await helperRead((w) => w.reservedIps.length)).toBe(0);
 
     // The VMs and the balancer are the VPC's members.

@@ -6,6 +6,7 @@
  * caller decides: a terminal, and no NO_COLOR).
  */
 import { styleText } from 'node:util';
+import { Option } from 'commander';
 import { type Column, cellValue, chosenColumns, columnsFor } from './columns.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'tsv'] as const;
@@ -41,6 +42,25 @@ export async function checkQuery(query: string): Promise<void> {
 /** Whether to colour: only on a terminal, never with NO_COLOR set (https://no-color.org). */
 export function useColor(terminal: boolean, env: Record<string, string | undefined>): boolean {
   return terminal && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+/**
+ * A command's own result (auth list, sandbox status, audit, a plan) in a format, the terminal's
+ * defaults applied: indented JSON and colour only on a terminal.
+ */
+export function formatFor(
+  result: unknown,
+  format: OutputFormat,
+  io: { isTty: boolean; env: Record<string, string | undefined> },
+): Promise<string> {
+  return formatResult(result, { format, terminal: io.isTty, color: useColor(io.isTty, io.env) });
+}
+
+/** `-o` for a command's own result: the formats of the tools' results. */
+export function outputOption(): Option {
+  return new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
+    OUTPUT_FORMATS,
+  );
 }
 
 export async function formatResult(result: unknown, options: OutputOptions): Promise<string> {

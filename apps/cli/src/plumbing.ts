@@ -80,6 +80,10 @@ export async function runPlumbed(
   options: PlumbingOptions,
   context: ToolContext,
   io: PlumbingIo,
+  /** Runs the tool once (the guard's confirmation and audit around it, in the CLI). */
+  run: (tool: AnyTool, args: Record<string, unknown>, context: ToolContext) => Promise<Outcome> = async (
+    ...call
+  ) => ({ result: await runTool(...call) }),
 ): Promise<Outcome> {
   if (options.timeout !== undefined && !options.wait) {
     throw new InputError('goes with --wait', '--timeout');
@@ -90,7 +94,11 @@ export async function runPlumbed(
     ...context,
     progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
   };
-  const result = options.all ? await runAllPages(tool, args, paging) : await runTool(tool, args, context);
+  const first = options.all
+    ? { result: await runAllPages(tool, args, paging) }
+    : await run(tool, args, context);
+  if ('code' in first) return first;
+  const { result } = first;
   if (!options.wait || !tool.wait) return { result };
   const ids = waitIds(tool.wait, args, result);
   const display = progressDisplay(io, timeoutSeconds);

@@ -27,6 +27,7 @@ import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completi
 import { resolveToken, TOKEN_SOURCES } from './config.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
+import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
 import { type NamedArguments, resolveNames, withPlaceholders } from './names.js';
 import {
@@ -63,10 +64,12 @@ export interface Io {
   stderrIsTty?: boolean;
   /** Where `auth init` reads a token from (a pipe, or a prompt on a terminal). */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Asks a question on the terminal (a destructive tool's y/N); absent when stdin is not one. */
+  ask?: (question: string) => Promise<string | undefined>;
   signal?: AbortSignal;
 }
 
-interface GlobalOptions extends PlumbingOptions {
+interface GlobalOptions extends PlumbingOptions, GuardFlags {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
@@ -104,6 +107,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
     new Option('--format <columns>', 'columns: ID,Name or paths like region.slug'),
     new Option('--no-header', 'no header row in table, wide and tsv output'),
     new Option('--query <jmespath>', 'a JMESPath expression applied to the result'),
+    ...guardOptions(),
   ];
 }
 
@@ -147,6 +151,11 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }
   };
 
+  program.addCommand(
+    auditCommand(io, (code) => {
+      exitCode = code;
+    }),
+  );
   const flagged = new Map<Command, AnyTool>();
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
@@ -184,7 +193,13 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     const line = addToolFlags(command, tool, [...connectionOptions(io.env), ...plumbingOptions(tool)]);
     command.action(async () => {
       const { args, local } = line.read(command);
-      exitCode = await execute(tool, args, { ...program.opts<GlobalOptions>(), ...local }, line.named);
+      const before = program.opts<GlobalOptions>();
+      exitCode = await execute(
+        tool,
+        args,
+        { ...before, ...local, ...mergeGuardFlags(before, local) },
+        line.named,
+      );
     });
   }
 
@@ -197,6 +212,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) await checkQuery(options.query);
     parseArgs(tool, withPlaceholders(args, named));
+    const guard = startGuard(options, io, options.output);
+    if (typeof guard === 'number') return guard;
     let client: ApiClient;
     let close: () => Promise<void>;
     let clock: ToolClock | undefined;
@@ -243,7 +260,10 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         : undefined;
       const context = { client, signal: io.signal, progress, clock };
       await resolveNames(args, named, toolsByName, context);
-      const outcome = await runPlumbed(tool, args, options, context, io);
+      const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
+        const guarded = await guard.run(...call);
+        return 'exit' in guarded ? { code: guarded.exit } : guarded;
+      });
       if ('code' in outcome) return outcome.code;
       const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
       io.stdout(
@@ -259,6 +279,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       );
       return EXIT.ok;
     } finally {
+      guard.close();
       await close();
     }
   }

@@ -5,8 +5,7 @@
  */
 import { InputError } from '@cloudcall/core';
 import { Command, Option } from 'commander';
-import { outputOption } from './auth.js';
-import { formatResult, type OutputFormat, useColor } from './output.js';
+import { formatFor, type OutputFormat, outputOption } from './output.js';
 
 export interface SandboxIo {
   stdout: (text: string) => void;
@@ -97,9 +96,7 @@ export function sandboxCommand(
       const resources = Object.entries(counts).map(([resource, count]) => ({ resource, count }));
       const result = { resources, state: path ?? ':memory:' };
       const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
-      io.stdout(
-        await formatResult(result, { format, terminal: io.isTty, color: useColor(io.isTty, io.env) }),
-      );
+      io.stdout(await formatFor(result, format, io));
     });
   return sandbox;
 }

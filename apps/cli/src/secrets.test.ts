@@ -51,6 +51,7 @@ describe('the API token', () => {
         [
           ...at,
           'db-cluster-update-firewall-rules',
+          '--force',
           '--id',
           '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30',
           '--rules',

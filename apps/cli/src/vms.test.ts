@@ -60,7 +60,7 @@ describe('a VM lifecycle through the CLI', () => {
     }
     expect(status).toBe('active');
 
-    const off = await ok('power-off-vm', '--ID', id);
+    const off = await ok('power-off-vm', '--force', '--ID', id);
     expect(off.action).toMatchObject({ type: 'power_off', status: 'in-progress' });
     await advance(2_000);
     expect((await ok('vm-action', '--VmID', id, '--ActionID', String(off.action.id))).action.status).toBe(
@@ -75,15 +75,15 @@ describe('a VM lifecycle through the CLI', () => {
     const snapshot = mine.images.find((i: Json) => i.name === 'cli-snap');
     expect(snapshot).toMatchObject({ type: 'snapshot', public: false });
 
-    await ok('restore-vm', '--ID', id, '--ImageID', String(snapshot.id));
+    await ok('restore-vm', '--force', '--ID', id, '--ImageID', String(snapshot.id));
     await advance(2_000);
     expect((await ok('vm-get', '--ID', id)).droplet.image.id).toBe(snapshot.id);
 
-    await ok('resize-vm', '--ID', id, '--Size', 's-2vcpu-4gb', '--ResizeDisk', 'true');
+    await ok('resize-vm', '--force', '--ID', id, '--Size', 's-2vcpu-4gb', '--ResizeDisk', 'true');
     await advance(2_000);
     expect((await ok('vm-get', '--ID', id)).droplet).toMatchObject({ size_slug: 's-2vcpu-4gb', disk: 80 });
 
-    const deleted = await ok('vm-delete', '--ID', id);
+    const deleted = await ok('vm-delete', '--force', '--ID', id);
     expect(deleted).toEqual({ ok: true });
     const gone = await sandbox('vm-get', '--ID', id);
     expect(gone.code).toBe(3);
@@ -111,7 +111,7 @@ describe('a VM lifecycle through the CLI', () => {
       ids.push(((await response.json()) as Json).droplet.id);
     }
     await advance(3_000);
-    const result = await ok('shutdown-vms-tag', '--Tag', 'bulk');
+    const result = await ok('shutdown-vms-tag', '--force', '--Tag', 'bulk');
     expect(result.actions.map((a: Json) => a.resource_id).sort()).toEqual([...ids].sort());
     await advance(2_000);
     const listed = await ok('vm-list', '--PerPage', '100');

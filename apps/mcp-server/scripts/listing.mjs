@@ -7,11 +7,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { families, toolsOf } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
+import { guardTools } from '@cloudcall/guard';
 
 export function listingSource() {
   const data = {
     families: families.map(({ name, title, description }) => ({ name, title, description })),
-    tools: toolsOf(families).map((tool) => ({
+    tools: [...toolsOf(families), ...guardTools].map((tool) => ({
       name: tool.name,
       family: tool.family,
       title: tool.title,

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the account family over MCP stdio', () => {
-  it('lists the thirteen account tools with their hints and input schemas', async () => {
+  it('lists the thirteen account tools (and the guard tools plan and audit-list) with their hints and input schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
@@ -38,6 +38,8 @@ describe('the account family over MCP stdio', () => {
         'key-get',
         'key-list',
         'wait',
+        'plan',
+        'audit-list',
       ].sort(),
     );
     for (const tool of tools) {

@@ -6906,6 +6906,87 @@ export const LISTING: ListingData = {
      "readOnlyHint": true
     }
    }
+  },
+  {
+   "name": "plan",
+   "family": "account",
+   "title": "Plan a call",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "plan",
+    "description": "Dry run of a tool: request, target, price change. Sends nothing.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Tool": {
+       "type": "string",
+       "description": "Tool name"
+      },
+      "Arguments": {
+       "type": "object",
+       "description": "The tool's arguments Shape: {…}"
+      }
+     },
+     "required": [
+      "Tool"
+     ]
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
+  },
+  {
+   "name": "audit-list",
+   "family": "account",
+   "title": "List audit log",
+   "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": true
+   },
+   "listing": {
+    "name": "audit-list",
+    "description": "Mutating calls from the audit log, oldest first.",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Since": {
+       "description": "30m, 1h, 2d or a date",
+       "type": "string"
+      },
+      "Tool": {
+       "description": "Tool name or glob",
+       "type": "string"
+      },
+      "Outcome": {
+       "type": "string",
+       "enum": [
+        "ok",
+        "error",
+        "refused",
+        "declined"
+       ]
+      },
+      "Limit": {
+       "default": 100,
+       "description": "Latest N entries",
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 1000
+      }
+     }
+    },
+    "annotations": {
+     "readOnlyHint": true
+    }
+   }
   }
  ]
 };

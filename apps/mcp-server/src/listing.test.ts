@@ -5,12 +5,13 @@
  */
 import { families, toolsOf } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
+import { guardTools } from '@cloudcall/guard';
 import { describe, expect, it } from 'vitest';
 import { LISTING } from './listing.generated.js';
 
 describe('the build-time listing', () => {
   it('is the tool definitions, tool for tool (regenerate with node scripts/listing.mjs)', () => {
-    const tools = toolsOf(families);
+    const tools = [...toolsOf(families), ...guardTools];
     expect(LISTING.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     for (const [index, tool] of tools.entries()) {
       expect(LISTING.tools[index], tool.name).toEqual({

@@ -14,6 +14,7 @@ import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
 import { apiClients } from './clients.js';
+import { type ServerGuard, startGuard } from './guard.js';
 import { LISTING } from './listing.generated.js';
 import { createMcpServer, type ToolMode } from './server.js';
 import { SERVICE_OPTIONS, SERVICE_USAGE, type ServiceSettings, serviceSettings } from './service-config.js';
@@ -60,6 +61,15 @@ ${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a s
                            them (for hosts that cap the number of tools)
   --show-secrets           include secrets (database passwords) in results;
                            by default they are hidden
+  --confirm auto|never|always-refuse
+                           destructive tools when the client cannot confirm
+                           (no elicitation): auto (default) and never run
+                           them, always-refuse refuses them; never also skips
+                           elicitation
+  --protect RULE           refuse destructive tools on resources matching
+                           tag:NAME, name:NAME or id:ID (repeatable)
+  --policy FILE            JSON file of protection rules: {"protect": [...]}
+  --audit-log FILE         append one JSON line per mutating call to FILE
   --quiet                  log only errors
   -h, --help               show this help
   -v, --version            show the version
@@ -158,6 +168,12 @@ async function main(): Promise<void> {
   const onEvent = httpService?.metrics.observeClient;
   /** Where the API is, for /readyz. */
   let apiUrl: string;
+  let guard: ServerGuard;
+  try {
+    guard = await startGuard(flags);
+  } catch (error) {
+    fail((error as Error).message);
+  }
 
   let client: (auth?: AuthInfo) => Promise<ApiClient>;
   let closeConnection: () => Promise<void>;
@@ -228,6 +244,7 @@ async function main(): Promise<void> {
       version: VERSION,
       sandbox: Boolean(flags.sandbox),
       showSecrets: Boolean(flags['show-secrets']),
+      guard,
       log: info,
       onCall: httpService?.metrics.observeCall,
     });
@@ -330,6 +347,10 @@ const OPTIONS = {
   'max-message-bytes': { type: 'string' },
   quiet: { type: 'boolean' },
   'show-secrets': { type: 'boolean' },
+  confirm: { type: 'string' },
+  protect: { type: 'string', multiple: true },
+  policy: { type: 'string' },
+  'audit-log': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   ...SERVICE_OPTIONS,
@@ -347,7 +368,7 @@ function envName(flag: string): string {
  */
 function parse() {
   const { values } = parseArgs({ options: OPTIONS, strict: true, allowPositionals: false });
-  const merged: Record<string, string | boolean | undefined> = { ...values };
+  const merged: Record<string, string | string[] | boolean | undefined> = { ...values };
   for (const [flag, option] of Object.entries(OPTIONS)) {
     if (flag === 'help' || flag === 'version' || merged[flag] !== undefined) continue;
     const text = process.env[envName(flag)];

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
+import { guardReport, runGuarded, type ServerGuard } from './guard.js';
 import type { FamilyData, ToolData } from './tool-data.js';
 
 export type ToolMode = 'static' | 'dynamic';
@@ -41,6 +42,8 @@ export interface McpServerOptions {
   sandbox: boolean;
   /** Show secrets (database passwords) in results instead of hiding them. */
   showSecrets?: boolean;
+  /** Confirmation, protection rules and the audit log (`--confirm`, `--protect`, `--policy`, `--audit-log`). */
+  guard?: ServerGuard;
   log: (line: string) => void;
   /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
   onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
@@ -121,17 +124,23 @@ interface CallKit {
   tools: Map<string, AnyTool>;
   core: typeof import('@cloudcall/core');
   reportError: typeof import('@cloudcall/catalog').reportError;
+  guard: typeof import('@cloudcall/guard');
 }
 
 let callKit: Promise<CallKit> | undefined;
 export function loadCallKit(): Promise<CallKit> {
-  callKit ??= Promise.all([import('@cloudcall/core'), import('@cloudcall/catalog')]).then(
-    ([core, catalog]) => ({
-      tools: new Map(catalog.toolsOf(catalog.families).map((tool) => [tool.name, tool])),
-      core,
-      reportError: catalog.reportError,
-    }),
-  );
+  callKit ??= Promise.all([
+    import('@cloudcall/core'),
+    import('@cloudcall/catalog'),
+    import('@cloudcall/guard'),
+  ]).then(([core, catalog, guard]) => ({
+    tools: new Map(
+      [...catalog.toolsOf(catalog.families), ...guard.guardTools].map((tool) => [tool.name, tool]),
+    ),
+    core,
+    reportError: catalog.reportError,
+    guard,
+  }));
   return callKit;
 }
 
@@ -180,6 +189,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
 
+  // The definitions of the tools offered: what `plan` may plan.
+  let offered: Map<string, AnyTool> | undefined;
+  const offeredOf = (all: Map<string, AnyTool>) => {
+    offered ??= new Map([...all].filter(([name]) => byName.has(name)));
+    return offered;
+  };
+
   // Dynamic mode: the tools this session has enabled, in the order offered.
   const enabled = new Set<string>();
   const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
@@ -222,17 +238,28 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
     const started = Date.now();
     const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
-    const { maskSecrets, rateLimitNote, runTool } = kit.core;
+    const { maskSecrets, rateLimitNote } = kit.core;
     const definition = kit.tools.get(name);
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const progress = progressSender(request.params._meta?.progressToken, extra);
-      const result = await runTool(definition, args ?? {}, { client, signal: extra.signal, progress });
+      const result = await runGuarded(
+        kit.guard,
+        definition,
+        args ?? {},
+        { client, signal: extra.signal, progress },
+        {
+          server,
+          guard: options.guard ?? { confirm: 'auto', rules: [] },
+          offered: offeredOf(kit.tools),
+          requestId: extra.requestId,
+        },
+      );
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
       options.onCall?.(name, 'ok', Date.now() - started);
       return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
     } catch (error) {
-      const report = kit.reportError(error);
+      const report = guardReport(kit.guard, error) ?? kit.reportError(error);
       options.log(`tool ${name}: ${report.message}`);
       options.onCall?.(name, 'error', Date.now() - started);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.

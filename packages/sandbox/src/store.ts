@@ -353,7 +353,12 @@ function makeDirectories(dir: string): void {
     }
     if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
     makeDirectories(dirname(dir));
-    mkdirSync(dir);
+    try {
+      mkdirSync(dir);
+    } catch (again) {
+      // Another process making the same directories may have made this one meanwhile.
+      if (errnoCode(again) !== 'EEXIST' || !statSync(dir).isDirectory()) throw again;
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { families, toolsOf } from '@cloudcall/catalog';
+import { guardTools } from '@cloudcall/guard';
 import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -194,9 +195,7 @@ describe('the packed apps', () => {
       expect(client.getServerVersion()).toMatchObject({ version: versionOf(APPS.mcp.dir) });
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(
-        toolsOf(families)
-          .map((tool) => tool.name)
-          .sort(),
+        [...toolsOf(families), ...guardTools].map((tool) => tool.name).sort(),
       );
       const result = (await client.callTool({ name: 'key-list', arguments: {} })) as CallToolResult;
       expect(result.isError, JSON.stringify(result)).toBeFalsy();

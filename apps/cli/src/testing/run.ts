@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -32,8 +33,19 @@ export function cliRunner(extraEnv: Record<string, string> = {}) {
     run: (args: string[], more: Record<string, string> = {}, input?: string) =>
       runCli(args, { ...env, ...more }, input),
     start: (args: string[], more: Record<string, string> = {}) => startCli(args, { ...env, ...more }),
+    /** A command against the sandbox kept in this runner's config directory. */
+    sandbox: (...args: string[]) => runCli(['--sandbox', ...args], env),
+    /** Like `sandbox`, expecting exit 0: the JSON printed. */
+    async ok(...args: string[]): Promise<Json> {
+      const result = await runCli(['--sandbox', ...args], env);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      return result.json as Json;
+    },
   };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
+export type Json = any;
 
 /**
  * Starts the CLI and hands back the process with its output so far, for tests that act while it

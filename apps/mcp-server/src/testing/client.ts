@@ -20,6 +20,7 @@ export function serverEnv(env: Record<string, string> = {}): Record<string, stri
 export async function stdioClient(
   args: string[],
   env: Record<string, string> = {},
+  options: ConstructorParameters<typeof Client>[1] = {},
 ): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -31,7 +32,7 @@ export async function stdioClient(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: 'cloudcall-test', version: '1.0.0' });
+  const client = new Client({ name: 'cloudcall-test', version: '1.0.0' }, options);
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }

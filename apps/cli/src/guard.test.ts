@@ -1,0 +1,227 @@
+/**
+ * The guard rails through the CLI run as a process against its sandbox: the y/N prompt on a real
+ * pseudo-terminal (util-linux `script`), the refusal off one, protection rules, dry runs priced
+ * from the sandbox's size list, and the audit log written by eight processes at once.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sshPublicKey } from '@cloudcall/sandbox';
+import { describe, expect, it } from 'vitest';
+import { cliRunner, type Json, MAIN } from './testing/run.js';
+
+const UBUNTU = '161928327';
+const cli = cliRunner();
+const { sandbox, ok } = cli;
+
+async function createVm(name: string, tags: string, size = 's-1vcpu-1gb'): Promise<number> {
+  const { droplet } = await ok(
+    'vm-create',
+    ...['--Name', name, '--Size', size, '--ImageID', UBUNTU, '--Region', 'nyc3', '--Tags', tags],
+  );
+  return droplet.id;
+}
+
+async function exists(id: number): Promise<boolean> {
+  const result = await sandbox('vm-get', '--ID', String(id));
+  if (result.code === 0) return true;
+  expect(result.stderr).toMatch(/404/);
+  return false;
+}
+
+/** The CLI on a pseudo-terminal, with `input` typed into it. */
+function onTerminal(args: string[], input: string) {
+  const command = [process.execPath, MAIN, '--sandbox', '--sandbox-state', cli.statePath, ...args].join(' ');
+  const terminal = spawnSync('script', ['-qec', command, '/dev/null'], {
+    encoding: 'utf8',
+    input,
+    env: { PATH: process.env.PATH ?? '', HOME: cli.home },
+  });
+  expect(terminal.error, 'util-linux script is needed to make a terminal').toBeUndefined();
+  return { code: terminal.status, text: terminal.stdout.replace(/\r\n/g, '\n') };
+}
+
+describe('confirmation', () => {
+  it('asks y/N on a terminal, naming the VM: "n" and Ctrl+C send nothing, "y" deletes', async () => {
+    const id = await createVm('ask-me', 'scratch');
+    const declined = onTerminal(['vm-delete', '--ID', String(id)], 'n\n');
+    expect(declined.text).toContain(`Delete VM (vm-delete): droplet ask-me (id ${id}; tags scratch)? [y/N]`);
+    expect(declined.text).toContain('vm-delete was declined: nothing was sent.');
+    expect(declined.code).toBe(2);
+    expect(await exists(id)).toBe(true);
+
+    // Ctrl+C, whether at the prompt or while the VM is read, cancels: exit 130, nothing sent.
+    const cancelled = onTerminal(['vm-delete', '--ID', String(id)], '\u0003');
+    expect(cancelled.code).toBe(130);
+    expect(await exists(id)).toBe(true);
+
+    const accepted = onTerminal(['vm-delete', '--ID', String(id)], 'y\n');
+    expect(accepted.text).toContain('? [y/N]');
+    expect(accepted.code).toBe(0);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it('refuses a destructive tool off a terminal unless --force (or --yes)', async () => {
+    const id = await createVm('no-tty', 'scratch');
+    const refused = await sandbox('vm-delete', '--ID', String(id));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('vm-delete is destructive: not on a terminal');
+    expect(refused.stderr).toContain('add --force (or --yes)');
+    expect(await exists(id)).toBe(true);
+    expect((await sandbox('vm-delete', '--ID', String(id), '--yes')).code).toBe(0);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it('does not ask before tools that are not destructive', async () => {
+    const id = await createVm('power', 'scratch');
+    expect((await sandbox('power-on-vm', '--ID', String(id))).stderr).not.toContain('destructive');
+  });
+});
+
+describe('protection rules', () => {
+  it('refuse a delete of a VM with a protected tag, from --protect, a policy file or the environment', async () => {
+    const id = await createVm('prod-web', 'prod,web');
+    const policy = join(cli.home, 'policy.json');
+    writeFileSync(policy, JSON.stringify({ protect: ['name:other', 'tag:prod'] }, null, 2));
+    for (const [args, env, rule] of [
+      [['--protect', 'tag:prod'], {}, 'tag:prod (--protect)'],
+      [['--policy', policy], {}, `tag:prod (policy file ${policy}, line 4)`],
+      [[], { CLOUDCALL_POLICY: policy }, `tag:prod (policy file ${policy}, line 4)`],
+      [[], { CLOUDCALL_PROTECT: 'id:1,tag:prod' }, 'tag:prod (CLOUDCALL_PROTECT)'],
+    ] as const) {
+      const result = await cli.run(['--sandbox', 'vm-delete', '--ID', String(id), '--force', ...args], env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `vm-delete refused: droplet prod-web (id ${id}; tags prod, web) is protected by rule ${rule}. Nothing was sent.`,
+      );
+    }
+    expect(await exists(id)).toBe(true);
+  });
+
+  it('stop start-up on a malformed policy file, naming the file, the line and the problem', async () => {
+    const policy = join(cli.home, 'bad.json');
+    writeFileSync(policy, '{\n  "protect": [\n    "tag:prod",\n    "owner:me"\n  ]\n}\n');
+    const result = await sandbox('--policy', policy, 'key-list');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `cloudcall: policy file ${policy}, line 4 at protect.1: must be tag:NAME, name:NAME or id:ID\n`,
+    );
+  });
+});
+
+describe('--dry-run', () => {
+  it("prints the request, the target and a price change that matches the sandbox's sizes, sending nothing", async () => {
+    const id = await createVm('grow', 'scratch', 's-1vcpu-1gb');
+    const { sizes } = await ok('size-list', '--PerPage', '200');
+    const price = (slug: string) => sizes.find((size: Json) => size.slug === slug).price_monthly as number;
+    const plan = await ok('resize-vm', '--ID', String(id), '--Size', 's-4vcpu-8gb', '--dry-run');
+    expect(plan).toMatchObject({
+      tool: 'resize-vm',
+      valid: true,
+      request: {
+        method: 'POST',
+        path: `/v2/droplets/${id}/actions`,
+        body: { type: 'resize', size: 's-4vcpu-8gb' },
+      },
+      target: { name: 'grow', id, state: { size_slug: 's-1vcpu-1gb' } },
+      price: {
+        monthly_before: price('s-1vcpu-1gb'),
+        monthly_after: price('s-4vcpu-8gb'),
+        monthly_delta: price('s-4vcpu-8gb') - price('s-1vcpu-1gb'),
+      },
+    });
+    const { droplet } = await ok('vm-get', '--ID', String(id));
+    expect(droplet.size_slug).toBe('s-1vcpu-1gb');
+    expect(droplet.status).not.toBe('off');
+
+    const text = onTerminal(
+      ['vm-create', '--Name', 'x', '--Size', 'c-2', '--ImageID', UBUNTU, '--Region', 'nyc3', '--dry-run'],
+      '',
+    );
+    expect(text.code).toBe(0);
+    expect(text.text).toContain('Request: POST /v2/droplets');
+    expect(text.text).toContain(
+      `Monthly price: $0 -> $${price('c-2')} (+$${price('c-2')}) for 1 VM of size c-2`,
+    );
+  });
+
+  it('reports invalid arguments with exit 2 and no request', async () => {
+    const result = await sandbox('vm-delete', '--ID', 'abc', '--dry-run');
+    expect(result.code).toBe(2);
+    expect(result.json).toMatchObject({ valid: false, issues: [{ argument: 'ID' }] });
+    expect((result.json as Json).request).toBeUndefined();
+  });
+});
+
+describe('the audit log', () => {
+  it('gets one whole line from each of 8 processes writing at once, and `audit` reads them back', async () => {
+    const log = join(cli.home, 'audit.log');
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        sandbox(
+          'key-create',
+          '--Name',
+          `k${index}`,
+          '--PublicKey',
+          sshPublicKey(`k${index}`),
+          '--audit-log',
+          log,
+        ),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(8);
+    const entries = lines.map((line) => JSON.parse(line));
+    expect(entries.map((entry) => entry.args.Name).sort()).toEqual([
+      'k0',
+      'k1',
+      'k2',
+      'k3',
+      'k4',
+      'k5',
+      'k6',
+      'k7',
+    ]);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({
+        front_end: 'cli',
+        tool: 'key-create',
+        outcome: 'ok',
+        request_id: expect.any(String),
+      });
+    }
+
+    await sandbox('key-delete', '--ID', '999999', '--force', '--audit-log', log);
+    const listed = await cli.run(['audit', '--since', '1h', '--outcome', 'error'], {
+      CLOUDCALL_AUDIT_LOG: log,
+    });
+    expect(listed.code).toBe(0);
+    expect((listed.json as Json).entries).toMatchObject([
+      { tool: 'key-delete', outcome: 'error', status: 404 },
+    ]);
+    const byTool = await cli.run(['audit', '--audit-log', log, '--tool', 'key-c*']);
+    expect((byTool.json as Json).entries).toHaveLength(8);
+  });
+
+  it('stops start-up when the log cannot be opened, and fails the call when a line cannot be written', async () => {
+    const unopenable = await sandbox('key-list', '--audit-log', join(cli.home, 'missing', 'audit.log'));
+    expect(unopenable.code).toBe(2);
+    expect(unopenable.stderr).toContain(
+      'missing/audit.log cannot be opened for appending: its directory does not exist',
+    );
+    const full = await sandbox(
+      'key-create',
+      '--Name',
+      'full',
+      '--PublicKey',
+      sshPublicKey('full'),
+      '--audit-log',
+      '/dev/full',
+    );
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain(
+      'key-create was done, but audit log /dev/full could not be written: no space left on the device',
+    );
+  });
+});

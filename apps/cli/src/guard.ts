@@ -1,0 +1,287 @@
+/**
+ * The CLI's side of the guard rails (the logic is @cloudcall/guard's): the flags, the y/N prompt
+ * on a terminal, the refusal off one, dry-run plans, and the `audit` command.
+ */
+import { createInterface } from 'node:readline';
+import type { AnyTool, ToolContext } from '@cloudcall/core';
+import {
+  type AuditEntry,
+  type AuditLog,
+  AuditLogError,
+  type Decision,
+  GuardRefusal,
+  guardedRun,
+  loadPolicy,
+  openAuditLog,
+  type Plan,
+  type ProtectRule,
+  parseOutcomes,
+  parseRule,
+  parseSince,
+  planCall,
+  readAudit,
+} from '@cloudcall/guard';
+import { Command, Option } from 'commander';
+import { formatFor, type OutputFormat, outputOption } from './output.js';
+
+export interface GuardFlags {
+  force?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  protect?: string[];
+  policy?: string;
+  auditLog?: string;
+}
+
+/** Exit code of a call the guard stopped (nothing was sent), and of bad guard settings. */
+const REFUSED = 2;
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The guard's flags, accepted before the tool name and after it, like the connection options. */
+export function guardOptions(): Option[] {
+  return [
+    new Option('-f, --force', 'run a destructive tool without asking (needed off a terminal)'),
+    new Option('--yes', 'same as --force'),
+    new Option(
+      '--dry-run',
+      'show the request, the target and the price change; send nothing that changes anything',
+    ),
+    new Option(
+      '--protect <rule>',
+      'refuse destructive tools on a resource with this tag:NAME, name:NAME or id:ID (repeatable)',
+    ).argParser(collect),
+    new Option('--policy <file>', 'JSON policy file of protection rules (or CLOUDCALL_POLICY)'),
+    new Option(
+      '--audit-log <file>',
+      'append one JSON line per mutating call to this file (or CLOUDCALL_AUDIT_LOG)',
+    ),
+  ];
+}
+
+/** `--protect` given both before and after the tool name: every rule counts. */
+export function mergeGuardFlags(before: GuardFlags, after: GuardFlags): GuardFlags {
+  return before.protect && after.protect ? { protect: [...before.protect, ...after.protect] } : {};
+}
+
+export interface CliGuardIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  isTty: boolean;
+  /** Asks a question on the terminal and resolves with the answer; absent off a terminal. */
+  ask?: ((question: string) => Promise<string | undefined>) | undefined;
+}
+
+export interface CliGuard {
+  /** Runs the tool through the guard: its result, or the exit code when it printed its own end. */
+  run(tool: AnyTool, args: unknown, context: ToolContext): Promise<{ result: unknown } | { exit: number }>;
+  close(): void;
+}
+
+/** A y/N question on the terminal (stdin and stderr): resolves undefined on Ctrl+C or end of input. */
+export function askOnTerminal(question: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    let answer: string | undefined;
+    // Ctrl+C arrives as readline's SIGINT once it reads the terminal raw, or as a signal before.
+    const stop = () => rl.close();
+    rl.on('SIGINT', stop);
+    process.once('SIGINT', stop);
+    rl.on('close', () => {
+      process.removeListener('SIGINT', stop);
+      if (answer === undefined) process.stderr.write('\n');
+      resolve(answer);
+    });
+    rl.question(question, (text) => {
+      answer = text;
+      rl.close();
+    });
+  });
+}
+
+/**
+ * Reads the guard's settings (flags, then CLOUDCALL_ variables): a policy file that is malformed
+ * or an audit log that cannot be opened stops here, before anything is sent. Returns the exit
+ * code when it printed why it stopped.
+ */
+export function startGuard(
+  flags: GuardFlags,
+  io: CliGuardIo,
+  output: OutputFormat | undefined,
+): CliGuard | number {
+  let rules: ProtectRule[];
+  let audit: AuditLog | undefined;
+  try {
+    rules = [
+      ...(flags.protect ?? []).map((rule) => parseRule(rule, '--protect')),
+      ...(io.env.CLOUDCALL_PROTECT ?? '')
+        .split(',')
+        .filter((rule) => rule.trim())
+        .map((rule) => parseRule(rule, 'CLOUDCALL_PROTECT')),
+    ];
+    const policy = flags.policy ?? (io.env.CLOUDCALL_POLICY || undefined);
+    if (policy) rules.push(...loadPolicy(policy));
+    const auditPath = flags.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
+    if (auditPath && !flags.dryRun) audit = openAuditLog(auditPath);
+  } catch (error) {
+    // A bad rule, a malformed policy file (PolicyError) or a log that cannot be opened (AuditLogError).
+    if (!(error instanceof Error)) throw error;
+    io.stderr(`cloudcall: ${error.message}\n`);
+    return REFUSED;
+  }
+  const force = Boolean(flags.force || flags.yes);
+  const confirm =
+    !force && io.ask
+      ? async ({ message }: { message: string }): Promise<Decision> => {
+          const answer = await (io.ask as NonNullable<CliGuardIo['ask']>)(`${message} [y/N] `);
+          if (answer === undefined) return 'cancel';
+          return /^y(es)?$/i.test(answer.trim()) ? 'accept' : 'decline';
+        }
+      : undefined;
+
+  return {
+    async run(tool, args, context) {
+      if (flags.dryRun) {
+        const plan = await planCall(tool, args, context, rules);
+        io.stdout(
+          output === 'json' || (!output && !io.isTty) ? await formatFor(plan, 'json', io) : planText(plan),
+        );
+        return { exit: plan.valid ? 0 : REFUSED };
+      }
+      try {
+        const result = await guardedRun(tool, args, context, {
+          frontEnd: 'cli',
+          rules,
+          audit,
+          confirm,
+          unconfirmed: force
+            ? 'run'
+            : {
+                refuse:
+                  'not on a terminal, so nobody can confirm it; add --force (or --yes) to run it. Nothing was sent.',
+              },
+        });
+        return { result };
+      } catch (error) {
+        if (error instanceof GuardRefusal) {
+          io.stderr(`cloudcall: ${error.message}\n`);
+          // Ctrl+C at the prompt is a cancel, like Ctrl+C anywhere else (the README's exit 130).
+          return { exit: error.reason === 'cancel' ? 130 : REFUSED };
+        }
+        if (error instanceof AuditLogError) {
+          io.stderr(`cloudcall: ${error.message}\n`);
+          return { exit: 1 };
+        }
+        throw error;
+      }
+    },
+    close() {
+      audit?.close();
+    },
+  };
+}
+
+/** A plan as a person reads it. */
+function planText(plan: Plan): string {
+  const lines = [`Plan for ${plan.tool}${plan.destructive ? ' (DESTRUCTIVE)' : ''}: nothing was sent.`];
+  if (!plan.valid) {
+    lines.push('Arguments: invalid');
+    for (const issue of plan.issues ?? []) lines.push(`  ${issue.argument || 'arguments'}: ${issue.message}`);
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push('Arguments: valid');
+  if (plan.note) lines.push(`Note: ${plan.note}`);
+  if (plan.request) {
+    const query = new URLSearchParams(
+      Object.entries(plan.request.query ?? {}).map(([key, value]): [string, string] => [key, String(value)]),
+    ).toString();
+    lines.push(`Request: ${plan.request.method} ${plan.request.path}${query ? `?${query}` : ''}`);
+    if (plan.request.body !== undefined) lines.push(`Body: ${JSON.stringify(plan.request.body, null, 2)}`);
+  }
+  if (plan.target) {
+    lines.push(`Target: ${plan.target.description}, now:`);
+    // The scalar fields (status, size, region...); --output json shows the whole resource.
+    const state = plan.target.state as Record<string, unknown> | null;
+    for (const [key, value] of Object.entries(state ?? {})) {
+      if (value !== null && typeof value !== 'object' && value !== '') lines.push(`  ${key}: ${value}`);
+    }
+  }
+  if (plan.refused_by) lines.push(`Would be refused: protected by rule ${plan.refused_by}`);
+  if (plan.price && 'error' in plan.price) lines.push(`Price: unknown (${plan.price.error})`);
+  else if (plan.price) {
+    const { monthly_before, monthly_after, monthly_delta, basis, source } = plan.price;
+    const sign = monthly_delta >= 0 ? '+' : '-';
+    lines.push(
+      `Monthly price: $${monthly_before} -> $${monthly_after} (${sign}$${Math.abs(monthly_delta)}) for ${basis}; from ${source}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON. */
+export function auditCommand(io: CliGuardIo, setExit: (code: number) => void): Command {
+  return new Command('audit')
+    .summary('Read the audit log')
+    .description('Show the audit log of mutating calls (--audit-log or CLOUDCALL_AUDIT_LOG), oldest first.')
+    .addOption(new Option('--audit-log <file>', 'the log to read (default CLOUDCALL_AUDIT_LOG)'))
+    .addOption(new Option('--since <when>', 'only entries since a duration ago (30m, 1h, 2d) or a date'))
+    .addOption(
+      new Option('--tool <glob>', 'only these tools (names or globs; repeatable)').argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--outcome <outcome>',
+        'only ok, error, refused or declined (repeatable or comma-separated)',
+      ).argParser(collect),
+    )
+    .addOption(outputOption())
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride()
+    .action(
+      async (options: {
+        auditLog?: string;
+        since?: string;
+        tool?: string[];
+        outcome?: string[];
+        output?: OutputFormat;
+      }) => {
+        const path = options.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
+        if (!path) {
+          io.stderr('cloudcall: audit: give the log with --audit-log FILE or CLOUDCALL_AUDIT_LOG\n');
+          return setExit(REFUSED);
+        }
+        let entries: AuditEntry[];
+        try {
+          entries = readAudit(path, {
+            ...(options.since ? { since: parseSince(options.since) } : {}),
+            ...(options.tool ? { tools: options.tool } : {}),
+            ...(options.outcome ? { outcomes: parseOutcomes(options.outcome) } : {}),
+          }).entries;
+        } catch (error) {
+          io.stderr(`cloudcall: audit: ${(error as Error).message}\n`);
+          return setExit(REFUSED);
+        }
+        const format = options.output ?? (io.isTty ? 'table' : 'json');
+        const shown =
+          format === 'json'
+            ? { entries }
+            : {
+                entries: entries.map((entry) => ({
+                  time: entry.time,
+                  front_end: entry.front_end,
+                  tool: entry.tool,
+                  target: entry.target
+                    ? String(entry.target.name ?? entry.target.id ?? entry.target.path ?? '')
+                    : '',
+                  outcome: entry.status ? `${entry.outcome} ${entry.status}` : entry.outcome,
+                  reason: entry.reason ?? entry.error_id ?? '',
+                  request_id: entry.request_id ?? '',
+                  ms: entry.duration_ms,
+                })),
+              };
+        io.stdout(await formatFor(shown, format, io));
+        return setExit(0);
+      },
+    );
+}

@@ -1,0 +1,288 @@
+/**
+ * The guard against the sandbox on loopback: what reaches the API (seen by the sandbox itself)
+ * when a rule refuses, a person declines or a plan is made, and what the audit log records.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { families, toolsOf } from '@cloudcall/catalog';
+import { type AnyTool, runTool, type Size } from '@cloudcall/core';
+import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AuditEntry,
+  AuditLogError,
+  GuardRefusal,
+  guardedRun,
+  openAuditLog,
+  parseRule,
+  planCall,
+  readAudit,
+} from './index.js';
+
+const tools = new Map(toolsOf(families).map((tool) => [tool.name, tool]));
+const tool = (name: string) => tools.get(name) as AnyTool;
+
+let connection: SandboxConnection;
+let seen: string[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'cloudcall-guard-'));
+
+beforeAll(async () => {
+  connection = await connectSandbox({
+    onRequest: (info) => {
+      seen.push(`${info.method} ${info.target}`);
+    },
+  });
+});
+afterAll(() => connection.close());
+beforeEach(() => {
+  seen = [];
+});
+
+const mutating = () => seen.filter((line) => !line.startsWith('GET '));
+
+async function createVm(name: string, tags: string[], size = 's-1vcpu-1gb'): Promise<number> {
+  const { droplet } = (await runTool(
+    tool('vm-create'),
+    { Name: name, Size: size, ImageID: 161928327, Region: 'nyc3', Tags: tags },
+    { client: connection.client },
+  )) as { droplet: { id: number } };
+  return droplet.id;
+}
+
+describe('protection rules', () => {
+  it('refuse a destructive tool on a protected tag before any mutating request, naming the rule', async () => {
+    const id = await createVm('prod-web', ['prod', 'web']);
+    const audit = openAuditLog(join(dir, 'rules.log'));
+    seen = [];
+    const call = guardedRun(
+      tool('vm-delete'),
+      { ID: id },
+      { client: connection.client },
+      { frontEnd: 'cli', rules: [parseRule('tag:prod', '--protect')], unconfirmed: 'run', audit },
+    );
+    await expect(call).rejects.toThrow(GuardRefusal);
+    await expect(call).rejects.toThrow(/prod-web .*protected by rule tag:prod \(--protect\)/);
+    expect(mutating()).toEqual([]);
+    expect(seen).toEqual([`GET /v2/droplets/${id}`]);
+    const [entry] = readAudit(audit.path).entries;
+    expect(entry).toMatchObject({
+      tool: 'vm-delete',
+      front_end: 'cli',
+      outcome: 'refused',
+      reason: 'rule tag:prod',
+      target: { kind: 'droplet', id, name: 'prod-web', tags: ['prod', 'web'] },
+    });
+  });
+
+  it('match by name glob and by id, and cover actions, parts of a resource and tag-wide actions', async () => {
+    const id = await createVm('db-main-vm', ['data']);
+    const rules = [parseRule('name:db-main*', '--protect'), parseRule(`id:${id}`, 'policy')];
+    const options = { frontEnd: 'mcp' as const, rules, unconfirmed: 'run' as const };
+    for (const [name, args] of [
+      ['power-off-vm', { ID: id }],
+      ['resize-vm', { ID: id, Size: 's-2vcpu-2gb' }],
+      ['power-off-vms-tag', { Tag: 'data' }],
+    ] as const) {
+      seen = [];
+      await expect(guardedRun(tool(name), args, { client: connection.client }, options)).rejects.toThrow(
+        /protected by rule name:db-main\*/,
+      );
+      expect(mutating(), name).toEqual([]);
+    }
+    // A tool that is not destructive is not refused.
+    await connection.sandbox.advanceClock(120_000);
+    seen = [];
+    await guardedRun(tool('power-on-vm'), { ID: id }, { client: connection.client }, options);
+    expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
+  });
+
+  it('let an unprotected resource go, after one GET', async () => {
+    const id = await createVm('scratch', ['tmp']);
+    seen = [];
+    await guardedRun(
+      tool('vm-delete'),
+      { ID: id },
+      { client: connection.client },
+      { frontEnd: 'cli', rules: [parseRule('tag:prod', '--protect')], unconfirmed: 'run' },
+    );
+    expect(seen).toEqual([`GET /v2/droplets/${id}`, `DELETE /v2/droplets/${id}`]);
+  });
+});
+
+describe('confirmation', () => {
+  it('asks naming the resource; accept sends, decline and cancel send nothing', async () => {
+    const id = await createVm('ask-me', ['x']);
+    const asked: string[] = [];
+    const audit = openAuditLog(join(dir, 'confirm.log'));
+    for (const decision of ['decline', 'cancel'] as const) {
+      seen = [];
+      await expect(
+        guardedRun(
+          tool('vm-delete'),
+          { ID: id },
+          { client: connection.client },
+          {
+            frontEnd: 'mcp',
+            audit,
+            unconfirmed: 'run',
+            confirm: async (question) => {
+              asked.push(question.message);
+              return decision;
+            },
+          },
+        ),
+      ).rejects.toThrow(decision === 'cancel' ? /cancelled: nothing was sent/ : /declined: nothing was sent/);
+      expect(mutating()).toEqual([]);
+    }
+    expect(asked[0]).toMatch(new RegExp(`vm-delete.*droplet ask-me \\(id ${id}; tags x\\)`));
+    seen = [];
+    await guardedRun(
+      tool('vm-delete'),
+      { ID: id },
+      { client: connection.client },
+      { frontEnd: 'mcp', audit, unconfirmed: 'run', confirm: async () => 'accept' },
+    );
+    expect(mutating()).toEqual([`DELETE /v2/droplets/${id}`]);
+    const entries = readAudit(audit.path).entries;
+    expect(entries.map((entry) => entry.outcome)).toEqual(['declined', 'declined', 'ok']);
+    expect(entries[2]?.request_id).toMatch(/\S/);
+  });
+
+  it('refuses off a terminal with the given message, sending nothing at all', async () => {
+    seen = [];
+    await expect(
+      guardedRun(
+        tool('key-delete'),
+        { ID: 1 },
+        { client: connection.client },
+        { frontEnd: 'cli', unconfirmed: { refuse: 'add --force to run it without a prompt' } },
+      ),
+    ).rejects.toThrow('key-delete is destructive: add --force to run it without a prompt');
+    expect(seen).toEqual([]);
+  });
+
+  it('does not ask before tools that are not destructive', async () => {
+    const call = guardedRun(
+      tool('key-create'),
+      { Name: 'k', PublicKey: 'nope' },
+      { client: connection.client },
+      { frontEnd: 'cli', unconfirmed: { refuse: 'x' }, confirm: async () => 'decline' },
+    );
+    // It gets as far as the platform, which refuses the key.
+    await expect(call).rejects.toThrow(/Key invalid/);
+  });
+});
+
+describe('plans', () => {
+  const plan = (name: string, args: unknown) =>
+    planCall(tool(name), args, { client: connection.client }, [parseRule('tag:prod', '--protect')]);
+
+  it('price a VM resize from the sandbox size list, sending nothing that mutates', async () => {
+    const id = await createVm('grow-me', ['prod'], 's-1vcpu-1gb');
+    const { sizes } = (await connection.client.request({ method: 'GET', path: '/v2/sizes' })) as {
+      sizes: Size[];
+    };
+    const price = (slug: string) => sizes.find((size) => size.slug === slug)?.price_monthly as number;
+    seen = [];
+    const result = await plan('resize-vm', { ID: id, Size: 's-2vcpu-4gb', ResizeDisk: true });
+    expect(mutating()).toEqual([]);
+    expect(result).toMatchObject({
+      valid: true,
+      destructive: true,
+      request: {
+        method: 'POST',
+        path: `/v2/droplets/${id}/actions`,
+        body: { type: 'resize', size: 's-2vcpu-4gb', disk: true },
+      },
+      target: { kind: 'droplet', id, name: 'grow-me', tags: ['prod'] },
+      refused_by: 'tag:prod (--protect)',
+      price: {
+        monthly_before: price('s-1vcpu-1gb'),
+        monthly_after: price('s-2vcpu-4gb'),
+        monthly_delta: price('s-2vcpu-4gb') - price('s-1vcpu-1gb'),
+      },
+    });
+    expect(price('s-2vcpu-4gb') - price('s-1vcpu-1gb')).toBeGreaterThan(0);
+  });
+
+  it('price creates: VM, database, load balancer, reserved IP', async () => {
+    const vm = await plan('vm-create', { Name: 'n', Size: 'c-2', ImageID: 161928327, Region: 'nyc3' });
+    expect(vm.price).toMatchObject({
+      monthly_before: 0,
+      monthly_after: 42,
+      source: expect.stringMatching(/size-list/),
+    });
+    const db = await plan('db-cluster-create', {
+      name: 'plan-db',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-2vcpu-4gb',
+      num_nodes: 2,
+    });
+    expect(db.price).toMatchObject({ monthly_before: 0, monthly_after: 120 });
+    const lb = await plan('load-balancer-create', {
+      Name: 'lb',
+      Region: 'nyc3',
+      SizeUnit: 3,
+      ForwardingRules: [{ EntryProtocol: 'http', EntryPort: 80, TargetProtocol: 'http', TargetPort: 80 }],
+    });
+    expect(lb.price).toMatchObject({ monthly_after: 36 });
+    const ip = await plan('reserved-ip-reserve', { Region: 'nyc3', Type: 'ipv4' });
+    expect(ip.request).toEqual({ method: 'POST', path: '/v2/reserved_ips', body: { region: 'nyc3' } });
+    expect(ip.price).toMatchObject({ monthly_after: 5 });
+    expect(mutating()).toEqual([]);
+  });
+
+  it('report invalid arguments without a request, and mask secrets in the body', async () => {
+    const bad = await plan('vm-delete', { ID: 'abc' });
+    expect(bad.valid).toBe(false);
+    expect(bad.issues?.[0]?.argument).toBe('ID');
+    expect(bad.request).toBeUndefined();
+    const cert = await plan('custom-certificate-create', {
+      Name: 'c',
+      PrivateKey: '-----BEGIN PRIVATE KEY-----\nMYKEYMATERIAL\n-----END PRIVATE KEY-----',
+      LeafCertificate: '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----',
+      CertificateChain: '-----BEGIN CERTIFICATE-----\ny\n-----END CERTIFICATE-----',
+    });
+    expect(JSON.stringify(cert)).not.toContain('MYKEYMATERIAL');
+    expect(cert.request?.path).toBe('/v2/certificates');
+  });
+});
+
+describe('the audit log', () => {
+  it('fails the call when a line cannot be written (a full disk)', async () => {
+    const audit = openAuditLog('/dev/full');
+    await expect(
+      guardedRun(
+        tool('key-create'),
+        { Name: 'full', PublicKey: 'x' },
+        { client: connection.client },
+        { frontEnd: 'cli', unconfirmed: 'run', audit },
+      ),
+    ).rejects.toThrow(AuditLogError);
+    audit.close();
+  });
+
+  it('refuses to open a path that cannot be written, saying why', () => {
+    expect(() => openAuditLog(join(dir, 'no-such-dir', 'audit.log'))).toThrow(
+      /no-such-dir\/audit.log cannot be opened for appending: its directory does not exist/,
+    );
+  });
+
+  it('masks secrets in the arguments it records', async () => {
+    const path = join(dir, 'mask.log');
+    const audit = openAuditLog(path);
+    await guardedRun(
+      tool('custom-certificate-create'),
+      { Name: 'c', PrivateKey: 'TOPSECRET', LeafCertificate: 'x', CertificateChain: 'y' },
+      { client: connection.client },
+      { frontEnd: 'cli', unconfirmed: 'run', audit },
+    ).catch(() => undefined);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain('TOPSECRET');
+    const entry = JSON.parse(text) as AuditEntry;
+    expect(entry).toMatchObject({ tool: 'custom-certificate-create', outcome: 'error' });
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * @cloudcall/guard: the guard rails the CLI and the MCP server share. Confirmation before
+ * destructive tools, protection rules (`--protect`, a policy file), plans with prices (dry runs),
+ * and an append-only audit log, all driven by the tools' annotations and the requests they make,
+ * so a new tool is covered with no code of its own.
+ */
+export {
+  type AuditEntry,
+  type AuditFilter,
+  type AuditLog,
+  AuditLogError,
+  type FrontEnd,
+  OUTCOMES,
+  type Outcome,
+  openAuditLog,
+  parseOutcomes,
+  parseSince,
+  readAudit,
+} from './audit.js';
+export {
+  type ConfirmQuestion,
+  type Decision,
+  type GuardOptions,
+  GuardRefusal,
+  guardedRun,
+  maskArguments,
+  type Plan,
+  planCall,
+} from './guard.js';
+export {
+  describeRule,
+  loadPolicy,
+  PolicyError,
+  PolicyFile,
+  type ProtectRule,
+  parsePolicy,
+  parseRule,
+  protectingRule,
+  type RuleKind,
+} from './policy.js';
+export {
+  DATABASE_NODE_PRICES,
+  LOAD_BALANCER_NODE_PRICES,
+  type PriceChange,
+  priceChange,
+  RESERVED_IP_PRICES,
+} from './prices.js';
+export { describeTarget, type Resource, readTarget, resourceOf, type Target, targetRead } from './target.js';
+export { auditListTool, type GuardSession, type GuardToolContext, guardTools, planTool } from './tools.js';

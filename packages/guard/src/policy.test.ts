@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadPolicy, PolicyError, parsePolicy, parseRule, protectingRule } from './index.js';
+
+describe('policy files', () => {
+  it('give rules that name their file and line', () => {
+    const rules = parsePolicy('{\n  "protect": [\n    "tag:prod",\n    "name:db-main"\n  ]\n}\n', 'p.json');
+    expect(rules).toEqual([
+      { kind: 'tag', value: 'prod', source: 'policy file p.json, line 3' },
+      { kind: 'name', value: 'db-main', source: 'policy file p.json, line 4' },
+    ]);
+  });
+
+  it.each([
+    ['{\n  "protect": [\n    "tag:prod",\n  ]\n}', 'line 4: not valid JSON (ValueExpected)'],
+    ['{\n  "protect": [\n    "tag:prod"\n    "id:1"\n  ]\n}', 'line 4: not valid JSON (CommaExpected)'],
+    [
+      '{\n  "protect": [\n    "tag:prod",\n    "owner:me"\n  ]\n}',
+      'line 4 at protect.1: must be tag:NAME, name:NAME or id:ID',
+    ],
+    ['{\n  "protect": "tag:prod"\n}', 'line 2 at protect: expected array, received string'],
+    ['{\n  "protect": [],\n  "protekt": []\n}', 'line 3: unknown key "protekt" (only "protect" is allowed)'],
+    ['', 'line 1: not valid JSON'],
+  ])('refuse %j with the line and the problem', (text, message) => {
+    expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(PolicyError);
+    expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(
+      `policy file /etc/cloudcall/policy.json, ${message}`,
+    );
+  });
+
+  it('say when the file cannot be read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcall-policy-'));
+    expect(() => loadPolicy(join(dir, 'missing.json'))).toThrow(/missing.json: cannot be read \(ENOENT\)/);
+    writeFileSync(join(dir, 'ok.json'), '{"protect":["id:7"]}');
+    expect(loadPolicy(join(dir, 'ok.json'))).toEqual([
+      { kind: 'id', value: '7', source: expect.any(String) },
+    ]);
+  });
+});
+
+describe('rules', () => {
+  it('are tag:, name: or id:', () => {
+    expect(parseRule('tag:prod', '--protect')).toEqual({ kind: 'tag', value: 'prod', source: '--protect' });
+    expect(() => parseRule('prod', '--protect')).toThrow(
+      '--protect: "prod" is not a rule; write tag:NAME, name:NAME or id:ID',
+    );
+  });
+
+  it('match tags exactly, names by glob, ids as text, and tag members', () => {
+    const target = { kind: 'droplet', path: '/v2/droplets/12', id: 12, name: 'db-main', tags: ['prod'] };
+    const rule = (text: string) => protectingRule([parseRule(text, 'x')], target);
+    expect(rule('tag:prod')).toBeDefined();
+    expect(rule('tag:pro')).toBeUndefined();
+    expect(rule('name:db-*')).toBeDefined();
+    expect(rule('name:db')).toBeUndefined();
+    expect(rule('id:12')).toBeDefined();
+    expect(rule('id:1')).toBeUndefined();
+    const tag = {
+      kind: 'tag',
+      path: '/v2/droplets',
+      name: 'web',
+      tags: ['web'],
+      members: [{ id: 5, name: 'a', tags: ['web', 'prod'] }],
+    };
+    expect(protectingRule([parseRule('tag:prod', 'x')], tag)).toBeDefined();
+    expect(protectingRule([parseRule('id:5', 'x')], tag)).toBeDefined();
+  });
+});

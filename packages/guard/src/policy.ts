@@ -1,0 +1,122 @@
+/**
+ * The protection policy: rules that name resources no destructive tool may touch, by tag, name or
+ * id. Rules come from flags (`--protect tag:prod`) and from a JSON policy file; both apps read them
+ * with the same code and match them against the target the guard read with one GET.
+ */
+import { readFileSync } from 'node:fs';
+import { globPattern } from '@cloudcall/catalog/select';
+import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { z } from 'zod';
+import type { Target } from './target.js';
+
+export type RuleKind = 'tag' | 'name' | 'id';
+
+export interface ProtectRule {
+  kind: RuleKind;
+  /** What the rule names; `name:` values may use `*` and `?` as globs. */
+  value: string;
+  /** Where the rule came from (`--protect`, or the policy file and line), for refusal messages. */
+  source: string;
+}
+
+const RULE_TEXT = /^(tag|name|id):(.+)$/;
+
+/** `tag:prod` -> a rule; throws an Error saying what a rule looks like. */
+export function parseRule(text: string, source: string): ProtectRule {
+  const match = RULE_TEXT.exec(text.trim());
+  if (!match) {
+    throw new Error(`${source}: ${JSON.stringify(text)} is not a rule; write tag:NAME, name:NAME or id:ID`);
+  }
+  return { kind: match[1] as RuleKind, value: (match[2] as string).trim(), source };
+}
+
+/** What a policy file holds: `{ "protect": ["tag:prod", "name:db-main", "id:1234"] }`. */
+export const PolicyFile = z.strictObject({
+  protect: z
+    .array(
+      z
+        .string()
+        .regex(RULE_TEXT, 'must be tag:NAME, name:NAME or id:ID')
+        .describe('A protected resource: tag:NAME, name:NAME (globs allowed) or id:ID'),
+    )
+    .describe('Resources no destructive tool may act on'),
+});
+
+/** A policy file that cannot be used: says which file, which line, and what is wrong. */
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+}
+
+/** Reads and validates a policy file; throws a PolicyError naming the file, line and problem. */
+export function loadPolicy(path: string): ProtectRule[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new PolicyError(
+      `policy file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  return parsePolicy(text, path);
+}
+
+/** Validates the text of a policy file named `path` (for messages). */
+export function parsePolicy(text: string, path: string): ProtectRule[] {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const first = errors[0];
+  if (first || !tree) {
+    const offset = first?.offset ?? 0;
+    const problem = first ? printParseErrorCode(first.error) : 'EmptyFile';
+    throw new PolicyError(`policy file ${path}, line ${lineAt(text, offset)}: not valid JSON (${problem})`);
+  }
+  const value = JSON.parse(text) as unknown;
+  const parsed = PolicyFile.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const node = findNodeAtLocation(tree, issue.path as (string | number)[]) ?? tree;
+    const where = issue.path.length ? ` at ${issue.path.join('.')}` : '';
+    const detail =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key ${issue.keys.map((key) => JSON.stringify(key)).join(', ')} (only "protect" is allowed)`
+        : issue.message.replace(/^Invalid input: /, '');
+    const line =
+      issue.code === 'unrecognized_keys'
+        ? keyLine(text, tree, issue.keys[0] as string)
+        : lineAt(text, node.offset);
+    throw new PolicyError(`policy file ${path}, line ${line}${where}: ${detail}`);
+  }
+  return parsed.data.protect.map((rule, index) => {
+    const node = findNodeAtLocation(tree, ['protect', index]);
+    return parseRule(rule, `policy file ${path}, line ${lineAt(text, node?.offset ?? 0)}`);
+  });
+}
+
+function keyLine(text: string, tree: NonNullable<ReturnType<typeof parseTree>>, key: string): number {
+  const property = tree.children?.find((child) => child.children?.[0]?.value === key);
+  return lineAt(text, property?.offset ?? tree.offset);
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let index = 0; index < offset && index < text.length; index++) if (text[index] === '\n') line++;
+  return line;
+}
+
+/** The first rule that protects `target`, or undefined. */
+export function protectingRule(rules: readonly ProtectRule[], target: Target): ProtectRule | undefined {
+  const resources = [target, ...(target.members ?? [])];
+  return rules.find((rule) =>
+    resources.some((resource) => {
+      if (rule.kind === 'tag') return resource.tags?.includes(rule.value) ?? false;
+      if (rule.kind === 'name')
+        return resource.name !== undefined && globPattern(rule.value).test(resource.name);
+      return resource.id !== undefined && String(resource.id) === rule.value;
+    }),
+  );
+}
+
+/** `tag:prod (from --protect)` as a refusal names a rule. */
+export function describeRule(rule: ProtectRule): string {
+  return `${rule.kind}:${rule.value} (${rule.source})`;
+}

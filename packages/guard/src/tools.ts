@@ -1,0 +1,104 @@
+/**
+ * The guard's own tools, for front-ends whose callers cannot pass flags (the MCP server): `plan`
+ * (a dry run of any tool) and `audit-list` (the audit log). Both read only. They need what the
+ * front-end was started with, passed as the context's `guard` session.
+ */
+import { closest } from '@cloudcall/catalog/select';
+import {
+  type AnyTool,
+  annotations,
+  defineTool,
+  InputError,
+  returns,
+  type ToolContext,
+} from '@cloudcall/core';
+import { z } from 'zod';
+import { type AuditEntry, OUTCOMES, parseSince, readAudit } from './audit.js';
+import { type Plan, planCall } from './guard.js';
+import type { ProtectRule } from './policy.js';
+
+/** What the guard's tools read of the front-end that runs them. */
+export interface GuardSession {
+  /** The tools a plan may be made for: the ones this front-end offers. */
+  tools: ReadonlyMap<string, AnyTool>;
+  rules: readonly ProtectRule[];
+  /** The audit log's path, when there is one. */
+  auditLog?: string | undefined;
+}
+
+export interface GuardToolContext extends ToolContext {
+  guard?: GuardSession;
+}
+
+function sessionOf(context: ToolContext): GuardSession {
+  const session = (context as GuardToolContext).guard;
+  if (!session)
+    throw new Error('this tool runs only inside a cloudcall front-end that passes its guard session');
+  return session;
+}
+
+export const planTool = defineTool({
+  name: 'plan',
+  family: 'account',
+  title: 'Plan a call',
+  description: 'Dry run of a tool: request, target, price change. Sends nothing.',
+  details:
+    'Validates the arguments and shows the exact request the tool would send (secrets masked), the current state of the resource it would act on, whether a protection rule would refuse it, and for VM, database and load-balancer creates and resizes and reserved IPs the monthly price before and after.',
+  beyondSpec: true,
+  input: z.strictObject({
+    Tool: z.string().min(1).max(100).describe('Tool name'),
+    Arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
+  }),
+  annotations: annotations.read,
+  handler: async (args, context): Promise<Plan> => {
+    const session = sessionOf(context);
+    const tool = session.tools.get(args.Tool);
+    if (!tool) {
+      const near = closest(args.Tool, [...session.tools.keys()]);
+      throw new InputError(
+        `no tool ${args.Tool} is offered${near.length ? `; did you mean ${near.join(', ')}?` : ''}`,
+        'Tool',
+      );
+    }
+    return planCall(tool, args.Arguments ?? {}, context, session.rules);
+  },
+  result: returns<Plan>(),
+});
+
+export const auditListTool = defineTool({
+  name: 'audit-list',
+  family: 'account',
+  title: 'List audit log',
+  description: 'Mutating calls from the audit log, oldest first.',
+  details:
+    'Reads the audit log this server writes (--audit-log): one entry per mutating call with time, front-end, tool, masked arguments, target, outcome, request id and duration.',
+  beyondSpec: true,
+  input: z.strictObject({
+    Since: z.string().max(40).optional().describe('30m, 1h, 2d or a date'),
+    Tool: z.string().max(100).optional().describe('Tool name or glob'),
+    Outcome: z.enum(OUTCOMES as [string, ...string[]]).optional(),
+    Limit: z.number().int().min(1).max(1000).default(100).describe('Latest N entries'),
+  }),
+  annotations: annotations.read,
+  handler: async (args, context): Promise<{ entries: AuditEntry[]; total: number }> => {
+    const { auditLog } = sessionOf(context);
+    if (!auditLog)
+      throw new InputError('this server keeps no audit log (start it with --audit-log FILE)', 'arguments');
+    let since: number | undefined;
+    try {
+      since = args.Since === undefined ? undefined : parseSince(args.Since);
+    } catch (error) {
+      throw new InputError((error as Error).message.replace('--since', 'Since'), 'Since');
+    }
+    const { entries } = readAudit(auditLog, {
+      ...(since !== undefined ? { since } : {}),
+      ...(args.Tool ? { tools: [args.Tool] } : {}),
+      ...(args.Outcome ? { outcomes: [args.Outcome as AuditEntry['outcome']] } : {}),
+    });
+    return { entries: entries.slice(-args.Limit), total: entries.length };
+  },
+  result: returns<{ entries: AuditEntry[]; total: number }>(),
+});
+
+/** The guard's tools, as their front-ends list them. */
+export const guardTools = [planTool, auditListTool] as const;
