@@ -112,7 +112,7 @@ describe('positional ids', () => {
 
     await ok('domain-create', '--name', 'example.com', '--ip-address', '192.0.2.10');
     expect((await ok('domain-get', 'example.com')).domain.name).toBe('example.com');
-    expect(await ok('domain-delete', 'example.com')).toEqual({ ok: true });
+    expect(await ok('domain-delete', 'example.com', '--force')).toEqual({ ok: true });
     expect((await sandbox('domain-get', 'example.com')).code).toBe(3);
 
     // The same value twice is fine; two different values are refused.
@@ -229,7 +229,7 @@ describe('help and command words', () => {
     );
     expect(created.droplet.name).toBe('words-1');
     await advance(5_000);
-    const off = await ok('vm', 'power-off', 'words-1');
+    const off = await ok('vm', 'power-off', 'words-1', '--force');
     expect(off.action).toMatchObject({ type: 'power_off', resource_id: created.droplet.id });
     expect((await ok('db', 'cluster', 'list', '--per-page', '5')).databases).toEqual(expect.any(Array));
     const unknown = await sandbox('vm', 'explode');

@@ -3,7 +3,7 @@
  * pseudo-terminal (util-linux `script`), the refusal off one, protection rules, dry runs priced
  * from the sandbox's size list, and the audit log written by eight processes at once.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshPublicKey } from '@cloudcall/sandbox';
@@ -29,33 +29,48 @@ async function exists(id: number): Promise<boolean> {
   return false;
 }
 
-/** The CLI on a pseudo-terminal, with `input` typed into it. */
-function onTerminal(args: string[], input: string) {
+/**
+ * The CLI on a pseudo-terminal; `answer` is typed once it asks y/N (typed earlier, a Ctrl+C would
+ * reach the process before it asks anything).
+ */
+function onTerminal(args: string[], answer?: string): Promise<{ code: number | null; text: string }> {
   const command = [process.execPath, MAIN, '--sandbox', '--sandbox-state', cli.statePath, ...args].join(' ');
-  const terminal = spawnSync('script', ['-qec', command, '/dev/null'], {
-    encoding: 'utf8',
-    input,
+  const terminal = spawn('script', ['-qec', command, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', HOME: cli.home },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  expect(terminal.error, 'util-linux script is needed to make a terminal').toBeUndefined();
-  return { code: terminal.status, text: terminal.stdout.replace(/\r\n/g, '\n') };
+  let text = '';
+  let typed = false;
+  terminal.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    if (answer !== undefined && !typed && text.includes('[y/N]')) {
+      typed = true;
+      terminal.stdin.write(answer);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    terminal.on('error', (error) =>
+      reject(new Error(`util-linux script is needed to make a terminal: ${error}`)),
+    );
+    terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
+  });
 }
 
 describe('confirmation', () => {
   it('asks y/N on a terminal, naming the VM: "n" and Ctrl+C send nothing, "y" deletes', async () => {
     const id = await createVm('ask-me', 'scratch');
-    const declined = onTerminal(['vm-delete', '--ID', String(id)], 'n\n');
+    const declined = await onTerminal(['vm-delete', '--ID', String(id)], 'n\n');
     expect(declined.text).toContain(`Delete VM (vm-delete): droplet ask-me (id ${id}; tags scratch)? [y/N]`);
     expect(declined.text).toContain('vm-delete was declined: nothing was sent.');
     expect(declined.code).toBe(2);
     expect(await exists(id)).toBe(true);
 
-    // Ctrl+C, whether at the prompt or while the VM is read, cancels: exit 130, nothing sent.
-    const cancelled = onTerminal(['vm-delete', '--ID', String(id)], '\u0003');
+    // Ctrl+C at the prompt cancels: exit 130, nothing sent.
+    const cancelled = await onTerminal(['vm-delete', '--ID', String(id)], '\u0003');
     expect(cancelled.code).toBe(130);
     expect(await exists(id)).toBe(true);
 
-    const accepted = onTerminal(['vm-delete', '--ID', String(id)], 'y\n');
+    const accepted = await onTerminal(['vm-delete', '--ID', String(id)], 'y\n');
     expect(accepted.text).toContain('? [y/N]');
     expect(accepted.code).toBe(0);
     expect(await exists(id)).toBe(false);
@@ -134,10 +149,10 @@ describe('--dry-run', () => {
     expect(droplet.size_slug).toBe('s-1vcpu-1gb');
     expect(droplet.status).not.toBe('off');
 
-    const text = onTerminal(
-      ['vm-create', '--Name', 'x', '--Size', 'c-2', '--ImageID', UBUNTU, '--Region', 'nyc3', '--dry-run'],
-      '',
-    );
+    const text = await onTerminal([
+      ...['vm-create', '--Name', 'x', '--Size', 'c-2', '--ImageID', UBUNTU, '--Region', 'nyc3'],
+      '--dry-run',
+    ]);
     expect(text.code).toBe(0);
     expect(text.text).toContain('Request: POST /v2/droplets');
     expect(text.text).toContain(
@@ -146,7 +161,8 @@ describe('--dry-run', () => {
   });
 
   it('reports invalid arguments with exit 2 and no request', async () => {
-    const result = await sandbox('vm-delete', '--ID', 'abc', '--dry-run');
+    // (Not a word: the CLI would take it for a VM's name and look it up.)
+    const result = await sandbox('vm-delete', '--ID', '0', '--dry-run');
     expect(result.code).toBe(2);
     expect(result.json).toMatchObject({ valid: false, issues: [{ argument: 'ID' }] });
     expect((result.json as Json).request).toBeUndefined();

@@ -41,21 +41,12 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** The guard's flags, accepted before the tool name and after it, like the connection options. */
 export function guardOptions(): Option[] {
   return [
-    new Option('-f, --force', 'run a destructive tool without asking (needed off a terminal)'),
-    new Option('--yes', 'same as --force'),
-    new Option(
-      '--dry-run',
-      'show the request, the target and the price change; send nothing that changes anything',
-    ),
-    new Option(
-      '--protect <rule>',
-      'refuse destructive tools on a resource with this tag:NAME, name:NAME or id:ID (repeatable)',
-    ).argParser(collect),
-    new Option('--policy <file>', 'JSON policy file of protection rules (or CLOUDCALL_POLICY)'),
-    new Option(
-      '--audit-log <file>',
-      'append one JSON line per mutating call to this file (or CLOUDCALL_AUDIT_LOG)',
-    ),
+    new Option('-f, --force', 'skip the y/N of destructive tools (or --yes)'),
+    new Option('--yes', 'same as --force').hideHelp(),
+    new Option('--dry-run', 'show the request, target and price; send nothing'),
+    new Option('--protect <rule>', 'refuse destructive tools on tag:X, name:X or id:X').argParser(collect),
+    new Option('--policy <file>', 'JSON file of protection rules (or CLOUDCALL_POLICY)'),
+    new Option('--audit-log <file>', 'log mutating calls here (or CLOUDCALL_AUDIT_LOG)'),
   ];
 }
 
@@ -69,8 +60,10 @@ export interface CliGuardIo {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   isTty: boolean;
-  /** Asks a question on the terminal and resolves with the answer; absent off a terminal. */
-  ask?: ((question: string) => Promise<string | undefined>) | undefined;
+  /** Asks a question on the terminal and resolves with the answer (none on Ctrl+C); absent off a terminal. */
+  ask?: ((question: string, signal?: AbortSignal) => Promise<string | undefined>) | undefined;
+  /** Aborted on Ctrl+C. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface CliGuard {
@@ -80,7 +73,9 @@ export interface CliGuard {
 }
 
 /** A y/N question on the terminal (stdin and stderr): resolves undefined on Ctrl+C or end of input. */
-export function askOnTerminal(question: string): Promise<string | undefined> {
+export function askOnTerminal(question: string, signal?: AbortSignal): Promise<string | undefined> {
+  // Ctrl+C already pressed (while the target was read, say): nobody is waiting for an answer.
+  if (signal?.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     let answer: string | undefined;
@@ -88,8 +83,10 @@ export function askOnTerminal(question: string): Promise<string | undefined> {
     const stop = () => rl.close();
     rl.on('SIGINT', stop);
     process.once('SIGINT', stop);
+    signal?.addEventListener('abort', stop, { once: true });
     rl.on('close', () => {
       process.removeListener('SIGINT', stop);
+      signal?.removeEventListener('abort', stop);
       if (answer === undefined) process.stderr.write('\n');
       resolve(answer);
     });
@@ -134,7 +131,7 @@ export function startGuard(
   const confirm =
     !force && io.ask
       ? async ({ message }: { message: string }): Promise<Decision> => {
-          const answer = await (io.ask as NonNullable<CliGuardIo['ask']>)(`${message} [y/N] `);
+          const answer = await (io.ask as NonNullable<CliGuardIo['ask']>)(`${message} [y/N] `, io.signal);
           if (answer === undefined) return 'cancel';
           return /^y(es)?$/i.test(answer.trim()) ? 'accept' : 'decline';
         }

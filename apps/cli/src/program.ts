@@ -65,7 +65,7 @@ export interface Io {
   /** Where `auth init` reads a token from (a pipe, or a prompt on a terminal). */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Asks a question on the terminal (a destructive tool's y/N); absent when stdin is not one. */
-  ask?: (question: string) => Promise<string | undefined>;
+  ask?: (question: string, signal?: AbortSignal) => Promise<string | undefined>;
   signal?: AbortSignal;
 }
 
@@ -92,15 +92,15 @@ export function defaultSandboxState(env: Record<string, string | undefined>): st
 function connectionOptions(env: Record<string, string | undefined>): Option[] {
   return [
     new Option('--api-url <url>', `API base URL (default ${DEFAULT_BASE_URL})`),
-    new Option('--sandbox', 'use the built-in offline sandbox instead of the real API'),
+    new Option('--sandbox', 'use the offline sandbox instead of the real API'),
     new Option(
       '--sandbox-state <file>',
-      `sandbox state file, shared with cloudcall-mcp --sandbox (default ${defaultSandboxState(env)}; :memory: keeps a run apart)`,
+      `sandbox state, shared with cloudcall-mcp (default ${defaultSandboxState(env)})`,
     ),
     new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
     new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
-    new Option('--trace', 'print each HTTP request and response to stderr (token and secrets masked)'),
-    new Option('--show-secrets', 'show secrets (database passwords) in results instead of hiding them'),
+    new Option('--trace', 'print HTTP requests and responses to stderr, masked'),
+    new Option('--show-secrets', 'show secrets (database passwords) in results'),
     new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
       OUTPUT_FORMATS,
     ),
@@ -136,7 +136,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove (contexts), cloudcall sandbox serve|reset|status.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -211,7 +211,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   ): Promise<number> {
     // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) await checkQuery(options.query);
-    parseArgs(tool, withPlaceholders(args, named));
+    // (A dry run reports invalid arguments in its plan instead.)
+    if (!options.dryRun) parseArgs(tool, withPlaceholders(args, named));
     const guard = startGuard(options, io, options.output);
     if (typeof guard === 'number') return guard;
     let client: ApiClient;

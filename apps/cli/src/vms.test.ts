@@ -186,7 +186,7 @@ describe('a VM lifecycle through the CLI', () => {
     );
     expect(badType.code).toBe(2);
     expect(badType.stderr).toMatch(/Resources\.0\.resource_type/);
-    expect(await ok('tag-delete', '--Name', 'cli-web')).toEqual({ ok: true });
+    expect(await ok('tag-delete', '--Name', 'cli-web', '--force')).toEqual({ ok: true });
     expect((await ok('vm-get', '--ID', String(id))).droplet.tags).toEqual(['cli-new']);
     const gone = await sandbox('tag-get', '--Name', 'cli-web');
     expect(gone.code).toBe(3);

@@ -51,7 +51,7 @@ describe('--wait', () => {
     const id = String((created.json as { droplet: { id: number } }).droplet.id);
     // Booted first: a VM still booting refuses actions.
     await helper.advanceClock(5_000);
-    const run = cli.start(['--sandbox', 'power-off-vm', '--ID', id, '--wait']);
+    const run = cli.start(['--sandbox', 'power-off-vm', '--ID', id, '--wait', '--force']);
     await run.until(/in-progress/);
     await helper.advanceClock(5_000);
     const result = await run.exit;
