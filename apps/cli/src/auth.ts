@@ -5,7 +5,7 @@
  */
 import { families } from '@cloudcall/catalog';
 import { createClient, InputError, maskToken, runTool } from '@cloudcall/core';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
 import { formatFor, type OutputFormat, outputOption } from './output.js';
 

@@ -6,7 +6,7 @@
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from './program.js';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 let helper: Sandbox;
@@ -14,18 +14,7 @@ const TOKEN = 'dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789
 
 beforeAll(async () => {
   for (const name of ['page-1', 'page-2', 'page-3', 'page-4', 'page-5']) {
-    const created = await cli.run([
-      '--sandbox',
-      'vm-create',
-      '--Name',
-      name,
-      '--Size',
-      's-1vcpu-1gb',
-      '--ImageID',
-      '161928327',
-      '--Region',
-      'nyc3',
-    ]);
+    const created = await cli.run(['--sandbox', 'vm-create', '--name', name, ...VM_FLAGS]);
     expect(created.code, created.stderr).toBe(0);
   }
   helper = await startSandbox({ statePath: cli.statePath });

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, VM_FLAGS } from './testing/run.js';
 
 const UBUNTU = '161928327';
 
@@ -37,17 +37,7 @@ afterAll(async () => {
 
 describe('a VM lifecycle through the CLI', () => {
   it('create, wait until active, power off, snapshot, list the snapshot, restore, resize, delete', async () => {
-    const created = await ok(
-      'vm-create',
-      '--Name',
-      'cli-1',
-      '--Size',
-      's-1vcpu-1gb',
-      '--ImageID',
-      UBUNTU,
-      '--Region',
-      'nyc3',
-    );
+    const created = await ok('vm-create', '--name', 'cli-1', ...VM_FLAGS);
     const id = String(created.droplet.id);
     expect(created.droplet).toMatchObject({ status: 'new', features: [] });
 
@@ -147,19 +137,7 @@ describe('a VM lifecycle through the CLI', () => {
   });
 
   it('tags beyond the spec: tag-create, tag-resources (JSON), vm-list --Tag, tag-get, snapshot-list, tag-delete', async () => {
-    const created = await ok(
-      'vm-create',
-      '--Name',
-      'cli-tagged',
-      '--Size',
-      's-1vcpu-1gb',
-      '--ImageID',
-      UBUNTU,
-      '--Region',
-      'nyc3',
-      '--Tags',
-      'cli-new',
-    );
+    const created = await ok('vm-create', '--name', 'cli-tagged', ...VM_FLAGS, '--tags', 'cli-new');
     const id: number = created.droplet.id;
     expect((await ok('tag-get', '--Name', 'cli-new')).tag.resources.droplets.count).toBe(1);
     expect((await ok('tag-create', '--Name', 'cli-web')).tag.name).toBe('cli-web');

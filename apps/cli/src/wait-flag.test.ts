@@ -6,12 +6,10 @@
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from './program.js';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 let helper: Sandbox;
-
-const VM = ['--Size', 's-1vcpu-1gb', '--ImageID', '161928327', '--Region', 'nyc3'];
 
 beforeAll(async () => {
   expect((await cli.run(['--sandbox', 'account-get-information'])).code).toBe(0);
@@ -33,7 +31,7 @@ describe('--wait', () => {
   });
 
   it('waits for the VM to be active, one line per status, then prints the ready VM', async () => {
-    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-done', ...VM, '--wait']);
+    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-done', ...VM_FLAGS, '--wait']);
     await run.until(/: new \(/);
     await helper.advanceClock(5_000);
     const result = await run.exit;
@@ -47,7 +45,7 @@ describe('--wait', () => {
   });
 
   it('waits for an action started on a VM', async () => {
-    const created = await cli.run(['--sandbox', 'vm-create', '--Name', 'wait-action', ...VM]);
+    const created = await cli.run(['--sandbox', 'vm-create', '--Name', 'wait-action', ...VM_FLAGS]);
     const id = String((created.json as { droplet: { id: number } }).droplet.id);
     // Booted first: a VM still booting refuses actions.
     await helper.advanceClock(5_000);
@@ -65,7 +63,7 @@ describe('--wait', () => {
       'vm-create',
       '--Name',
       'wait-late',
-      ...VM,
+      ...VM_FLAGS,
       '--wait',
       '--timeout',
       '1s',
@@ -82,7 +80,7 @@ describe('--wait', () => {
   });
 
   it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {
-    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-stop', ...VM, '--wait']);
+    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-stop', ...VM_FLAGS, '--wait']);
     await run.until(/: new \(/);
     run.child.kill('SIGINT');
     const result = await run.exit;
@@ -108,7 +106,7 @@ describe('--wait', () => {
         'vm-create',
         '--Name',
         'wait-tty',
-        ...VM,
+        ...VM_FLAGS,
         '--wait',
         '-o',
         'json',
@@ -139,7 +137,7 @@ describe('--wait', () => {
   });
 
   it('refuses --timeout without --wait, and a duration it cannot read', async () => {
-    const alone = await cli.run(['--sandbox', 'vm-create', '--Name', 'x', ...VM, '--timeout', '5m']);
+    const alone = await cli.run(['--sandbox', 'vm-create', '--Name', 'x', ...VM_FLAGS, '--timeout', '5m']);
     expect(alone.code).toBe(EXIT.input);
     expect(alone.stderr).toContain('--timeout: goes with --wait');
     const bad = await cli.run([
@@ -147,7 +145,7 @@ describe('--wait', () => {
       'vm-create',
       '--Name',
       'x',
-      ...VM,
+      ...VM_FLAGS,
       '--wait',
       '--timeout',
       'soon',

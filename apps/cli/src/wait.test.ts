@@ -6,7 +6,7 @@
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from './program.js';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
@@ -22,17 +22,7 @@ afterAll(async () => {
 });
 
 async function createVm(name: string): Promise<string> {
-  const created = await sandbox(
-    'vm-create',
-    '--Name',
-    name,
-    '--Size',
-    's-1vcpu-1gb',
-    '--ImageID',
-    '161928327',
-    '--Region',
-    'nyc3',
-  );
+  const created = await sandbox('vm-create', '--name', name, ...VM_FLAGS);
   expect(created.code, created.stderr).toBe(0);
   return String((created.json as { droplet: { id: number } }).droplet.id);
 }

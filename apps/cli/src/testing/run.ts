@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
+/** A small VM of the sandbox's catalog: `vm-create --name NAME ...VM_FLAGS`. */
+export const VM_FLAGS = ['--size', 's-1vcpu-1gb', '--image-id', '161928327', '--region', 'nyc3'];
+
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 export interface Run {
