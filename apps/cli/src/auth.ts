@@ -4,7 +4,7 @@
  * and saves it; no command prints a token whole.
  */
 import { families } from '@cloudcall/catalog';
-import { createClient, InputError, maskToken, runTool } from '@cloudcall/core';
+import { CancelledError, createClient, InputError, maskToken, runTool } from '@cloudcall/core';
 import { Command } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
 import { formatFor, type OutputFormat, outputOption } from './output.js';
@@ -131,7 +131,15 @@ async function readToken(io: AuthIo): Promise<string> {
   if (stdin.isTTY) {
     // A maintained prompt that hides what is typed; it writes to stderr, keeping stdout clean.
     const { default: password } = await import('@inquirer/password');
-    return password({ message: 'API token (input hidden):', mask: '*' }, { output: process.stderr });
+    try {
+      return await password({ message: 'API token (input hidden):', mask: '*' }, { output: process.stderr });
+    } catch (error) {
+      // Ctrl+C at the prompt is a cancel, as at the guard's y/N (exit 130), not an internal error.
+      if (error instanceof Error && error.name === 'ExitPromptError') {
+        throw new CancelledError('the token prompt was cancelled; nothing was saved.');
+      }
+      throw error;
+    }
   }
   let text = '';
   for await (const chunk of stdin) text += chunk.toString();

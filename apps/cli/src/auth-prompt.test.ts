@@ -1,0 +1,98 @@
+/**
+ * `auth init` at its hidden prompt, on a real pseudo-terminal (util-linux `script`), against a
+ * sandbox served on loopback (which accepts any token), in a temporary XDG_CONFIG_HOME: a typed
+ * token is not echoed and is saved (mode 0600, masked by `auth list`); Ctrl+C at the prompt exits
+ * 130 and saves nothing.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configPath } from './config.js';
+import { EXIT } from './program.js';
+import { cliRunner, MAIN } from './testing/run.js';
+
+const cli = cliRunner();
+const XDG = `${cli.home}/config`;
+const config = configPath({ XDG_CONFIG_HOME: XDG });
+const TYPED = 'dop_v1_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc3333';
+const PROMPT = 'API token (input hidden):';
+let sandbox: Sandbox;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ onRequest: (info) => seen.push(`${info.method} ${info.target}`) });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+/**
+ * The CLI on a pseudo-terminal; `keys` are typed once the prompt has appeared (typed earlier,
+ * they could reach the terminal before the prompt hides input). `text` is all the terminal showed.
+ */
+function onTerminal(args: string[], keys: string): Promise<{ code: number | null; text: string }> {
+  const command = [process.execPath, MAIN, ...args].join(' ');
+  const terminal = spawn('script', ['-qec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '', HOME: cli.home, XDG_CONFIG_HOME: XDG },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let text = '';
+  let typed = false;
+  terminal.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    if (!typed && text.includes(PROMPT)) {
+      typed = true;
+      terminal.stdin.write(keys);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    terminal.on('error', (error) =>
+      reject(new Error(`util-linux script is needed to make a terminal: ${error}`)),
+    );
+    terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
+  });
+}
+
+describe('auth init at the hidden prompt', () => {
+  it('Ctrl+C at the prompt exits 130 and saves nothing', async () => {
+    const cancelled = await onTerminal(
+      ['auth', 'init', '--context', 'term', '--api-url', sandbox.url],
+      '\u0003',
+    );
+    expect(cancelled.text).toContain(PROMPT);
+    expect(cancelled.code, cancelled.text).toBe(EXIT.cancelled);
+    expect(cancelled.text).toContain('cloudcall: cancelled');
+    expect(seen).toEqual([]);
+    expect(existsSync(config)).toBe(false);
+  });
+
+  it('takes a typed token without echoing it, checks it, and saves it with mode 0600', async () => {
+    const init = await onTerminal(
+      ['auth', 'init', '--context', 'term', '--api-url', sandbox.url],
+      `${TYPED}\r`,
+    );
+    expect(init.text).toContain(PROMPT);
+    expect(init.code, init.text).toBe(EXIT.ok);
+    // Hidden: neither the token nor a long piece of it reached the terminal; its mask did.
+    expect(init.text).not.toContain(TYPED);
+    expect(init.text).not.toContain(TYPED.slice(0, 20));
+    expect(init.text).not.toContain('cccccccc');
+    expect(init.text).toContain('*'.repeat(TYPED.length));
+    expect(init.text).toContain('token dop_v1_****3333 works (account ');
+    expect(init.text).toContain(`saved as context term in ${config}, now the current context`);
+    expect(seen).toContain('GET /v2/account');
+
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({
+      current: 'term',
+      contexts: { term: { token: TYPED, apiUrl: sandbox.url } },
+    });
+    const list = await cli.run(['auth', 'list']);
+    expect(list.code, list.stderr).toBe(EXIT.ok);
+    expect(list.json).toEqual({
+      contexts: [{ name: 'term', current: true, token: 'dop_v1_****3333', api_url: sandbox.url }],
+    });
+    expect(list.stdout).not.toContain(TYPED);
+  });
+});
