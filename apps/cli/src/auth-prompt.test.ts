@@ -4,13 +4,12 @@
  * token is not echoed and is saved (mode 0600, masked by `auth list`); Ctrl+C at the prompt exits
  * 130 and saves nothing.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configPath } from './config.js';
 import { EXIT } from './program.js';
-import { cliRunner, MAIN } from './testing/run.js';
+import { cliRunner, onTerminal } from './testing/run.js';
 
 const cli = cliRunner();
 const XDG = `${cli.home}/config`;
@@ -27,36 +26,17 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-/**
- * The CLI on a pseudo-terminal; `keys` are typed once the prompt has appeared (typed earlier,
- * they could reach the terminal before the prompt hides input). `text` is all the terminal showed.
- */
-function onTerminal(args: string[], keys: string): Promise<{ code: number | null; text: string }> {
-  const command = [process.execPath, MAIN, ...args].join(' ');
-  const terminal = spawn('script', ['-qec', command, '/dev/null'], {
+/** The CLI on a pseudo-terminal; `keys` are typed once the token prompt has appeared. */
+const onTerminalHere = (args: string[], keys: string) =>
+  onTerminal(args, {
     env: { PATH: process.env.PATH ?? '', HOME: cli.home, XDG_CONFIG_HOME: XDG },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    prompt: PROMPT,
+    keys,
   });
-  let text = '';
-  let typed = false;
-  terminal.stdout.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    if (!typed && text.includes(PROMPT)) {
-      typed = true;
-      terminal.stdin.write(keys);
-    }
-  });
-  return new Promise((resolve, reject) => {
-    terminal.on('error', (error) =>
-      reject(new Error(`util-linux script is needed to make a terminal: ${error}`)),
-    );
-    terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
-  });
-}
 
 describe('auth init at the hidden prompt', () => {
   it('Ctrl+C at the prompt exits 130 and saves nothing', async () => {
-    const cancelled = await onTerminal(
+    const cancelled = await onTerminalHere(
       ['auth', 'init', '--context', 'term', '--api-url', sandbox.url],
       '\u0003',
     );
@@ -68,7 +48,7 @@ describe('auth init at the hidden prompt', () => {
   });
 
   it('takes a typed token without echoing it, checks it, and saves it with mode 0600', async () => {
-    const init = await onTerminal(
+    const init = await onTerminalHere(
       ['auth', 'init', '--context', 'term', '--api-url', sandbox.url],
       `${TYPED}\r`,
     );

@@ -4,10 +4,9 @@
  * --no-header, --query (JMESPath), and colour only on a terminal (util-linux `script` makes a
  * real pseudo-terminal) and never with NO_COLOR.
  */
-import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { cliRunner, MAIN } from './testing/run.js';
+import { cliRunner, onTerminal } from './testing/run.js';
 
 const cli = cliRunner();
 const at = ['--sandbox', '--sandbox-state', cli.statePath];
@@ -30,15 +29,12 @@ beforeAll(async () => {
 const publicIp = () => vm.networks.v4.find((network: Json) => network.type === 'public').ip_address;
 
 /** Runs the CLI on a pseudo-terminal; returns what the terminal showed. */
-function onTerminal(args: string[], env: Record<string, string> = {}): string {
-  const command = [process.execPath, MAIN, ...at, ...args].join(' ');
-  const terminal = spawnSync('script', ['-qec', command, '/dev/null'], {
-    encoding: 'utf8',
+async function onTerminalHere(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const run = await onTerminal([...at, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: cli.home, TERM: 'xterm', ...env },
   });
-  expect(terminal.error, 'util-linux script is needed to make a terminal').toBeUndefined();
-  expect(terminal.status, terminal.stdout).toBe(0);
-  return terminal.stdout.replace(/\r\n/g, '\n');
+  expect(run.code, run.text).toBe(0);
+  return run.text;
 }
 
 const ESC = String.fromCharCode(27);
@@ -124,11 +120,11 @@ describe('output formats', () => {
   });
 
   it('colour on a terminal only, and never with NO_COLOR', async () => {
-    const coloured = onTerminal(['vm-list']);
+    const coloured = await onTerminalHere(['vm-list']);
     expect(coloured).toContain(`${ESC}[1mID`);
     // The status in its colour: new yellow, active green.
     expect([`${ESC}[33mnew`, `${ESC}[32mactive`].some((status) => coloured.includes(status))).toBe(true);
-    const plain = onTerminal(['vm-list'], { NO_COLOR: '1' });
+    const plain = await onTerminalHere(['vm-list'], { NO_COLOR: '1' });
     expect(plain).toMatch(/^ID +Name +Public IPv4/);
     expect(plain).not.toContain(ESC);
     const piped = await sandbox('vm-list', '-o', 'table');

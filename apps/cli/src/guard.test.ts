@@ -3,12 +3,11 @@
  * pseudo-terminal (util-linux `script`), the refusal off one, protection rules, dry runs priced
  * from the sandbox's size list, and the audit log written by eight processes at once.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshPublicKey } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
-import { cliRunner, type Json, MAIN } from './testing/run.js';
+import { cliRunner, type Json, onTerminal } from './testing/run.js';
 
 const UBUNTU = '161928327';
 const cli = cliRunner();
@@ -29,48 +28,29 @@ async function exists(id: number): Promise<boolean> {
   return false;
 }
 
-/**
- * The CLI on a pseudo-terminal; `answer` is typed once it asks y/N (typed earlier, a Ctrl+C would
- * reach the process before it asks anything).
- */
-function onTerminal(args: string[], answer?: string): Promise<{ code: number | null; text: string }> {
-  const command = [process.execPath, MAIN, '--sandbox', '--sandbox-state', cli.statePath, ...args].join(' ');
-  const terminal = spawn('script', ['-qec', command, '/dev/null'], {
+/** The CLI on a pseudo-terminal, at this file's sandbox; `answer` is typed at its y/N. */
+const onTerminalHere = (args: string[], answer?: string) =>
+  onTerminal(['--sandbox', '--sandbox-state', cli.statePath, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: cli.home },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    prompt: '[y/N]',
+    ...(answer === undefined ? {} : { keys: answer }),
   });
-  let text = '';
-  let typed = false;
-  terminal.stdout.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    if (answer !== undefined && !typed && text.includes('[y/N]')) {
-      typed = true;
-      terminal.stdin.write(answer);
-    }
-  });
-  return new Promise((resolve, reject) => {
-    terminal.on('error', (error) =>
-      reject(new Error(`util-linux script is needed to make a terminal: ${error}`)),
-    );
-    terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
-  });
-}
 
 describe('confirmation', () => {
   it('asks y/N on a terminal, naming the VM: "n" and Ctrl+C send nothing, "y" deletes', async () => {
     const id = await createVm('ask-me', 'scratch');
-    const declined = await onTerminal(['vm-delete', '--ID', String(id)], 'n\n');
+    const declined = await onTerminalHere(['vm-delete', '--ID', String(id)], 'n\n');
     expect(declined.text).toContain(`Delete VM (vm-delete): droplet ask-me (id ${id}; tags scratch)? [y/N]`);
     expect(declined.text).toContain('vm-delete was declined: nothing was sent.');
     expect(declined.code).toBe(2);
     expect(await exists(id)).toBe(true);
 
     // Ctrl+C at the prompt cancels: exit 130, nothing sent.
-    const cancelled = await onTerminal(['vm-delete', '--ID', String(id)], '\u0003');
+    const cancelled = await onTerminalHere(['vm-delete', '--ID', String(id)], '\u0003');
     expect(cancelled.code).toBe(130);
     expect(await exists(id)).toBe(true);
 
-    const accepted = await onTerminal(['vm-delete', '--ID', String(id)], 'y\n');
+    const accepted = await onTerminalHere(['vm-delete', '--ID', String(id)], 'y\n');
     expect(accepted.text).toContain('? [y/N]');
     expect(accepted.code).toBe(0);
     expect(await exists(id)).toBe(false);
@@ -149,7 +129,7 @@ describe('--dry-run', () => {
     expect(droplet.size_slug).toBe('s-1vcpu-1gb');
     expect(droplet.status).not.toBe('off');
 
-    const text = await onTerminal([
+    const text = await onTerminalHere([
       ...['vm-create', '--Name', 'x', '--Size', 'c-2', '--ImageID', UBUNTU, '--Region', 'nyc3'],
       '--dry-run',
     ]);

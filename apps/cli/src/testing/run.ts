@@ -99,3 +99,40 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
   run.child.stdin.end(input);
   return run.exit;
 }
+
+/** What a terminal showed (`\r\n` made `\n`) and the exit code. */
+export interface TerminalRun {
+  code: number | null;
+  text: string;
+}
+
+/**
+ * Runs the built CLI on a real pseudo-terminal (util-linux `script`), as a person at a terminal
+ * would. `keys` are typed once `prompt` has appeared: typed earlier, a Ctrl+C would reach the
+ * process before it asks anything, and text could reach the terminal before input is hidden.
+ */
+export function onTerminal(
+  args: string[],
+  options: { env: Record<string, string>; prompt?: string; keys?: string },
+): Promise<TerminalRun> {
+  const command = [process.execPath, MAIN, ...args].join(' ');
+  const terminal = spawn('script', ['-qec', command, '/dev/null'], {
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let text = '';
+  let typed = options.keys === undefined;
+  terminal.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    if (!typed && text.includes(options.prompt ?? '')) {
+      typed = true;
+      terminal.stdin.write(options.keys ?? '');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    terminal.on('error', (error) =>
+      reject(new Error(`util-linux script is needed to make a terminal: ${error}`)),
+    );
+    terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
+  });
+}
