@@ -66,16 +66,22 @@ const tokenOf = (client: number) => `caller-${client}-${randomUUID()}`;
 /** The key id a client asks for in a call: whose call it is, and which. */
 const keyId = (client: number, n: number) => client * 1000 + n + 1;
 
+/** The service, and CLIENTS SDK clients connected through nginx, each with its own token. */
+async function startServiceWithClients() {
+  const service = await startService();
+  const tokens = Array.from({ length: CLIENTS }, (_, client) => tokenOf(client));
+  const clients: Client[] = await Promise.all(
+    tokens.map((token) => httpClient(service.nginx.url, `Bearer ${token}`)),
+  );
+  cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+  return { ...service, tokens, clients };
+}
+
 describe('stateless replicas behind nginx, passing each caller token through', () => {
   it(
     '50 clients x 20 calls all succeed, spread over 3 replicas, each upstream request with its caller token',
     async () => {
-      const { api, replicas, nginx } = await startService();
-      const tokens = Array.from({ length: CLIENTS }, (_, client) => tokenOf(client));
-      const clients: Client[] = await Promise.all(
-        tokens.map((token) => httpClient(nginx.url, `Bearer ${token}`)),
-      );
-      cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+      const { api, replicas, nginx, tokens, clients } = await startServiceWithClients();
 
       const results = await Promise.all(
         clients.map(async (client, index) => {
@@ -139,12 +145,7 @@ describe('stateless replicas behind nginx, passing each caller token through', (
   it(
     'a replica killed mid-run fails only the calls in flight on it; every next call succeeds',
     async () => {
-      const { api, replicas, nginx } = await startService();
-      const tokens = Array.from({ length: CLIENTS }, (_, client) => tokenOf(client));
-      const clients: Client[] = await Promise.all(
-        tokens.map((token) => httpClient(nginx.url, `Bearer ${token}`)),
-      );
-      cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+      const { api, replicas, tokens, clients } = await startServiceWithClients();
 
       let finished = 0;
       const outcomes = Promise.all(
