@@ -11,14 +11,13 @@ import {
   type Decision,
   GuardRefusal,
   guardedRun,
-  loadPolicy,
   openAuditLog,
   type Plan,
   type ProtectRule,
   parseOutcomes,
-  parseRule,
   parseSince,
   planCall,
+  protectionRules,
   readAudit,
 } from '@cloudcall/guard';
 import { Command, Option } from 'commander';
@@ -110,15 +109,11 @@ export function startGuard(
   let rules: ProtectRule[];
   let audit: AuditLog | undefined;
   try {
-    rules = [
-      ...(flags.protect ?? []).map((rule) => parseRule(rule, '--protect')),
-      ...(io.env.CLOUDCALL_PROTECT ?? '')
-        .split(',')
-        .filter((rule) => rule.trim())
-        .map((rule) => parseRule(rule, 'CLOUDCALL_PROTECT')),
-    ];
-    const policy = flags.policy ?? (io.env.CLOUDCALL_POLICY || undefined);
-    if (policy) rules.push(...loadPolicy(policy));
+    rules = protectionRules({
+      flags: flags.protect,
+      env: io.env.CLOUDCALL_PROTECT,
+      policy: flags.policy ?? (io.env.CLOUDCALL_POLICY || undefined),
+    });
     const auditPath = flags.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
     if (auditPath && !flags.dryRun) audit = openAuditLog(auditPath);
   } catch (error) {

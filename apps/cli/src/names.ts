@@ -1,15 +1,23 @@
 /**
  * Names for ids, a CLI convenience (`cloudcall vm-get web-1`): where a VM, load balancer,
  * firewall, VPC or database cluster id is expected and the value given is not an id, the
- * resource is looked up by name with one list call. A name that matches several is refused with
- * their ids. The tools (and so the MCP server) keep taking ids only.
+ * resource is looked up by name with one list (one call of 200 in most accounts). A name that
+ * matches several is refused with their ids. The tools (and so the MCP server) keep taking ids only.
  *
  * Which arguments hold which kind of id is read from the definitions, by the table below: the
  * path placeholder right after the kind's collection (`/v2/droplets/{ID}`), the argument names
  * that hold it elsewhere (`VmID`, `VpcID`), and the primary argument of handler tools named after
  * it.
  */
-import { type AnyTool, InputError, runTool, type ToolContext, UUID_PATTERN } from '@cloudcall/core';
+import {
+  type AnyTool,
+  InputError,
+  pageArgument,
+  runAllPages,
+  runTool,
+  type ToolContext,
+  UUID_PATTERN,
+} from '@cloudcall/core';
 import type { FlagSpec } from './flags.js';
 
 interface NamedKind {
@@ -134,8 +142,8 @@ export function withPlaceholders(
 }
 
 /**
- * Replaces names by ids in `args`, in place. Each kind is listed once (one list call, at its
- * largest page), however many of its arguments hold names.
+ * Replaces names by ids in `args`, in place. Each kind is listed once (at its largest page, every
+ * page), however many of its arguments hold names.
  */
 export async function resolveNames(
   args: Record<string, unknown>,
@@ -175,11 +183,13 @@ function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], a
 async function listAll(kind: NamedKind, tools: ReadonlyMap<string, AnyTool>, context: ToolContext) {
   const list = tools.get(kind.list);
   if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
-  // The largest page the list tool takes, so that one call sees them all.
-  const perPage = Object.keys(list.input.shape).find(
-    (name) => name.replace(/_/g, '').toLowerCase() === 'perpage',
-  );
-  const result = (await runTool(list, perPage ? { [perPage]: 200 } : {}, context)) as Record<string, unknown>;
+  // The largest page the list tool takes, so that one call sees them all in most accounts; the
+  // pages after it, if any, are followed (a name on page 2 is a name all the same).
+  const perPage = list.request?.query?.per_page;
+  const args = perPage ? { [perPage]: 200 } : {};
+  const result = (
+    pageArgument(list) ? await runAllPages(list, args, context) : await runTool(list, args, context)
+  ) as Record<string, unknown>;
   const items = result[kind.items];
   return Array.isArray(items) ? (items as Record<string, unknown>[]) : [];
 }

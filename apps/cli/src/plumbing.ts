@@ -7,6 +7,7 @@ import { WAIT_KINDS, waitAfter, waitIds } from '@cloudcall/account';
 import {
   type AnyTool,
   CancelledError,
+  durationMs,
   InputError,
   pageArgument,
   runAllPages,
@@ -52,18 +53,14 @@ export function plumbingOptions(tool: AnyTool): Option[] {
 
 /** A duration such as `90`, `90s`, `5m`, `1h` or `1500ms`, in seconds. */
 export function parseDuration(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
-  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[
-    (match?.[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm' | 'h'
-  ];
-  const seconds = match ? Number(match[1]) * unit : Number.NaN;
-  if (!(seconds > 0)) {
+  const ms = durationMs(text) ?? Number.NaN;
+  if (!(ms > 0)) {
     throw new InputError(
       `expected a duration such as 90s, 5m or 1h, got ${JSON.stringify(text)}`,
       '--timeout',
     );
   }
-  return seconds;
+  return ms / 1000;
 }
 
 /** The outcome of a tool command: its result to print, or an exit code when it already said why. */

@@ -2,16 +2,15 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { join } from 'node:path';
 import { families as allFamilies, hintFor } from '@cloudcall/catalog';
 import {
   type AnyTool,
   type ApiClient,
   ApiError,
   CloudcallError,
-  configDirectory,
   createClient,
   DEFAULT_BASE_URL,
+  defaultSandboxStatePath,
   describeError,
   InputError,
   maskSecrets,
@@ -83,11 +82,6 @@ interface GlobalOptions extends PlumbingOptions, GuardFlags {
   trace?: boolean;
 }
 
-/** Where `--sandbox` keeps its world between commands by default: shared with the MCP server. */
-export function defaultSandboxState(env: Record<string, string | undefined>): string {
-  return join(configDirectory(env), 'sandbox.json');
-}
-
 /** The options that say where and how to talk: valid before the tool name and after it. */
 function connectionOptions(env: Record<string, string | undefined>): Option[] {
   return [
@@ -95,7 +89,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
     new Option('--sandbox', 'use the offline sandbox instead of the real API'),
     new Option(
       '--sandbox-state <file>',
-      `sandbox state, shared with cloudcall-mcp (default ${defaultSandboxState(env)})`,
+      `sandbox state, shared with cloudcall-mcp (default ${defaultSandboxStatePath(env)})`,
     ),
     new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
     new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),

@@ -35,13 +35,15 @@ export async function startGuard(flags: GuardFlags): Promise<ServerGuard> {
   if (!CONFIRM_MODES.includes(confirm)) {
     throw new Error(`--confirm must be ${CONFIRM_MODES.join(', ')}, not ${flags.confirm}`);
   }
-  const protect = (
-    typeof flags.protect === 'string' ? flags.protect.split(',') : (flags.protect ?? [])
-  ).filter((rule) => rule.trim());
-  if (!protect.length && !flags.policy && !flags['audit-log']) return { confirm, rules: [] };
-  const { loadPolicy, openAuditLog, parseRule } = await import('@cloudcall/guard');
-  const rules = protect.map((rule) => parseRule(rule, '--protect'));
-  if (flags.policy) rules.push(...loadPolicy(flags.policy));
+  // CLOUDCALL_PROTECT arrives as one string (every flag has its variable), --protect as a list.
+  const { protect } = flags;
+  if (!protect?.length && !flags.policy && !flags['audit-log']) return { confirm, rules: [] };
+  const { openAuditLog, protectionRules } = await import('@cloudcall/guard');
+  const rules = protectionRules({
+    flags: typeof protect === 'string' ? undefined : protect,
+    env: typeof protect === 'string' ? protect : undefined,
+    policy: flags.policy,
+  });
   const auditPath = flags['audit-log'];
   return { confirm, rules, ...(auditPath ? { audit: openAuditLog(auditPath), auditPath } : {}) };
 }

@@ -40,3 +40,14 @@ export function configDirectory(
     env.XDG_CONFIG_HOME || (platform === 'win32' && env.APPDATA) || join(env.HOME || homedir(), '.config');
   return join(base, 'cloudcall');
 }
+
+/**
+ * The sandbox state file both apps' `--sandbox` share by default: `sandbox.json` in the
+ * configuration directory. Here, beside it, so an app can name it without loading the sandbox.
+ */
+export function defaultSandboxStatePath(
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  return join(configDirectory(env, platform), 'sandbox.json');
+}

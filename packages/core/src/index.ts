@@ -32,7 +32,14 @@ export {
   type RequestOptions,
   VERSION,
 } from './client.js';
-export { type Credentials, configDirectory, resolveCredentials, TOKEN_ENV_VARS } from './credentials.js';
+export {
+  type Credentials,
+  configDirectory,
+  defaultSandboxStatePath,
+  resolveCredentials,
+  TOKEN_ENV_VARS,
+} from './credentials.js';
+export { durationMs } from './duration.js';
 export {
   ApiError,
   type ApiErrorInit,
@@ -90,6 +97,7 @@ export {
   buildRequest,
   camelName,
   defineTool,
+  encodeSegment,
   type FamilyName,
   type FieldMap,
   fillPath,

@@ -292,7 +292,7 @@ export function fillPath(template: string, args: Record<string, unknown>): strin
  * absolute, so a colon in a segment cannot be read as a scheme. The other sub-delimiters stay
  * encoded: some servers give `;`, `=`, `+` or `&` in a path a meaning of their own.
  */
-function encodeSegment(text: string): string {
+export function encodeSegment(text: string): string {
   return encodeURIComponent(text).replace(/%3A/g, ':').replace(/%40/g, '@');
 }
 

@@ -5,6 +5,7 @@
  */
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
 import { globPattern } from '@cloudcall/catalog/select';
+import { durationMs } from '@cloudcall/core';
 
 export type FrontEnd = 'cli' | 'mcp';
 
@@ -100,11 +101,8 @@ export interface AuditFilter {
 
 /** `1h`, `30m`, `2d`, `90s`, or an ISO date: the time it names, relative to `now`. */
 export function parseSince(text: string, now = Date.now()): number {
-  const match = /^(\d+)\s*(s|m|h|d|w)$/.exec(text.trim());
-  if (match) {
-    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[match[2] as 's'];
-    return now - Number(match[1]) * unit;
-  }
+  const ago = durationMs(text);
+  if (ago !== undefined) return now - ago;
   const date = Date.parse(text);
   if (Number.isNaN(date))
     throw new Error(`--since must be a duration such as 30m, 1h or 2d, or a date, not ${text}`);

@@ -36,6 +36,7 @@ export {
   parsePolicy,
   parseRule,
   protectingRule,
+  protectionRules,
   type RuleKind,
 } from './policy.js';
 export {

@@ -47,6 +47,24 @@ export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
+/**
+ * The protection rules of either app: each `--protect` value is one rule, `CLOUDCALL_PROTECT`
+ * a comma-separated list of them, and a policy file's rules follow. Throws an Error naming the
+ * bad rule and where it came from, or a PolicyError naming the file, line and problem.
+ */
+export function protectionRules(given: {
+  flags?: readonly string[] | undefined;
+  env?: string | undefined;
+  policy?: string | undefined;
+}): ProtectRule[] {
+  const fromEnv = (given.env ?? '').split(',').filter((rule) => rule.trim());
+  return [
+    ...(given.flags ?? []).map((rule) => parseRule(rule, '--protect')),
+    ...fromEnv.map((rule) => parseRule(rule, 'CLOUDCALL_PROTECT')),
+    ...(given.policy ? loadPolicy(given.policy) : []),
+  ];
+}
+
 /** Reads and validates a policy file; throws a PolicyError naming the file, line and problem. */
 export function loadPolicy(path: string): ProtectRule[] {
   let text: string;

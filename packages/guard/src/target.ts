@@ -6,7 +6,7 @@
  * names belong to), read with one GET. A request with no id in its path and a `tag_name` acts on
  * every resource carrying the tag (`POST /v2/droplets/actions?tag_name=web`): one GET lists them.
  */
-import type { ApiClient, QueryValue, RequestOptions } from '@cloudcall/core';
+import { type ApiClient, encodeSegment, type QueryValue, type RequestOptions } from '@cloudcall/core';
 
 export interface Resource {
   id?: string | number;
@@ -62,7 +62,7 @@ function argumentSegments(args: Record<string, unknown>): Set<string> {
   return new Set(
     Object.values(args)
       .filter((value) => typeof value === 'string' || typeof value === 'number')
-      .map((value) => encodeURIComponent(String(value)).replace(/%3A/g, ':').replace(/%40/g, '@')),
+      .map((value) => encodeSegment(String(value))),
   );
 }
 

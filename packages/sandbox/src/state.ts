@@ -3,8 +3,7 @@
  * by default, so what an agent creates through the MCP server a person sees with the CLI, and
  * `:memory:` keeps one run apart. Also what `cloudcall sandbox reset` and `status` do to a file.
  */
-import { join } from 'node:path';
-import { configDirectory } from '@cloudcall/core';
+import { defaultSandboxStatePath } from '@cloudcall/core';
 import { Store } from './store.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 
@@ -15,12 +14,7 @@ export const MEMORY_STATE = ':memory:';
  * The shared state file: `cloudcall/sandbox.json` in the configuration directory
  * (`$XDG_CONFIG_HOME`, `%APPDATA%` on Windows, else `~/.config`). The apps pass their environment.
  */
-export function defaultStatePath(
-  env: Record<string, string | undefined>,
-  platform: NodeJS.Platform = process.platform,
-): string {
-  return join(configDirectory(env, platform), 'sandbox.json');
-}
+export const defaultStatePath = defaultSandboxStatePath;
 
 /**
  * The state file a `--sandbox-state` value names: the shared default when absent, none (memory)
