@@ -74,4 +74,25 @@ describe('tools/call with params of the wrong shape', () => {
     const good = await httpRequest(url, { headers, body: callWith(30, { name: 'key-list', arguments: {} }) });
     expect(good.json).toMatchObject({ id: 30, result: { content: [{ type: 'text' }] } });
   });
+
+  it('a value nested 100,000 deep is an input error naming the argument, over stdio', async () => {
+    const stdio = rawStdio(['--sandbox', '--sandbox-state', ':memory:', '--families', 'account']);
+    await initializeRaw(stdio);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    // A tool that changes something: the guard records its raw arguments before they are validated.
+    await stdio.write(
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"key-create","arguments":{"Name":${deep},"PublicKey":"x"}}}\n`,
+    );
+    expect(await stdio.next()).toMatchObject({
+      id: 7,
+      result: {
+        isError: true,
+        structuredContent: {
+          error_id: 'invalid_arguments',
+          message: expect.stringMatching(/argument Name: is nested more than 32 levels deep/),
+        },
+      },
+    });
+    expect(await stdio.end()).toBe(0);
+  });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { families, toolsOf } from '@cloudcall/catalog';
-import { type AnyTool, runTool, type Size } from '@cloudcall/core';
+import { type AnyTool, InputError, MAX_DEPTH, runTool, type Size } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -269,6 +269,27 @@ describe('the audit log', () => {
     expect(() => openAuditLog(join(dir, 'no-such-dir', 'audit.log'))).toThrow(
       /no-such-dir\/audit.log cannot be opened for appending: its directory does not exist/,
     );
+  });
+
+  it('records a value nested 100,000 deep, refused as an input error naming the argument', async () => {
+    // The audit entry is made from the raw arguments, before validation refuses them.
+    const path = join(dir, 'deep.log');
+    const audit = openAuditLog(path);
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const call = guardedRun(
+      tool('key-create'),
+      { Name: deep, PublicKey: 'x' },
+      { client: connection.client },
+      { frontEnd: 'mcp', unconfirmed: 'run', audit },
+    );
+    await expect(call).rejects.toThrow(InputError);
+    await expect(call).rejects.toThrow(`argument Name: is nested more than ${MAX_DEPTH} levels deep`);
+    expect(seen).toEqual([]);
+    audit.close();
+    const entry = JSON.parse(readFileSync(path, 'utf8')) as AuditEntry;
+    expect(entry).toMatchObject({ tool: 'key-create', outcome: 'error', error_id: 'invalid_arguments' });
+    expect(JSON.stringify(entry.args)).toContain(`[nested more than ${MAX_DEPTH} levels deep]`);
   });
 
   it('masks secrets in the arguments it records', async () => {

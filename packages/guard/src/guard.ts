@@ -15,6 +15,7 @@ import {
   errorReport,
   InputError,
   type InputIssue,
+  MAX_DEPTH,
   maskSecrets,
   parseArgs,
   type RequestOptions,
@@ -69,7 +70,19 @@ export class GuardRefusal extends CloudcallError {
  * and arguments such as `PrivateKey`) and passwords in URIs hidden. There is no flag to show them.
  */
 export function maskArguments(args: unknown): unknown {
-  return maskNamed(maskSecrets(args));
+  return maskNamed(maskSecrets(capDepth(args, 0)));
+}
+
+/**
+ * `value` with anything nested deeper than core's `MAX_DEPTH` replaced by a note. The audit entry
+ * is made from the raw arguments before they are validated, and walking a value nested 100,000
+ * deep would overflow the stack before `parseArgs` could refuse it as an input error.
+ */
+function capDepth(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) return `[nested more than ${MAX_DEPTH} levels deep]`;
+  if (Array.isArray(value)) return value.map((item) => capDepth(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capDepth(item, depth + 1)]));
 }
 
 const SECRET_ARGUMENT = /password|private_?key|secret|token|signature|user_?data/i;
