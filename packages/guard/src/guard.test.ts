@@ -271,6 +271,23 @@ describe('the audit log', () => {
     );
   });
 
+  it('lets a lone surrogate in a body field through as runTool does, not as an internal error', async () => {
+    // The gate looks for the target among the arguments' path segments; this one has none.
+    const audit = openAuditLog(join(dir, 'surrogate.log'));
+    const result = (await guardedRun(
+      tool('key-create'),
+      {
+        Name: 'half \udc00',
+        PublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
+      },
+      { client: connection.client },
+      { frontEnd: 'mcp', unconfirmed: 'run', audit },
+    )) as { ssh_key: { name: string } };
+    expect(result.ssh_key.name).toBe('half \udc00');
+    expect(mutating()).toEqual(['POST /v2/account/keys']);
+    audit.close();
+  });
+
   it('records a value nested 100,000 deep, refused as an input error naming the argument', async () => {
     // The audit entry is made from the raw arguments, before validation refuses them.
     const path = join(dir, 'deep.log');

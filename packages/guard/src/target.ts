@@ -57,11 +57,15 @@ export function targetRead(
   return undefined;
 }
 
-/** Each argument's value as it would appear in a path segment. */
+/**
+ * Each argument's value as it would appear in a path segment. A string with a lone surrogate is
+ * never in a path (core refuses it as a path argument) and cannot be percent-encoded, so it is
+ * left out: it may still be a body field, such as a name.
+ */
 function argumentSegments(args: Record<string, unknown>): Set<string> {
   return new Set(
     Object.values(args)
-      .filter((value) => typeof value === 'string' || typeof value === 'number')
+      .filter((value) => typeof value === 'number' || (typeof value === 'string' && value.isWellFormed()))
       .map((value) => encodeSegment(String(value))),
   );
 }
