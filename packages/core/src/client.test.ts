@@ -552,6 +552,21 @@ describe('what counts as success', () => {
     expect((error as Error).message).toMatch(/not valid JSON/);
   });
 
+  it('reports JSON nested 100,000 deep as an error, not a stack overflow later', async () => {
+    const deep = `{"account":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const api = await standIn(answer(200, 'application/json', deep));
+    const error = await client(api.url)
+      .request({ method: 'GET', path: '/v2/account' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(
+      /HTTP 200 with JSON nested more than 64 levels deep \(content type application\/json\)/,
+    );
+    // A platform answer nests far less: one 60 deep still passes.
+    const fine = await standIn(answer(200, 'application/json', `{"a":${'['.repeat(60)}${']'.repeat(60)}}`));
+    expect(await client(fine.url).request({ method: 'GET', path: '/v2/account' })).toHaveProperty('a');
+  });
+
   it('reports a body cut short of its content-length as an error', async () => {
     const api = await standIn((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });

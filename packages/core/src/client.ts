@@ -28,6 +28,7 @@ import {
 export { DEFAULT_BASE_URL } from './credentials.js';
 
 import { DEFAULT_BASE_URL } from './credentials.js';
+import { depthOf } from './depth.js';
 
 /** This package's version, sent in the User-Agent. */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
@@ -292,11 +293,20 @@ export class ApiClient {
     if (!isJsonType(contentType)) {
       throw unexpected(`content type ${contentType || 'none'}, not JSON`);
     }
+    let data: unknown;
     try {
-      return JSON.parse(text);
+      data = JSON.parse(text);
     } catch {
       throw unexpected(`a body that is not valid JSON (content type ${contentType}; truncated?)`);
     }
+    // Masking, printing and MCP's own serialisation walk results recursively: JSON nested
+    // 100,000 deep would overflow the stack there, far from its cause.
+    if (depthOf(data, MAX_RESPONSE_DEPTH) > MAX_RESPONSE_DEPTH) {
+      throw unexpected(
+        `JSON nested more than ${MAX_RESPONSE_DEPTH} levels deep (content type ${contentType})`,
+      );
+    }
+    return data;
   }
 
   private redact(text: string): string {
@@ -439,6 +449,9 @@ function assertNormalPath(path: string): void {
     );
   }
 }
+
+/** Deeper than any answer of the platform's API (they nest a handful of levels). */
+const MAX_RESPONSE_DEPTH = 64;
 
 function isJsonType(contentType: string): boolean {
   const type = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';

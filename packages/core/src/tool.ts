@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ApiClient, HttpMethod, QueryValue, RequestOptions } from './client.js';
+import { depthOf } from './depth.js';
 import { InputError, type InputIssue } from './errors.js';
 
 export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images';
@@ -208,20 +209,6 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
 
 /** No argument of any tool nests deeper; deeper values are refused before validation walks them. */
 export const MAX_DEPTH = 32;
-
-/** How deeply `value` nests objects and arrays, counted without recursion and up to `limit + 1`. */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length) {
-    const [current, depth] = stack.pop() as [unknown, number];
-    if (current === null || typeof current !== 'object') continue;
-    if (depth + 1 > deepest) deepest = depth + 1;
-    if (deepest > limit) return deepest;
-    for (const item of Object.values(current)) stack.push([item, depth + 1]);
-  }
-  return deepest;
-}
 
 /** Arguments whose values are never echoed back in an error. */
 const SECRET_ARGUMENT = /password|private_?key|secret|token|signature/i;
