@@ -225,6 +225,10 @@ describe('the vms and images families over MCP stdio', () => {
     const shrink = await call(client, 'resize-vm', { ID: id, Size: 's-1vcpu-1gb' });
     expect(shrink.isError).toBe(true);
     expect(shrink.text).toMatch(/422 .*smaller disk/);
+    // Not "offered in that region": the size is, but a disk never shrinks.
+    expect(shrink.structured).toMatchObject({
+      hint: expect.stringMatching(/^A VM's disk cannot shrink: .*size-list/),
+    });
 
     await actOn(id, 'restore-vm', { ImageID: snapshot.id });
     expect((await vm(id)).image).toMatchObject({ id: snapshot.id });
@@ -478,6 +482,24 @@ describe('bad input', () => {
     expect(stateText()).toBe(before);
   });
 
+  it('an action refused while another runs, or while the VM is on, says what to do first', async () => {
+    const id = await createVm('mcp-busy');
+    // The create action is still running.
+    const busy = await call(client, 'power-off-vm', { ID: id });
+    expect(busy.text).toMatch(/422 .*pending event/);
+    expect(busy.structured).toMatchObject({
+      retryable: false,
+      hint: expect.stringMatching(/wait with Kind action/),
+    });
+    await advance(3_000);
+    const on = await call(client, 'resize-vm', { ID: id, Size: 's-2vcpu-4gb' });
+    expect(on.text).toMatch(/422 .*power it off/);
+    expect(on.structured).toMatchObject({
+      hint: expect.stringMatching(/^The VM must be off first: power-off-vm/),
+    });
+    await ok('vm-delete', { ID: id });
+  });
+
   it("unknown ids and impossible requests: the platform's 404/422, state unchanged", async () => {
     const before = stateText();
     const notFound: [string, Record<string, unknown>][] = [
@@ -496,11 +518,20 @@ describe('bad input', () => {
     }
     const create = (args: Record<string, unknown>) =>
       call(client, 'vm-create', { Name: 'x', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3', ...args });
-    expect((await create({ Size: 'huge' })).text).toMatch(/422 .*invalid size.*huge/);
-    expect((await create({ Region: 'mar1' })).text).toMatch(/422 .*invalid region.*mar1/);
-    expect((await create({ ImageID: 4242 })).text).toMatch(/422 .*invalid image.*4242/);
-    expect((await create({ Region: 'syd1', Size: 'so-2vcpu-16gb' })).text).toMatch(
+    // Each refusal comes with the hint that names the tool showing what is possible.
+    const refused = async (args: Record<string, unknown>, message: RegExp, hint: RegExp) => {
+      const result = await create(args);
+      expect(result.text).toMatch(message);
+      expect((result.structured as { hint?: string }).hint, result.text).toMatch(hint);
+    };
+    await refused({ Size: 'huge' }, /422 .*invalid size.*huge/, /^No size has that slug: size-list/);
+    await refused({ Size: 's-3vcpu-1gb' }, /422 .*no longer available/, /no longer sold: size-list/);
+    await refused({ Region: 'mar1' }, /422 .*invalid region.*mar1/, /^No region has that slug: region-list/);
+    await refused({ ImageID: 4242 }, /422 .*invalid image.*4242/, /image-list/);
+    await refused(
+      { Region: 'syd1', Size: 'so-2vcpu-16gb' },
       /422 .*so-2vcpu-16gb is not available in region syd1/,
+      /not offered in that region: size-list/,
     );
     expect((await call(client, 'image-delete', { ID: UBUNTU })).text).toMatch(/422 .*public image/);
     expect(stateText()).toBe(before);

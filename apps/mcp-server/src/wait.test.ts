@@ -78,20 +78,25 @@ describe('wait over MCP', () => {
   });
 
   it('times out with isError, the last state and how to resume', async () => {
+    // A VM powered off stays off however slow this machine is: a booting one would come up in
+    // 3 s of sandbox time, which passes with the real clock too.
     const id = await createVm('mcp-wait-timeout');
+    await helper.advanceClock(5_000);
+    expect((await call(client, 'power-off-vm', { ID: id })).isError).toBe(false);
+    await helper.advanceClock(5_000);
     const result = await call(client, 'wait', { Kind: 'vm', ID: id, TimeoutSeconds: 1 });
     expect(result.isError).toBe(true);
     expect(result.text.split('\n')[0]).toMatch(
       new RegExp(
-        `^Timed out after 1 s waiting for vm ${id} to be active; its status was new\\. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting\\.$`,
+        `^Timed out after 1 s waiting for vm ${id} to be active; its status was off\\. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting\\.$`,
       ),
     );
     expect(result.structured).toMatchObject({
       error_id: 'wait_timeout',
       retryable: true,
       target: { kind: 'vm', id: String(id) },
-      last_status: 'new',
-      last_observed: { droplet: { id, status: 'new' } },
+      last_status: 'off',
+      last_observed: { droplet: { id, status: 'off' } },
       hint: `Not ready yet, nothing failed: call wait again with Kind vm and ID ${id} to keep waiting.`,
     });
   });

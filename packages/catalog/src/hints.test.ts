@@ -67,6 +67,43 @@ describe('hintFor', () => {
     expect(hintFor(apiError(422, 'POST', '/v2/droplets', 'Name is invalid.'))).toBeUndefined();
   });
 
+  it("reads the platform's common 422s, the most specific first", () => {
+    const refusal = (path: string, message: string) => hintFor(apiError(422, 'POST', path, message));
+    const resize = '/v2/droplets/1/actions';
+    // Both say the size "is not available": only the second is about the region.
+    expect(
+      refusal(
+        resize,
+        "This size is not available because it has a smaller disk: s-1vcpu-1gb has 25 GB, the Droplet's disk is 80 GB.",
+      ),
+    ).toMatch(/^A VM's disk cannot shrink: .*size-list/);
+    expect(refusal('/v2/droplets', 'Size m-2vcpu-16gb is not available in region blr1.')).toMatch(
+      /^That size is not offered in that region: size-list/,
+    );
+    expect(
+      refusal('/v2/droplets', 'You specified an invalid size for Droplet creation: huge is not a size slug.'),
+    ).toMatch(/^No size has that slug: size-list/);
+    expect(refusal('/v2/droplets', 'Size s-3vcpu-1gb is no longer available.')).toMatch(
+      /no longer sold: size-list/,
+    );
+    expect(
+      refusal(
+        '/v2/droplets',
+        'You specified an invalid region for Droplet creation: mar1 is not a region slug.',
+      ),
+    ).toMatch(/region-list/);
+    expect(refusal(resize, 'Droplet already has a pending event.')).toMatch(/wait with Kind action/);
+    expect(refusal(resize, 'Droplet is currently on. Please power it off to run this event.')).toMatch(
+      /power-off-vm/,
+    );
+    expect(refusal('/v2/databases/u/resize', 'size db-s-9 is not a database size')).toMatch(
+      /db-cluster-list-options/,
+    );
+    expect(refusal('/v2/databases/u/resize', 'the cluster is creating; resize it once it is online')).toMatch(
+      /wait with Kind database/,
+    );
+  });
+
   it('says how long to wait on a 429, and what else failed', () => {
     expect(hintFor(apiError(429, 'GET', '/v2/droplets', 'slow down', 7))).toMatch(/wait 7 s/);
     expect(hintFor(apiError(401, 'GET', '/v2/account'))).toMatch(/DIGITALOCEAN_API_TOKEN/);
@@ -89,6 +126,17 @@ describe('hintFor', () => {
       hintFor(
         apiError(422, 'POST', '/v2/droplets', 'Image 7 is not available in region nyc3; it is in ams3.'),
       ),
+      ...[
+        'This size is not available because it has a smaller disk.',
+        'You specified an invalid size for resize: x is not a size slug.',
+        'Size x is no longer available.',
+        'You specified an invalid region for Droplet creation: x is not a region slug.',
+        'You specified an invalid image for rebuild: 7.',
+        'size x is not a database size',
+        'the cluster is creating; migrate it once it is online',
+        'Droplet already has a pending event.',
+        'Droplet is currently on. Please power it off to run this event.',
+      ].map((message) => hintFor(apiError(422, 'POST', '/v2/droplets', message))),
     ];
     for (const hint of samples) {
       expect(hint).toBeDefined();

@@ -63,12 +63,60 @@ const GET_TOOL: Record<string, string> = {
   certificate: 'certificate-get',
 };
 
-/** Refusals recognised by status and the platform's message. */
+/**
+ * Refusals recognised by status and the platform's message, the first match wins: more specific
+ * rows come first (a resize refused for its smaller disk also says "size is not available").
+ */
 const KNOWN_REFUSALS: readonly { status: number; message: RegExp; hint: string }[] = [
+  {
+    status: 422,
+    message: /\bsmaller disk\b/i,
+    hint: "A VM's disk cannot shrink: choose a size whose disk is at least the VM's (size-list shows each size's disk).",
+  },
+  {
+    status: 422,
+    message: /\binvalid size\b|\bnot a size slug\b/i,
+    hint: 'No size has that slug: size-list shows the sizes and the regions of each.',
+  },
+  {
+    status: 422,
+    message: /\bsize\b.*\bno longer available\b/i,
+    hint: 'That size is no longer sold: size-list shows the sizes on sale (available: true).',
+  },
   {
     status: 422,
     message: /size\b.*\bnot available|size\b.*\bregion|region\b.*\bsize\b/i,
     hint: 'That size is not offered in that region: size-list shows the regions of each size.',
+  },
+  {
+    status: 422,
+    message: /\binvalid region\b|\bnot a region slug\b/i,
+    hint: 'No region has that slug: region-list shows the regions and the sizes each offers.',
+  },
+  {
+    status: 422,
+    message: /\binvalid image\b/i,
+    hint: 'No image has that id or slug: image-list shows the images you can use.',
+  },
+  {
+    status: 422,
+    message: /\bnot a database size\b/i,
+    hint: 'db-cluster-list-options shows the sizes of each engine.',
+  },
+  {
+    status: 422,
+    message: /\bonce it is online\b/i,
+    hint: 'The cluster is busy: wait with Kind database and its ID, then send this call again.',
+  },
+  {
+    status: 422,
+    message: /\bpending event\b/i,
+    hint: 'An action on it is still running: wait with Kind action and its ID (action-list shows it), then send this call again.',
+  },
+  {
+    status: 422,
+    message: /\bcurrently on\b.*\bpower it off\b/i,
+    hint: 'The VM must be off first: power-off-vm, wait for its action, then send this call again.',
   },
   {
     status: 422,
