@@ -143,6 +143,109 @@ describe.concurrent('database scenarios through the CLI', () => {
   );
 });
 
+/** Polls until `read` gives what `done` accepts (the sandbox moves a replica on in seconds). */
+async function until(read: () => Promise<Json>, done: (value: Json) => boolean): Promise<Json> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error('the sandbox did not get there in 20 s');
+}
+
+// The database tools beyond the spec, each as a command: what they change is read back through
+// other commands, and the wrong engine is refused by the sandbox as the platform refuses it.
+describe('database tools beyond the spec through the CLI', () => {
+  it(
+    'pg: a logical database, a pool, a read-only replica promoted, a maintenance window, a region move',
+    async () => {
+      const id = await create('app-pg', 'pg', '16');
+      await waitOnline(id);
+      const ok = async (...args: string[]): Promise<Json> => {
+        const result = await sandbox(...args);
+        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+        return result.json;
+      };
+
+      expect((await ok('db-cluster-create-db', '--id', id, '--name', 'shop')).db).toEqual({ name: 'shop' });
+      expect((await ok('db-cluster-list-dbs', '--id', id)).dbs.map((d: Json) => d.name)).toContain('shop');
+      const pool = await ok(
+        'db-cluster-create-pool',
+        ...['--id', id, '--name', 'shop-pool', '--mode', 'transaction', '--size', '5', '--db', 'shop'],
+      );
+      expect(pool.pool).toMatchObject({ name: 'shop-pool', mode: 'transaction', size: 5, db: 'shop' });
+      await ok(
+        'db-cluster-update-pool',
+        ...['--id', id, '--name', 'shop-pool', '--mode', 'session', '--size', '3', '--db', 'shop'],
+      );
+      expect((await ok('db-cluster-get-pool', '--id', id, '--name', 'shop-pool')).pool).toMatchObject({
+        mode: 'session',
+        size: 3,
+      });
+      await ok('db-cluster-delete-pool', '--force', '--id', id, '--name', 'shop-pool');
+      expect((await ok('db-cluster-list-pools', '--id', id)).pools).toEqual([]);
+      await ok('db-cluster-delete-db', '--force', '--id', id, '--name', 'shop');
+      const missing = await sandbox('db-cluster-get-db', '--id', id, '--name', 'shop');
+      expect(missing.code).toBe(3);
+      expect(missing.stderr).toMatch(/API error 404/);
+
+      const replica = await ok(
+        'db-cluster-create-replica',
+        ...['--id', id, '--name', 'app-pg-ro', '--size', 'db-s-1vcpu-1gb'],
+      );
+      expect(replica.replica).toMatchObject({ name: 'app-pg-ro', status: 'creating' });
+      await until(
+        () => ok('db-cluster-get-replica', '--id', id, '--name', 'app-pg-ro'),
+        (got) => got.replica.status === 'online',
+      );
+      expect((await ok('db-cluster-list-replicas', '--id', id)).replicas).toHaveLength(1);
+      await ok('db-cluster-promote-replica', '--force', '--id', id, '--name', 'app-pg-ro');
+      const clusters = (await ok('db-cluster-list')).databases.map((d: Json) => d.name);
+      expect(clusters).toEqual(expect.arrayContaining(['app-pg', 'app-pg-ro']));
+
+      await ok('db-cluster-set-maintenance-window', '--id', id, '--day', 'monday', '--hour', '02:00');
+      expect((await ok('db-cluster-get', '--id', id)).database.maintenance_window).toMatchObject({
+        day: 'monday',
+        hour: '02:00:00',
+      });
+      await ok('db-cluster-migrate-region', '--force', '--id', id, '--region', 'lon1');
+      const moved = await until(
+        () => ok('db-cluster-get', '--id', id),
+        (got) => got.database.status === 'online',
+      );
+      expect(moved.database.region).toBe('lon1');
+
+      const refused = await sandbox('db-cluster-get-eviction-policy', '--id', id);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/API error 422.*[Ee]viction policy is not supported/);
+    },
+    3 * SCENARIO_MS,
+  );
+
+  it(
+    'valkey: the eviction policy read and set; a logical database refused for the engine',
+    async () => {
+      const id = await create('app-cache', 'valkey', '8');
+      await waitOnline(id);
+      const got = await sandbox('db-cluster-get-eviction-policy', '--id', id);
+      expect(got.code, got.stderr).toBe(0);
+      expect(got.json).toEqual({ eviction_policy: 'noeviction' });
+      const set = await sandbox(
+        'db-cluster-set-eviction-policy',
+        ...['--id', id, '--eviction-policy', 'allkeys_lru'],
+      );
+      expect(set.code, set.stderr).toBe(0);
+      expect((await sandbox('db-cluster-get-eviction-policy', '--id', id)).json).toEqual({
+        eviction_policy: 'allkeys_lru',
+      });
+      const refused = await sandbox('db-cluster-create-db', ...['--id', id, '--name', 'shop']);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/API error 422.*not supported for Valkey/);
+    },
+    SCENARIO_MS,
+  );
+});
+
 describe('bad input through the CLI', () => {
   it(
     'bad input: a clear error, and the state is unchanged',

@@ -51,6 +51,23 @@ describe('hintFor', () => {
     );
   });
 
+  it('says what a 403 about the VPC means, not a scope the token already has', () => {
+    const vpc = '/v2/vpcs/5a4981aa-9653-4bd1-bef5-d6bff52042e4';
+    const members = apiError(
+      403,
+      'DELETE',
+      vpc,
+      'Can not delete VPC with members: it has 1; remove them first.',
+    );
+    expect(hintFor(members)).toMatch(/vpc-list-members/);
+    expect(hintFor(members)).not.toMatch(/scope/);
+    const fallback = apiError(403, 'DELETE', vpc, 'Can not delete the default VPC of a region.');
+    expect(hintFor(fallback)).toMatch(/default VPC/);
+    expect(hintFor(fallback)).not.toMatch(/scope/);
+    // Any other 403 on the same call is still about the token.
+    expect(hintFor(apiError(403, 'DELETE', vpc, 'You are not authorized.'))).toMatch(/scope vpc:delete/);
+  });
+
   it('names the list tool on a 404, most specific path first', () => {
     expect(hintFor(apiError(404, 'GET', '/v2/droplets/42'))).toMatch(/vm-list/);
     expect(hintFor(apiError(404, 'DELETE', '/v2/databases/u1/users/bob'))).toMatch(/db-cluster-list-users/);

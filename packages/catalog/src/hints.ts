@@ -88,6 +88,17 @@ const KNOWN_REFUSALS: readonly { status: number; message: RegExp; hint: string }
     message: /size\b.*\bnot available|size\b.*\bregion|region\b.*\bsize\b/i,
     hint: 'That size is not offered in that region: size-list shows the regions of each size.',
   },
+  // The platform answers these 403s whatever the token's scopes: a scope hint would mislead.
+  {
+    status: 403,
+    message: /delete VPC with members/i,
+    hint: 'The VPC still has members: vpc-list-members shows them; delete them or move them to another VPC, then delete the VPC.',
+  },
+  {
+    status: 403,
+    message: /delete the default VPC/i,
+    hint: "A region's default VPC cannot be deleted; vpc-list shows which VPC is the default (default: true).",
+  },
   {
     status: 422,
     message: /\binvalid region\b|\bnot a region slug\b/i,
@@ -170,6 +181,10 @@ export function hintFor(error: unknown): string | undefined {
     if (error.status === 401) {
       return 'The token is missing, expired or revoked: create one in the control panel (API > Tokens) and set DIGITALOCEAN_API_TOKEN.';
     }
+    const refusal = KNOWN_REFUSALS.find(
+      (rule) => rule.status === error.status && rule.message.test(error.apiMessage),
+    );
+    if (refusal) return refusal.hint;
     if (error.status === 403) {
       const sets = scopesFor(error.method, error.path);
       if (!sets?.length)
@@ -184,10 +199,6 @@ export function hintFor(error: unknown): string | undefined {
       const wait = error.retryAfterSeconds === undefined ? 'a minute' : `${error.retryAfterSeconds} s`;
       return `Rate limited: wait ${wait}, then send the same call again. Make fewer calls (larger PerPage, wait instead of polling).`;
     }
-    const refusal = KNOWN_REFUSALS.find(
-      (rule) => rule.status === error.status && rule.message.test(error.apiMessage),
-    );
-    if (refusal) return refusal.hint;
     if (error.status >= 500 && error.retryable) {
       return 'The platform failed: retry in a few seconds; if it keeps failing, check the platform status page.';
     }

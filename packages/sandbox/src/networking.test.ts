@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { assertValidResponse } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDefaultVpc, NETWORK_LIFECYCLE_MS } from './families/networking.js';
+import {
+  cidrsOverlap,
+  ensureDefaultVpc,
+  NETWORK_LIFECYCLE_MS,
+  newVpc,
+  type Vpc,
+} from './families/networking.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 import { iso } from './time.js';
@@ -170,11 +176,12 @@ describe('VPCs', () => {
       422,
       /region/,
     );
-    // The same range is fine in another region.
-    expect(
-      (await call('vpcs_create', { json: { name: 'prod-ams3', region: 'ams3', ip_range: '10.20.0.0/20' } }))
-        .status,
-    ).toBe(201);
+    // Nor in another region: ranges cannot overlap within the account.
+    await unchangedBy(
+      () => call('vpcs_create', { json: { name: 'prod-ams3', region: 'ams3', ip_range: '10.20.0.0/20' } }),
+      422,
+      /ip_range.*overlaps.*prod-fra1.*fra1/,
+    );
 
     const vm = await addDroplet('fra1', 'web-1', { vpc: second.body.vpc.id });
     const members = await call('vpcs_list_members', { params: { vpc_id: second.body.vpc.id } });
@@ -233,6 +240,34 @@ describe('VPCs', () => {
   });
 });
 
+describe('VPC ranges across regions', () => {
+  it("gives each region's default VPC a range of its own, so that any two can be peered", async () => {
+    const own = await startSandbox();
+    try {
+      const vm = async (region: string) => {
+        const created = await callOperation(own.url, 'droplets_create', {
+          json: { name: `in-${region}`, region, size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64' },
+        });
+        expect(created.status, created.text).toBe(202);
+        return created.body.droplet.vpc_uuid as string;
+      };
+      const [nyc3, lon1, fra1] = [await vm('nyc3'), await vm('lon1'), await vm('fra1')];
+      const vpcs = (await callOperation(own.url, 'vpcs_list')).body.vpcs as Vpc[];
+      const ranges = [nyc3, lon1, fra1].map((id) => vpcs.find((v) => v.id === id)?.ip_range);
+      expect(new Set(ranges).size).toBe(3);
+      for (const [i, a] of ranges.entries()) {
+        for (const b of ranges.slice(i + 1)) expect(cidrsOverlap(a as string, b as string)).toBe(false);
+      }
+      const peered = await callOperation(own.url, 'vpcPeerings_create', {
+        json: { name: 'nyc3-lon1', vpc_ids: [nyc3, lon1] },
+      });
+      expect(peered.status, peered.text).toBe(202);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('VPC peerings', () => {
   it('joins two existing VPCs: PROVISIONING, then ACTIVE; refuses unknown and overlapping VPCs', async () => {
     const a = (
@@ -241,9 +276,18 @@ describe('VPC peerings', () => {
     const b = (
       await call('vpcs_create', { json: { name: 'peer-b', region: 'blr1', ip_range: '10.60.0.0/20' } })
     ).body.vpc;
-    const c = (
-      await call('vpcs_create', { json: { name: 'peer-c', region: 'syd1', ip_range: '10.50.0.0/24' } })
-    ).body.vpc;
+    // The API refuses an overlapping range in any region; a world from before that rule may hold one.
+    const c = await sandbox.store.write((w) => {
+      const vpc = newVpc(w, {
+        name: 'peer-c',
+        description: '',
+        region: 'syd1',
+        ip_range: '10.50.0.0/24',
+        now: Date.now(),
+      });
+      w.vpcs.push(vpc);
+      return vpc;
+    });
 
     await unchangedBy(
       () => call('vpcPeerings_create', { json: { name: 'ghost', vpc_ids: [a.id, randomUUID()] } }),

@@ -179,7 +179,7 @@ export function ensureDefaultVpc(state: NetworkingState, region: string, now: nu
     name: `default-${region}`,
     description: '',
     region,
-    ip_range: freeRange(state, region),
+    ip_range: freeRange(state),
     now,
   });
   state.vpcs.push(vpc);
@@ -204,11 +204,15 @@ export function newVpc(
   };
 }
 
-/** A /20 in 10.100.0.0/14 that overlaps no VPC of the region. */
-export function freeRange(state: NetworkingState, region: string): string {
+/**
+ * A /20 in 10.100.0.0/14 that overlaps no VPC of the account: the platform keeps ranges apart
+ * across regions too ("cannot overlap with other networks in the same account"), which is what
+ * lets any two VPCs, default ones included, be peered.
+ */
+export function freeRange(state: NetworkingState): string {
   for (let i = 0; i < 64; i++) {
     const range = `10.${100 + Math.floor(i / 16)}.${(i % 16) * 16}.0/20`;
-    if (!state.vpcs.some((vpc) => vpc.region === region && cidrsOverlap(vpc.ip_range, range))) return range;
+    if (!state.vpcs.some((vpc) => cidrsOverlap(vpc.ip_range, range))) return range;
   }
   throw new Error('no free VPC range left in the sandbox');
 }

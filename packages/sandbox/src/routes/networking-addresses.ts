@@ -356,7 +356,7 @@ const byoipRoutes: Route[] = [
 const VPC_NAME = /^[a-zA-Z0-9.-]{1,255}$/;
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
 
-function checkIpRange(world: World, range: unknown, region: string): string {
+function checkIpRange(world: World, range: unknown): string {
   if (typeof range !== 'string') throw unprocessable('ip_range must be a CIDR block such as 10.10.0.0/20');
   const cidr = parseCidr(range);
   if (cidr?.family !== 'ipv4')
@@ -366,9 +366,13 @@ function checkIpRange(world: World, range: unknown, region: string): string {
   if (!PRIVATE_RANGES.some((p) => cidrsOverlap(p, range) && parseCidr(p)!.bits <= cidr.bits)) {
     throw unprocessable('ip_range must lie in a private range: 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16');
   }
-  const clash = world.vpcs.find((vpc) => vpc.region === region && cidrsOverlap(vpc.ip_range, range));
-  if (clash)
-    throw unprocessable(`ip_range ${range} overlaps VPC ${clash.name} (${clash.ip_range}) in ${region}`);
+  // Across the account, not only the region: the platform refuses any overlap.
+  const clash = world.vpcs.find((vpc) => cidrsOverlap(vpc.ip_range, range));
+  if (clash) {
+    throw unprocessable(
+      `ip_range ${range} overlaps VPC ${clash.name} (${clash.ip_range}, ${clash.region}); VPC ranges cannot overlap within an account`,
+    );
+  }
   return range;
 }
 
@@ -417,9 +421,7 @@ const vpcRoutes: Route[] = [
         throw unprocessable('description must be text of at most 255 characters');
       }
       const range =
-        req.body.ip_range === undefined
-          ? freeRange(world, region)
-          : checkIpRange(world, req.body.ip_range, region);
+        req.body.ip_range === undefined ? freeRange(world) : checkIpRange(world, req.body.ip_range);
       const vpc = newVpc(world, { name, description, region, ip_range: range, now: req.now });
       world.vpcs.push(vpc);
       return { status: 201, body: { vpc } };
