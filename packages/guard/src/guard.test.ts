@@ -220,7 +220,10 @@ describe('plans', () => {
       region: 'nyc3',
       size: 'db-s-2vcpu-4gb',
       num_nodes: 2,
+      tags: 'prod,cache',
     });
+    // Arguments are parsed once: a comma-separated list becomes the array the request sends.
+    expect(db).toMatchObject({ valid: true, request: { body: { tags: ['prod', 'cache'] } } });
     expect(db.price).toMatchObject({ monthly_before: 0, monthly_after: 120 });
     const lb = await plan('load-balancer-create', {
       Name: 'lb',
