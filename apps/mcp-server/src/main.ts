@@ -67,7 +67,7 @@ ${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a s
                            them, always-refuse refuses them; never also skips
                            elicitation
   --protect RULE           refuse destructive tools on resources matching
-                           tag:NAME, name:NAME or id:ID (repeatable)
+                           tag:NAME, name:NAME or id:ID (repeatable, or a,b)
   --policy FILE            JSON file of protection rules: {"protect": [...]}
   --audit-log FILE         append one JSON line per mutating call to FILE
   --quiet                  log only errors

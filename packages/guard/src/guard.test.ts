@@ -97,6 +97,36 @@ describe('protection rules', () => {
     expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
   });
 
+  it('refuse deleting a protected tag itself, which would strip it from every resource it protects', async () => {
+    await createVm('tagged-web', ['prod']);
+    const rules = [parseRule('tag:prod', '--protect')];
+    seen = [];
+    const call = guardedRun(
+      tool('tag-delete'),
+      { Name: 'prod' },
+      { client: connection.client },
+      { frontEnd: 'cli', rules, unconfirmed: 'run' },
+    );
+    await expect(call).rejects.toThrow(
+      'tag-delete refused: tag prod is protected by rule tag:prod (--protect). Nothing was sent.',
+    );
+    expect(mutating()).toEqual([]);
+    // Another tag is not protected by it.
+    await createVm('tagged-tmp', ['tmp-tag']);
+    seen = [];
+    await guardedRun(
+      tool('tag-delete'),
+      { Name: 'tmp-tag' },
+      { client: connection.client },
+      {
+        frontEnd: 'cli',
+        rules,
+        unconfirmed: 'run',
+      },
+    );
+    expect(mutating()).toEqual(['DELETE /v2/tags/tmp-tag']);
+  });
+
   it('let an unprotected resource go, after one GET', async () => {
     const id = await createVm('scratch', ['tmp']);
     seen = [];
@@ -220,7 +250,10 @@ describe('plans', () => {
       region: 'nyc3',
       size: 'db-s-2vcpu-4gb',
       num_nodes: 2,
+      tags: 'prod,cache',
     });
+    // Arguments are parsed once: a comma-separated list becomes the array the request sends.
+    expect(db).toMatchObject({ valid: true, request: { body: { tags: ['prod', 'cache'] } } });
     expect(db.price).toMatchObject({ monthly_before: 0, monthly_after: 120 });
     const lb = await plan('load-balancer-create', {
       Name: 'lb',

@@ -300,7 +300,9 @@ export async function planCall(
       },
       () => undefined,
     );
-    await runTool(tool, args, { ...context, client });
+    // The raw arguments: runTool parses them itself, and a parsed value (a comma-separated
+    // list made an array) would not parse a second time.
+    await runTool(tool, raw, { ...context, client });
   } catch (error) {
     if (error instanceof Held) held = error.request;
     else if (error instanceof InputError) return { ...plan, valid: false, issues: error.issues };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPolicy, PolicyError, parsePolicy, parseRule, protectingRule } from './index.js';
+import { loadPolicy, PolicyError, parsePolicy, parseRule, protectingRule, protectionRules } from './index.js';
 
 describe('policy files', () => {
   it('give rules that name their file and line', () => {
@@ -23,6 +23,10 @@ describe('policy files', () => {
     ['{\n  "protect": "tag:prod"\n}', 'line 2 at protect: expected array, received string'],
     ['{\n  "protect": [],\n  "protekt": []\n}', 'line 3: unknown key "protekt" (only "protect" is allowed)'],
     ['', 'line 1: not valid JSON'],
+    [
+      '{\n  "protect": [\n    "tag:prod,name:db-main"\n  ]\n}',
+      'line 3 at protect.0: one rule per entry: "tag:prod,name:db-main" names two (split it at the comma)',
+    ],
   ])('refuse %j with the line and the problem', (text, message) => {
     expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(PolicyError);
     expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(
@@ -46,6 +50,21 @@ describe('rules', () => {
     expect(() => parseRule('prod', '--protect')).toThrow(
       '--protect: "prod" is not a rule; write tag:NAME, name:NAME or id:ID',
     );
+  });
+
+  it('take comma-separated lists from --protect as from CLOUDCALL_PROTECT, never one rule with a comma', () => {
+    // `tag:prod,name:w` as one tag named "prod,name:w" would match nothing, silently.
+    expect(protectionRules({ flags: ['tag:prod,name:w', 'id:7'], env: 'name:db-*, tag:live' })).toEqual([
+      { kind: 'tag', value: 'prod', source: '--protect' },
+      { kind: 'name', value: 'w', source: '--protect' },
+      { kind: 'id', value: '7', source: '--protect' },
+      { kind: 'name', value: 'db-*', source: 'CLOUDCALL_PROTECT' },
+      { kind: 'tag', value: 'live', source: 'CLOUDCALL_PROTECT' },
+    ]);
+    expect(() => protectionRules({ flags: ['tag:prod,owner:me'] })).toThrow(
+      '--protect: "owner:me" is not a rule; write tag:NAME, name:NAME or id:ID',
+    );
+    expect(() => parseRule('tag:a,b', 'x')).toThrow('x: one rule per entry: "tag:a,b" names two');
   });
 
   it('match tags exactly, names by glob, ids as text, and tag members', () => {

@@ -21,8 +21,18 @@ export interface ProtectRule {
 
 const RULE_TEXT = /^(tag|name|id):(.+)$/;
 
+/**
+ * A rule that holds a comma is two rules written as one (`tag:prod,name:db`): taken as one, it
+ * would name a tag no resource has and protect nothing, silently. No tag, name or id cloudcall
+ * protects has a comma (a name that does can be matched with `?`).
+ */
+function twoRules(text: string): string {
+  return `one rule per entry: ${JSON.stringify(text)} names two (split it at the comma)`;
+}
+
 /** `tag:prod` -> a rule; throws an Error saying what a rule looks like. */
 export function parseRule(text: string, source: string): ProtectRule {
+  if (text.includes(',')) throw new Error(`${source}: ${twoRules(text.trim())}`);
   const match = RULE_TEXT.exec(text.trim());
   if (!match) {
     throw new Error(`${source}: ${JSON.stringify(text)} is not a rule; write tag:NAME, name:NAME or id:ID`);
@@ -37,6 +47,7 @@ export const PolicyFile = z.strictObject({
       z
         .string()
         .regex(RULE_TEXT, 'must be tag:NAME, name:NAME or id:ID')
+        .refine((rule) => !rule.includes(','), { error: (issue) => twoRules(String(issue.input)) })
         .describe('A protected resource: tag:NAME, name:NAME (globs allowed) or id:ID'),
     )
     .describe('Resources no destructive tool may act on'),
@@ -48,8 +59,8 @@ export class PolicyError extends Error {
 }
 
 /**
- * The protection rules of either app: each `--protect` value is one rule, `CLOUDCALL_PROTECT`
- * a comma-separated list of them, and a policy file's rules follow. Throws an Error naming the
+ * The protection rules of either app: each `--protect` value and `CLOUDCALL_PROTECT` is a rule
+ * or a comma-separated list of them, and a policy file's rules follow. Throws an Error naming the
  * bad rule and where it came from, or a PolicyError naming the file, line and problem.
  */
 export function protectionRules(given: {
@@ -57,10 +68,11 @@ export function protectionRules(given: {
   env?: string | undefined;
   policy?: string | undefined;
 }): ProtectRule[] {
-  const fromEnv = (given.env ?? '').split(',').filter((rule) => rule.trim());
+  const list = (values: readonly string[]) =>
+    values.flatMap((value) => value.split(',')).filter((rule) => rule.trim());
   return [
-    ...(given.flags ?? []).map((rule) => parseRule(rule, '--protect')),
-    ...fromEnv.map((rule) => parseRule(rule, 'CLOUDCALL_PROTECT')),
+    ...list(given.flags ?? []).map((rule) => parseRule(rule, '--protect')),
+    ...list(given.env ? [given.env] : []).map((rule) => parseRule(rule, 'CLOUDCALL_PROTECT')),
     ...(given.policy ? loadPolicy(given.policy) : []),
   ];
 }

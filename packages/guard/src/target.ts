@@ -107,7 +107,10 @@ export async function readTarget(
     };
   }
   const { kind, state } = unwrap(body);
-  return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resourceOf(state), state };
+  const resource = resourceOf(state);
+  // A tag carries itself: deleting tag `prod` strips it from every resource `tag:prod` protects.
+  if (kind === 'tag' && resource.name !== undefined) resource.tags = [resource.name];
+  return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resource, state };
 }
 
 /** The one resource of an answer such as `{ droplet: {...} }`, with its key as its kind. */
@@ -132,14 +135,17 @@ export function resourceOf(value: unknown): Resource {
 
 /** `droplet web-1 (id 123, tags prod, web)`: what a prompt or a refusal names. */
 export function describeTarget(target: Target): string {
-  if (target.kind === 'tag') {
+  if (target.members) {
     const names = (target.members ?? []).map((member) => member.name ?? String(member.id)).slice(0, 10);
     const count = target.members?.length ?? 0;
     return `every resource tagged ${target.name} (${count}${count ? `: ${names.join(', ')}${count > names.length ? ', ...' : ''}` : ''})`;
   }
   const facts = [
-    target.id !== undefined && target.id !== target.name ? `id ${target.id}` : undefined,
-    target.tags?.length ? `tags ${target.tags.join(', ')}` : undefined,
+    // The id when the name is shown instead of it (a reserved IP has only its address).
+    target.id !== undefined && target.name !== undefined && target.id !== target.name
+      ? `id ${target.id}`
+      : undefined,
+    target.tags?.length && target.kind !== 'tag' ? `tags ${target.tags.join(', ')}` : undefined,
   ].filter(Boolean);
   const kind = target.kind.replace(/_/g, ' ');
   const what = `${kind} ${target.name ?? target.id ?? target.path}${facts.length ? ` (${facts.join('; ')})` : ''}`;
