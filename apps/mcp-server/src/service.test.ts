@@ -179,6 +179,33 @@ describe('--auth token-passthrough', () => {
     );
     for (const token of tokens) expect(output()).not.toContain(token);
   });
+
+  it("tells a caller whose token the API refuses to fix its own Authorization header, not the server's environment", async () => {
+    const api = await startStandInApi(); // answers 401 to anything but key-get
+    cleanup.push(api.close);
+    const { url, output } = await startHttp([
+      ...HTTP,
+      '--stateless',
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('refused'),
+      '--families',
+      'account',
+    ]);
+    const token = 'revoked-caller-token-4242';
+    const client = await httpClient(url, `Bearer ${token}`);
+    cleanup.push(() => client.close());
+    const result = await call(client, 'account-get-information');
+    expect(result.isError).toBe(true);
+    const report = result.structured as { status: number; hint: string };
+    expect(report.status).toBe(401);
+    expect(report.hint).toMatch(/this request carried \(Authorization: Bearer\)/);
+    expect(report.hint).toMatch(/Authorization header/);
+    expect(report.hint).not.toMatch(/DIGITALOCEAN_API_TOKEN/);
+    expect(result.text).not.toContain(token);
+    expect(output()).not.toContain(token);
+  });
 });
 
 describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
