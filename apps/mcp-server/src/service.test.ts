@@ -3,8 +3,10 @@
  * Host and Origin lists, progress without sessions, health and metrics, and draining on SIGTERM.
  * Real server processes, official SDK clients, loopback stand-ins.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '@cloudcall/sandbox';
@@ -415,5 +417,41 @@ describe('the shipped deployment settings', () => {
       headers: { host: 'localhost:8080', authorization: 'Bearer compose-caller' },
     });
     expect(through.status).toBe(200);
+  });
+
+  it("the image's HEALTHCHECK asks the server on the port CLOUDCALL_PORT gives, and fails once it is gone", async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    // The check as Docker runs it (exec form: no shell, no tool the runtime image may lack).
+    const line = /^HEALTHCHECK [^\n]*\\\n\s+CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    expect(line, 'HEALTHCHECK ... CMD ["node", ...] in the Dockerfile').toBeDefined();
+    const [program, ...args] = JSON.parse(line as string) as string[];
+    expect(program).toBe('node');
+    const check = (port: number) =>
+      new Promise<number>((resolve) => {
+        const child = execFile(process.execPath, args, {
+          env: { CLOUDCALL_PORT: String(port) },
+          timeout: 3000,
+        });
+        child.once('exit', (code) => resolve(code ?? -1));
+      });
+
+    // A port other than the image's 3333, as `docker run -e CLOUDCALL_PORT=...` would set.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const { child } = await startHttp(
+      ['--transport', 'http', '--stateless', '--auth', 'token-passthrough', `--api-url=${api.urlFor('hc')}`],
+      { CLOUDCALL_PORT: String(port) },
+    );
+    expect(await check(port)).toBe(0);
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+    expect(await check(port)).not.toBe(0);
   });
 });
