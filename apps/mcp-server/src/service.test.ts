@@ -454,4 +454,17 @@ describe('the shipped deployment settings', () => {
     });
     expect(await check(port)).not.toBe(0);
   });
+
+  it('the Kubernetes pod waits before it drains, and is killed only after the drain could end', () => {
+    const deployment = read('deploy/k8s/deployment.yaml');
+    // A terminating pod still gets new connections until every node and proxy has dropped its
+    // endpoint: it keeps serving that long (preStop) before SIGTERM stops its listener.
+    const preStop = /preStop:\s+exec:\s+command: \["sleep", "(\d+)"\]/.exec(deployment)?.[1];
+    expect(preStop, 'a preStop sleep in the Deployment').toBeDefined();
+    const grace = /--grace-seconds=(\d+)/.exec(deployment)?.[1];
+    const kill = /terminationGracePeriodSeconds: (\d+)/.exec(deployment)?.[1];
+    // The kubelet's SIGKILL comes terminationGracePeriodSeconds after the preStop starts.
+    expect(Number(preStop)).toBeGreaterThanOrEqual(3);
+    expect(Number(preStop) + Number(grace)).toBeLessThan(Number(kill));
+  });
 });
