@@ -228,6 +228,11 @@ describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
     expect(await status({ host: 'proxy.example.test:8443' })).toBe(200);
     expect(await status({ host: 'proxy.example.test:8444' })).toBe(403);
     expect(await status({ host: 'evil.example.test' })).toBe(403);
+    // The operator reading the refusal learns which flag lists the names served.
+    const foreign = await httpRequest(url, { body: INITIALIZE, headers: { host: 'evil.example.test' } });
+    expect(foreign.json).toMatchObject({
+      error: { message: expect.stringMatching(/Host header .*--allowed-hosts/) },
+    });
     // The loopback names are replaced, not added to.
     expect(await status({ host: new URL(url).host })).toBe(403);
     expect(await status({ host: 'mcp.example.test', origin: 'https://app.example.test' })).toBe(200);
