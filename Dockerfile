@@ -30,7 +30,9 @@ ENV CLOUDCALL_TRANSPORT=http \
     CLOUDCALL_PORT=3333 \
     CLOUDCALL_STATELESS=1 \
     CLOUDCALL_AUTH=token-passthrough
+# Asked on the port the server listens on, also when CLOUDCALL_PORT is changed at `docker run`;
+# node itself asks, so the check needs no tool the runtime image may lack.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s \
-  CMD wget -q -O /dev/null http://127.0.0.1:3333/healthz || exit 1
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.CLOUDCALL_PORT||3333)+'/healthz').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node runs as PID 1 without a shell in between, so SIGTERM reaches the server (which drains).
 ENTRYPOINT ["node", "--enable-source-maps", "/app/main.js"]

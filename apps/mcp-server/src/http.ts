@@ -159,7 +159,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     }
     // Only requests addressed to this server by name are served (DNS rebinding protection).
     if (!hostAllowed(header(req, 'host') ?? '', options.allowedHosts ?? allowedHosts)) {
-      jsonRpcError(res, 403, -32000, 'Forbidden: the Host header does not name this server');
+      jsonRpcError(
+        res,
+        403,
+        -32000,
+        `Forbidden: the Host header does not name this server (${options.allowedHosts ? 'not in --allowed-hosts' : 'loopback names only; a name served behind a proxy goes in --allowed-hosts'})`,
+      );
       return;
     }
     // Browsers send Origin on cross-site requests: only allowed pages (by default loopback) may call.

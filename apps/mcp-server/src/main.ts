@@ -247,6 +247,7 @@ async function main(): Promise<void> {
       guard,
       log: info,
       onCall: httpService?.metrics.observeCall,
+      tokenFromRequest: passthrough,
     });
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;

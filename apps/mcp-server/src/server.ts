@@ -47,7 +47,16 @@ export interface McpServerOptions {
   log: (line: string) => void;
   /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
   onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
+  /**
+   * True when each request brings its caller's own API token (`--auth token-passthrough`): a
+   * refused token is then the caller's to replace, not the server's environment.
+   */
+  tokenFromRequest?: boolean;
 }
+
+/** A 401's hint when the token came with the request: the caller fixes it, not the server. */
+const REQUEST_TOKEN_HINT =
+  "The API token this request carried (Authorization: Bearer) is expired, revoked or not a token: create one in the control panel (API > Tokens) and send it in your MCP client's Authorization header.";
 
 /**
  * What every tool has in common, said once here instead of in 142 descriptions: the server's
@@ -259,7 +268,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       options.onCall?.(name, 'ok', Date.now() - started);
       return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
     } catch (error) {
-      const report = guardReport(kit.guard, error) ?? kit.reportError(error);
+      let report = guardReport(kit.guard, error) ?? kit.reportError(error);
+      if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
       options.log(`tool ${name}: ${report.message}`);
       options.onCall?.(name, 'error', Date.now() - started);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.

@@ -3,8 +3,10 @@
  * Host and Origin lists, progress without sessions, health and metrics, and draining on SIGTERM.
  * Real server processes, official SDK clients, loopback stand-ins.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '@cloudcall/sandbox';
@@ -97,7 +99,7 @@ describe('--auth static: the server token, client keys', () => {
     const missing = await httpRequest(url, { body: INITIALIZE });
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer realm="cloudcall-mcp"');
-    expect(missing.json).toMatchObject({ error: { message: /send a client key/ } });
+    expect(missing.json).toMatchObject({ error: { message: expect.stringMatching(/send a client key/) } });
     for (const wrong of ['team-key-on', 'team-key-one2', 'TEAM-KEY-ONE', sha256('team-key-one')]) {
       const answer = await httpRequest(url, {
         body: INITIALIZE,
@@ -143,7 +145,7 @@ describe('--auth token-passthrough', () => {
     ]);
     const missing = await httpRequest(url, { body: INITIALIZE });
     expect(missing.status).toBe(401);
-    expect(missing.json).toMatchObject({ error: { message: /send your API token/ } });
+    expect(missing.json).toMatchObject({ error: { message: expect.stringMatching(/send your API token/) } });
 
     const first = 'first-caller-token-0123456789';
     const session = await openSession(url, { authorization: `Bearer ${first}` });
@@ -179,6 +181,33 @@ describe('--auth token-passthrough', () => {
     );
     for (const token of tokens) expect(output()).not.toContain(token);
   });
+
+  it("tells a caller whose token the API refuses to fix its own Authorization header, not the server's environment", async () => {
+    const api = await startStandInApi(); // answers 401 to anything but key-get
+    cleanup.push(api.close);
+    const { url, output } = await startHttp([
+      ...HTTP,
+      '--stateless',
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('refused'),
+      '--families',
+      'account',
+    ]);
+    const token = 'revoked-caller-token-4242';
+    const client = await httpClient(url, `Bearer ${token}`);
+    cleanup.push(() => client.close());
+    const result = await call(client, 'account-get-information');
+    expect(result.isError).toBe(true);
+    const report = result.structured as { status: number; hint: string };
+    expect(report.status).toBe(401);
+    expect(report.hint).toMatch(/this request carried \(Authorization: Bearer\)/);
+    expect(report.hint).toMatch(/Authorization header/);
+    expect(report.hint).not.toMatch(/DIGITALOCEAN_API_TOKEN/);
+    expect(result.text).not.toContain(token);
+    expect(output()).not.toContain(token);
+  });
 });
 
 describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
@@ -199,6 +228,11 @@ describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
     expect(await status({ host: 'proxy.example.test:8443' })).toBe(200);
     expect(await status({ host: 'proxy.example.test:8444' })).toBe(403);
     expect(await status({ host: 'evil.example.test' })).toBe(403);
+    // The operator reading the refusal learns which flag lists the names served.
+    const foreign = await httpRequest(url, { body: INITIALIZE, headers: { host: 'evil.example.test' } });
+    expect(foreign.json).toMatchObject({
+      error: { message: expect.stringMatching(/Host header .*--allowed-hosts/) },
+    });
     // The loopback names are replaced, not added to.
     expect(await status({ host: new URL(url).host })).toBe(403);
     expect(await status({ host: 'mcp.example.test', origin: 'https://app.example.test' })).toBe(200);
@@ -213,7 +247,7 @@ describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
         headers: { host: 'mcp.example.test', origin },
       });
       expect(answer.status, origin).toBe(403);
-      expect(answer.json).toMatchObject({ error: { message: /--allowed-origins/ } });
+      expect(answer.json).toMatchObject({ error: { message: expect.stringMatching(/--allowed-origins/) } });
     }
   });
 });
@@ -299,7 +333,10 @@ describe('operations', () => {
     await api.close();
     const unready = await get('/readyz');
     expect(unready.status).toBe(503);
-    expect(await unready.json()).toMatchObject({ status: 'unready', reason: /cannot be reached/ });
+    expect(await unready.json()).toMatchObject({
+      status: 'unready',
+      reason: expect.stringMatching(/cannot be reached/),
+    });
     expect((await get('/healthz')).status).toBe(200);
   });
 
@@ -388,5 +425,54 @@ describe('the shipped deployment settings', () => {
       headers: { host: 'localhost:8080', authorization: 'Bearer compose-caller' },
     });
     expect(through.status).toBe(200);
+  });
+
+  it("the image's HEALTHCHECK asks the server on the port CLOUDCALL_PORT gives, and fails once it is gone", async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    // The check as Docker runs it (exec form: no shell, no tool the runtime image may lack).
+    const line = /^HEALTHCHECK [^\n]*\\\n\s+CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    expect(line, 'HEALTHCHECK ... CMD ["node", ...] in the Dockerfile').toBeDefined();
+    const [program, ...args] = JSON.parse(line as string) as string[];
+    expect(program).toBe('node');
+    const check = (port: number) =>
+      new Promise<number>((resolve) => {
+        const child = execFile(process.execPath, args, {
+          env: { CLOUDCALL_PORT: String(port) },
+          timeout: 3000,
+        });
+        child.once('exit', (code) => resolve(code ?? -1));
+      });
+
+    // A port other than the image's 3333, as `docker run -e CLOUDCALL_PORT=...` would set.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const { child } = await startHttp(
+      ['--transport', 'http', '--stateless', '--auth', 'token-passthrough', `--api-url=${api.urlFor('hc')}`],
+      { CLOUDCALL_PORT: String(port) },
+    );
+    expect(await check(port)).toBe(0);
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+    expect(await check(port)).not.toBe(0);
+  });
+
+  it('the Kubernetes pod waits before it drains, and is killed only after the drain could end', () => {
+    const deployment = read('deploy/k8s/deployment.yaml');
+    // A terminating pod still gets new connections until every node and proxy has dropped its
+    // endpoint: it keeps serving that long (preStop) before SIGTERM stops its listener.
+    const preStop = /preStop:\s+exec:\s+command: \["sleep", "(\d+)"\]/.exec(deployment)?.[1];
+    expect(preStop, 'a preStop sleep in the Deployment').toBeDefined();
+    const grace = /--grace-seconds=(\d+)/.exec(deployment)?.[1];
+    const kill = /terminationGracePeriodSeconds: (\d+)/.exec(deployment)?.[1];
+    // The kubelet's SIGKILL comes terminationGracePeriodSeconds after the preStop starts.
+    expect(Number(preStop)).toBeGreaterThanOrEqual(3);
+    expect(Number(preStop) + Number(grace)).toBeLessThan(Number(kill));
   });
 });
