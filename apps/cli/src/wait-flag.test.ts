@@ -107,8 +107,9 @@ describe('--wait', () => {
     expect(result.code).toBe(EXIT.waitTimeout);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\./,
+      /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\. Nothing failed: the platform goes on with what vm-create started; to keep waiting: cloudcall wait --kind vm --id \d+\n$/,
     );
+    expect(result.stderr).not.toMatch(/Kind vm and ID/);
   });
 
   it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {
