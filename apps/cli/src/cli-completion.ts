@@ -7,6 +7,7 @@ import { Argument, Command, type Option } from 'commander';
 import { completeWords, completionScript, SHELLS, type Shell } from './completion.js';
 import { flagsOf, type JsonSchema } from './flags.js';
 import { groupsOf } from './help.js';
+import { plumbingOptions } from './plumbing.js';
 
 /** The word the completion scripts call the CLI with. */
 export const COMPLETE_COMMAND = '__complete';
@@ -53,6 +54,10 @@ export function completeCommand(
     flagsOf: (name) => {
       const tool = tools.get(name);
       return tool ? flagsOf(inputJsonSchema(tool) as JsonSchema) : undefined;
+    },
+    toolOptionsOf: (name) => {
+      const tool = tools.get(name);
+      return tool ? plumbingOptions(tool) : [];
     },
   });
   return candidates.length ? `${candidates.join('\n')}\n` : '';

@@ -166,6 +166,17 @@ describe('names for ids', () => {
     expect((await ok('vm-get', String(two.droplet.id))).droplet.id).toBe(two.droplet.id);
   });
 
+  it('two names in one command stand for two ids (a peering of two VPCs by name)', async () => {
+    const a = await ok('vpc-create', '--name', 'peer-a', '--region', 'nyc3', '--subnet', '10.201.0.0/20');
+    const b = await ok('vpc-create', '--name', 'peer-b', '--region', 'nyc3', '--subnet', '10.202.0.0/20');
+    const peering = await ok('vpc-peering-create', '--name', 'a-b', '--vpc1', 'peer-a', '--vpc2', 'peer-b');
+    expect(peering.vpc_peering.vpc_ids).toEqual([a.vpc.id, b.vpc.id]);
+    // The same name twice is still refused before anything is looked up.
+    const same = await sandbox('vpc-peering-create', '--name', 'a-a', '--vpc1', 'peer-a', '--vpc2', 'peer-a');
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/argument Vpc2: must differ from Vpc1/);
+  });
+
   it('database clusters by name', async () => {
     const created = await ok(
       ...['db-cluster-create', '--name', 'orders-db', '--engine', 'pg', '--version=16'],

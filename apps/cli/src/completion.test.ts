@@ -43,7 +43,7 @@ function bashComplete(words: string[]): string[] {
     'bash',
     [
       '-c',
-      `source <(cloudcall completion bash) && COMP_WORDS=(cloudcall ${quoted}) && COMP_CWORD=${words.length} && _cloudcall_complete && printf '%s\\n' "\${COMPREPLY[@]}"`,
+      `source <(cloudcall completion bash) && COMP_WORDS=(cloudcall ${quoted}) && COMP_CWORD=${words.length} && { _cloudcall_complete; printf '%s\\n' "\${COMPREPLY[@]}"; }`,
     ],
     { encoding: 'utf8', env: { PATH, HOME: cli.home } },
   );
@@ -101,5 +101,14 @@ describe('bash completes from the definitions', () => {
     expect(bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
     expect(bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv']);
     expect(bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+  });
+
+  it("the options a tool's command adds: --wait and --timeout, --all", () => {
+    expect(bashComplete(['vm-create', '--wa'])).toEqual(['--wait']);
+    expect(bashComplete(['vm', 'power-off', '--ti'])).toEqual(['--timeout']);
+    expect(bashComplete(['vm-list', '--al'])).toEqual(['--all']);
+    // Only where the command has them, and no candidates for --timeout's own value.
+    expect(bashComplete(['vm-get', '--wa'])).toEqual([]);
+    expect(bashComplete(['vm-create', '--timeout', ''])).toEqual([]);
   });
 });

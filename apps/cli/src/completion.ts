@@ -51,6 +51,8 @@ export interface CompletionSource {
   groups: readonly FamilyGroups[];
   /** A tool's flags; undefined for a name that is not a tool. */
   flagsOf: (tool: string) => FlagSpec[] | undefined;
+  /** The options a tool's command adds to its flags (`--all`, `--wait`, `--timeout`). */
+  toolOptionsOf?: (tool: string) => readonly OptionShape[];
 }
 
 /**
@@ -96,9 +98,12 @@ export function completeWords(words: readonly string[], source: CompletionSource
   if (flag) return [...(flag.choices ?? [])];
   const option = rootFlag(previous);
   if (option?.required) return [...(option.choices ?? [])];
+  const own = source.toolOptionsOf?.(command) ?? [];
+  // `--timeout 5m`: a value of its own, nothing to offer.
+  if (own.some((candidate) => candidate.required && candidate.long === previous)) return [];
   const used = new Set(rest);
   const connection = longs(source.rootOptions).filter((long) => long !== '--version');
-  return [...flags.map((candidate) => `--${kebabName(candidate.name)}`), ...connection].filter(
+  return [...flags.map((candidate) => `--${kebabName(candidate.name)}`), ...longs(own), ...connection].filter(
     (candidate) => !used.has(candidate),
   );
 }

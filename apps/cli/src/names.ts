@@ -133,8 +133,25 @@ export function withPlaceholders(
   named: NamedArguments,
 ): Record<string, unknown> {
   const copy = { ...args };
+  // One placeholder per distinct name, so that two names stay two ids (`--vpc1 a --vpc2 b` passes
+  // a "must differ" check, as the ids they stand for will).
+  const stands = new Map<string, number | string>();
+  const placeholderFor = (kind: NamedKind, name: string) => {
+    const key = `${kind.label}\0${name}`;
+    let placeholder = stands.get(key);
+    if (placeholder === undefined) {
+      const n = stands.size;
+      placeholder =
+        typeof kind.placeholder === 'number'
+          ? kind.placeholder + n
+          : `${kind.placeholder.slice(0, -12)}${String(n).padStart(12, '0')}`;
+      stands.set(key, placeholder);
+    }
+    return placeholder;
+  };
   for (const [argument, kind] of named) {
-    const stand = (item: unknown) => (typeof item === 'string' && !kind.isId(item) ? kind.placeholder : item);
+    const stand = (item: unknown) =>
+      typeof item === 'string' && !kind.isId(item) ? placeholderFor(kind, item) : item;
     const value = copy[argument];
     copy[argument] = Array.isArray(value) ? value.map(stand) : stand(value);
   }

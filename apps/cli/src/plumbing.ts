@@ -14,6 +14,7 @@ import {
   runTool,
   type ToolContext,
   type ToolProgress,
+  WaitTimeoutError,
 } from '@cloudcall/core';
 import { Option } from 'commander';
 
@@ -110,8 +111,17 @@ export async function runPlumbed(
     display.done(WAIT_KINDS[tool.wait.kind].ready);
     return { result: ready };
   } catch (error) {
-    if (!(error instanceof CancelledError)) throw error;
     const again = ids.map((id) => `cloudcall wait --kind ${tool.wait?.kind} --id ${id}`).join('; ');
+    if (error instanceof WaitTimeoutError) {
+      // The wait's message tells an agent how to call the wait tool again; a person gets the command.
+      display.stop();
+      const head = error.message.replace(/ Nothing failed: .*$/s, '');
+      io.stderr(
+        `cloudcall: ${head} Nothing failed: the platform goes on with what ${tool.name} started; to keep waiting: ${again}\n`,
+      );
+      return { code: 5 };
+    }
+    if (!(error instanceof CancelledError)) throw error;
     display.stop();
     io.stderr(
       `cloudcall: stopped waiting (interrupted). The platform goes on with what ${tool.name} started; to wait again: ${again}\n`,

@@ -89,7 +89,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
     new Option('--sandbox', 'use the offline sandbox instead of the real API'),
     new Option(
       '--sandbox-state <file>',
-      `sandbox state, shared with cloudcall-mcp (default ${defaultSandboxStatePath(env)})`,
+      `sandbox state, shared with cloudcall-mcp (or CLOUDCALL_SANDBOX_STATE; default ${defaultSandboxStatePath(env)})`,
     ),
     new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
     new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),

@@ -57,6 +57,38 @@ describe('--wait', () => {
     expect(result.json).toMatchObject({ action: { type: 'power_off', status: 'completed' } });
   });
 
+  it('waits for what else becomes ready later: an imported image, a VPC peering', async () => {
+    const image = cli.start([
+      ...['--sandbox', 'image-create', '--name', 'wait-image', '--url', 'https://example.com/disk.qcow2.gz'],
+      ...['--region', 'nyc3', '--wait'],
+    ]);
+    await image.until(/: NEW \(/);
+    await helper.advanceClock(60_000);
+    const imported = await image.exit;
+    expect(imported.code, imported.stderr).toBe(EXIT.ok);
+    expect(imported.json).toMatchObject({ image: { name: 'wait-image', status: 'available' } });
+    expect(imported.stderr).toMatch(/cloudcall: image \d+: available \(\d+ s\)\n$/);
+
+    for (const [name, subnet] of [
+      ['wait-a', '10.220.0.0/20'],
+      ['wait-b', '10.221.0.0/20'],
+    ] as const) {
+      expect(
+        (await cli.run(['--sandbox', 'vpc-create', '--name', name, '--region', 'nyc3', '--subnet', subnet]))
+          .code,
+      ).toBe(0);
+    }
+    const peering = cli.start([
+      ...['--sandbox', 'vpc-peering-create', '--name', 'wait-ab', '--vpc1', 'wait-a', '--vpc2', 'wait-b'],
+      '--wait',
+    ]);
+    await peering.until(/: PROVISIONING \(/);
+    await helper.advanceClock(60_000);
+    const peered = await peering.exit;
+    expect(peered.code, peered.stderr).toBe(EXIT.ok);
+    expect(peered.json).toMatchObject({ vpc_peering: { name: 'wait-ab', status: 'ACTIVE' } });
+  });
+
   it('exits 5 with the last status when sandbox time passes --timeout', async () => {
     const run = cli.start([
       '--sandbox',
@@ -75,8 +107,9 @@ describe('--wait', () => {
     expect(result.code).toBe(EXIT.waitTimeout);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\./,
+      /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\. Nothing failed: the platform goes on with what vm-create started; to keep waiting: cloudcall wait --kind vm --id \d+\n$/,
     );
+    expect(result.stderr).not.toMatch(/Kind vm and ID/);
   });
 
   it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {

@@ -429,7 +429,7 @@ export const LISTING: ListingData = {
    },
    "listing": {
     "name": "wait",
-    "description": "Waits until an action completes or a VM, database, LB or certificate is ready.",
+    "description": "Waits until an action is done or a VM, DB, LB, cert, image or peering is ready.",
     "inputSchema": {
      "type": "object",
      "properties": {
@@ -440,12 +440,14 @@ export const LISTING: ListingData = {
         "vm",
         "database",
         "load-balancer",
-        "certificate"
+        "certificate",
+        "image",
+        "vpc-peering"
        ],
        "description": "What to wait for."
       },
       "ID": {
-       "description": "Action/VM id, else UUID.",
+       "description": "Action/VM/image id; UUID",
        "type": "string"
       },
       "TimeoutSeconds": {

@@ -44,6 +44,8 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   database: 'databases_get_cluster',
   'load-balancer': 'loadBalancers_get',
   certificate: 'certificates_get',
+  image: 'images_get',
+  'vpc-peering': 'vpcPeerings_get',
 };
 
 describe('requests on the wire', () => {

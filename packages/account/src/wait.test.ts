@@ -148,6 +148,26 @@ describe('wait completes', () => {
     );
   });
 
+  it('waits for an imported custom image to be available and a VPC peering to be ACTIVE', async () => {
+    const { image } = await post('/v2/images', {
+      name: 'wait-image',
+      url: 'https://example.com/disk.qcow2.gz',
+      region: 'nyc3',
+    });
+    expect(image.status).toBe('NEW');
+    expect((await wait({ Kind: 'image', ID: image.id }, context().ctx)).image.status).toBe('available');
+    const vpc = async (name: string, ip_range: string) =>
+      (await post('/v2/vpcs', { name, region: 'nyc3', ip_range })).vpc.id;
+    const { vpc_peering } = await post('/v2/vpc_peerings', {
+      name: 'wait-peering',
+      vpc_ids: [await vpc('wait-a', '10.210.0.0/20'), await vpc('wait-b', '10.211.0.0/20')],
+    });
+    expect(vpc_peering.status).toBe('PROVISIONING');
+    expect((await wait({ Kind: 'vpc-peering', ID: vpc_peering.id }, context().ctx)).vpc_peering.status).toBe(
+      'ACTIVE',
+    );
+  });
+
   it('answers at once, with no progress, when the target is ready already', async () => {
     const { id } = await createVm('wait-ready');
     await sandbox.advanceClock(5_000);
@@ -300,7 +320,7 @@ describe('wait arguments', () => {
     expect((await refused({ Kind: 'vm', ID: 1, TimeoutSeconds: MAX_WAIT_SECONDS + 1 })).argument).toBe(
       'TimeoutSeconds',
     );
-    for (const kind of ['action', 'vm', 'database', 'load-balancer', 'certificate']) {
+    for (const kind of ['action', 'vm', 'database', 'load-balancer', 'certificate', 'image', 'vpc-peering']) {
       for (const value of PATH_HOSTILE) {
         const error = await refused({ Kind: kind, ID: value });
         expect(error.argument, `${kind} ${JSON.stringify(value)}`).toBe('ID');

@@ -1,6 +1,6 @@
 /**
- * `wait`: polls an action until it completes, or a VM, database cluster, load balancer or
- * certificate until it is ready, so an agent makes one call instead of a dozen reads. It lives in
+ * `wait`: polls an action until it completes, or a VM, database cluster, load balancer,
+ * certificate, custom image or VPC peering until it is ready, so an agent makes one call instead of a dozen reads. It lives in
  * the account family because the family owns actions; the other kinds are read with their own
  * GET, mapped here like any tool's request.
  */
@@ -89,6 +89,25 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'certificate-list',
   },
+  // A custom image imported from a URL (image-create): NEW until the import is done.
+  image: {
+    request: { method: 'GET', path: '/v2/images/{ID}' },
+    key: 'image',
+    field: 'status',
+    ready: 'available',
+    failed: ['deleted', 'retired'],
+    id: 'numeric',
+    from: 'image-list',
+  },
+  'vpc-peering': {
+    request: { method: 'GET', path: '/v2/vpc_peerings/{ID}' },
+    key: 'vpc_peering',
+    field: 'status',
+    ready: 'ACTIVE',
+    failed: ['DELETING'],
+    id: 'uuid',
+    from: 'vpc-peering-list',
+  },
 } as const satisfies Record<ToolWaitKind, WaitKind>;
 
 export type WaitKindName = keyof typeof WAIT_KINDS;
@@ -114,7 +133,7 @@ const input = z
     // A numeric id sent as a JSON number is taken as its text: one argument holds both id forms.
     ID: z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
-      .describe('Action/VM id, else UUID.'),
+      .describe('Action/VM/image id; UUID'),
     TimeoutSeconds: z
       .number()
       .int()
@@ -147,10 +166,10 @@ export const waitTool = defineTool({
   family: 'account',
   beyondSpec: true,
   title: 'Wait for an action or resource',
-  description: 'Waits until an action completes or a VM, database, LB or certificate is ready.',
+  description: 'Waits until an action is done or a VM, DB, LB, cert, image or peering is ready.',
   details: [
-    'Ready means: action completed, vm active, database online, load-balancer active, certificate verified.',
-    'An errored action, an errored load balancer or a certificate in error ends the wait with that error.',
+    'Ready means: action completed, vm active, database online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE.',
+    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress (status, elapsed time) when the caller asks for it. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
   input,

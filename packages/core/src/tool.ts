@@ -56,7 +56,14 @@ export interface ToolClock {
 }
 
 /** What can be waited for until ready: the kinds of the `wait` tool. */
-export type WaitKind = 'action' | 'vm' | 'database' | 'load-balancer' | 'certificate';
+export type WaitKind =
+  | 'action'
+  | 'vm'
+  | 'database'
+  | 'load-balancer'
+  | 'certificate'
+  | 'image'
+  | 'vpc-peering';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to

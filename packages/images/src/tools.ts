@@ -114,6 +114,7 @@ export const imagesTools = [
       Tags: z.array(TagName).optional().describe('Tag names'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'image' },
     request: {
       method: 'POST',
       path: '/v2/images',

@@ -107,6 +107,7 @@ export const vpcTools = [
           ctx.addIssue({ code: 'custom', path: ['Vpc2'], message: 'must differ from Vpc1' });
       }),
     annotations: annotations.create,
+    wait: { kind: 'vpc-peering' },
     request: {
       method: 'POST',
       path: '/v2/vpc_peerings',

@@ -15,6 +15,16 @@ describe('the shared state file', () => {
     expect(statePathFor(MEMORY_STATE, { XDG_CONFIG_HOME: '/x' })).toBeUndefined();
   });
 
+  it('is also named by CLOUDCALL_SANDBOX_STATE, which the flag overrides', () => {
+    const env = { XDG_CONFIG_HOME: '/x', CLOUDCALL_SANDBOX_STATE: '/tmp/env.json' };
+    expect(statePathFor(undefined, env)).toBe('/tmp/env.json');
+    expect(statePathFor('/tmp/flag.json', env)).toBe('/tmp/flag.json');
+    expect(statePathFor(undefined, { ...env, CLOUDCALL_SANDBOX_STATE: MEMORY_STATE })).toBeUndefined();
+    expect(statePathFor(undefined, { ...env, CLOUDCALL_SANDBOX_STATE: '' })).toBe(
+      '/x/cloudcall/sandbox.json',
+    );
+  });
+
   it('is counted and reset without a server', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cloudcall-state-')), 'sandbox.json');
     const store = await openState(path);

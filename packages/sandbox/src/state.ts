@@ -16,16 +16,21 @@ export const MEMORY_STATE = ':memory:';
  */
 export const defaultStatePath = defaultSandboxStatePath;
 
+/** The variable that stands for `--sandbox-state` in both apps (the flag wins). */
+export const STATE_ENV_VAR = 'CLOUDCALL_SANDBOX_STATE';
+
 /**
- * The state file a `--sandbox-state` value names: the shared default when absent, none (memory)
- * for `:memory:`, else the file given.
+ * The state file a `--sandbox-state` value names, else `CLOUDCALL_SANDBOX_STATE`: the shared
+ * default when both are absent, none (memory) for `:memory:`, else the file given. One rule for
+ * both apps, so a variable set for the MCP server points the CLI at the same world.
  */
 export function statePathFor(
   flag: string | undefined,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  if (flag === MEMORY_STATE) return undefined;
-  return flag ?? defaultStatePath(env);
+  const value = flag ?? (env[STATE_ENV_VAR] || undefined);
+  if (value === MEMORY_STATE) return undefined;
+  return value ?? defaultStatePath(env);
 }
 
 /** Opens a state file (creating it, seeded, when new) without serving it. */
