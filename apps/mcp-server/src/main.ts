@@ -257,6 +257,7 @@ async function main(): Promise<void> {
       showSecrets: Boolean(flags['show-secrets']),
       guard,
       log: info,
+      warn: httpService?.warn ?? info,
       onCall: httpService?.metrics.observeCall,
       tokenFromRequest: passthrough,
     });
