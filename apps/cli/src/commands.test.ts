@@ -207,6 +207,21 @@ describe('help and command words', () => {
     expect(resource.stdout).not.toMatch(/firewall-/);
   });
 
+  it('global options before help or a resource do not change what help shows', async () => {
+    const networking = (await cli.run(['help', 'networking'])).stdout;
+    expect(networking).toMatch(/^ {2}vpc-create +Create VPC$/m);
+    for (const args of [
+      ['--sandbox', 'help', 'networking'],
+      ['-o', 'json', '--sandbox', 'help', 'networking'],
+      ['--output=yaml', 'help', 'networking'],
+    ]) {
+      const help = await cli.run(args);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toBe(networking);
+    }
+    expect((await cli.run(['--sandbox', 'vm'])).stdout).toBe((await cli.run(['help', 'vm'])).stdout);
+  });
+
   it('help <tool> is <tool> --help, with the flags', async () => {
     const help = await cli.run(['help', 'vm-get']);
     expect(help.code).toBe(0);

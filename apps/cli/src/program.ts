@@ -287,7 +287,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     io.stdout(completeCommand(argv.slice(1), program, families));
     return EXIT.ok;
   }
-  const help = helpFor(argv, families);
+  const help = helpFor(argv, families, program);
   if (help) {
     io.stdout(help);
     return EXIT.ok;
