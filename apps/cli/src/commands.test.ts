@@ -174,7 +174,10 @@ describe('names for ids', () => {
     // The same name twice is still refused before anything is looked up.
     const same = await sandbox('vpc-peering-create', '--name', 'a-a', '--vpc1', 'peer-a', '--vpc2', 'peer-a');
     expect(same.code).toBe(2);
-    expect(same.stderr).toMatch(/argument Vpc2: must differ from Vpc1/);
+    // Naming what was typed, not the id that stood for it while the arguments were checked.
+    expect(same.stderr).toBe(
+      'cloudcall: invalid input: argument Vpc2: must differ from Vpc1; got "peer-a"\n',
+    );
   });
 
   it('database clusters by name', async () => {

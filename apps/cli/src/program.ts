@@ -14,7 +14,6 @@ import {
   describeError,
   InputError,
   maskSecrets,
-  parseArgs,
   TOKEN_ENV_VARS,
   type ToolClock,
   type ToolProgress,
@@ -28,7 +27,7 @@ import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import { type NamedArguments, resolveNames, withPlaceholders } from './names.js';
+import { checkWithNames, type NamedArguments, resolveNames } from './names.js';
 import {
   checkQuery,
   formatResult,
@@ -206,7 +205,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) await checkQuery(options.query);
     // (A dry run reports invalid arguments in its plan instead.)
-    if (!options.dryRun) parseArgs(tool, withPlaceholders(args, named));
+    if (!options.dryRun) checkWithNames(tool, args, named);
     const guard = startGuard(options, io, options.output);
     if (typeof guard === 'number') return guard;
     let client: ApiClient;
