@@ -258,7 +258,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         const guarded = await guard.run(...call);
         return 'exit' in guarded ? { code: guarded.exit } : guarded;
       });
-      if ('code' in outcome) return outcome.code;
+      if (!('result' in outcome)) return outcome.code;
       const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
       io.stdout(
         await formatResult(shown, {
@@ -271,7 +271,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
           color: useColor(io.isTty, io.env),
         }),
       );
-      return EXIT.ok;
+      return outcome.code ?? EXIT.ok;
     } finally {
       guard.close();
       await close();
