@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:net';
+import dns from 'node:dns';
+import net, { createServer, type Server } from 'node:net';
 import { freePort, startRedisServer } from '@cloudcall/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
+import { isLoopbackHost } from './routes/databases-source.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 
@@ -627,6 +629,72 @@ describe('online migration', () => {
       json: { source: source(), disable_ssl: true },
     });
     expect(ok.body.status).toBe('running');
+  });
+
+  it('probes only loopback sources: any other host fails as unreachable with no lookup or connection', async () => {
+    const cluster = await createCluster('valkey', '8');
+    await sandbox.advanceClock(3_000);
+    const params = { database_cluster_uuid: cluster.id };
+    // net and tls resolve names through dns.lookup and open sockets through Socket#connect, so
+    // these see every lookup and connection the sandbox (and this test's own HTTP client) makes.
+    const lookup = vi.spyOn(dns, 'lookup');
+    const connect = vi.spyOn(net.Socket.prototype, 'connect');
+    const targets = () => [
+      ...lookup.mock.calls.map((c) => String(c[0])),
+      ...connect.mock.calls.map((c) => String((c[0] as { host?: string })?.host ?? 'localhost')),
+    ];
+    try {
+      // 127.0.0.1.nip.io resolves to 127.0.0.1 on public DNS: asking it would be a lookup already.
+      for (const host of ['src.example.com', '127.0.0.1.nip.io', '10.0.0.5', '::ffff:8.8.8.8']) {
+        for (const disable_ssl of [true, false]) {
+          expectError(
+            await call('databases_update_onlineMigration', {
+              params,
+              json: { source: { host, port: redis.port }, disable_ssl },
+            }),
+            422,
+            /source check failed: could not connect to the source at .*: the sandbox reaches only loopback sources/,
+          );
+        }
+      }
+      expect(targets().filter((t) => !isLoopbackHost(t))).toEqual([]);
+      expectError(await call('databases_get_migrationStatus', { params }), 404, /No online migration/);
+      // localhost is probed, resolved by the sandbox itself rather than the system resolver.
+      const ok = await call('databases_update_onlineMigration', {
+        params,
+        json: { source: { host: 'localhost', port: redis.port }, disable_ssl: true },
+      });
+      expect(ok.body.status).toBe('running');
+      expect(lookup.mock.calls.map((c) => c[0])).not.toContain('localhost');
+    } finally {
+      lookup.mockRestore();
+      connect.mockRestore();
+    }
+  });
+
+  it('knows loopback hosts by address, never by name', () => {
+    for (const host of [
+      '127.0.0.1',
+      '127.255.3.4',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      'localhost',
+      'LOCALHOST.',
+    ])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of [
+      '128.0.0.1',
+      '10.0.0.5',
+      '::2',
+      '::ffff:8.8.8.8',
+      'localhost.example.com',
+      '127.0.0.1.nip.io',
+      'src.example.com',
+      '',
+    ])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 
   it('is refused for engines without online migration', async () => {

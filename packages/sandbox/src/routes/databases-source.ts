@@ -3,8 +3,12 @@
  * disabled it) with a short timeout and, for a Valkey/Redis-compatible source, read its version
  * with `INFO server`. A minimal RESP exchange over node:net is all this needs (AUTH, then one
  * command and one bulk-string reply), so no client library is pulled in.
+ *
+ * Only loopback sources are probed: the sandbox must never reach past this machine, so any other
+ * host fails as an unreachable source would, before any DNS lookup or connection.
  */
-import { type Socket, connect as tcpConnect } from 'node:net';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { BlockList, isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 
 export interface SourceProbe {
@@ -24,10 +28,45 @@ export class SourceError extends Error {}
 
 type Reply = { kind: 'simple' | 'error' | 'bulk' | 'int'; text: string } | { kind: 'nil'; text: '' };
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether `host` names this machine without asking DNS: an address in 127.0.0.0/8, `::1` (also
+ * written in full, bracketed or IPv4-mapped) or `localhost`. Any other name, even one that public
+ * DNS resolves to 127.0.0.1, is not loopback here: resolving it would be a lookup already.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (/^localhost\.?$/i.test(bare)) return true;
+  const family = isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Resolves `localhost` to the loopback addresses itself, so even it needs no resolver. */
+function localhostLookup(
+  _host: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+): void {
+  if (options.all)
+    callback(null, [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+  else callback(null, '127.0.0.1', 4);
+}
+
 /** Connects to the source; resolves with its version (`valkey_version` or `redis_version`) when read. */
 export async function probeSource(probe: SourceProbe): Promise<{ version?: string }> {
   const timeoutMs = probe.timeoutMs ?? 2_500;
   const where = `${probe.host}:${probe.port}`;
+  if (!isLoopbackHost(probe.host)) {
+    throw new SourceError(
+      `could not connect to the source at ${where}: the sandbox reaches only loopback sources (127.0.0.0/8, ::1, localhost)`,
+    );
+  }
   const socket = await open(probe, timeoutMs, where);
   try {
     if (!probe.resp) return {};
@@ -62,9 +101,11 @@ function firstWord(text: string): string {
 
 function open(probe: SourceProbe, timeoutMs: number, where: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
+    const host = probe.host.startsWith('[') ? probe.host.slice(1, -1) : probe.host;
+    const lookup = isIP(host) === 0 ? localhostLookup : undefined;
     const socket = probe.disableSsl
-      ? tcpConnect({ host: probe.host, port: probe.port })
-      : tlsConnect({ host: probe.host, port: probe.port, rejectUnauthorized: false });
+      ? tcpConnect({ host, port: probe.port, ...(lookup ? { lookup } : {}) })
+      : tlsConnect({ host, port: probe.port, rejectUnauthorized: false, ...(lookup ? { lookup } : {}) });
     const fail = (message: string) => {
       socket.destroy();
       reject(new SourceError(message));
