@@ -909,14 +909,35 @@ describe('region migration', () => {
     const moved = await call('databases_update_region', { params, json: { region: 'lon1' } });
     expect(moved.status).toBe(202);
     expect(moved.body).toBeUndefined();
+    const memberIds = async (vpc: string) =>
+      (await call('vpcs_list_members', { params: { vpc_id: vpc } })).body.members.map(
+        (m: { urn: string }) => m.urn,
+      );
+    // As on the platform, the region (and the VPC) change only when the migration completes.
     const during = (await call('databases_get_cluster', { params })).body.database;
-    expect(during).toMatchObject({ status: 'migrating', region: 'lon1' });
-    expect(during.private_network_uuid).not.toBe(pg.private_network_uuid);
-    await sandbox.advanceClock(CLUSTER_MIGRATE_MS);
-    expect((await call('databases_get_cluster', { params })).body.database).toMatchObject({
-      status: 'online',
-      region: 'lon1',
+    expect(during).toMatchObject({
+      status: 'migrating',
+      region: 'nyc3',
+      private_network_uuid: pg.private_network_uuid,
     });
+    expect(await memberIds(pg.private_network_uuid as string)).toContain(`do:dbaas:${pg.id}`);
+    // The sandbox clock runs on from real time: stop well short of the end, then pass it.
+    await sandbox.advanceClock(CLUSTER_MIGRATE_MS / 2);
+    expect((await call('databases_get_cluster', { params })).body.database).toMatchObject({
+      status: 'migrating',
+      region: 'nyc3',
+    });
+    await sandbox.advanceClock(CLUSTER_MIGRATE_MS / 2);
+    const after = (await call('databases_get_cluster', { params })).body.database;
+    expect(after).toMatchObject({ status: 'online', region: 'lon1' });
+    expect(after.private_network_uuid).not.toBe(pg.private_network_uuid);
+    const lon1 = (await call('vpcs_get', { params: { vpc_id: after.private_network_uuid } })).body.vpc;
+    expect(lon1).toMatchObject({ region: 'lon1', default: true });
+    expect(await memberIds(after.private_network_uuid)).toContain(`do:dbaas:${pg.id}`);
+    expect(await memberIds(pg.private_network_uuid as string)).not.toContain(`do:dbaas:${pg.id}`);
+    expect(
+      (await call('databases_list_clusters')).body.databases.find((c: { id: string }) => c.id === pg.id),
+    ).toMatchObject({ region: 'lon1', status: 'online' });
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Managed database state of the sandbox world: clusters, their users, topics, configuration,
  * trusted sources and online migrations. The databases routes own its behaviour. Lifecycles
- * (creating -> online, resizing -> online, a migration's two-week limit) are derived from
+ * (creating -> online, resizing -> online, migrating -> online in the new region, a migration's
+ * two-week limit) are derived from
  * timestamps when read, on the sandbox clock.
  */
 
@@ -79,6 +80,11 @@ export interface StoredCluster {
   online_ms: number;
   /** When the latest region migration completes (status `migrating` until then). */
   migrated_ms?: number;
+  /**
+   * Where the cluster was before its latest region migration. `region` and `private_network_uuid`
+   * hold where it goes; until `migrated_ms` it is still shown here, as the platform shows it.
+   */
+  migrated_from?: { region: string; private_network_uuid: string };
   /** When the latest resize completes (status `resizing` until then). */
   resized_ms?: number;
   host: string;
@@ -101,6 +107,17 @@ export interface StoredCluster {
   eviction_policy?: string;
   /** Absent means the default window, Tuesday 01:00 UTC. */
   maintenance_window?: { day: string; hour: string };
+}
+
+/** The cluster's region and VPC at `now`: the old ones while a region migration runs. */
+export function clusterPlacement(
+  cluster: StoredCluster,
+  now: number,
+): { region: string; private_network_uuid: string } {
+  if (cluster.migrated_from && cluster.migrated_ms !== undefined && now < cluster.migrated_ms) {
+    return cluster.migrated_from;
+  }
+  return { region: cluster.region, private_network_uuid: cluster.private_network_uuid };
 }
 
 export interface DatabasesState {

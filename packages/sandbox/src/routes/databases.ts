@@ -6,14 +6,15 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import type {
-  ClusterEngine,
-  StoredCluster,
-  StoredDbRule,
-  StoredDbUser,
-  StoredPool,
-  StoredReplica,
-  StoredTopic,
+import {
+  type ClusterEngine,
+  clusterPlacement,
+  type StoredCluster,
+  type StoredDbRule,
+  type StoredDbUser,
+  type StoredPool,
+  type StoredReplica,
+  type StoredTopic,
 } from '../families/databases.js';
 import {
   listBody,
@@ -304,6 +305,7 @@ function ruleView(cluster: StoredCluster, rule: StoredDbRule) {
 
 function clusterView(cluster: StoredCluster, now: number) {
   const info = ENGINES[cluster.engine];
+  const placement = clusterPlacement(cluster, now);
   return {
     id: cluster.id,
     name: cluster.name,
@@ -312,10 +314,10 @@ function clusterView(cluster: StoredCluster, now: number) {
     semantic_version: info.semantic[cluster.version] ?? cluster.version,
     num_nodes: cluster.num_nodes,
     size: cluster.size,
-    region: cluster.region,
+    region: placement.region,
     status: statusOf(cluster, now),
     created_at: iso(cluster.created_ms),
-    private_network_uuid: cluster.private_network_uuid,
+    private_network_uuid: placement.private_network_uuid,
     tags: cluster.tags.length ? cluster.tags : null,
     db_names: logicalDbs(cluster) ?? null,
     connection: connection(cluster, cluster.host),
@@ -1357,8 +1359,10 @@ export const databasesRoutes: Route[] = [
       if (region === cluster.region) throw unprocessable(`the cluster is already in ${region}`);
       const status = statusOf(cluster, req.now);
       if (status !== 'online') throw unprocessable(`the cluster is ${status}; migrate it once it is online`);
+      // The platform shows the old region (and VPC) until the migration completes; the cluster
+      // then lands in the new region's default VPC, as it does at creation.
+      cluster.migrated_from = { region: cluster.region, private_network_uuid: cluster.private_network_uuid };
       cluster.region = region;
-      // The cluster lands in the new region's default VPC, as it does at creation.
       cluster.private_network_uuid = vpcFor(world, undefined, region, req.now).id;
       cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
       return { status: 202 };
@@ -1390,7 +1394,8 @@ export const databasesRoutes: Route[] = [
       if (SIZES.indexOf(size) < SIZES.indexOf(cluster.size)) {
         throw unprocessable(`size ${size} is smaller than the cluster's ${cluster.size}`);
       }
-      const region = req.body.region === undefined ? cluster.region : requireString(req.body, 'region');
+      const placement = clusterPlacement(cluster, req.now);
+      const region = req.body.region === undefined ? placement.region : requireString(req.body, 'region');
       if (!REGIONS.includes(region)) throw unprocessable(`region ${region} is not available for databases`);
       const tags = req.body.tags ?? [];
       if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
@@ -1412,8 +1417,8 @@ export const databasesRoutes: Route[] = [
         // In the cluster's region it shares the cluster's VPC unless told otherwise; elsewhere the
         // VPC named must be in its region, or it joins that region's default.
         private_network_uuid:
-          req.body.private_network_uuid === undefined && region === cluster.region
-            ? cluster.private_network_uuid
+          req.body.private_network_uuid === undefined && region === placement.region
+            ? placement.private_network_uuid
             : vpcFor(world, req.body.private_network_uuid, region, req.now, 'private_network_uuid').id,
       };
       replicasOf(cluster).push(replica);

@@ -1,6 +1,7 @@
 /** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
 import { randomUUID } from 'node:crypto';
 import { UUID_PATTERN } from '@cloudcall/core';
+import { clusterPlacement } from '../families/databases.js';
 import {
   addressToBigInt,
   allocateAddress,
@@ -376,7 +377,7 @@ function checkIpRange(world: World, range: unknown): string {
   return range;
 }
 
-function members(world: World, vpcId: string) {
+function members(world: World, vpcId: string, now: number) {
   return [
     ...world.droplets
       .filter((d) => d.vpc_uuid === vpcId)
@@ -385,7 +386,7 @@ function members(world: World, vpcId: string) {
       .filter((lb) => lb.vpc_uuid === vpcId)
       .map((lb) => ({ urn: `do:loadbalancer:${lb.id}`, name: lb.name, created_at: iso(lb.created_ms) })),
     ...world.clusters
-      .filter((c) => c.private_network_uuid === vpcId)
+      .filter((c) => clusterPlacement(c, now).private_network_uuid === vpcId)
       .map((c) => ({ urn: `do:dbaas:${c.id}`, name: c.name, created_at: iso(c.created_ms) })),
   ];
 }
@@ -434,7 +435,7 @@ const vpcRoutes: Route[] = [
     handler: (req, world) => {
       const vpc = findVpc(world, req);
       const type = req.query.get('resource_type');
-      const list = members(world, vpc.id).filter((m) => !type || m.urn.startsWith(`do:${type}:`));
+      const list = members(world, vpc.id, req.now).filter((m) => !type || m.urn.startsWith(`do:${type}:`));
       return { body: listBody('members', list, req) };
     },
   },
@@ -445,7 +446,7 @@ const vpcRoutes: Route[] = [
       const vpc = findVpc(world, req);
       // The platform forbids (403) deleting a VPC that still has members, or a region's default;
       // Terraform's provider retries the delete on 403 while members are being destroyed.
-      const inside = members(world, vpc.id);
+      const inside = members(world, vpc.id, req.now);
       if (inside.length) {
         throw forbidden(`Can not delete VPC with members: it has ${inside.length}; remove them first.`);
       }
