@@ -6,7 +6,9 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { assertValidResponse } from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -264,6 +266,67 @@ describe('VPC ranges across regions', () => {
       expect(peered.status, peered.text).toBe(202);
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('upgrading a state file saved before VPC ranges were kept apart', () => {
+  it('re-ranges overlapping default VPCs nothing depends on, and never one with members', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcall-vpc-upgrade-'));
+    const path = join(dir, 'sandbox.json');
+    const own = await startSandbox({ statePath: path });
+    let ids: Record<string, string>;
+    try {
+      const vm = async (region: string) => {
+        const created = await callOperation(own.url, 'droplets_create', {
+          json: { name: `in-${region}`, region, size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64' },
+        });
+        expect(created.status, created.text).toBe(202);
+        return created.body.droplet.vpc_uuid as string;
+      };
+      const empty = async (region: string) => {
+        const created = await callOperation(own.url, 'vpcs_create', {
+          json: { name: `d-${region}`, region },
+        });
+        expect(created.body.vpc.default).toBe(true);
+        return created.body.vpc.id as string;
+      };
+      ids = {
+        nyc3: await vm('nyc3'),
+        lon1: await empty('lon1'),
+        sfo3: await vm('sfo3'),
+        fra1: await empty('fra1'),
+      };
+    } finally {
+      await own.close();
+    }
+    // What an older sandbox saved: every default VPC on 10.100.0.0/20.
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    for (const vpc of saved.vpcs) if (vpc.default) vpc.ip_range = '10.100.0.0/20';
+    writeFileSync(path, JSON.stringify(saved));
+
+    const reopened = await startSandbox({ statePath: path });
+    try {
+      const vpcs = (await callOperation(reopened.url, 'vpcs_list')).body.vpcs as Vpc[];
+      const range = (region: string) => vpcs.find((v) => v.id === ids[region])?.ip_range as string;
+      // The VMs' VPCs keep the range their private addresses came from, overlap or not.
+      expect(range('nyc3')).toBe('10.100.0.0/20');
+      expect(range('sfo3')).toBe('10.100.0.0/20');
+      // The empty defaults move apart from everything.
+      for (const moved of ['lon1', 'fra1']) {
+        for (const other of ['nyc3', 'lon1', 'sfo3', 'fra1'].filter((r) => r !== moved)) {
+          expect(cidrsOverlap(range(moved), range(other)), `${moved} vs ${other}`).toBe(false);
+        }
+      }
+      const peered = await callOperation(reopened.url, 'vpcPeerings_create', {
+        json: { name: 'nyc3-lon1', vpc_ids: [ids.nyc3, ids.lon1] },
+      });
+      expect(peered.status, peered.text).toBe(202);
+      // Written back once, then stable: the file now holds the new ranges.
+      const after = JSON.parse(readFileSync(path, 'utf8')).vpcs as Vpc[];
+      expect(after.find((v) => v.id === ids.lon1)?.ip_range).toBe(range('lon1'));
+    } finally {
+      await reopened.close();
     }
   });
 });

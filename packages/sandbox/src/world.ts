@@ -4,7 +4,11 @@
  * never advanced by timers, so it holds across processes and restarts.
  */
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
-import { type NetworkingState, seedNetworkingState } from './families/networking.js';
+import {
+  type NetworkingState,
+  seedNetworkingState,
+  separateDefaultVpcRanges,
+} from './families/networking.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
 import { type FaultState, seedFaults } from './faults.js';
@@ -129,7 +133,23 @@ export function upgradeWorld(saved: unknown): World {
     for (const key of shape.keys()) world[key] ??= fresh[key];
   }
   world.nextId = { ...FIRST_IDS, ...(world.nextId as Record<string, number>) };
-  return world as unknown as World;
+  const upgraded = world as unknown as World;
+  separateDefaultVpcRanges(upgraded, vpcsInUse(upgraded));
+  return upgraded;
+}
+
+/** Whether anything in the world lives in, or is routed through, a VPC. */
+function vpcsInUse(world: World): (vpcId: string) => boolean {
+  const used = new Set<string>();
+  for (const droplet of world.droplets) used.add(droplet.vpc_uuid);
+  for (const lb of world.loadBalancers) if (lb.vpc_uuid) used.add(lb.vpc_uuid);
+  for (const cluster of world.clusters) {
+    used.add(cluster.private_network_uuid);
+    if (cluster.migrated_from) used.add(cluster.migrated_from.private_network_uuid);
+    for (const replica of cluster.replicas ?? []) used.add(replica.private_network_uuid);
+  }
+  for (const peering of world.vpcPeerings) for (const id of peering.vpc_ids) used.add(id);
+  return (vpcId) => used.has(vpcId);
 }
 
 /** Hands out the next numeric id of a kind. */

@@ -209,12 +209,35 @@ export function newVpc(
  * across regions too ("cannot overlap with other networks in the same account"), which is what
  * lets any two VPCs, default ones included, be peered.
  */
-export function freeRange(state: NetworkingState): string {
+export function freeRange(state: Pick<NetworkingState, 'vpcs'>): string {
   for (let i = 0; i < 64; i++) {
     const range = `10.${100 + Math.floor(i / 16)}.${(i % 16) * 16}.0/20`;
     if (!state.vpcs.some((vpc) => cidrsOverlap(vpc.ip_range, range))) return range;
   }
   throw new Error('no free VPC range left in the sandbox');
+}
+
+/**
+ * Upgrades a world saved before VPC ranges were kept apart across regions, when every region's
+ * default VPC got 10.100.0.0/20: each default VPC that overlaps another VPC gets a free range, so
+ * the account's VPCs can be peered again. Only a default that nothing depends on is re-ranged: a
+ * VPC with members has handed out private addresses from its range (a VM's private IPv4 is stored
+ * with the VM) and a peered VPC's range is routed by its peering, so changing either would
+ * silently break what uses it. Those keep their range and the overlap stays visible (peering two
+ * of them is refused, as it was). Newest first, so the oldest of an overlapping pair keeps its
+ * range. Idempotent: once apart, nothing moves.
+ */
+export function separateDefaultVpcRanges(state: NetworkingState, inUse: (vpcId: string) => boolean): void {
+  for (const vpc of [...state.vpcs].reverse()) {
+    if (!vpc.default || inUse(vpc.id)) continue;
+    const others = state.vpcs.filter((other) => other !== vpc);
+    if (!others.some((other) => cidrsOverlap(other.ip_range, vpc.ip_range))) continue;
+    try {
+      vpc.ip_range = freeRange({ vpcs: others });
+    } catch {
+      // No free /20 left in the sandbox's pool: the VPC keeps its range rather than failing the read.
+    }
+  }
 }
 
 /** Parses "a.b.c.d/n" (or an IPv6 CIDR); undefined when it is not one. */
