@@ -91,6 +91,9 @@ export const CLIENT_OPERATION_IDS = [
   'floatingIPsAction_list',
   'floatingIPsAction_post',
   'floatingIPsAction_get',
+  // dots-wrapper's customer.downloadInvoice (format csv or pdf).
+  'invoices_get_csvByUUID',
+  'invoices_get_pdfByUUID',
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -318,6 +321,11 @@ export function buildSubset(spec, operationIds) {
       result.responses[status] = media
         ? cleanSchema(media.schema ?? {}, `${where} response ${status}`)
         : null;
+      const others = Object.keys(response.content ?? {}).filter((type) => type !== JSON_MEDIA_TYPE);
+      if (others.length > 0) {
+        result.responseContentTypes ??= {};
+        result.responseContentTypes[status] = others.sort();
+      }
       const headers = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase());
       if (headers.length > 0) result.responseHeaders[status] = headers.sort();
     }

@@ -25,6 +25,8 @@ export interface SubsetOperation {
   requestContentTypes?: string[];
   /** Per status (`"200"`, `"default"`...): the JSON body schema, or null when the response has no JSON body. */
   responses: Record<string, JsonSchema | null>;
+  /** Per status: content types of the response body other than application/json (`text/csv`...), if any. */
+  responseContentTypes?: Record<string, string[]>;
   /** Per status: lower-case names of the declared response headers. */
   responseHeaders: Record<string, string[]>;
 }
@@ -48,6 +50,13 @@ export interface OperationInfo {
   scopes: string[];
   scopeSets: string[][];
 }
+
+/**
+ * The content types other than application/json the operation declares for the status (or its
+ * `NXX` range, or `default`): what a file answer (CSV, PDF) may be sent as. Empty when none.
+ * Throws for an unknown operation or an undeclared status.
+ */
+export function responseContentTypes(operationId: string, status: number): string[];
 
 /** The parsed subset.json. */
 export const subset: Subset;

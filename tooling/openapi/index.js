@@ -136,6 +136,13 @@ export function noResponseBody(operationId) {
   return successes.length > 0 && successes.every(([, schema]) => schema === null);
 }
 
+/** Content types other than JSON declared for the status; see index.d.ts. */
+export function responseContentTypes(operationId, status) {
+  const op = getOperation(operationId);
+  const key = responseKey(operationId, op, status);
+  return [...(op.responseContentTypes?.[key] ?? [])];
+}
+
 /**
  * Validates a response body against the schema declared for the status (or its `NXX` range, or
  * `default`). Throws for an unknown operation or an undeclared status.

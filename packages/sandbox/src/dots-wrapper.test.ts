@@ -15,10 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { validateResponse } from '@cloudcall/openapi-subset';
+import { responseContentTypes, validateResponse } from '@cloudcall/openapi-subset';
 import { createApiClient } from 'dots-wrapper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
+import { FileBody } from './http.js';
 import { type Sandbox, type SandboxRequestInfo, startSandbox } from './server.js';
 import { callOperation, operationFor } from './testing/operations.js';
 
@@ -56,6 +57,18 @@ function validate(info: SandboxRequestInfo): Answer {
   const operationId = operationFor(info.method, info.target);
   if (!operationId) return { ...info, problems: ['no operation of the API description has this path'] };
   try {
+    if (info.body instanceof FileBody) {
+      // A file answer (an invoice's CSV or PDF) has no schema: its content type must be declared.
+      const declared = responseContentTypes(operationId, info.status);
+      const type = info.body.contentType;
+      return {
+        ...info,
+        operationId,
+        problems: declared.includes(type)
+          ? []
+          : [`content type ${type} is not one of: ${declared.join(', ')}`],
+      };
+    }
     return { ...info, operationId, problems: validateResponse(operationId, info.status, info.body).errors };
   } catch (error) {
     // An undeclared status.
@@ -220,6 +233,24 @@ describe('account', () => {
     expect((cents / 100).toFixed(2)).toBe(invoice?.amount);
     const summary = (await api.customer.getInvoiceSummary({ invoice_uuid: the.invoiceUuid })).data;
     expect(summary).toMatchObject({ invoice_uuid: the.invoiceUuid, amount: invoice?.amount });
+    const download = async (format: 'csv' | 'pdf') => {
+      const response = await api.customer.downloadInvoice({ invoice_uuid: the.invoiceUuid, format });
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.data as unknown as AsyncIterable<Buffer>) chunks.push(chunk);
+      return {
+        type: (response.headers as Record<string, string>)['content-type'],
+        data: Buffer.concat(chunks),
+      };
+    };
+    const csv = await download('csv');
+    expect(csv.type).toBe('text/csv');
+    const lines = csv.data.toString('utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toMatch(/^product,group_description,description,hours,start,end,USD,/);
+    expect(lines).toHaveLength(items.invoice_items.length + 1);
+    const pdf = await download('pdf');
+    expect(pdf.type).toBe('application/pdf');
+    expect(pdf.data.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.data.toString('latin1').trimEnd().endsWith('%%EOF')).toBe(true);
   });
 });
 

@@ -41,8 +41,18 @@ export interface SandboxRequest {
   prepared?: unknown;
 }
 
+/** A body that is a file rather than JSON (an invoice's CSV or PDF), sent as an attachment. */
+export class FileBody {
+  constructor(
+    readonly contentType: string,
+    readonly filename: string,
+    readonly data: Buffer,
+  ) {}
+}
+
 export interface Reply {
   status?: number;
+  /** JSON, or a FileBody sent as it is. */
   body?: unknown;
 }
 

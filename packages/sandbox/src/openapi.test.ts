@@ -4,7 +4,12 @@
  * empty `{}` would pass), so each test also asserts the key and its content.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { assertValidResponse, subset, validateResponse } from '@cloudcall/openapi-subset';
+import {
+  assertValidResponse,
+  responseContentTypes,
+  subset,
+  validateResponse,
+} from '@cloudcall/openapi-subset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
@@ -23,6 +28,68 @@ function sshKeyPair(): { publicKey: string; fingerprint: string } {
 }
 
 let sandbox: Sandbox;
+
+/** RFC 4180 rows (CRLF line ends, quoted fields with doubled quotes); written apart from the sandbox's writer. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === '') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else if (c === '"' || c === '\n' || c === '\r') throw new Error(`stray ${JSON.stringify(c)} at ${i}`);
+    else field += c;
+  }
+  if (quoted || field !== '' || row.length > 0) throw new Error('the CSV does not end with CRLF');
+  return rows;
+}
+
+/**
+ * Checks a PDF's structure as a reader finds it: header, `startxref` pointing at the `xref` table,
+ * every entry's offset at its `N 0 obj`, each stream as long as its /Length, and the trailer's /Root.
+ */
+function checkPdf(bytes: Buffer): string {
+  const text = bytes.toString('latin1');
+  expect(text.startsWith('%PDF-1.')).toBe(true);
+  expect(text.trimEnd().endsWith('%%EOF')).toBe(true);
+  const start = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1]);
+  expect(text.slice(start, start + 4)).toBe('xref');
+  const [, first, count] = /^xref\s+(\d+) (\d+)\s+/.exec(text.slice(start)) ?? [];
+  expect(Number(first)).toBe(0);
+  const entries = text
+    .slice(start)
+    .split('\n')
+    .slice(2, 2 + Number(count));
+  expect(entries[0]).toMatch(/^\d{10} 65535 f $/);
+  entries.slice(1).forEach((entry, i) => {
+    expect(entry).toMatch(/^\d{10} 00000 n $/);
+    const offset = Number(entry.slice(0, 10));
+    expect(text.slice(offset, offset + `${i + 1} 0 obj`.length)).toBe(`${i + 1} 0 obj`);
+  });
+  for (const match of text.matchAll(/\/Length (\d+) >>\nstream\n/g)) {
+    const from = (match.index ?? 0) + match[0].length;
+    expect(text.slice(from + Number(match[1]), from + Number(match[1]) + 10)).toBe('\nendstream');
+  }
+  expect(text).toMatch(new RegExp(`trailer\\s*<< /Size ${count} /Root 1 0 R >>`));
+  expect(text).toMatch(/1 0 obj\s*<< \/Type \/Catalog/);
+  return text;
+}
 
 const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
@@ -167,10 +234,64 @@ describe('account', () => {
     }
   });
 
+  it('invoices_get_csvByUUID and _pdfByUUID: the invoice as a CSV and a PDF attachment', async () => {
+    const list = (await call('invoices_list', { query: '?per_page=200' })).body;
+    for (const invoice of [list.invoices[0], list.invoice_preview]) {
+      const params = { invoice_uuid: invoice.invoice_uuid };
+      const items = (await call('invoices_get_byUUID', { params, query: '?per_page=200' })).body
+        .invoice_items as { description: string; amount: string }[];
+      const download = async (format: 'csv' | 'pdf') => {
+        const response = await fetch(
+          `${sandbox.url}/v2/customers/my/invoices/${invoice.invoice_uuid}/${format}`,
+          {
+            headers: { authorization: `Bearer ${randomUUID()}` },
+          },
+        );
+        expect(response.status).toBe(200);
+        const type = response.headers.get('content-type');
+        expect(responseContentTypes(`invoices_get_${format}ByUUID`, 200)).toEqual([type]);
+        expect(response.headers.get('content-disposition')).toBe(
+          `attachment; filename="DigitalOcean Invoice ${invoice.invoice_period.slice(0, 4)} ${new Date(`${invoice.invoice_period}-01T00:00:00Z`).toLocaleString('en', { month: 'short', timeZone: 'UTC' })} (${invoice.invoice_id}).${format}"`,
+        );
+        const bytes = Buffer.from(await response.arrayBuffer());
+        expect(response.headers.get('content-length')).toBe(String(bytes.length));
+        return bytes;
+      };
+
+      const rows = parseCsv((await download('csv')).toString('utf8'));
+      expect(rows[0]).toEqual([
+        'product',
+        'group_description',
+        'description',
+        'hours',
+        'start',
+        'end',
+        'USD',
+        'project_name',
+        'category',
+      ]);
+      expect(rows.slice(1).map((row) => row[2])).toEqual(items.map((item) => item.description));
+      for (const row of rows.slice(1)) {
+        expect(row).toHaveLength(9);
+        expect(row[4]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0000$/);
+        expect(row[6]).toMatch(/^\$\d+\.\d{2}$/);
+      }
+      const cents = rows.slice(1).reduce((sum, row) => sum + Math.round(Number(row[6]?.slice(1)) * 100), 0);
+      expect((cents / 100).toFixed(2)).toBe(invoice.amount);
+
+      const pdf = checkPdf(await download('pdf'));
+      expect(pdf).toContain(`(Total $${invoice.amount}) Tj`);
+      // Parentheses inside a PDF string are escaped.
+      expect(pdf).toContain(`(Invoice ${invoice.invoice_id} \\(${invoice.invoice_uuid}\\)) Tj`);
+    }
+  });
+
   it('an unknown invoice is 404', async () => {
     const params = { invoice_uuid: randomUUID() };
     expectError(await call('invoices_get_byUUID', { params }), 404, 'not_found');
     expectError(await call('invoices_get_summaryByUUID', { params }), 404, 'not_found');
+    expectError(await call('invoices_get_csvByUUID', { params }), 404, 'not_found');
+    expectError(await call('invoices_get_pdfByUUID', { params }), 404, 'not_found');
   });
 
   it('answers 401 as each operation declares it', async () => {

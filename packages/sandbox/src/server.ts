@@ -26,7 +26,7 @@ import {
   setRateLimit,
   takeFault,
 } from './faults.js';
-import { badRequest, HttpError, type Route, type SandboxRequest } from './http.js';
+import { badRequest, FileBody, HttpError, type Route, type SandboxRequest } from './http.js';
 import { BODY_LIMIT, checkFieldLimits } from './limits.js';
 import { routes as allRoutes } from './routes/index.js';
 import { StateFileError, Store } from './store.js';
@@ -388,6 +388,17 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   if (status === 204 || body === undefined) {
     res.writeHead(status, headers);
     res.end();
+    return;
+  }
+  if (body instanceof FileBody) {
+    res.writeHead(status, {
+      ...headers,
+      'content-type': body.contentType,
+      // The name is ours (ASCII, no quotes), so it needs no RFC 5987 encoding.
+      'content-disposition': `attachment; filename="${body.filename}"`,
+      'content-length': String(body.data.length),
+    });
+    res.end(body.data);
     return;
   }
   const text = JSON.stringify(body);

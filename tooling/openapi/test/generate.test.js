@@ -20,6 +20,7 @@ const OPERATION_KEYS = new Set([
   'requestRequired',
   'requestContentTypes',
   'responses',
+  'responseContentTypes',
   'responseHeaders',
 ]);
 

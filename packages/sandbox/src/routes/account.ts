@@ -3,6 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  FileBody,
   intParam,
   listBody,
   notFound,
@@ -14,6 +15,7 @@ import {
 import type { Invoice, InvoiceItem } from '../seed/account.js';
 import { nextId, type SshKey, type World } from '../world.js';
 import { actionListReply, actionReply } from './actions.js';
+import { invoiceCsv, invoiceFileName, invoicePdf } from './invoice-files.js';
 
 const KEY_TYPES = new Set([
   'ssh-rsa',
@@ -133,6 +135,29 @@ export const accountRoutes: Route[] = [
     handler: (req, world) => {
       const { invoice, items } = findInvoice(world, req);
       return { body: invoiceSummary(world, invoice, items) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/customers/my/invoices/{invoice}/csv',
+    handler: (req, world) => {
+      const { invoice, items } = findInvoice(world, req);
+      return { body: new FileBody('text/csv', invoiceFileName(invoice, 'csv'), invoiceCsv(items)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v2/customers/my/invoices/{invoice}/pdf',
+    handler: (req, world) => {
+      const { invoice, items } = findInvoice(world, req);
+      const customer = world.account.team.name || world.account.email;
+      return {
+        body: new FileBody(
+          'application/pdf',
+          invoiceFileName(invoice, 'pdf'),
+          invoicePdf(invoice, items, customer),
+        ),
+      };
     },
   },
   {
