@@ -22,6 +22,8 @@ export const OPERATION_SCOPES: readonly (readonly [string, string, readonly (rea
   ['GET', '/v2/customers/my/billing_history', [['billing:read']]],
   ['GET', '/v2/customers/my/invoices', [['billing:read']]],
   ['GET', '/v2/customers/my/invoices/{invoice_uuid}', [['billing:read']]],
+  ['GET', '/v2/customers/my/invoices/{invoice_uuid}/csv', [['billing:read']]],
+  ['GET', '/v2/customers/my/invoices/{invoice_uuid}/pdf', [['billing:read']]],
   ['GET', '/v2/customers/my/invoices/{invoice_uuid}/summary', [['billing:read']]],
   ['GET', '/v2/databases', [['database:read']]],
   ['POST', '/v2/databases', [['database:create']]],
