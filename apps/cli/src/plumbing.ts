@@ -3,7 +3,7 @@
  * (runAllPages follows `links.pages.next`), `--wait` and `--timeout` on tools whose answer can be
  * waited for (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
  */
-import { WAIT_KINDS, waitAfter, waitIds } from '@cloudcall/account';
+import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/account';
 import {
   type AnyTool,
   CancelledError,
@@ -102,7 +102,7 @@ export async function runPlumbed(
   if (!('result' in first)) return first;
   const { result } = first;
   if (!options.wait || !tool.wait) return { result };
-  const ids = waitIds(tool.wait, args, result);
+  const targets = waitTargets(tool.wait, args, result);
   const display = progressDisplay(io, timeoutSeconds);
   try {
     const ready = await waitAfter(
@@ -115,7 +115,12 @@ export async function runPlumbed(
     display.done(WAIT_KINDS[tool.wait.kind].ready);
     return { result: ready };
   } catch (error) {
-    const again = ids.map((id) => `cloudcall wait --kind ${tool.wait?.kind} --id ${id}`).join('; ');
+    const again = targets
+      .map(
+        ({ ID, Name }) =>
+          `cloudcall wait --kind ${tool.wait?.kind} --id ${ID}${Name ? ` --name ${Name}` : ''}`,
+      )
+      .join('; ');
     if (error instanceof WaitTimeoutError) {
       // The wait's message tells an agent how to call the wait tool again; a person gets the command.
       display.stop();
@@ -125,7 +130,7 @@ export async function runPlumbed(
       );
       // The resource as last seen goes to stdout all the same, so a script has its id. With several
       // (a tool that starts many actions), the tool's own answer names them all.
-      const lastSeen = ids.length === 1 && error.lastObserved !== undefined ? error.lastObserved : result;
+      const lastSeen = targets.length === 1 && error.lastObserved !== undefined ? error.lastObserved : result;
       return { result: lastSeen, code: 5 };
     }
     if (!(error instanceof CancelledError)) throw error;

@@ -89,6 +89,55 @@ describe('--wait', () => {
     expect(peered.json).toMatchObject({ vpc_peering: { name: 'wait-ab', status: 'ACTIVE' } });
   });
 
+  it('waits for a read-only replica (cluster id and name) and a BYOIP prefix', async () => {
+    const created = await cli.run([
+      ...['--sandbox', 'db-cluster-create', '--name', 'wait-pg', '--engine', 'pg', '--version=16'],
+      ...['--region', 'nyc3', '--size', 'db-s-1vcpu-1gb', '--num_nodes', '1'],
+    ]);
+    expect(created.code, created.stderr).toBe(EXIT.ok);
+    const id = (created.json as { database: { id: string } }).database.id;
+    await helper.advanceClock(5_000);
+    // Timed out first: the hint names the replica's cluster and its name.
+    const late = cli.start([
+      ...['--sandbox', 'db-cluster-create-replica', '--id', id, '--name', 'wait-ro'],
+      ...['--size', 'db-s-1vcpu-1gb', '--wait', '--timeout', '1s'],
+    ]);
+    await late.until(/: creating \(/);
+    await helper.advanceClock(1_200);
+    const timedOut = await late.exit;
+    expect(timedOut.code, timedOut.stderr).toBe(EXIT.waitTimeout);
+    expect(timedOut.stderr).toMatch(
+      new RegExp(`to keep waiting: cloudcall wait --kind database-replica --id ${id} --name wait-ro\\n$`),
+    );
+    // That command waits on until the replica is online.
+    const again = cli.start([
+      '--sandbox',
+      'wait',
+      '--kind',
+      'database-replica',
+      '--id',
+      id,
+      '--name',
+      'wait-ro',
+    ]);
+    // On a slow machine the replica may be online by now: then it answers at once.
+    await helper.advanceClock(60_000);
+    const online = await again.exit;
+    expect(online.code, online.stderr).toBe(EXIT.ok);
+    expect(online.json).toMatchObject({ replica: { name: 'wait-ro', status: 'online' } });
+
+    const prefix = cli.start([
+      ...['--sandbox', 'byoip-prefix-create', '--Prefix', '198.51.100.0/24', '--Signature', 'wait-sig'],
+      ...['--Region', 'nyc3', '--wait'],
+    ]);
+    await prefix.until(/: pending \(/);
+    await helper.advanceClock(60_000);
+    const brought = await prefix.exit;
+    expect(brought.code, brought.stderr).toBe(EXIT.ok);
+    expect(brought.json).toMatchObject({ byoip_prefix: { prefix: '198.51.100.0/24', status: 'active' } });
+    expect(brought.stderr).toMatch(/cloudcall: byoip-prefix [0-9a-f-]{36}: active \(\d+ s\)\n$/);
+  });
+
   it('exits 5 with the last status when sandbox time passes --timeout, printing the VM as last seen', async () => {
     const run = cli.start([
       '--sandbox',

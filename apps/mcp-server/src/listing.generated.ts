@@ -429,7 +429,7 @@ export const LISTING: ListingData = {
    },
    "listing": {
     "name": "wait",
-    "description": "Waits until an action is done or a VM, DB, LB, cert, image or peering is ready.",
+    "description": "Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.",
     "inputSchema": {
      "type": "object",
      "properties": {
@@ -442,12 +442,18 @@ export const LISTING: ListingData = {
         "load-balancer",
         "certificate",
         "image",
-        "vpc-peering"
+        "vpc-peering",
+        "database-replica",
+        "byoip-prefix"
        ],
        "description": "What to wait for."
       },
       "ID": {
        "description": "Action/VM/image id; UUID",
+       "type": "string"
+      },
+      "Name": {
+       "description": "Replica name",
        "type": "string"
       },
       "TimeoutSeconds": {

@@ -46,6 +46,8 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   certificate: 'certificates_get',
   image: 'images_get',
   'vpc-peering': 'vpcPeerings_get',
+  'database-replica': 'databases_get_replica',
+  'byoip-prefix': 'byoipPrefixes_get',
 };
 
 describe('requests on the wire', () => {

@@ -35,9 +35,10 @@ export {
   WAIT_KINDS,
   type WaitArgs,
   type WaitKindName,
+  type WaitTargetArgs,
   waitAfter,
   waitFor,
-  waitIds,
+  waitTargets,
   waitTool,
 } from './wait.js';
 

@@ -1,19 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { waitIds } from './wait.js';
+import { waitTargets } from './wait.js';
 
-describe('waitIds', () => {
+describe('waitTargets', () => {
   it('reads the id of the answer the tool gives', () => {
-    expect(waitIds({ kind: 'vm' }, {}, { droplet: { id: 42, status: 'new' } })).toEqual(['42']);
-    expect(waitIds({ kind: 'action' }, {}, { action: { id: 7 } })).toEqual(['7']);
-    expect(waitIds({ kind: 'load-balancer' }, {}, { load_balancer: { id: 'u-1' } })).toEqual(['u-1']);
+    expect(waitTargets({ kind: 'vm' }, {}, { droplet: { id: 42, status: 'new' } })).toEqual([{ ID: '42' }]);
+    expect(waitTargets({ kind: 'action' }, {}, { action: { id: 7 } })).toEqual([{ ID: '7' }]);
+    expect(waitTargets({ kind: 'load-balancer' }, {}, { load_balancer: { id: 'u-1' } })).toEqual([
+      { ID: 'u-1' },
+    ]);
   });
   it('reads each action of a tool that starts several', () => {
-    expect(waitIds({ kind: 'action' }, {}, { actions: [{ id: 1 }, { id: 2 }] })).toEqual(['1', '2']);
+    expect(waitTargets({ kind: 'action' }, {}, { actions: [{ id: 1 }, { id: 2 }] })).toEqual([
+      { ID: '1' },
+      { ID: '2' },
+    ]);
   });
   it('takes the id from an argument when the answer holds none', () => {
-    expect(waitIds({ kind: 'database', idArgument: 'id' }, { id: 'db-1' }, { ok: true })).toEqual(['db-1']);
+    expect(waitTargets({ kind: 'database', idArgument: 'id' }, { id: 'db-1' }, { ok: true })).toEqual([
+      { ID: 'db-1' },
+    ]);
+  });
+  it("takes a replica's cluster id and name from the arguments", () => {
+    const wait = { kind: 'database-replica', idArgument: 'id', nameArgument: 'name' } as const;
+    expect(waitTargets(wait, { id: 'db-1', name: 'read-1' }, { replica: { name: 'read-1' } })).toEqual([
+      { ID: 'db-1', Name: 'read-1' },
+    ]);
+    expect(waitTargets(wait, { id: 'db-1' }, {})).toEqual([]);
+  });
+  it("reads the answer's own id field when the answer is not wrapped in a key", () => {
+    const wait = { kind: 'byoip-prefix', idField: 'uuid' } as const;
+    expect(waitTargets(wait, {}, { uuid: 'p-1', region: 'nyc3', status: 'pending' })).toEqual([
+      { ID: 'p-1' },
+    ]);
+    expect(waitTargets(wait, {}, { byoip_prefix: { id: 'p-1' } })).toEqual([]);
   });
   it('finds nothing in an answer without the resource', () => {
-    expect(waitIds({ kind: 'vm' }, {}, { ok: true })).toEqual([]);
+    expect(waitTargets({ kind: 'vm' }, {}, { ok: true })).toEqual([]);
   });
 });

@@ -168,6 +168,37 @@ describe('wait completes', () => {
     );
   });
 
+  it('waits for a read-only replica (cluster id and name) to be online and a BYOIP prefix to be active', async () => {
+    const { database } = await post('/v2/databases', {
+      name: 'wait-replicas',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    });
+    const { replica } = await post(`/v2/databases/${database.id}/replicas`, {
+      name: 'wait-read-1',
+      size: 'db-s-1vcpu-1gb',
+    });
+    expect(replica.status).toBe('creating');
+    const { ctx, progress } = context();
+    seen = [];
+    const ready = await wait({ Kind: 'database-replica', ID: database.id, Name: 'wait-read-1' }, ctx);
+    expect(ready.replica).toMatchObject({ name: 'wait-read-1', status: 'online' });
+    expect(progress[0]?.subject).toBe(`database-replica wait-read-1 of ${database.id}`);
+    expect(seen[0]).toBe(`GET /v2/databases/${database.id}/replicas/wait-read-1 200`);
+
+    const created = await post('/v2/byoip_prefixes', {
+      prefix: '198.51.100.0/24',
+      signature: 'wait-signature',
+      region: 'nyc3',
+    });
+    expect(created).toMatchObject({ uuid: expect.any(String), status: 'pending' });
+    const prefix = await wait({ Kind: 'byoip-prefix', ID: created.uuid }, context().ctx);
+    expect(prefix.byoip_prefix).toMatchObject({ uuid: created.uuid, status: 'active' });
+  });
+
   it('answers at once, with no progress, when the target is ready already', async () => {
     const { id } = await createVm('wait-ready');
     await sandbox.advanceClock(5_000);
@@ -320,12 +351,30 @@ describe('wait arguments', () => {
     expect((await refused({ Kind: 'vm', ID: 1, TimeoutSeconds: MAX_WAIT_SECONDS + 1 })).argument).toBe(
       'TimeoutSeconds',
     );
-    for (const kind of ['action', 'vm', 'database', 'load-balancer', 'certificate', 'image', 'vpc-peering']) {
+    for (const kind of [
+      'action',
+      'vm',
+      'database',
+      'load-balancer',
+      'certificate',
+      'image',
+      'vpc-peering',
+      'database-replica',
+      'byoip-prefix',
+    ]) {
       for (const value of PATH_HOSTILE) {
         const error = await refused({ Kind: kind, ID: value });
         expect(error.argument, `${kind} ${JSON.stringify(value)}`).toBe('ID');
       }
     }
+    // A replica is named too: the name is required with its Kind, checked, and refused elsewhere.
+    for (const value of [...PATH_HOSTILE, undefined]) {
+      const error = await refused({ Kind: 'database-replica', ID: uuid, Name: value });
+      expect(error.argument, JSON.stringify(value)).toBe('Name');
+    }
+    expect((await refused({ Kind: 'database', ID: uuid, Name: 'read-1' })).message).toMatch(
+      /^argument Name: Name goes only with Kind database-replica/,
+    );
     expect(seen).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 /**
- * `wait`: polls an action until it completes, or a VM, database cluster, load balancer,
- * certificate, custom image or VPC peering until it is ready, so an agent makes one call instead of a dozen reads. It lives in
+ * `wait`: polls an action until it completes, or a VM, database cluster or replica, load balancer,
+ * certificate, custom image, VPC peering or BYOIP prefix until it is ready, so an agent makes one
+ * call instead of a dozen reads. It lives in
  * the account family because the family owns actions; the other kinds are read with their own
  * GET, mapped here like any tool's request.
  */
@@ -28,7 +29,7 @@ import { z } from 'zod';
 
 interface WaitKind {
   /** The GET that reads it. */
-  request: RequestMapping<{ ID: string }>;
+  request: RequestMapping<{ ID: string; Name?: string }>;
   /** The member of the answer that holds it, such as `droplet`. */
   key: string;
   /** The field that holds its status. */
@@ -40,6 +41,8 @@ interface WaitKind {
   /** Numeric ids or UUIDs, and the tool that lists them. */
   id: 'numeric' | 'uuid';
   from: string;
+  /** For a kind addressed by its parent's id and a name of its own: the tool that lists the names. */
+  name?: string;
 }
 
 /** What `wait` waits for, as the platform's API description gives the statuses. */
@@ -108,6 +111,28 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'vpc-peering-list',
   },
+  // A read-only replica (db-cluster-create-replica): its cluster's UUID and its own name.
+  'database-replica': {
+    request: { method: 'GET', path: '/v2/databases/{ID}/replicas/{Name}' },
+    key: 'replica',
+    field: 'status',
+    ready: 'online',
+    failed: [],
+    id: 'uuid',
+    from: 'db-cluster-list',
+    name: 'db-cluster-list-replicas',
+  },
+  // A prefix being brought to the platform (byoip-prefix-create): active once validated. The
+  // description names no failed status (a failure shows in `failure_reason`), so none ends the wait.
+  'byoip-prefix': {
+    request: { method: 'GET', path: '/v2/byoip_prefixes/{ID}' },
+    key: 'byoip_prefix',
+    field: 'status',
+    ready: 'active',
+    failed: [],
+    id: 'uuid',
+    from: 'byoip-prefix-list',
+  },
 } as const satisfies Record<ToolWaitKind, WaitKind>;
 
 export type WaitKindName = keyof typeof WAIT_KINDS;
@@ -126,6 +151,9 @@ export const POLL = { firstMs: 1_000, growth: 1.5, maxMs: 15_000 } as const;
 const realClock: ToolClock = { now: Date.now, sleep };
 
 const kinds = Object.keys(WAIT_KINDS) as [WaitKindName, ...WaitKindName[]];
+const kindsWithName = kinds.filter((kind) => (WAIT_KINDS[kind] as WaitKind).name !== undefined);
+/** A replica's name as the platform takes it; never a dot segment, a slash or a control character. */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
 const input = z
   .strictObject({
@@ -134,6 +162,7 @@ const input = z
     ID: z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
       .describe('Action/VM/image id; UUID'),
+    Name: z.string().max(63).optional().describe('Replica name'),
     TimeoutSeconds: z
       .number()
       .int()
@@ -157,6 +186,19 @@ const input = z
         message: `for Kind ${args.Kind}, expected ${expected} (from ${kind.from})`,
       });
     }
+    if (kind.name !== undefined && (args.Name === undefined || !NAME_PATTERN.test(args.Name))) {
+      context.addIssue({
+        code: 'custom',
+        path: ['Name'],
+        message: `for Kind ${args.Kind}, expected the name of the ${args.Kind} (from ${kind.name}): letters, digits, "_", "." and "-", starting with a letter or digit`,
+      });
+    } else if (kind.name === undefined && args.Name !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['Name'],
+        message: `Name goes only with Kind ${kindsWithName.join(' or ')}`,
+      });
+    }
   });
 
 export type WaitArgs = z.output<typeof input>;
@@ -166,9 +208,10 @@ export const waitTool = defineTool({
   family: 'account',
   beyondSpec: true,
   title: 'Wait for an action or resource',
-  description: 'Waits until an action is done or a VM, DB, LB, cert, image or peering is ready.',
+  description: 'Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.',
   details: [
-    'Ready means: action completed, vm active, database online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE.',
+    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active.',
+    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
     'An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress (status, elapsed time) when the caller asks for it. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
@@ -181,8 +224,9 @@ export const waitTool = defineTool({
 export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Record<string, unknown>> {
   const kind: WaitKind = WAIT_KINDS[args.Kind];
   const clock = context.clock ?? realClock;
-  const target: WaitTarget = { kind: args.Kind, id: args.ID };
-  const label = `${args.Kind} ${args.ID}`;
+  const target: WaitTarget = { kind: args.Kind, id: args.ID, ...(args.Name ? { name: args.Name } : {}) };
+  const label = args.Name ? `${args.Kind} ${args.Name} of ${args.ID}` : `${args.Kind} ${args.ID}`;
+  const again = `Kind ${args.Kind} and ID ${args.ID}${args.Name ? ` and Name ${args.Name}` : ''}`;
   const started = clock.now();
   const deadline = started + args.TimeoutSeconds * 1000;
   const elapsedSeconds = () => Math.max(0, clock.now() - started) / 1000;
@@ -199,7 +243,7 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
         ? `Gave up after ${waited} s of ${args.TimeoutSeconds} s waiting for ${label} to be ${kind.ready}: the API asked for a longer pause than the wait had left (${cause.summary})`
         : `Timed out after ${waited} s waiting for ${label} to be ${kind.ready}`;
     return new WaitTimeoutError(
-      `${head}; ${seen}. Nothing failed: call wait again with Kind ${args.Kind} and ID ${args.ID} to keep waiting.`,
+      `${head}; ${seen}. Nothing failed: call wait again with ${again} to keep waiting.`,
       { target, lastObserved, lastStatus, waitedSeconds: waited, cause },
     );
   };
@@ -217,9 +261,9 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     const requestDeadline = Date.now() + Math.max(0, deadline - clock.now());
     let answer: Record<string, unknown>;
     try {
-      answer = await sendRequest<Record<string, unknown>, { ID: string }>(
+      answer = await sendRequest<Record<string, unknown>, { ID: string; Name?: string }>(
         kind.request,
-        { ID: args.ID },
+        { ID: args.ID, ...(args.Name ? { Name: args.Name } : {}) },
         context,
         {
           deadline: requestDeadline,
@@ -278,29 +322,49 @@ function report(context: ToolContext, update: ToolProgress): void {
   }
 }
 
+/** One thing to wait for: its id, and the name that completes it for a database-replica. */
+export interface WaitTargetArgs {
+  ID: string;
+  Name?: string;
+}
+
 /**
- * The ids a tool's answer yields to wait for, as the tool's `wait` field says: the answer's
- * resource (`droplet.id`, `action.id`...), each of its `actions` for a tool that starts several,
- * or the argument `idArgument` when the answer holds none.
+ * What a tool's answer yields to wait for, as the tool's `wait` field says: the answer's resource
+ * (`droplet.id`, `action.id`...), each of its `actions` for a tool that starts several, the
+ * answer's own `idField` (`{ uuid, status }`), or the arguments `idArgument` (and `nameArgument`)
+ * when the answer holds none.
  */
-export function waitIds(wait: ToolWait, args: Record<string, unknown>, result: unknown): string[] {
+export function waitTargets(
+  wait: ToolWait,
+  args: Record<string, unknown>,
+  result: unknown,
+): WaitTargetArgs[] {
+  const text = (value: unknown) =>
+    typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   if (wait.idArgument !== undefined) {
-    const id = args[wait.idArgument];
-    return id === undefined || id === null ? [] : [String(id)];
+    const id = text(args[wait.idArgument]);
+    if (id === undefined) return [];
+    if (wait.nameArgument === undefined) return [{ ID: id }];
+    const name = text(args[wait.nameArgument]);
+    return name === undefined ? [] : [{ ID: id, Name: name }];
   }
   const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  if (wait.idField !== undefined) {
+    const id = text(answer[wait.idField]);
+    return id === undefined ? [] : [{ ID: id }];
+  }
   const key = WAIT_KINDS[wait.kind].key;
   const one = answer[key];
   const many = answer[`${key}s`];
   const resources = Array.isArray(many) ? many : one === undefined ? [] : [one];
   return resources.flatMap((resource) => {
-    const id = (resource as { id?: unknown } | null)?.id;
-    return typeof id === 'number' || typeof id === 'string' ? [String(id)] : [];
+    const id = text((resource as { id?: unknown } | null)?.id);
+    return id === undefined ? [] : [{ ID: id }];
   });
 }
 
 /**
- * Waits for what a tool's answer yields (see `waitIds`), all within `timeoutSeconds`, and answers
+ * Waits for what a tool's answer yields (see `waitTargets`), all within `timeoutSeconds`, and answers
  * as `wait` does: the ready resource, or `{ actions: [...] }` for several actions.
  */
 export async function waitAfter(
@@ -310,14 +374,14 @@ export async function waitAfter(
   context: ToolContext,
   timeoutSeconds: number,
 ): Promise<unknown> {
-  const ids = waitIds(wait, args, result);
-  if (ids.length === 0) return result;
+  const targets = waitTargets(wait, args, result);
+  if (targets.length === 0) return result;
   const clock = context.clock ?? realClock;
   const deadline = clock.now() + timeoutSeconds * 1000;
   const answers: Record<string, unknown>[] = [];
-  for (const id of ids) {
+  for (const target of targets) {
     const left = Math.max(1, Math.ceil((deadline - clock.now()) / 1000));
-    answers.push(await waitFor({ Kind: wait.kind, ID: id, TimeoutSeconds: left }, context));
+    answers.push(await waitFor({ Kind: wait.kind, ...target, TimeoutSeconds: left }, context));
   }
   const key = WAIT_KINDS[wait.kind].key;
   return answers.length === 1 ? answers[0] : { [`${key}s`]: answers.map((answer) => answer[key]) };

@@ -30,6 +30,8 @@ describe('tools that can be waited for', () => {
       'acme-certificate-create': 'certificate',
       'reserved-ip-assign': 'action',
       'reserved-ip-unassign': 'action',
+      'db-cluster-create-replica': 'database-replica',
+      'byoip-prefix-create': 'byoip-prefix',
     });
   });
 

@@ -164,9 +164,11 @@ export class CancelledError extends CloudcallError {
 
 /** What a wait watches, named as the `wait` tool's arguments name it. */
 export interface WaitTarget {
-  /** `action`, `vm`, `database`, `load-balancer` or `certificate`. */
+  /** `action`, `vm`, `database`, `load-balancer`, `database-replica`... (the `wait` tool's kinds). */
   kind: string;
   id: string;
+  /** The name that completes the id, for kinds addressed by two (a replica: cluster id and name). */
+  name?: string;
 }
 
 export interface WaitErrorInit {

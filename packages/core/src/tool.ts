@@ -63,7 +63,9 @@ export type WaitKind =
   | 'load-balancer'
   | 'certificate'
   | 'image'
-  | 'vpc-peering';
+  | 'vpc-peering'
+  | 'database-replica'
+  | 'byoip-prefix';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -74,6 +76,10 @@ export type WaitKind =
 export interface ToolWait {
   kind: WaitKind;
   idArgument?: string;
+  /** The argument naming what `idArgument` holds (a replica's name, with its cluster's id). */
+  nameArgument?: string;
+  /** The answer's own field holding the id, for an answer not wrapped in the resource's key (`{ uuid, status }`). */
+  idField?: string;
 }
 
 export interface ToolContext {

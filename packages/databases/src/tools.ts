@@ -933,6 +933,7 @@ const replicaTools = [
       storage_size_mib: z.number().int().positive().optional().describe('MiB per node'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'database-replica', idArgument: 'id', nameArgument: 'name' },
     request: {
       method: 'POST',
       path: `${cluster}/replicas`,

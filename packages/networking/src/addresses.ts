@@ -183,6 +183,7 @@ export const byoipTools = [
       Region: regionSlug('Region slug'),
     }),
     annotations: annotations.create,
+    wait: { kind: 'byoip-prefix', idField: 'uuid' },
     request: {
       method: 'POST',
       path: '/v2/byoip_prefixes',
