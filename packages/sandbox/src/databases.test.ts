@@ -910,7 +910,7 @@ describe('region migration', () => {
     expect(moved.status).toBe(202);
     expect(moved.body).toBeUndefined();
     const memberIds = async (vpc: string) =>
-      (await call('vpcs_list_members', { params: { vpc_id: vpc } })).body.members.map(
+      (await call('vpcs_list_members', { params: { vpc_id: vpc }, query: '?per_page=200' })).body.members.map(
         (m: { urn: string }) => m.urn,
       );
     // As on the platform, the region (and the VPC) change only when the migration completes.
@@ -936,7 +936,9 @@ describe('region migration', () => {
     expect(await memberIds(after.private_network_uuid)).toContain(`do:dbaas:${pg.id}`);
     expect(await memberIds(pg.private_network_uuid as string)).not.toContain(`do:dbaas:${pg.id}`);
     expect(
-      (await call('databases_list_clusters')).body.databases.find((c: { id: string }) => c.id === pg.id),
+      (await call('databases_list_clusters', { query: '?per_page=200' })).body.databases.find(
+        (c: { id: string }) => c.id === pg.id,
+      ),
     ).toMatchObject({ region: 'lon1', status: 'online' });
   });
 });
