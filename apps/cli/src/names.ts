@@ -158,6 +158,9 @@ export function withPlaceholders(
   return copy;
 }
 
+/** A tool by name (its family is loaded if need be), or undefined. */
+export type ToolLookup = (name: string) => Promise<AnyTool | undefined>;
+
 /**
  * Replaces names by ids in `args`, in place. Each kind is listed once (at its largest page, every
  * page), however many of its arguments hold names.
@@ -165,7 +168,7 @@ export function withPlaceholders(
 export async function resolveNames(
   args: Record<string, unknown>,
   named: NamedArguments,
-  tools: ReadonlyMap<string, AnyTool>,
+  tools: ToolLookup,
   context: ToolContext,
 ): Promise<void> {
   const listed = new Map<NamedKind, Record<string, unknown>[]>();
@@ -197,8 +200,8 @@ function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], a
   );
 }
 
-async function listAll(kind: NamedKind, tools: ReadonlyMap<string, AnyTool>, context: ToolContext) {
-  const list = tools.get(kind.list);
+async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext) {
+  const list = await tools(kind.list);
   if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
   // The largest page the list tool takes, so that one call sees them all in most accounts; the
   // pages after it, if any, are followed (a name on page 2 is a name all the same).
