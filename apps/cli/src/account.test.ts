@@ -168,7 +168,7 @@ describe('options after the tool name', () => {
     expect(created.json).toMatchObject({ database: { name: 'pg-options', version: '16' } });
     const table = await cli.run(['key-list', '--sandbox', '--output', 'table']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^(No ssh keys\.|ID {2,}Name {2,}Fingerprint)$/m);
+    expect(table.stdout).toMatch(/^(No SSH keys\.|ID {2,}Name {2,}Fingerprint)$/m);
     const version = await cli.run(['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });

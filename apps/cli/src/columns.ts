@@ -296,6 +296,24 @@ const SINGULAR: Record<string, string> = {
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };
 
+/** What an empty list is called in the CLI's words, where the platform's key differs from them. */
+const LIST_NAMES: Record<string, string> = {
+  droplets: 'VMs',
+  ssh_keys: 'SSH keys',
+  dbs: 'databases',
+  vpcs: 'VPCs',
+  vpc_peerings: 'VPC peerings',
+  byoip_prefixes: 'BYOIP prefixes',
+  reserved_ips: 'reserved IPs',
+  reserved_ipv6s: 'reserved IPv6 addresses',
+  ips: 'IPs',
+};
+
+/** `No VMs.`: the sentence a table of no items is, for the list wrapped in `key`. */
+export function emptyListText(key: string | undefined): string {
+  return `No ${key === undefined ? 'items' : (LIST_NAMES[key] ?? key.replace(/_/g, ' '))}.`;
+}
+
 /** The default columns of the resources wrapped in `key` (list or single), if the table has them. */
 export function columnsFor(key: string, wide: boolean): Column[] | undefined {
   const kind = KINDS[key] ?? KINDS[SINGULAR[key] ?? ''] ?? KINDS[PLURAL_ALIASES[key] ?? ''];

@@ -174,7 +174,10 @@ describe('names for ids', () => {
     // The same name twice is still refused before anything is looked up.
     const same = await sandbox('vpc-peering-create', '--name', 'a-a', '--vpc1', 'peer-a', '--vpc2', 'peer-a');
     expect(same.code).toBe(2);
-    expect(same.stderr).toMatch(/argument Vpc2: must differ from Vpc1/);
+    // Naming what was typed, not the id that stood for it while the arguments were checked.
+    expect(same.stderr).toBe(
+      'cloudcall: invalid input: argument Vpc2: must differ from Vpc1; got "peer-a"\n',
+    );
   });
 
   it('database clusters by name', async () => {
@@ -205,6 +208,21 @@ describe('help and command words', () => {
     const resource = await cli.run(['help', 'load-balancer']);
     expect(resource.stdout).toMatch(/^load-balancer:$/m);
     expect(resource.stdout).not.toMatch(/firewall-/);
+  });
+
+  it('global options before help or a resource do not change what help shows', async () => {
+    const networking = (await cli.run(['help', 'networking'])).stdout;
+    expect(networking).toMatch(/^ {2}vpc-create +Create VPC$/m);
+    for (const args of [
+      ['--sandbox', 'help', 'networking'],
+      ['-o', 'json', '--sandbox', 'help', 'networking'],
+      ['--output=yaml', 'help', 'networking'],
+    ]) {
+      const help = await cli.run(args);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toBe(networking);
+    }
+    expect((await cli.run(['--sandbox', 'vm'])).stdout).toBe((await cli.run(['help', 'vm'])).stdout);
   });
 
   it('help <tool> is <tool> --help, with the flags', async () => {

@@ -40,6 +40,20 @@ async function onTerminalHere(args: string[], env: Record<string, string> = {}):
 const ESC = String.fromCharCode(27);
 
 describe('output formats', () => {
+  it("table: an empty list is named in the CLI's words, not the platform's", async () => {
+    const empty = async (...args: string[]) => {
+      const run = await cli.run(['--sandbox', '--sandbox-state', ':memory:', ...args, '-o', 'table']);
+      expect(run.code, run.stderr).toBe(0);
+      return run.stdout;
+    };
+    expect(await empty('vm-list')).toBe('No VMs.\n');
+    expect(await empty('key-list')).toBe('No SSH keys.\n');
+    expect(await empty('vpc-peering-list')).toBe('No VPC peerings.\n');
+    expect(await empty('byoip-prefix-list')).toBe('No BYOIP prefixes.\n');
+    expect(await empty('reserved-ip-list', '--type', 'ipv4')).toBe('No reserved IPs.\n');
+    expect(await empty('domain-list')).toBe('No domains.\n');
+  });
+
   it('table: plain aligned default columns, no boxes', async () => {
     const table = await sandbox('vm-list', '-o', 'table');
     expect(table.code).toBe(0);

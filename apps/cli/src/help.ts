@@ -47,8 +47,17 @@ prints a completion script.
  * alone: `cloudcall vm`), or undefined when `argv` is not such a request (commander answers
  * `help <tool>` itself).
  */
-export function helpFor(argv: readonly string[], families: readonly ToolFamily[]): string | undefined {
-  const wanted = argv.length === 2 && argv[0] === 'help' ? argv[1] : argv.length === 1 ? argv[0] : undefined;
+export function helpFor(
+  argv: readonly string[],
+  families: readonly ToolFamily[],
+  program: Command,
+): string | undefined {
+  // Global options before the words (`cloudcall --sandbox help vms`) do not change the help.
+  const at = commandWordIndex(argv, program.options);
+  if (at === -1) return undefined;
+  const words = argv.slice(at);
+  const wanted =
+    words.length === 2 && words[0] === 'help' ? words[1] : words.length === 1 ? words[0] : undefined;
   if (wanted === undefined) return undefined;
   const groups = groupsOf(families);
   const family = groups.find((group) => group.family.name === wanted);

@@ -13,6 +13,7 @@ import {
   type AnyTool,
   InputError,
   pageArgument,
+  parseArgs,
   runAllPages,
   runTool,
   type ToolContext,
@@ -131,6 +132,8 @@ export function namedArguments(
 export function withPlaceholders(
   args: Record<string, unknown>,
   named: NamedArguments,
+  /** Filled with each placeholder used and the name it stands for. */
+  standsFor?: Map<number | string, string>,
 ): Record<string, unknown> {
   const copy = { ...args };
   // One placeholder per distinct name, so that two names stay two ids (`--vpc1 a --vpc2 b` passes
@@ -146,6 +149,7 @@ export function withPlaceholders(
           ? kind.placeholder + n
           : `${kind.placeholder.slice(0, -12)}${String(n).padStart(12, '0')}`;
       stands.set(key, placeholder);
+      standsFor?.set(placeholder, name);
     }
     return placeholder;
   };
@@ -160,6 +164,41 @@ export function withPlaceholders(
 
 /** A tool by name (its family is loaded if need be), or undefined. */
 export type ToolLookup = (name: string) => Promise<AnyTool | undefined>;
+
+/**
+ * Validates `args` as the tool will, with each name standing as an id of its kind until it is
+ * looked up. A refusal shows the values as typed (`got "db-net"`), never the stand-in ids.
+ */
+export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, named: NamedArguments): void {
+  const standsFor = new Map<number | string, string>();
+  try {
+    parseArgs(tool, withPlaceholders(args, named, standsFor));
+  } catch (error) {
+    if (!(error instanceof InputError) || standsFor.size === 0) throw error;
+    const typed = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(typed)
+        : (typeof value === 'string' || typeof value === 'number') && standsFor.has(value)
+          ? standsFor.get(value)
+          : value;
+    const issues = error.issues.map((issue) => {
+      const got = /; got (.*)$/s.exec(issue.message);
+      if (!got) return issue;
+      let shown: string;
+      try {
+        shown = JSON.stringify(typed(JSON.parse(got[1] as string)));
+      } catch {
+        // Cut short (`[...]...`): put back the names of whichever stand-in ids are whole in it.
+        shown = got[1] as string;
+        for (const [placeholder, name] of standsFor)
+          if (typeof placeholder === 'string')
+            shown = shown.replaceAll(JSON.stringify(placeholder), JSON.stringify(name));
+      }
+      return { ...issue, message: `${issue.message.slice(0, got.index)}; got ${shown}` };
+    });
+    throw new InputError(issues);
+  }
+}
 
 /**
  * Replaces names by ids in `args`, in place. Each kind is listed once (at its largest page, every

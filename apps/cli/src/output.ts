@@ -7,7 +7,7 @@
  */
 import { styleText } from 'node:util';
 import { Option } from 'commander';
-import { type Column, cellValue, chosenColumns, columnsFor } from './columns.js';
+import { type Column, cellValue, chosenColumns, columnsFor, emptyListText } from './columns.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'tsv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -124,7 +124,7 @@ function renderText(result: unknown, options: OutputOptions): string {
   }
   const footer = header && shape.items && isRecord(result) ? pageFooter(result, items.length) : '';
   if (shape.items && items.length === 0 && header && !options.columns?.length) {
-    return `No ${(shape.key ?? 'items').replace(/_/g, ' ')}.${footer}\n`;
+    return `${emptyListText(shape.key)}${footer}\n`;
   }
   return `${aligned(heads, body, header, options.color === true)}${footer}\n`;
 }

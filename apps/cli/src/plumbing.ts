@@ -45,7 +45,7 @@ export function plumbingOptions(tool: AnyTool): Option[] {
       new Option('--wait', `wait until the ${tool.wait.kind} is ${ready.ready}, showing its ${ready.field}`),
       new Option(
         '--timeout <duration>',
-        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT})`,
+        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT}); past it, the resource as last seen is printed and the exit code is 5`,
       ),
     );
   }
@@ -64,13 +64,17 @@ export function parseDuration(text: string): number {
   return ms / 1000;
 }
 
-/** The outcome of a tool command: its result to print, or an exit code when it already said why. */
-export type Outcome = { result: unknown } | { code: number };
+/**
+ * The outcome of a tool command: its result to print, an exit code when it already said why, or
+ * both (a `--wait` that timed out prints the resource as last seen, then exits 5).
+ */
+export type Outcome = { result: unknown; code?: number } | { code: number };
 
 /**
  * Runs a tool as its command's options say: every page with `--all`; with `--wait`, then waits
  * for what the answer yields. Ctrl-C while waiting stops the wait, not the platform's work, and
- * says so (exit 130); a timeout is the WaitTimeoutError with the last status (exit 5).
+ * says so (exit 130); a timeout says the last status on stderr and hands back the resource as last
+ * seen, to print before exiting 5.
  */
 export async function runPlumbed(
   tool: AnyTool,
@@ -95,7 +99,7 @@ export async function runPlumbed(
   const first = options.all
     ? { result: await runAllPages(tool, args, paging) }
     : await run(tool, args, context);
-  if ('code' in first) return first;
+  if (!('result' in first)) return first;
   const { result } = first;
   if (!options.wait || !tool.wait) return { result };
   const ids = waitIds(tool.wait, args, result);
@@ -119,7 +123,10 @@ export async function runPlumbed(
       io.stderr(
         `cloudcall: ${head} Nothing failed: the platform goes on with what ${tool.name} started; to keep waiting: ${again}\n`,
       );
-      return { code: 5 };
+      // The resource as last seen goes to stdout all the same, so a script has its id. With several
+      // (a tool that starts many actions), the tool's own answer names them all.
+      const lastSeen = ids.length === 1 && error.lastObserved !== undefined ? error.lastObserved : result;
+      return { result: lastSeen, code: 5 };
     }
     if (!(error instanceof CancelledError)) throw error;
     display.stop();

@@ -15,7 +15,6 @@ import {
   describeError,
   InputError,
   maskSecrets,
-  parseArgs,
   TOKEN_ENV_VARS,
   type ToolClock,
   type ToolProgress,
@@ -30,7 +29,12 @@ import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import { type NamedArguments, resolveNames, type ToolLookup, withPlaceholders } from './names.js';
+import {
+  checkWithNames,
+  type NamedArguments,
+  resolveNames,
+  type ToolLookup,
+} from './names.js';
 import {
   checkQuery,
   formatResult,
@@ -216,7 +220,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) await checkQuery(options.query);
     // (A dry run reports invalid arguments in its plan instead.)
-    if (!options.dryRun) parseArgs(tool, withPlaceholders(args, named));
+    if (!options.dryRun) checkWithNames(tool, args, named);
     const guard = startGuard(options, io, options.output);
     if (typeof guard === 'number') return guard;
     let client: ApiClient;
@@ -269,7 +273,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         const guarded = await guard.run(...call);
         return 'exit' in guarded ? { code: guarded.exit } : guarded;
       });
-      if ('code' in outcome) return outcome.code;
+      if (!('result' in outcome)) return outcome.code;
       const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
       io.stdout(
         await formatResult(shown, {
@@ -282,7 +286,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
           color: useColor(io.isTty, io.env),
         }),
       );
-      return EXIT.ok;
+      return outcome.code ?? EXIT.ok;
     } finally {
       guard.close();
       await close();
@@ -297,7 +301,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     io.stdout(completeCommand(argv.slice(1), program, families));
     return EXIT.ok;
   }
-  const help = helpFor(argv, families);
+  const help = helpFor(argv, families, program);
   if (help) {
     io.stdout(help);
     return EXIT.ok;

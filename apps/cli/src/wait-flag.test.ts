@@ -89,7 +89,7 @@ describe('--wait', () => {
     expect(peered.json).toMatchObject({ vpc_peering: { name: 'wait-ab', status: 'ACTIVE' } });
   });
 
-  it('exits 5 with the last status when sandbox time passes --timeout', async () => {
+  it('exits 5 with the last status when sandbox time passes --timeout, printing the VM as last seen', async () => {
     const run = cli.start([
       '--sandbox',
       'vm-create',
@@ -105,11 +105,27 @@ describe('--wait', () => {
     await helper.advanceClock(1_200);
     const result = await run.exit;
     expect(result.code).toBe(EXIT.waitTimeout);
-    expect(result.stdout).toBe('');
+    // stdout has the VM (JSON in a pipe), so a script still gets its id.
+    const vm = (result.json as { droplet: { id: number; name: string; status: string } }).droplet;
+    expect(vm).toMatchObject({ name: 'wait-late', status: 'new' });
+    expect(result.stderr).toContain(`cloudcall wait --kind vm --id ${vm.id}\n`);
     expect(result.stderr).toMatch(
       /cloudcall: Timed out after \d s waiting for vm \d+ to be active; its status was new\. Nothing failed: the platform goes on with what vm-create started; to keep waiting: cloudcall wait --kind vm --id \d+\n$/,
     );
     expect(result.stderr).not.toMatch(/Kind vm and ID/);
+  });
+
+  it('prints the resource as last seen in the chosen output format on a timeout', async () => {
+    const run = cli.start([
+      ...['--sandbox', 'vm-create', '--Name', 'wait-late-table', ...VM_FLAGS],
+      ...['--wait', '--timeout', '1s', '-o', 'table'],
+    ]);
+    await run.until(/: new \(/);
+    await helper.advanceClock(1_200);
+    const result = await run.exit;
+    expect(result.code).toBe(EXIT.waitTimeout);
+    expect(result.stdout).toMatch(/^ID +Name +Public IPv4/);
+    expect(result.stdout).toMatch(/^\d+ +wait-late-table +.* new( |$)/m);
   });
 
   it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {

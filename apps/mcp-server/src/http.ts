@@ -78,11 +78,18 @@ export interface HttpService {
   metrics: Metrics;
   /** Plain log lines, in the JSON log. */
   log: (line: string) => void;
+  /** Lines about something that went wrong (a failed tool call), at warn. */
+  warn: (line: string) => void;
 }
 
 export function createHttpService(options: { quiet: boolean }): HttpService {
   const logger = createLogger(options);
-  return { logger, metrics: createMetrics(), log: (line) => logger.info(line) };
+  return {
+    logger,
+    metrics: createMetrics(),
+    log: (line) => logger.info(line),
+    warn: (line) => logger.warn(line),
+  };
 }
 
 export { bindProblem, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S, isLoopback } from './bind.js';

@@ -6396,7 +6396,7 @@ export const LISTING: ListingData = {
    "title": "Untag resources",
    "annotations": {
     "readOnlyHint": false,
-    "destructiveHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": true
    },
@@ -6424,7 +6424,7 @@ export const LISTING: ListingData = {
      ]
     },
     "annotations": {
-     "destructiveHint": false,
+     "destructiveHint": true,
      "idempotentHint": true
     }
    }

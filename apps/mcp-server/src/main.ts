@@ -86,6 +86,11 @@ Environment:
   CLOUDCALL_<FLAG>         every option, for hosts that pass only the environment:
                            CLOUDCALL_READ_ONLY=1, CLOUDCALL_TOOLS="vm-*",
                            CLOUDCALL_TOOL_MODE=dynamic... A flag wins over its variable.
+                           With stdio, the HTTP-only options (--host, --port,
+                           --max-sessions, --session-idle-timeout, --stateless,
+                           --auth, --client-keys, --allowed-hosts,
+                           --allowed-origins, --grace-seconds) are refused as
+                           flags and their variables are ignored.
 `;
 
 const log = (line: string) => process.stderr.write(`[cloudcall-mcp] ${line}\n`);
@@ -96,9 +101,10 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
-  let flags: ReturnType<typeof parse>;
+  let flags: ReturnType<typeof parse>['flags'];
+  let commandLine: Set<string>;
   try {
-    flags = parse();
+    ({ flags, commandLine } = parse());
   } catch (error) {
     fail(`${(error as Error).message}\n\n${USAGE}`);
   }
@@ -113,6 +119,11 @@ async function main(): Promise<void> {
   const transport = flags.transport ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http')
     fail(`--transport must be stdio or http, not ${transport}`);
+  if (transport === 'stdio') {
+    const given = HTTP_ONLY.filter((flag) => commandLine.has(flag)).map((flag) => `--${flag}`);
+    if (given.length)
+      fail(`${given.join(', ')} ${given.length > 1 ? 'need' : 'needs'} --transport http (this is stdio)`);
+  }
   const port = Number(flags.port ?? 3333);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port must be a port number, not ${flags.port}`);
@@ -253,6 +264,7 @@ async function main(): Promise<void> {
     showSecrets: Boolean(flags['show-secrets']),
     guard,
     log: info,
+    warn: httpService?.warn ?? info,
     onCall: httpService?.metrics.observeCall,
     tokenFromRequest: passthrough,
   };
@@ -403,16 +415,30 @@ function envName(flag: string): string {
   return `CLOUDCALL_${flag.toUpperCase().replaceAll('-', '_')}`;
 }
 
+/** Flags that only the HTTP transport uses: refused on the command line with stdio. */
+const HTTP_ONLY = [
+  'host',
+  'port',
+  'max-sessions',
+  'session-idle-timeout',
+  ...Object.keys(SERVICE_OPTIONS),
+] as const;
+
 /**
  * The flags, each taken from its CLOUDCALL_ variable when not given on the command line (hosts
- * such as some MCP clients pass only an environment). A boolean variable is 1/true/yes or
- * 0/false/no; anything else is refused rather than guessed.
+ * such as some MCP clients pass only an environment), and the names given on the command line.
+ * A boolean variable is 1/true/yes or 0/false/no; anything else is refused rather than guessed.
+ * With stdio, the HTTP-only variables are ignored: a host starts every server with the same
+ * environment, and one set up for an HTTP server must not stop a stdio one.
  */
 function parse() {
   const { values } = parseArgs({ options: OPTIONS, strict: true, allowPositionals: false });
   const merged: Record<string, string | string[] | boolean | undefined> = { ...values };
+  const commandLine = new Set(Object.keys(values));
+  const stdio = (values.transport ?? process.env[envName('transport')] ?? 'stdio') === 'stdio';
   for (const [flag, option] of Object.entries(OPTIONS)) {
     if (flag === 'help' || flag === 'version' || merged[flag] !== undefined) continue;
+    if (stdio && (HTTP_ONLY as readonly string[]).includes(flag)) continue;
     const text = process.env[envName(flag)];
     if (text === undefined || text === '') continue;
     if (option.type === 'string') {
@@ -427,7 +453,7 @@ function parse() {
       );
     }
   }
-  return merged as typeof values;
+  return { flags: merged as typeof values, commandLine };
 }
 
 main().catch((error: unknown) => {

@@ -46,6 +46,8 @@ export interface McpServerOptions {
   /** Confirmation, protection rules and the audit log (`--confirm`, `--protect`, `--policy`, `--audit-log`). */
   guard?: ServerGuard;
   log: (line: string) => void;
+  /** A failed call's line (the HTTP server logs it at warn); `log` when absent. */
+  warn?: (line: string) => void;
   /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
   onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
   /**
@@ -241,7 +243,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     } catch (error) {
       let report = guardReport(kit.guard, error) ?? kit.reportError(error);
       if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
-      options.log(`tool ${name}: ${report.message}`);
+      (options.warn ?? options.log)(`tool ${name}: ${report.message}`);
       options.onCall?.(name, 'error', Date.now() - started);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));

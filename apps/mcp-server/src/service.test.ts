@@ -340,6 +340,24 @@ describe('operations', () => {
     expect((await get('/healthz')).status).toBe(200);
   });
 
+  it('logs a failed tool call at warn and a good one at info, each with its request id', async () => {
+    const { url, output } = await startHttp([...HTTP, '--sandbox', '--sandbox-state', ':memory:']);
+    const client = await httpClient(url);
+    expect((await call(client, 'key-list', {})).isError).toBe(false);
+    expect((await call(client, 'key-get', { ID: 987654 })).isError).toBe(true);
+    await client.close();
+    const lines = output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string });
+    const ok = lines.find((line) => line.msg.startsWith('tool key-list: ok'));
+    const failed = lines.find((line) => line.msg.startsWith('tool key-get: '));
+    // pino's levels: 30 info, 40 warn.
+    expect(ok).toMatchObject({ level: 30, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
+    expect(failed).toMatchObject({ level: 40, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
+    expect(failed?.req_id).not.toBe(ok?.req_id);
+  });
+
   it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {
     const api = await startStandInApi();
     cleanup.push(api.close);

@@ -127,6 +127,33 @@ describe('protection rules', () => {
     expect(mutating()).toEqual(['DELETE /v2/tags/tmp-tag']);
   });
 
+  it('refuse untagging a protected tag, which would take a resource out of its protection', async () => {
+    const id = await createVm('untag-me', ['prod', 'web']);
+    const rules = [parseRule('tag:prod', '--protect')];
+    const options = { frontEnd: 'cli' as const, rules, unconfirmed: 'run' as const };
+    const resources = [{ resource_id: id, resource_type: 'droplet' }];
+    seen = [];
+    await expect(
+      guardedRun(
+        tool('untag-resources'),
+        { Tag: 'prod', Resources: resources },
+        { client: connection.client },
+        options,
+      ),
+    ).rejects.toThrow(
+      'untag-resources refused: tag prod is protected by rule tag:prod (--protect). Nothing was sent.',
+    );
+    expect(mutating()).toEqual([]);
+    // Another tag comes off.
+    await guardedRun(
+      tool('untag-resources'),
+      { Tag: 'web', Resources: resources },
+      { client: connection.client },
+      options,
+    );
+    expect(mutating()).toEqual(['DELETE /v2/tags/web/resources']);
+  });
+
   it('let an unprotected resource go, after one GET', async () => {
     const id = await createVm('scratch', ['tmp']);
     seen = [];

@@ -38,7 +38,10 @@ const Resource = z
 
 const Resources = z.array(Resource).min(1).describe('droplet means VM');
 
-/** Tag or untag: the same request, POST or DELETE. */
+/**
+ * Tag or untag: the same request, POST or DELETE. Untagging is destructive: it removes what
+ * protection rules (`tag:prod`) and tag-wide actions rely on.
+ */
 function taggingTool(
   name: 'tag-resources' | 'untag-resources',
   method: 'POST' | 'DELETE',
@@ -54,7 +57,7 @@ function taggingTool(
     description,
     details,
     input: z.strictObject({ Tag: TagName, Resources }),
-    annotations: annotations.update,
+    annotations: method === 'DELETE' ? annotations.destroy : annotations.update,
     request: { method, path: '/v2/tags/{Tag}/resources', body: { resources: 'Resources' } },
     result: returns<{ ok: true }>(),
   });
