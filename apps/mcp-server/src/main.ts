@@ -185,6 +185,56 @@ async function main(): Promise<void> {
     fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
   const info = httpService ? httpService.log : flags.quiet ? () => undefined : log;
   const onEvent = httpService?.metrics.observeClient;
+
+  // On stdio, initialize and tools/list are answered from here on (handshake.ts), while the guard
+  // and the sandbox start; the SDK server takes over once they have and a message needs it.
+  let ready: (options: McpServerOptions) => void = () => undefined;
+  const options = new Promise<McpServerOptions>((resolve) => {
+    ready = resolve;
+  });
+  const connect = async () => {
+    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions] = await Promise.all([
+      import('./server.js'),
+      import('./stdio.js'),
+      options,
+    ]);
+    const server = createMcpServer(serverOptions);
+    server.onerror = (error) => log(error.message);
+    // The host closing our stdin (or stdout failing) is the end of the session.
+    server.onclose = () => void shutdown();
+    closeTransport = () => server.close();
+    await server.connect(
+      new StdioLineTransport({
+        input: process.stdin,
+        output: process.stdout,
+        maxMessageBytes,
+        handover: early,
+      }),
+    );
+    // A client that got this far is about to call a tool: load what calls need now.
+    warmUp(serverOptions);
+  };
+  const early =
+    transport === 'stdio'
+      ? new EarlyStdio({
+          input: process.stdin,
+          write: (line) => process.stdout.write(line),
+          maxMessageBytes,
+          identity: {
+            version: VERSION,
+            sandbox: Boolean(flags.sandbox),
+            showSecrets: Boolean(flags['show-secrets']),
+            dynamic: toolMode === 'dynamic',
+          },
+          listTools: toolMode === 'static' ? () => listingOf(tools) : undefined,
+          needServer: () =>
+            void connect().catch((error: unknown) => {
+              log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
+              process.exit(1);
+            }),
+        })
+      : undefined;
+  early?.start();
   /** Where the API is, for /readyz. */
   let apiUrl: string;
   let guard: ServerGuard;
@@ -280,47 +330,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
 
-  if (transport === 'stdio') {
-    // initialize and tools/list are answered before the SDK loads; then the SDK server takes over.
-    const connect = async () => {
-      const [{ createMcpServer, warmUp }, { StdioLineTransport }] = await Promise.all([
-        import('./server.js'),
-        import('./stdio.js'),
-      ]);
-      const server = createMcpServer(serverOptions);
-      server.onerror = (error) => log(error.message);
-      // The host closing our stdin (or stdout failing) is the end of the session.
-      server.onclose = () => void shutdown();
-      closeTransport = () => server.close();
-      await server.connect(
-        new StdioLineTransport({
-          input: process.stdin,
-          output: process.stdout,
-          maxMessageBytes,
-          handover: early,
-        }),
-      );
-      // A client that got this far is about to call a tool: load what calls need now.
-      warmUp(serverOptions);
-    };
-    const early = new EarlyStdio({
-      input: process.stdin,
-      write: (line) => process.stdout.write(line),
-      maxMessageBytes,
-      identity: {
-        version: VERSION,
-        sandbox: Boolean(flags.sandbox),
-        showSecrets: Boolean(flags['show-secrets']),
-        dynamic: toolMode === 'dynamic',
-      },
-      listTools: toolMode === 'static' ? () => listingOf(tools) : undefined,
-      needServer: () =>
-        void connect().catch((error: unknown) => {
-          log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        }),
-    });
-    early.start();
+  if (early) {
+    // The SDK server takes over from the early answers when a message needs it (see above).
+    ready(serverOptions);
   } else {
     const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer }] = await Promise.all([
       import('./http.js'),
