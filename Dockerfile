@@ -1,5 +1,5 @@
-# cloudcall's MCP server as a container: the one bundled file (apps/mcp-server/dist/main.js, every
-# dependency inside) on a small Node 20 runtime, as a non-root user. See the README's
+# cloudcall's MCP server as a container: the bundle (apps/mcp-server/dist: main.js and the chunks
+# it loads on demand, every dependency inside) on a small Node 20 runtime, as a non-root user. See the README's
 # "Running as a team service".
 #
 #   docker build -t cloudcall-mcp .
@@ -15,11 +15,11 @@ RUN pnpm install --frozen-lockfile \
  && pnpm exec turbo run build --filter=@cloudcall/mcp-server... --output-logs=errors-only \
  && node apps/mcp-server/dist/main.js --version
 
-# --- runtime: node and one file ------------------------------------------------------------------
+# --- runtime: node and the bundle ------------------------------------------------------------------
 FROM node:20.19-alpine AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=root:root /src/apps/mcp-server/dist/main.js /src/apps/mcp-server/dist/main.js.map /src/apps/mcp-server/dist/THIRD-PARTY-LICENSES.txt ./
+COPY --from=build --chown=root:root /src/apps/mcp-server/dist/ ./
 # The image's own unprivileged user; nothing here is writable by it.
 USER node
 EXPOSE 3333

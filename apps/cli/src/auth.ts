@@ -3,7 +3,7 @@
  * token (from a pipe, or a hidden prompt on a terminal), checks it with account-get-information,
  * and saves it; no command prints a token whole.
  */
-import { families } from '@cloudcall/catalog';
+import { loadFamily } from '@cloudcall/catalog/lazy';
 import { CancelledError, createClient, InputError, maskToken, runTool } from '@cloudcall/core';
 import { Command } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
@@ -49,9 +49,7 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
       const client = createClient({ token, baseUrl: apiUrl, userAgentSuffix: `cli/${version}` });
       let email: unknown;
       try {
-        const tool = families
-          .flatMap((family) => family.tools)
-          .find((t) => t.name === 'account-get-information');
+        const tool = (await loadFamily('account')).tools.find((t) => t.name === 'account-get-information');
         const answer = (await runTool(
           tool as NonNullable<typeof tool>,
           {},

@@ -4,7 +4,7 @@
  * names and any case or separator variant (`--PublicKey`, `--public_key`, `--ID`) still work:
  * before the tool's flags are parsed, each spelling is rewritten to the kebab flag it means.
  */
-import { closest } from '@cloudcall/catalog';
+import { closest } from '@cloudcall/catalog/select';
 
 /** `LoadBalancerID` -> `load-balancer-id`, `per_page` -> `per-page`, `IPv6` -> `ipv6`, `VmIDs` -> `vm-ids`. */
 export function kebabName(name: string): string {

@@ -3,6 +3,7 @@
  * cloudcall: every cloudcall tool as a command. See `cloudcall --help`.
  */
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -11,6 +12,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // Answered before the commands (every tool's definition) are loaded: scripts call this often.
   process.stdout.write(`${version}\n`);
 } else {
+  // undici parses HTTP with llhttp, compiled to WebAssembly: V8 compiles it at once with its
+  // baseline compiler (Liftoff), then optimises every function again in the background, and the
+  // process cannot exit until that is done: about 85 ms after the command's work, on every run.
+  // A command makes a handful of requests, for which the baseline code is plenty.
+  setFlagsFromString('--liftoff-only');
   // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;

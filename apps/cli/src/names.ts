@@ -162,6 +162,9 @@ export function withPlaceholders(
   return copy;
 }
 
+/** A tool by name (its family is loaded if need be), or undefined. */
+export type ToolLookup = (name: string) => Promise<AnyTool | undefined>;
+
 /**
  * Validates `args` as the tool will, with each name standing as an id of its kind until it is
  * looked up. A refusal shows the values as typed (`got "db-net"`), never the stand-in ids.
@@ -204,7 +207,7 @@ export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, nam
 export async function resolveNames(
   args: Record<string, unknown>,
   named: NamedArguments,
-  tools: ReadonlyMap<string, AnyTool>,
+  tools: ToolLookup,
   context: ToolContext,
 ): Promise<void> {
   const listed = new Map<NamedKind, Record<string, unknown>[]>();
@@ -236,8 +239,8 @@ function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], a
   );
 }
 
-async function listAll(kind: NamedKind, tools: ReadonlyMap<string, AnyTool>, context: ToolContext) {
-  const list = tools.get(kind.list);
+async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext) {
+  const list = await tools(kind.list);
   if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
   // The largest page the list tool takes, so that one call sees them all in most accounts; the
   // pages after it, if any, are followed (a name on page 2 is a name all the same).

@@ -2,7 +2,8 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { families as allFamilies, hintFor } from '@cloudcall/catalog';
+import { hintFor } from '@cloudcall/catalog/hints';
+import { loadFamilies, loadFamily } from '@cloudcall/catalog/lazy';
 import {
   type AnyTool,
   type ApiClient,
@@ -22,12 +23,18 @@ import {
 import { Command, CommanderError, Option } from 'commander';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
+import { commandWordIndex } from './commands.js';
 import { resolveToken, TOKEN_SOURCES } from './config.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import { checkWithNames, type NamedArguments, resolveNames } from './names.js';
+import {
+  checkWithNames,
+  type NamedArguments,
+  resolveNames,
+  type ToolLookup,
+} from './names.js';
 import {
   checkQuery,
   formatResult,
@@ -39,6 +46,7 @@ import {
 import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { addToolFlags } from './tool-flags.js';
+import { TOOL_FAMILY } from './tool-index.generated.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = {
@@ -106,8 +114,15 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
 
 /** Runs the CLI with the given argv (without node and script) and returns the exit code. */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
-  const families = allFamilies;
+  const families = await familiesFor(argv, io.env);
   const toolsByName = new Map(families.flatMap((family) => family.tools.map((tool) => [tool.name, tool])));
+  // Looking up names may need a list tool of another family (vm-list for --vm-ids web-1).
+  const findTool: ToolLookup = async (name) => {
+    const known = toolsByName.get(name);
+    if (known) return known;
+    const family = familyOf(name);
+    return family ? (await loadFamily(family)).tools.find((tool) => tool.name === name) : undefined;
+  };
   let exitCode: number = EXIT.ok;
   let renderingHelp = false;
   const program = new Command('cloudcall')
@@ -253,7 +268,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
       const context = { client, signal: io.signal, progress, clock };
-      await resolveNames(args, named, toolsByName, context);
+      await resolveNames(args, named, findTool, context);
       const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
         const guarded = await guard.run(...call);
         return 'exit' in guarded ? { code: guarded.exit } : guarded;
@@ -297,6 +312,21 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/**
+ * The families a run needs: the family of the tool it names (`cloudcall [options] vm-list ...`),
+ * from the build-time index, or all of them for anything else (help, `<resource> <verb>`,
+ * completion, a misspelt tool to suggest names for).
+ */
+export async function familiesFor(argv: readonly string[], env: Record<string, string | undefined>) {
+  const at = commandWordIndex(argv, connectionOptions(env));
+  const family = at === -1 ? undefined : familyOf(argv[at] as string);
+  return family ? [await loadFamily(family)] : loadFamilies();
+}
+
+function familyOf(tool: string) {
+  return Object.hasOwn(TOOL_FAMILY, tool) ? TOOL_FAMILY[tool] : undefined;
 }
 
 function reportError(error: unknown, io: Io): number {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes src/listing.generated.ts: every tool's MCP listing (core's toolListing) and what the
-// server's selection and toolset-list read, taken from the built tool definitions. The server
+// server's selection and toolset-list read, taken from the built tool definitions, and the
+// protocol versions of the SDK (see handshake.ts). The server
 // answers tools/list from it without loading zod or the families. Runs before each build
 // (`pnpm build`); src/listing.test.ts fails when the committed copy is stale.
 // Usage: node scripts/listing.mjs [--check]
@@ -8,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { families, toolsOf } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
 import { guardTools } from '@cloudcall/guard';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 
 export function listingSource() {
   const data = {
@@ -24,6 +26,13 @@ export function listingSource() {
 import type { ListingData } from './tool-data.js';
 
 export const LISTING: ListingData = ${JSON.stringify(data, null, 1)};
+
+/** The MCP protocol versions of the bundled SDK, for the initialize answer given before it loads. */
+export const PROTOCOL: { latest: string; supported: readonly string[] } = ${JSON.stringify(
+    { latest: LATEST_PROTOCOL_VERSION, supported: SUPPORTED_PROTOCOL_VERSIONS },
+    null,
+    1,
+  )};
 `;
 }
 

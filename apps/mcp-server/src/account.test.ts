@@ -8,6 +8,7 @@ import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, hintsOf, stdioClient } from './testing/client.js';
+import { waitForOutput } from './testing/process.js';
 
 let client: Client;
 let close: () => Promise<void>;
@@ -57,9 +58,10 @@ describe('the account family over MCP stdio', () => {
     expect(keyList?.inputSchema.properties?.PerPage).toMatchObject({ default: 30 });
   });
 
-  it('says it is in sandbox mode, in its instructions and its startup log', () => {
+  it('says it is in sandbox mode, in its instructions and its startup log', async () => {
     expect(client.getInstructions()).toMatch(/SANDBOX/);
-    expect(stderr()).toMatch(/SANDBOX MODE/);
+    // The handshake is answered while the sandbox starts: its log line may follow the answer.
+    await waitForOutput(stderr, /SANDBOX MODE/);
   });
 
   it('account-get-information and balance-get return the platform JSON', async () => {

@@ -4,8 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 
-export const DEFAULT_MAX_SESSIONS = 100;
-export const DEFAULT_SESSION_IDLE_TIMEOUT_S = 900;
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');

@@ -6998,3 +6998,15 @@ export const LISTING: ListingData = {
   }
  ]
 };
+
+/** The MCP protocol versions of the bundled SDK, for the initialize answer given before it loads. */
+export const PROTOCOL: { latest: string; supported: readonly string[] } = {
+ "latest": "2025-11-25",
+ "supported": [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07"
+ ]
+};

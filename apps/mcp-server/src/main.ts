@@ -5,20 +5,27 @@
  */
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-// Start-up loads only what answering initialize and tools/list needs: the build-time listing,
-// the MCP SDK and the stdio transport. The tool definitions, zod and the API client load on the
-// first call; the sandbox only with --sandbox, the HTTP transport only with --transport http.
+// Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
+// on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
+// message needs it); the tool definitions, zod and the API client just after; the sandbox only
+// with --sandbox, the HTTP transport only with --transport http.
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
 import type { ApiClient } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './bind.js';
 import { apiClients } from './clients.js';
 import { type ServerGuard, startGuard } from './guard.js';
+import { EarlyStdio } from './handshake.js';
 import { LISTING } from './listing.generated.js';
-import { createMcpServer, type ToolMode } from './server.js';
-import { SERVICE_OPTIONS, SERVICE_USAGE, type ServiceSettings, serviceSettings } from './service-config.js';
-import { StdioLineTransport } from './stdio.js';
+import type { McpServerOptions, ToolMode } from './server.js';
+import type { ServiceSettings } from './service-config.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_S,
+  SERVICE_OPTIONS,
+  SERVICE_USAGE,
+} from './service-flags.js';
+import { listingOf } from './tool-data.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -123,7 +130,8 @@ async function main(): Promise<void> {
   const host = flags.host ?? '127.0.0.1';
   let service: ServiceSettings | undefined;
   try {
-    service = transport === 'http' ? serviceSettings(flags, host) : undefined;
+    service =
+      transport === 'http' ? (await import('./service-config.js')).serviceSettings(flags, host) : undefined;
   } catch (error) {
     fail((error as Error).message);
   }
@@ -177,6 +185,56 @@ async function main(): Promise<void> {
     fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
   const info = httpService ? httpService.log : flags.quiet ? () => undefined : log;
   const onEvent = httpService?.metrics.observeClient;
+
+  // On stdio, initialize and tools/list are answered from here on (handshake.ts), while the guard
+  // and the sandbox start; the SDK server takes over once they have and a message needs it.
+  let ready: (options: McpServerOptions) => void = () => undefined;
+  const options = new Promise<McpServerOptions>((resolve) => {
+    ready = resolve;
+  });
+  const connect = async () => {
+    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions] = await Promise.all([
+      import('./server.js'),
+      import('./stdio.js'),
+      options,
+    ]);
+    const server = createMcpServer(serverOptions);
+    server.onerror = (error) => log(error.message);
+    // The host closing our stdin (or stdout failing) is the end of the session.
+    server.onclose = () => void shutdown();
+    closeTransport = () => server.close();
+    await server.connect(
+      new StdioLineTransport({
+        input: process.stdin,
+        output: process.stdout,
+        maxMessageBytes,
+        handover: early,
+      }),
+    );
+    // A client that got this far is about to call a tool: load what calls need now.
+    warmUp(serverOptions);
+  };
+  const early =
+    transport === 'stdio'
+      ? new EarlyStdio({
+          input: process.stdin,
+          write: (line) => process.stdout.write(line),
+          maxMessageBytes,
+          identity: {
+            version: VERSION,
+            sandbox: Boolean(flags.sandbox),
+            showSecrets: Boolean(flags['show-secrets']),
+            dynamic: toolMode === 'dynamic',
+          },
+          listTools: toolMode === 'static' ? () => listingOf(tools) : undefined,
+          needServer: () =>
+            void connect().catch((error: unknown) => {
+              log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
+              process.exit(1);
+            }),
+        })
+      : undefined;
+  early?.start();
   /** Where the API is, for /readyz. */
   let apiUrl: string;
   let guard: ServerGuard;
@@ -245,22 +303,21 @@ async function main(): Promise<void> {
     `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
   );
 
-  const newServer = () =>
-    createMcpServer({
-      client,
-      tools,
-      hidden: selected.hidden,
-      families,
-      toolMode,
-      version: VERSION,
-      sandbox: Boolean(flags.sandbox),
-      showSecrets: Boolean(flags['show-secrets']),
-      guard,
-      log: info,
-      warn: httpService?.warn ?? info,
-      onCall: httpService?.metrics.observeCall,
-      tokenFromRequest: passthrough,
-    });
+  const serverOptions: McpServerOptions = {
+    client,
+    tools,
+    hidden: selected.hidden,
+    families,
+    toolMode,
+    version: VERSION,
+    sandbox: Boolean(flags.sandbox),
+    showSecrets: Boolean(flags['show-secrets']),
+    guard,
+    log: info,
+    warn: httpService?.warn ?? info,
+    onCall: httpService?.metrics.observeCall,
+    tokenFromRequest: passthrough,
+  };
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;
   async function shutdown(): Promise<void> {
@@ -273,20 +330,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
 
-  if (transport === 'stdio') {
-    const server = newServer();
-    server.onerror = (error) => log(error.message);
-    // The host closing our stdin (or stdout failing) is the end of the session.
-    server.onclose = () => void shutdown();
-    await server.connect(
-      new StdioLineTransport({ input: process.stdin, output: process.stdout, maxMessageBytes }),
-    );
-    closeTransport = () => server.close();
+  if (early) {
+    // The SDK server takes over from the early answers when a message needs it (see above).
+    ready(serverOptions);
   } else {
-    const [{ serveHttp, readiness }, { connectHelp }] = await Promise.all([
+    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer }] = await Promise.all([
       import('./http.js'),
       import('./instructions.js'),
+      import('./server.js'),
     ]);
+    const newServer = () => createMcpServer(serverOptions);
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({

@@ -18,7 +18,8 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { guardReport, runGuarded, type ServerGuard } from './guard.js';
-import type { FamilyData, ToolData } from './tool-data.js';
+import { capabilitiesFor, instructionsFor, serverInfo } from './handshake.js';
+import { type FamilyData, listingOf, type ToolData } from './tool-data.js';
 
 export type ToolMode = 'static' | 'dynamic';
 
@@ -61,26 +62,6 @@ const REQUEST_TOKEN_HINT =
   "The API token this request carried (Authorization: Bearer) is expired, revoked or not a token: create one in the control panel (API > Tokens) and send it in your MCP client's Authorization header.";
 
 /**
- * What every tool has in common, said once here instead of in 142 descriptions: the server's
- * instructions reach the model once per session, the tool list on every turn.
- */
-const INSTRUCTIONS = `cloudcall manages DigitalOcean-compatible infrastructure: account and billing, managed databases, networking (domains, certificates, firewalls, load balancers, reserved IPs, VPCs), VMs (droplets), images and sizes.
-- Results are the platform's JSON, also as structuredContent. Ids come from the matching *-list tool (vm-list, db-cluster-list...); slugs for regions and sizes from size-list, images from image-list.
-- Lists are paged: Page from 1, PerPage up to 200; links.pages.next is present while more pages exist.
-- Creates and actions return at once: a VM starts "new", a cluster "creating", a load balancer "new", an action "in-progress". Call wait (Kind and ID) to block until ready instead of polling get tools.
-- Errors are isError results whose structuredContent has status, error_id, request_id, retryable, retry_after_seconds and a hint saying what to do next.
-- Destructive tools (destructiveHint) delete or replace data; confirm with the user first.`;
-
-const SECRETS_NOTE =
-  '\n- Secrets in results (database passwords, also inside connection URIs) are hidden; the person running this server can start it with --show-secrets to include them.';
-
-const SANDBOX_NOTE =
-  '\n- This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
-
-const DYNAMIC_NOTE =
-  '\n- Tools are enabled on demand: toolset-list shows the families and their tools, toolset-enable adds families or tools to the tool list.';
-
-/**
  * tools/call as the SDK's CallToolRequestSchema describes it, except that params of the wrong
  * shape are refused with -32602 Invalid params and a sentence naming the field. The SDK's
  * Protocol parses a request with the handler's schema before anything else runs (the Server's
@@ -115,17 +96,6 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** The tools/list entries of a set of tools, collected once per set (over HTTP, one per session). */
-const listings = new WeakMap<readonly ToolData[], Tool[]>();
-function listingOf(tools: readonly ToolData[]): Tool[] {
-  let listed = listings.get(tools);
-  if (!listed) {
-    listed = tools.map((tool) => tool.listing);
-    listings.set(tools, listed);
-  }
-  return listed;
-}
-
 /**
  * What running a tool needs beyond the build-time listing: the definitions (zod schemas and
  * requests), core's runner and the catalog's error reports. Loaded once, on the first call, so
@@ -153,6 +123,12 @@ export function loadCallKit(): Promise<CallKit> {
     guard,
   }));
   return callKit;
+}
+
+/** Loads what calls need (the definitions, the API client) ahead of the first call. */
+export function warmUp(options: Pick<McpServerOptions, 'client' | 'log'>): void {
+  loadCallKit().catch((error: unknown) => options.log(`could not load the tools: ${String(error)}`));
+  options.client().catch(() => undefined);
 }
 
 /**
@@ -184,21 +160,19 @@ export function createMcpServer(options: McpServerOptions): Server {
   const dynamic = options.toolMode === 'dynamic';
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const hidden = options.hidden ?? new Map<string, string>();
-  const instructions =
-    INSTRUCTIONS +
-    (options.showSecrets ? '' : SECRETS_NOTE) +
-    (options.sandbox ? SANDBOX_NOTE : '') +
-    (dynamic ? DYNAMIC_NOTE : '');
-  const server = new Server(
-    { name: 'cloudcall', title: 'cloudcall', version: options.version },
-    {
-      capabilities: { tools: { listChanged: dynamic } },
-      instructions,
-      // One validator for every instance: the SDK would build a new Ajv for each server, which is
-      // for every request with --stateless (cloudcall asks clients for no input to validate).
-      jsonSchemaValidator: sharedValidator(),
-    },
-  );
+  const instructions = instructionsFor({
+    version: options.version,
+    sandbox: options.sandbox,
+    showSecrets: Boolean(options.showSecrets),
+    dynamic,
+  });
+  const server = new Server(serverInfo(options.version), {
+    capabilities: capabilitiesFor({ dynamic }),
+    instructions,
+    // One validator for every instance: the SDK would build a new Ajv for each server, which is
+    // for every request with --stateless (cloudcall asks clients for no input to validate).
+    jsonSchemaValidator: sharedValidator(),
+  });
 
   // The definitions of the tools offered: what `plan` may plan.
   let offered: Map<string, AnyTool> | undefined;
@@ -213,10 +187,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // A client that lists tools is about to call one: load what calls need once this answer is out.
-    setImmediate(() => {
-      loadCallKit().catch((error: unknown) => options.log(`could not load the tools: ${String(error)}`));
-      options.client().catch(() => undefined);
-    });
+    setImmediate(() => warmUp(options));
     if (!toolsets) return { tools: listingOf(options.tools) };
     const listed = listingOf(options.tools);
     return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };

@@ -7,7 +7,9 @@
  * for a line that is not JSON, -32600 for JSON that is not a JSON-RPC message and for a line over
  * the limit, whose rest it skips without buffering it. It closes when its input ends.
  */
+
 import type { Readable, Writable } from 'node:stream';
+import { isDeepStrictEqual } from 'node:util';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -16,12 +18,18 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { StdioHandover } from './handshake.js';
 
 export interface StdioLineOptions {
   input: Readable;
   output: Writable;
   /** The longest line read, in bytes (without its newline); a longer one is refused and skipped. */
   maxMessageBytes: number;
+  /**
+   * The session so far, when `EarlyStdio` (handshake.ts) answered its first messages: replayed to
+   * the server first, then the input it read and did not answer, before any new input.
+   */
+  handover?: StdioHandover | undefined;
 }
 
 const NEWLINE = 0x0a;
@@ -42,21 +50,41 @@ export class StdioLineTransport implements Transport {
   /** While the rest of an oversized line is thrown away: its first and last bytes, for its id. */
   private skipped: { head: Buffer; tail: Buffer } | undefined;
   private closed = false;
+  private readonly handover: StdioHandover | undefined;
 
   constructor(options: StdioLineOptions) {
     this.input = options.input;
     this.output = options.output;
     this.max = options.maxMessageBytes;
+    this.handover = options.handover;
   }
 
   async start(): Promise<void> {
+    // Taking over from EarlyStdio happens in one go, with no input event in between: nothing it
+    // read is lost or read twice.
+    const taken = this.handover?.take();
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('error', this.onStreamError);
     this.output.on('error', this.onStreamError);
+    if (!taken) return;
+    for (const message of this.handover?.replay ?? []) this.onmessage?.(message as JSONRPCMessage);
+    if (taken.bytes.length) this.onData(taken.bytes);
+    if (taken.ended) this.onEnd();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const answered = this.handover?.answered;
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    if (id !== undefined && answered?.delete(id)) {
+      // Already answered before the SDK loaded (the replayed initialize): a different answer
+      // from the SDK server would mean the early one was wrong, which is worth a log line.
+      const sent = this.handover?.sent.get(id);
+      if (!('result' in message) || !isDeepStrictEqual(message.result, sent)) {
+        this.onerror?.(new Error(`stdio: the early answer to request ${id} differs from the server's`));
+      }
+      return Promise.resolve();
+    }
     return this.write(message);
   }
 

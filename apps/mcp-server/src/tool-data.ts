@@ -27,3 +27,14 @@ export interface ListingData {
   families: FamilyData[];
   tools: ToolData[];
 }
+
+/** The tools/list entries of a set of tools, collected once per set (over HTTP, one per session). */
+const listings = new WeakMap<readonly ToolData[], Tool[]>();
+export function listingOf(tools: readonly ToolData[]): Tool[] {
+  let listed = listings.get(tools);
+  if (!listed) {
+    listed = tools.map((tool) => tool.listing);
+    listings.set(tools, listed);
+  }
+  return listed;
+}

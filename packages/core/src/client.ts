@@ -3,7 +3,10 @@
  * cancellation, retries with full-jitter backoff, and one error type per failure kind.
  */
 import { createRequire } from 'node:module';
-import { type Dispatcher, Pool, request as undiciRequest } from 'undici';
+import type { Dispatcher, Pool as PoolType } from 'undici';
+// Only the pool and its request method, not undici's whole index (see undici-parts.d.ts).
+import requestThrough from 'undici/lib/api/api-request.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import {
   ApiError,
   CancelledError,
@@ -193,8 +196,9 @@ export class ApiClient {
       let response: Dispatcher.ResponseData;
       let text: string;
       try {
-        response = await undiciRequest(this.origin + path, {
-          dispatcher: this.dispatcher,
+        response = await requestThrough.call(this.dispatcher, {
+          origin: this.origin,
+          path,
           method,
           headers,
           body,
@@ -417,7 +421,7 @@ export function createClientFactory(options: Omit<ClientOptions, 'token'>): Clie
 }
 
 /** The keep-alive pool a client sends through unless given a dispatcher. */
-function newPool(origin: string, options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs'>): Pool {
+function newPool(origin: string, options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs'>): PoolType {
   return new Pool(origin, {
     connections: options.connections ?? 16,
     keepAliveTimeout: 30_000,

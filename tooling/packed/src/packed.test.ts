@@ -24,6 +24,12 @@ const APPS = {
 } as const;
 const PACKED_FILES = ['dist/THIRD-PARTY-LICENSES.txt', 'dist/main.js', 'dist/main.js.map', 'package.json'];
 
+/** What an app's build wrote: the entry and, under dist/chunks, the modules it loads on demand. */
+function builtFiles(dir: string): string[] {
+  const chunks = readdirSync(join(dir, 'dist', 'chunks')).map((file) => `dist/chunks/${file}`);
+  return [...PACKED_FILES, ...chunks].sort();
+}
+
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-packed-'));
 // The bins start with `#!/usr/bin/env node`: the node running this test must be found first.
 const PATH = [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
@@ -120,8 +126,11 @@ afterAll(() => {
 });
 
 describe('the packed apps', () => {
-  it('hold only the bundle, its source map and the bundled licenses', () => {
-    expect(packedFiles).toEqual({ cli: PACKED_FILES, mcp: PACKED_FILES });
+  it('hold only the bundle (its entry and chunks), source maps and the bundled licenses', () => {
+    expect(packedFiles).toEqual({ cli: builtFiles(APPS.cli.dir), mcp: builtFiles(APPS.mcp.dir) });
+    for (const files of Object.values(packedFiles)) {
+      expect(files.filter((file) => file.startsWith('dist/chunks/')).length).toBeGreaterThan(2);
+    }
   });
 
   it('install offline into an empty directory, with no dependency of their own', () => {

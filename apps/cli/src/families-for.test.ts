@@ -1,0 +1,33 @@
+/**
+ * A command that names a tool loads that tool's family only; anything else loads them all.
+ */
+import { describe, expect, it } from 'vitest';
+import { familiesFor } from './program.js';
+
+const names = async (argv: string[]) => (await familiesFor(argv, {})).map((family) => family.name);
+
+describe('the families a run loads', () => {
+  it("is the named tool's family, wherever the tool name stands among the options", async () => {
+    expect(await names(['key-list'])).toEqual(['account']);
+    expect(await names(['--sandbox', '-o', 'json', 'vm-list', '--tag-name', 'web'])).toEqual(['vms']);
+    expect(await names(['--api-url', 'http://127.0.0.1:1', '--output=yaml', 'db-cluster-get', 'x'])).toEqual([
+      'databases',
+    ]);
+    expect(await names(['-t', 'token', 'region-list'])).toEqual(['images']);
+  });
+
+  it('is every family for help, resource words, other commands and unknown names', async () => {
+    const all = ['account', 'databases', 'networking', 'vms', 'images'];
+    for (const argv of [
+      [],
+      ['help'],
+      ['--help'],
+      ['vm', 'list'],
+      ['auth', 'list'],
+      ['vm-lst'],
+      ['constructor'],
+    ]) {
+      expect(await names(argv), argv.join(' ')).toEqual(all);
+    }
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The answers given before the SDK loads (handshake.ts) are the SDK server's own answers, and the
+ * SDK server takes over the session without losing, repeating or reordering a message.
+ */
+import { PassThrough } from 'node:stream';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
+import { LISTING, PROTOCOL } from './listing.generated.js';
+import { createMcpServer, type McpServerOptions } from './server.js';
+import { StdioLineTransport } from './stdio.js';
+import { killAll, rawStdio } from './testing/process.js';
+import { listingOf } from './tool-data.js';
+
+afterEach(killAll);
+
+const INITIALIZE_PARAMS = {
+  protocolVersion: '2025-06-18',
+  capabilities: { elicitation: {}, roots: { listChanged: true } },
+  clientInfo: { name: 'test', version: '1.0.0' },
+};
+
+const line = (message: unknown) => `${JSON.stringify(message)}\n`;
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS };
+const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+function serverOptions(identity: ServerIdentity): McpServerOptions {
+  return {
+    client: () => Promise.reject(new Error('no API in this test')),
+    tools: LISTING.tools,
+    families: LISTING.families,
+    toolMode: identity.dynamic ? 'dynamic' : 'static',
+    version: identity.version,
+    sandbox: identity.sandbox,
+    showSecrets: identity.showSecrets,
+    log: () => undefined,
+  };
+}
+
+/** The SDK server's answers to raw requests, over an in-memory transport. */
+async function sdkAnswers(identity: ServerIdentity, requests: Record<string, unknown>[]) {
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(serverOptions(identity));
+  await server.connect(theirs);
+  const answers = new Map<unknown, JSONRPCMessage>();
+  ours.onmessage = (message) => {
+    if ('id' in message) answers.set(message.id, message);
+  };
+  await ours.start();
+  for (const request of requests) await ours.send(request as JSONRPCMessage);
+  await expect.poll(() => answers.size).toBe(requests.length);
+  await server.close();
+  return answers;
+}
+
+describe('the answers given before the SDK loads', () => {
+  it('use the bundled SDK protocol versions', () => {
+    expect(PROTOCOL).toEqual({ latest: LATEST_PROTOCOL_VERSION, supported: SUPPORTED_PROTOCOL_VERSIONS });
+  });
+
+  const identities: ServerIdentity[] = [
+    { version: '1.2.3', sandbox: false, showSecrets: false, dynamic: false },
+    { version: '1.2.3', sandbox: true, showSecrets: true, dynamic: false },
+    { version: '0.0.1', sandbox: true, showSecrets: false, dynamic: true },
+  ];
+  for (const identity of identities) {
+    it(`are the SDK server's for initialize and tools/list (${JSON.stringify(identity)})`, async () => {
+      for (const protocolVersion of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
+        const params = { ...INITIALIZE_PARAMS, protocolVersion };
+        const answers = await sdkAnswers(identity, [
+          { jsonrpc: '2.0', id: 1, method: 'initialize', params },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        ]);
+        const early = initializeResult(params, identity);
+        expect(early).toBeDefined();
+        expect(answers.get(1)).toEqual({ jsonrpc: '2.0', id: 1, result: early });
+        if (!identity.dynamic) {
+          expect(answers.get(2)).toEqual({
+            jsonrpc: '2.0',
+            id: 2,
+            result: { tools: listingOf(LISTING.tools) },
+          });
+        }
+      }
+    });
+  }
+
+  it('leave a malformed initialize to the SDK server', () => {
+    const identity = identities[0] as ServerIdentity;
+    const malformed: unknown[] = [
+      undefined,
+      [],
+      { ...INITIALIZE_PARAMS, protocolVersion: 20250618 },
+      { ...INITIALIZE_PARAMS, clientInfo: undefined },
+      { ...INITIALIZE_PARAMS, clientInfo: { name: 'x' } },
+      { ...INITIALIZE_PARAMS, capabilities: { roots: true } },
+      { ...INITIALIZE_PARAMS, capabilities: [] },
+    ];
+    for (const params of malformed)
+      expect(initializeResult(params, identity), JSON.stringify(params)).toBeUndefined();
+  });
+});
+
+describe('EarlyStdio handing over to the SDK server', () => {
+  /** EarlyStdio in front of the real SDK server and StdioLineTransport, on in-process streams. */
+  function session(dynamic = false) {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const identity: ServerIdentity = { version: '1.0.0', sandbox: false, showSecrets: false, dynamic };
+    const errors: string[] = [];
+    const events: string[] = [];
+    let written = '';
+    output.on('data', (chunk: Buffer) => {
+      written += chunk.toString();
+    });
+    const early: EarlyStdio = new EarlyStdio({
+      input,
+      write: (line) => {
+        events.push(`answered ${JSON.parse(line).id}`);
+        output.write(line);
+      },
+      maxMessageBytes: 1 << 20,
+      identity,
+      listTools: dynamic ? undefined : () => listingOf(LISTING.tools),
+      needServer: () => {
+        events.push('needServer');
+        // As main does: the server loads asynchronously, while input keeps arriving.
+        setTimeout(() => {
+          const server = createMcpServer(serverOptions(identity));
+          server.onerror = (error) => errors.push(error.message);
+          server.onclose = () => events.push('closed');
+          void server.connect(
+            new StdioLineTransport({ input, output, maxMessageBytes: 1 << 20, handover: early }),
+          );
+        }, 20);
+      },
+    });
+    early.start();
+    const answers = () =>
+      written
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { input, early, errors, events, answers };
+  }
+
+  it('answers initialize, tools/list and ping itself, then the SDK server answers the rest, each once and in order', async () => {
+    const s = session();
+    s.input.write(
+      line(initialize) +
+        line(initialized) +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) +
+        line({ jsonrpc: '2.0', id: 3, method: 'ping' }) +
+        line({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'no-such-tool', arguments: {} },
+        }),
+    );
+    // Arrives while the SDK server loads: kept, and answered after the call before it.
+    setTimeout(() => s.input.write(line({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} })), 5);
+    await expect.poll(() => s.answers().length).toBe(5);
+    const answers = s.answers();
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(s.events.slice(0, 4)).toEqual(['answered 1', 'answered 2', 'answered 3', 'needServer']);
+    // The call and the later list came from the SDK server, which saw the replayed initialize.
+    expect(answers[3]).toMatchObject({
+      result: { isError: true, structuredContent: { error_id: 'unknown_tool' } },
+    });
+    expect(answers[4]?.result).toEqual(answers[1]?.result);
+    // Its second answer to initialize was dropped, and it equalled the first.
+    await expect.poll(() => s.early.answered.size).toBe(0);
+    expect(s.errors).toEqual([]);
+    s.input.end();
+  });
+
+  it('leaves everything to the SDK server from the first line it does not answer', async () => {
+    const s = session();
+    s.input.write(`${line(initialize)}not json\n${line({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}`);
+    await expect.poll(() => s.answers().length).toBe(3);
+    const [first, second, third] = s.answers();
+    expect(first).toMatchObject({ id: 1, result: { serverInfo: { name: 'cloudcall' } } });
+    expect(second).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(third).toMatchObject({ id: 2, result: { tools: expect.any(Array) } });
+    expect(s.events).toEqual(['answered 1', 'needServer']);
+  });
+
+  it('in dynamic mode, leaves tools/list to the SDK server, which lists the toolset tools', async () => {
+    const s = session(true);
+    s.input.write(
+      line(initialize) + line(initialized) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
+    await expect.poll(() => s.answers().length).toBe(2);
+    expect(s.answers()[1]).toMatchObject({
+      result: { tools: [{ name: 'toolset-list' }, { name: 'toolset-enable' }] },
+    });
+    expect((s.answers()[1]?.result as { tools?: unknown[] } | undefined)?.tools).toHaveLength(2);
+  });
+
+  it('closes the session when input ends before the SDK server loads', async () => {
+    const s = session();
+    s.input.write(line(initialize));
+    s.input.end();
+    // The transport sees the end it missed, and the server closes (the process then exits).
+    await expect.poll(() => s.events).toEqual(['answered 1', 'needServer', 'closed']);
+  });
+});
+
+describe('the built server over stdio', () => {
+  it('answers a whole session written at once, and calls a tool through the SDK server it handed over to', async () => {
+    const stdio = rawStdio(['--sandbox']);
+    await stdio.write(
+      line(initialize) +
+        line(initialized) +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) +
+        line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'key-list', arguments: {} } }),
+    );
+    const answers = [await stdio.next(), await stdio.next(), await stdio.next()];
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
+    expect((answers[1]?.result as { tools?: unknown[] } | undefined)?.tools).toHaveLength(
+      LISTING.tools.length,
+    );
+    expect(answers[2]).toMatchObject({ result: { structuredContent: { ssh_keys: expect.any(Array) } } });
+    expect(await stdio.end()).toBe(0);
+    expect(stdio.stderr()).not.toMatch(/differs from the server's/);
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The start of a stdio session, answered before the MCP SDK loads.
+ *
+ * A host spawns the server and sends `initialize`, `notifications/initialized` and `tools/list`
+ * before anything else; the answers to all three are known at build time (the listing, the
+ * protocol versions of the bundled SDK) or from the flags. Loading the SDK (its zod schemas for
+ * every protocol message) costs more than the rest of start-up together, so `EarlyStdio` reads
+ * those first lines itself and answers them, and loads the SDK server only when a message needs
+ * it, or as soon as the tool list is out. It then hands everything over through
+ * `StdioLineTransport`: the `initialize` request (so the SDK server knows the client's
+ * capabilities and protocol version; its second answer is dropped) and every byte not yet
+ * answered, in order. Anything unusual (a line that is not JSON, an unknown method, a cursor, a
+ * malformed `initialize`) is left to the SDK server, which answers it as it always has.
+ *
+ * Nothing here imports the SDK; `handshake.test.ts` checks these answers against the SDK server's
+ * own for the same requests.
+ */
+import type { Readable } from 'node:stream';
+import { PROTOCOL } from './listing.generated.js';
+
+/** A JSON-RPC id. */
+export type Id = string | number;
+
+/** What the server says of itself in `initialize`, shared with the SDK server (`server.ts`). */
+export interface ServerIdentity {
+  version: string;
+  sandbox: boolean;
+  showSecrets: boolean;
+  dynamic: boolean;
+}
+
+/**
+ * What every tool has in common, said once here instead of in 142 descriptions: the server's
+ * instructions reach the model once per session, the tool list on every turn.
+ */
+const INSTRUCTIONS = `cloudcall manages DigitalOcean-compatible infrastructure: account and billing, managed databases, networking (domains, certificates, firewalls, load balancers, reserved IPs, VPCs), VMs (droplets), images and sizes.
+- Results are the platform's JSON, also as structuredContent. Ids come from the matching *-list tool (vm-list, db-cluster-list...); slugs for regions and sizes from size-list, images from image-list.
+- Lists are paged: Page from 1, PerPage up to 200; links.pages.next is present while more pages exist.
+- Creates and actions return at once: a VM starts "new", a cluster "creating", a load balancer "new", an action "in-progress". Call wait (Kind and ID) to block until ready instead of polling get tools.
+- Errors are isError results whose structuredContent has status, error_id, request_id, retryable, retry_after_seconds and a hint saying what to do next.
+- Destructive tools (destructiveHint) delete or replace data; confirm with the user first.`;
+
+const SECRETS_NOTE =
+  '\n- Secrets in results (database passwords, also inside connection URIs) are hidden; the person running this server can start it with --show-secrets to include them.';
+
+const SANDBOX_NOTE =
+  '\n- This server is connected to the cloudcall SANDBOX, an offline emulation of the platform: nothing created here is real or billed, and state lives only on this machine.';
+
+const DYNAMIC_NOTE =
+  '\n- Tools are enabled on demand: toolset-list shows the families and their tools, toolset-enable adds families or tools to the tool list.';
+
+export function instructionsFor(identity: ServerIdentity): string {
+  return (
+    INSTRUCTIONS +
+    (identity.showSecrets ? '' : SECRETS_NOTE) +
+    (identity.sandbox ? SANDBOX_NOTE : '') +
+    (identity.dynamic ? DYNAMIC_NOTE : '')
+  );
+}
+
+export function serverInfo(version: string) {
+  return { name: 'cloudcall', title: 'cloudcall', version };
+}
+
+export function capabilitiesFor(identity: Pick<ServerIdentity, 'dynamic'>) {
+  return { tools: { listChanged: identity.dynamic } };
+}
+
+/**
+ * The `initialize` result the SDK server gives (`Server._oninitialize`): the client's protocol
+ * version when the bundled SDK supports it, else the latest. Undefined when the params are not
+ * plainly well formed, so that the SDK server answers them with its own error.
+ */
+export function initializeResult(params: unknown, identity: ServerIdentity) {
+  if (!isObject(params)) return undefined;
+  const { protocolVersion, capabilities, clientInfo } = params;
+  if (typeof protocolVersion !== 'string' || !isObject(capabilities) || !isObject(clientInfo))
+    return undefined;
+  if (!Object.values(capabilities).every(isObject)) return undefined;
+  if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') return undefined;
+  return {
+    protocolVersion: PROTOCOL.supported.includes(protocolVersion) ? protocolVersion : PROTOCOL.latest,
+    capabilities: capabilitiesFor(identity),
+    serverInfo: serverInfo(identity.version),
+    instructions: instructionsFor(identity),
+  };
+}
+
+/** What `StdioLineTransport` takes over: the messages to replay, and the bytes not yet read. */
+export interface StdioHandover {
+  /** `initialize` and `notifications/initialized`, as received, for the SDK server to see first. */
+  readonly replay: readonly Record<string, unknown>[];
+  /** Ids answered here whose answer from the SDK server is dropped (the replayed `initialize`). */
+  readonly answered: Set<Id>;
+  /** What was answered for each of those ids, to compare with the SDK server's answer. */
+  readonly sent: Map<Id, unknown>;
+  /** Stops reading input here; gives what was read and not answered, and whether input ended. */
+  take(): { bytes: Buffer; ended: boolean };
+}
+
+export interface EarlyStdioOptions {
+  input: Readable;
+  /** Writes one answer line. */
+  write: (line: string) => void;
+  /** Lines longer than this are left to the transport, which refuses them. */
+  maxMessageBytes: number;
+  identity: ServerIdentity;
+  /** The tools/list entries, or undefined when only the SDK server can list them (dynamic mode). */
+  listTools: (() => readonly unknown[]) | undefined;
+  /** Called once, when the SDK server is needed: a message only it answers, or the list is out. */
+  needServer: () => void;
+}
+
+const NEWLINE = 0x0a;
+
+export class EarlyStdio implements StdioHandover {
+  readonly replay: Record<string, unknown>[] = [];
+  readonly answered = new Set<Id>();
+  readonly sent = new Map<Id, unknown>();
+  private chunks: Buffer[] = [];
+  private ended = false;
+  /** Set once a message is left for the SDK server: from then on, bytes are only kept. */
+  private waiting = false;
+  private initialized = false;
+  private asked = false;
+
+  constructor(private readonly options: EarlyStdioOptions) {}
+
+  start(): void {
+    this.options.input.on('data', this.onData);
+    this.options.input.on('end', this.onEnd);
+    this.options.input.on('error', this.onEnd);
+  }
+
+  take(): { bytes: Buffer; ended: boolean } {
+    const { input } = this.options;
+    input.off('data', this.onData);
+    input.off('end', this.onEnd);
+    input.off('error', this.onEnd);
+    const bytes = Buffer.concat(this.chunks);
+    this.chunks = [];
+    return { bytes, ended: this.ended };
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (!this.waiting) this.answerLines();
+  };
+
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    this.leave();
+  };
+
+  /** Answers complete lines from the front of the input while it can; leaves the rest. */
+  private answerLines(): void {
+    let buffer = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    for (;;) {
+      const newline = buffer.indexOf(NEWLINE);
+      if (newline === -1) {
+        // A line this long is the transport's to refuse.
+        if (buffer.length > this.options.maxMessageBytes) this.leave();
+        break;
+      }
+      if (newline > this.options.maxMessageBytes || !this.answer(buffer.subarray(0, newline))) {
+        this.leave();
+        break;
+      }
+      buffer = buffer.subarray(newline + 1);
+    }
+    this.chunks = buffer.length ? [buffer] : [];
+  }
+
+  /** Answers one line, or returns false to leave it (and all after it) to the SDK server. */
+  private answer(bytes: Buffer): boolean {
+    const text = bytes.toString('utf8').trim();
+    if (text === '') return true;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    if (!isObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
+    const { id, method, params } = message;
+    if (id === undefined) {
+      if (method !== 'notifications/initialized' || !this.initialized) return false;
+      this.replay.push(message);
+      return true;
+    }
+    if (!(typeof id === 'string' || Number.isSafeInteger(id))) return false;
+    const result = this.resultFor(method, params);
+    if (result === undefined) return false;
+    if (method === 'initialize') {
+      this.initialized = true;
+      this.replay.push(message);
+      this.answered.add(id as Id);
+      this.sent.set(id as Id, result);
+    }
+    this.options.write(`${JSON.stringify({ result, jsonrpc: '2.0', id })}\n`);
+    // The client has its tools and is about to call one: load what calls need now.
+    if (method === 'tools/list') setImmediate(() => this.leave());
+    return true;
+  }
+
+  private resultFor(method: string, params: unknown): unknown {
+    if (method === 'initialize') {
+      return this.initialized ? undefined : initializeResult(params, this.options.identity);
+    }
+    if (!this.initialized) return undefined;
+    if (method === 'ping') return params === undefined || isObject(params) ? {} : undefined;
+    if (method === 'tools/list' && this.options.listTools) {
+      // A cursor, or params of another shape, are the SDK server's to judge.
+      const plain = params === undefined || (isObject(params) && params.cursor === undefined);
+      return plain ? { tools: this.options.listTools() } : undefined;
+    }
+    return undefined;
+  }
+
+  /** From here on the SDK server answers: keep every byte for it, and have it loaded. */
+  private leave(): void {
+    this.waiting = true;
+    if (this.asked) return;
+    this.asked = true;
+    this.options.needServer();
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
