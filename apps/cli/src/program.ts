@@ -29,12 +29,7 @@ import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import {
-  checkWithNames,
-  type NamedArguments,
-  resolveNames,
-  type ToolLookup,
-} from './names.js';
+import { checkWithNames, type NamedArguments, resolveNames, type ToolLookup } from './names.js';
 import {
   checkQuery,
   formatResult,
