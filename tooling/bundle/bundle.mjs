@@ -6,14 +6,22 @@
  * nothing.
  *
  * Usage (an app's "build" script): cloudcall-bundle [entry, default src/main.ts]
+ *        cloudcall-bundle src/main.ts --one-file DIR   (everything in DIR/main.js, for comparison:
+ *        tooling/bench/src/one-file.mjs measures what splitting saves)
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'rolldown';
 
 const cwd = process.cwd();
-const entry = process.argv[2] ?? 'src/main.ts';
-const outDir = join(cwd, 'dist');
+const { values, positionals } = parseArgs({
+  options: { 'one-file': { type: 'string' } },
+  allowPositionals: true,
+});
+const entry = positionals[0] ?? 'src/main.ts';
+const oneFile = values['one-file'];
+const outDir = oneFile ? resolve(oneFile) : join(cwd, 'dist');
 const outFile = join(outDir, 'main.js');
 
 // Whatever an earlier build left (tsc's per-module files) must not be packed beside the bundle.
@@ -36,19 +44,19 @@ const result = await build({
     else handler(level, log);
   },
   output: {
-    dir: outDir,
     // main.js holds what every start runs; each dynamic import() becomes a chunk that Node reads
-    // and parses only when the import runs. One file would be parsed whole on every start
-    // (`cloudcall --version` included): 20-60 ms more, measured in the README.
-    entryFileNames: 'main.js',
-    chunkFileNames: 'chunks/[name]-[hash].js',
+    // and parses only when the import runs. One file (--one-file) is parsed whole on every start,
+    // `cloudcall --version` included: about 50 ms more (tooling/bench/src/one-file.mjs).
+    ...(oneFile
+      ? { file: outFile, codeSplitting: false }
+      : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
     format: 'esm',
     sourcemap: true,
     // Positions and file names are what a stack trace needs; the sources themselves would triple
     // the packed size.
     sourcemapExcludeSources: true,
-    // Node parses a whole file before running a line of it: minified, that is less to parse. Stack traces map back through the source map
-    // with `node --enable-source-maps`.
+    // Node parses a whole file before running a line of it: minified, that is less to parse.
+    // Stack traces map back through the source map with `node --enable-source-maps`.
     minify: true,
   },
 });
