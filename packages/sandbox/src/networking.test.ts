@@ -242,17 +242,20 @@ describe('VPCs', () => {
   });
 });
 
+/** Creates a VM in `region` (in its default VPC) and gives that VPC's id. */
+async function vmVpcIn(url: string, region: string): Promise<string> {
+  const created = await callOperation(url, 'droplets_create', {
+    json: { name: `in-${region}`, region, size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64' },
+  });
+  expect(created.status, created.text).toBe(202);
+  return created.body.droplet.vpc_uuid as string;
+}
+
 describe('VPC ranges across regions', () => {
   it("gives each region's default VPC a range of its own, so that any two can be peered", async () => {
     const own = await startSandbox();
     try {
-      const vm = async (region: string) => {
-        const created = await callOperation(own.url, 'droplets_create', {
-          json: { name: `in-${region}`, region, size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64' },
-        });
-        expect(created.status, created.text).toBe(202);
-        return created.body.droplet.vpc_uuid as string;
-      };
+      const vm = (region: string) => vmVpcIn(own.url, region);
       const [nyc3, lon1, fra1] = [await vm('nyc3'), await vm('lon1'), await vm('fra1')];
       const vpcs = (await callOperation(own.url, 'vpcs_list')).body.vpcs as Vpc[];
       const ranges = [nyc3, lon1, fra1].map((id) => vpcs.find((v) => v.id === id)?.ip_range);
@@ -277,13 +280,7 @@ describe('upgrading a state file saved before VPC ranges were kept apart', () =>
     const own = await startSandbox({ statePath: path });
     let ids: Record<string, string>;
     try {
-      const vm = async (region: string) => {
-        const created = await callOperation(own.url, 'droplets_create', {
-          json: { name: `in-${region}`, region, size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64' },
-        });
-        expect(created.status, created.text).toBe(202);
-        return created.body.droplet.vpc_uuid as string;
-      };
+      const vm = (region: string) => vmVpcIn(own.url, region);
       const empty = async (region: string) => {
         const created = await callOperation(own.url, 'vpcs_create', {
           json: { name: `d-${region}`, region },
