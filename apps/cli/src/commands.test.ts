@@ -178,6 +178,12 @@ describe('names for ids', () => {
     expect(same.stderr).toBe(
       'cloudcall: invalid input: argument Vpc2: must differ from Vpc1; got "peer-a"\n',
     );
+    // A name never stands as an id given beside it: with the all-zero VPC id as Vpc1, a name as Vpc2
+    // is not taken for the same VPC (the platform, not the argument check, answers).
+    const zero = '00000000-0000-4000-8000-000000000000';
+    const beside = await sandbox('vpc-peering-create', '--name', 'z-a', '--vpc1', zero, '--vpc2', 'peer-a');
+    expect(beside.stderr).not.toMatch(/must differ/);
+    expect(beside.stderr).toContain(`VPC "${zero}" does not exist`);
   });
 
   it('database clusters by name', async () => {
@@ -187,6 +193,82 @@ describe('names for ids', () => {
     );
     expect((await ok('db-cluster-get', 'orders-db')).database.id).toBe(created.database.id);
     expect((await ok('db-cluster', 'list-users', 'orders-db')).users).toEqual(expect.any(Array));
+  });
+
+  it('images by slug (one GET /v2/images/{slug}) or by the name of an own image; an unknown one refused', async () => {
+    const bySlug = await sandbox(
+      ...['--trace', 'vm-create', '--name', 'by-slug', '--size', 's-1vcpu-1gb'],
+      ...['--image-id', 'ubuntu-24-04-x64', '--region', 'nyc3', '--wait'],
+    );
+    expect(bySlug.code, bySlug.stderr).toBe(0);
+    const vm = (bySlug.json as Json).droplet;
+    expect(vm.image.id).toBe(Number(UBUNTU));
+    const imageCalls = bySlug.stderr.match(/> GET \/v2\/images\S*/g);
+    expect(imageCalls).toEqual(['> GET /v2/images/ubuntu-24-04-x64']);
+    // The action that takes an image: the slug's id reaches the platform.
+    const rebuilt = await sandbox(
+      '--trace',
+      'rebuild-vm',
+      'by-slug',
+      '--image-id',
+      'debian-12-x64',
+      '--force',
+      '--wait',
+    );
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toMatch(
+      /> POST \/v2\/droplets\/\d+\/actions .*body \{"image":158441207,"type":"rebuild"\}/,
+    );
+    expect((await ok('image-get', 'debian-12-x64')).image.id).toBe(158441207);
+
+    // An unknown slug: an input error naming the argument, and nothing created.
+    const before = (await ok('vm-list')).droplets.length;
+    const unknown = await sandbox(
+      ...[
+        'vm-create',
+        '--name',
+        'nope',
+        '--size',
+        's-1vcpu-1gb',
+        '--image-id',
+        'ubuntu-99-x64',
+        '--region',
+        'nyc3',
+      ],
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      'cloudcall: invalid input: argument ImageID: no image has the id, slug or name "ubuntu-99-x64" (image-list lists them)\n',
+    );
+    expect((await ok('vm-list')).droplets.length).toBe(before);
+    // The other arguments are checked before the slug is looked up, and the slug is not refused.
+    const incomplete = await sandbox('vm-create', '--image-id', 'ubuntu-24-04-x64', '--size', 's-1vcpu-1gb');
+    expect(incomplete.code).toBe(2);
+    expect(incomplete.stderr).toBe(
+      'cloudcall: invalid input: argument Name: is required; argument Region: is required\n',
+    );
+
+    // An own image (a snapshot) by its name: restore-vm takes it.
+    await ok('snapshot-vm', 'by-slug', '--name', 'by-slug-snap', '--wait');
+    const snapshot = (await ok('image-get', 'by-slug-snap')).image;
+    expect(snapshot.name).toBe('by-slug-snap');
+    const restored = await sandbox(
+      '--trace',
+      'restore-vm',
+      'by-slug',
+      '--image-id',
+      'by-slug-snap',
+      '--force',
+    );
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain(`body {"image":${snapshot.id},"type":"restore"}`);
+
+    // Help says so, and the example shows a slug.
+    const help = await cli.run(['vm-create', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      "--image-id <value> Image id (required; the image's id, slug or name)",
+    );
+    expect(help.stdout).toContain('--image-id ubuntu-24-04-x64');
   });
 });
 

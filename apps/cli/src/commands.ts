@@ -139,12 +139,18 @@ function sample(flag: FlagSpec): string {
 }
 
 /** One example call of a tool: its primary argument positionally, then its other required flags. */
-export function exampleFor(tool: AnyTool, flags: readonly FlagSpec[]): string {
+export function exampleFor(
+  tool: AnyTool,
+  flags: readonly FlagSpec[],
+  /** Values to show for some arguments (an image slug where an image id is expected). */
+  samples: ReadonlyMap<string, string> = new Map(),
+): string {
   const primary = primaryArgument(tool, flags);
   const parts = ['cloudcall', tool.name];
-  if (primary) parts.push(sample(primary));
+  const shown = (flag: FlagSpec) => samples.get(flag.name) ?? sample(flag);
+  if (primary) parts.push(shown(primary));
   for (const flag of flags) {
-    if (flag.required && flag !== primary) parts.push(`--${kebabName(flag.name)}`, sample(flag));
+    if (flag.required && flag !== primary) parts.push(`--${kebabName(flag.name)}`, shown(flag));
   }
   return parts.join(' ');
 }

@@ -1,8 +1,10 @@
 /**
  * Names for ids, a CLI convenience (`cloudcall vm-get web-1`): where a VM, load balancer,
- * firewall, VPC or database cluster id is expected and the value given is not an id, the
+ * firewall, VPC, database cluster or image id is expected and the value given is not an id, the
  * resource is looked up by name with one list (one call of 200 in most accounts). A name that
- * matches several is refused with their ids. The tools (and so the MCP server) keep taking ids only.
+ * matches several is refused with their ids. An image is first looked up as a public image's slug
+ * (`--image-id ubuntu-24-04-x64`, one `GET /v2/images/{slug}`), then among the account's own images
+ * by name. The tools (and so the MCP server) keep taking ids only.
  *
  * Which arguments hold which kind of id is read from the definitions, by the table below: the
  * path placeholder right after the kind's collection (`/v2/droplets/{ID}`), the argument names
@@ -11,17 +13,19 @@
  */
 import {
   type AnyTool,
+  ClientApiError,
   InputError,
   pageArgument,
   parseArgs,
   runAllPages,
   runTool,
+  sendRequest,
   type ToolContext,
   UUID_PATTERN,
 } from '@cloudcall/core';
 import type { FlagSpec } from './flags.js';
 
-interface NamedKind {
+export interface NamedKind {
   /** As a person says it, in messages. */
   label: string;
   /** The collection's path: its `{placeholder}` segment holds this kind's id. */
@@ -36,10 +40,17 @@ interface NamedKind {
   /** The tool that lists them, and the field it lists them in. */
   list: string;
   items: string;
+  /** Arguments of the list tool: which of them can be named (the account's own images). */
+  listArgs?: Record<string, unknown>;
   /** A value that is already an id: not looked up. */
   isId: (value: string) => boolean;
-  /** An id of the right form, standing in for a name while the other arguments are checked. */
-  placeholder: number | string;
+  /** The form of this kind's ids, for the ids standing in for names (see withPlaceholders). */
+  idForm: 'numeric' | 'uuid';
+  /**
+   * Another handle the platform takes in place of the id (a public image's slug), looked up by one
+   * call of the tool that gets one (its path placeholder given the value) before any name is.
+   */
+  handle?: { word: string; tool: string; item: string; form: RegExp; example: string };
 }
 
 const NUMERIC = (value: string) => /^\d+$/.test(value);
@@ -54,7 +65,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'vm-list',
     items: 'droplets',
     isId: NUMERIC,
-    placeholder: 1,
+    idForm: 'numeric',
   },
   {
     label: 'load balancer',
@@ -64,7 +75,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'load-balancer-list',
     items: 'load_balancers',
     isId: UUID,
-    placeholder: '00000000-0000-4000-8000-000000000000',
+    idForm: 'uuid',
   },
   {
     label: 'firewall',
@@ -74,7 +85,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'firewall-list',
     items: 'firewalls',
     isId: UUID,
-    placeholder: '00000000-0000-4000-8000-000000000000',
+    idForm: 'uuid',
   },
   {
     label: 'VPC',
@@ -84,7 +95,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'vpc-list',
     items: 'vpcs',
     isId: UUID,
-    placeholder: '00000000-0000-4000-8000-000000000000',
+    idForm: 'uuid',
   },
   {
     label: 'database cluster',
@@ -94,9 +105,33 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'db-cluster-list',
     items: 'databases',
     isId: UUID,
-    placeholder: '00000000-0000-4000-8000-000000000000',
+    idForm: 'uuid',
+  },
+  {
+    label: 'image',
+    collection: '/v2/images',
+    args: ['ImageID'],
+    prefix: 'image',
+    list: 'image-list',
+    items: 'images',
+    // Public images have slugs, not names of their own choosing: names are the account's images.
+    listArgs: { Type: 'user', PerPage: 200 },
+    isId: NUMERIC,
+    idForm: 'numeric',
+    handle: {
+      word: 'slug',
+      tool: 'image-get',
+      item: 'image',
+      form: /^[a-z0-9][a-z0-9.-]*$/,
+      example: 'ubuntu-24-04-x64',
+    },
   },
 ];
+
+/** How a kind's argument is described in help and messages: "id or name", "id, slug or name". */
+export function handles(kind: NamedKind): string {
+  return kind.handle ? `id, ${kind.handle.word} or name` : 'id or name';
+}
 
 /** Arguments that take a name in place of an id, with the kind of each. */
 export type NamedArguments = ReadonlyMap<string, NamedKind>;
@@ -127,7 +162,9 @@ export function namedArguments(
 
 /**
  * `args` with each name replaced by a placeholder id of its kind, so that every other argument
- * can be validated before the list call that looks the names up.
+ * can be validated before the list call that looks the names up. The placeholders lie where real
+ * ids do not (the largest safe integers; UUIDs of zeros, which no random UUID is) and skip any
+ * value the arguments hold, so a placeholder never equals an id given beside the name.
  */
 export function withPlaceholders(
   args: Record<string, unknown>,
@@ -136,18 +173,27 @@ export function withPlaceholders(
   standsFor?: Map<number | string, string>,
 ): Record<string, unknown> {
   const copy = { ...args };
+  const given = new Set<unknown>();
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    else given.add(value);
+  };
+  collect(args);
   // One placeholder per distinct name, so that two names stay two ids (`--vpc1 a --vpc2 b` passes
   // a "must differ" check, as the ids they stand for will).
   const stands = new Map<string, number | string>();
+  let next = 0;
+  const candidate = (kind: NamedKind, n: number) =>
+    kind.idForm === 'numeric'
+      ? Number.MAX_SAFE_INTEGER - n
+      : `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
   const placeholderFor = (kind: NamedKind, name: string) => {
     const key = `${kind.label}\0${name}`;
     let placeholder = stands.get(key);
     if (placeholder === undefined) {
-      const n = stands.size;
-      placeholder =
-        typeof kind.placeholder === 'number'
-          ? kind.placeholder + n
-          : `${kind.placeholder.slice(0, -12)}${String(n).padStart(12, '0')}`;
+      do placeholder = candidate(kind, next++);
+      while (given.has(placeholder));
       stands.set(key, placeholder);
       standsFor?.set(placeholder, name);
     }
@@ -191,8 +237,9 @@ export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, nam
         // Cut short (`[...]...`): put back the names of whichever stand-in ids are whole in it.
         shown = got[1] as string;
         for (const [placeholder, name] of standsFor)
-          if (typeof placeholder === 'string')
-            shown = shown.replaceAll(JSON.stringify(placeholder), JSON.stringify(name));
+          shown = shown.replace(new RegExp(`(?<![\\w-])${JSON.stringify(placeholder)}(?![\\w-])`, 'g'), () =>
+            JSON.stringify(name),
+          );
       }
       return { ...issue, message: `${issue.message.slice(0, got.index)}; got ${shown}` };
     });
@@ -201,8 +248,9 @@ export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, nam
 }
 
 /**
- * Replaces names by ids in `args`, in place. Each kind is listed once (at its largest page, every
- * page), however many of its arguments hold names.
+ * Replaces names (and handles, such as image slugs) by ids in `args`, in place. A handle is looked
+ * up by one call each; each kind is listed once (at its largest page, every page) for the names,
+ * however many of its arguments hold them.
  */
 export async function resolveNames(
   args: Record<string, unknown>,
@@ -211,16 +259,46 @@ export async function resolveNames(
   context: ToolContext,
 ): Promise<void> {
   const listed = new Map<NamedKind, Record<string, unknown>[]>();
+  const list = async (kind: NamedKind) => {
+    if (!listed.has(kind)) listed.set(kind, await listAll(kind, tools, context));
+    return listed.get(kind) ?? [];
+  };
   for (const [argument, kind] of named) {
     const value = args[argument];
     const values = Array.isArray(value) ? value : [value];
-    if (!values.some((item) => typeof item === 'string' && !kind.isId(item))) continue;
-    if (!listed.has(kind)) listed.set(kind, await listAll(kind, tools, context));
-    const items = listed.get(kind) ?? [];
-    const ids = values.map((item) =>
-      typeof item === 'string' && !kind.isId(item) ? idOf(item, kind, items, argument) : item,
-    );
+    const ids: unknown[] = [];
+    for (const item of values) {
+      if (typeof item !== 'string' || kind.isId(item)) ids.push(item);
+      else
+        ids.push(
+          (await byHandle(item, kind, tools, context)) ?? idOf(item, kind, await list(kind), argument),
+        );
+    }
     args[argument] = Array.isArray(value) ? ids : ids[0];
+  }
+}
+
+/** The id of what `value` names by the kind's other handle (an image slug), or undefined. */
+async function byHandle(
+  value: string,
+  kind: NamedKind,
+  tools: ToolLookup,
+  context: ToolContext,
+): Promise<unknown> {
+  const { handle } = kind;
+  if (!handle?.form.test(value)) return undefined;
+  const get = await tools(handle.tool);
+  const placeholder = get?.request && /\{(\w+)\}/.exec(get.request.path)?.[1];
+  if (!get?.request || !placeholder)
+    throw new Error(`${handle.tool} is needed to look up ${kind.label} ${handle.word}s`);
+  try {
+    // The tool's own request, unchecked: its schema takes ids only, the platform a slug as well.
+    const answer = await sendRequest<Record<string, unknown>>(get.request, { [placeholder]: value }, context);
+    return (answer[handle.item] as Record<string, unknown> | undefined)?.id;
+  } catch (error) {
+    // Not a slug: perhaps a name.
+    if (error instanceof ClientApiError && error.status === 404) return undefined;
+    throw error;
   }
 }
 
@@ -229,7 +307,7 @@ function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], a
   if (matches.length === 1) return matches[0]?.id;
   if (matches.length === 0) {
     throw new InputError(
-      `no ${kind.label} has the id or name ${JSON.stringify(name)} (${kind.list} lists them)`,
+      `no ${kind.label} has the ${handles(kind)} ${JSON.stringify(name)} (${kind.list} lists them)`,
       argument,
     );
   }
@@ -245,7 +323,7 @@ async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext)
   // The largest page the list tool takes, so that one call sees them all in most accounts; the
   // pages after it, if any, are followed (a name on page 2 is a name all the same).
   const perPage = list.request?.query?.per_page;
-  const args = perPage ? { [perPage]: 200 } : {};
+  const args = { ...(perPage ? { [perPage]: 200 } : {}), ...kind.listArgs };
   const result = (
     pageArgument(list) ? await runAllPages(list, args, context) : await runTool(list, args, context)
   ) as Record<string, unknown>;

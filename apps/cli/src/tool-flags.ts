@@ -8,7 +8,7 @@ import { Argument, type Command, Option } from 'commander';
 import { exampleFor, primaryArgument } from './commands.js';
 import { kebabName, normalizeFlags } from './flag-names.js';
 import { FlagError, type FlagSpec, flagsOf, type JsonSchema, readFlag } from './flags.js';
-import { type NamedArguments, namedArguments } from './names.js';
+import { handles, type NamedArguments, type NamedKind, namedArguments } from './names.js';
 
 export interface ToolCommandLine {
   flags: FlagSpec[];
@@ -23,11 +23,12 @@ export interface ToolCommandLine {
 export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Option[]): ToolCommandLine {
   const flags = flagsOf(inputJsonSchema(tool) as JsonSchema);
   const primary = primaryArgument(tool, flags);
+  const named = namedArguments(tool, flags, primary);
   const byAttribute = new Map<string, FlagSpec>();
   for (const flag of flags) {
     const option = new Option(
       `--${kebabName(flag.name)}${valueHint(flag)}`,
-      describe(flag, flag === primary),
+      describe(flag, flag === primary, named.get(flag.name)),
     );
     byAttribute.set(option.attributeName(), flag);
     command.addOption(option);
@@ -46,7 +47,20 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
   const aliases = specName
     ? `\nThe spec's argument names work as flags too, in any case (--${specName}).\n`
     : '';
-  command.addHelpText('after', `\nExample:\n  ${exampleFor(tool, flags)}\n${aliases}`);
+  // A slug in the example where a public image is used (vm-create, rebuild-vm), not where images
+  // are managed (image-delete: public ones cannot be) or a snapshot is meant (restore-vm).
+  const samples = new Map<string, string>();
+  for (const flag of flags) {
+    const kind = named.get(flag.name);
+    if (
+      kind?.handle &&
+      !tool.request?.path.startsWith(`${kind.collection}/`) &&
+      flag.description.toLowerCase().includes(kind.label)
+    ) {
+      samples.set(flag.name, kind.handle.example);
+    }
+  }
+  command.addHelpText('after', `\nExample:\n  ${exampleFor(tool, flags, samples)}\n${aliases}`);
 
   // Before commander reads the flags, each spelling becomes the declared kebab flag.
   const parseOptions = command.parseOptions.bind(command);
@@ -63,7 +77,7 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
   return {
     flags,
     primary,
-    named: namedArguments(tool, flags, primary),
+    named,
     read(parsed) {
       const args: Record<string, unknown> = {};
       const local: Record<string, unknown> = {};
@@ -91,9 +105,10 @@ function valueHint(flag: FlagSpec): string {
   return ' <value>';
 }
 
-function describe(flag: FlagSpec, positional: boolean): string {
+function describe(flag: FlagSpec, positional: boolean, kind: NamedKind | undefined): string {
   const extra = [
     flag.required ? 'required' : undefined,
+    kind ? `the ${kind.label}'s ${handles(kind)}` : undefined,
     positional ? 'or give it first, without the flag' : undefined,
     flag.choices ? `one of ${flag.choices.join(', ')}` : undefined,
     flag.defaultValue !== undefined ? `default ${JSON.stringify(flag.defaultValue)}` : undefined,
