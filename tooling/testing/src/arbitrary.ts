@@ -1,11 +1,12 @@
 /**
- * Test support: fast-check arbitraries for tool arguments, from the JSON Schema the tools publish
- * (the schema MCP hosts and the CLI see), and a pool of hostile values to swap into them.
+ * fast-check arbitraries for tool arguments, from the JSON Schema the tools publish (the schema MCP
+ * hosts and the CLI see), and a pool of hostile values to swap into them. The catalog's hostile
+ * test (the library API) and the guard's (guardedRun, planCall) draw from the same ones.
  * The JSON Schema keywords handled are the ones zod's `toJSONSchema` gives our tools; anything
  * else generates "any JSON", which the tools must refuse cleanly anyway.
  */
-import { PATH_HOSTILE } from '@cloudcall/testing';
 import fc from 'fast-check';
+import { PATH_HOSTILE } from './hostile.js';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -166,8 +167,94 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
       {},
       ['..'],
       { __proto__: { polluted: true } },
+      // Own `__proto__` and `constructor` keys, as JSON.parse makes them from a request's text.
+      JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'),
     ),
   },
   { weight: 1, arbitrary: fc.constantFrom<unknown>('x'.repeat(100_000), nested(10_000), nested(40)) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
+
+const FIREWALL = 'fb6045f1-cf1d-4ca3-bfac-18832663025b';
+const inbound = { Protocol: 'tcp', PortRange: '22', Sources: ['0.0.0.0/0'] };
+
+/**
+ * Valid arguments for the tools whose rules the JSON Schema cannot say (IP addresses, PEM text,
+ * JSON text, port ranges, URLs are refined in code), so generation alone rarely finds one.
+ */
+export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = {
+  'db-cluster-update-mysql-config': {
+    ID: '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30',
+    config_json: '{"wait_timeout":60}',
+  },
+  'domain-create': { Name: 'example.com', IPAddress: '192.0.2.1' },
+  'custom-certificate-create': {
+    Name: 'c',
+    PrivateKey: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
+    LeafCertificate: '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----',
+    CertificateChain: '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----',
+  },
+  'firewall-create': {
+    Name: 'web-fw',
+    InboundProtocol: 'tcp',
+    InboundPortRange: '80',
+    InboundSource: '0.0.0.0/0',
+    OutboundProtocol: 'tcp',
+    OutboundPortRange: 'all',
+    OutboundDestination: '0.0.0.0/0',
+  },
+  'firewall-add-rules': { ID: FIREWALL, InboundRules: [inbound] },
+  'firewall-remove-rules': { ID: FIREWALL, InboundRules: [inbound] },
+  'reserved-ip-release': { IP: '198.51.100.1', Type: 'ipv4' },
+  'reserved-ip-assign': { IP: '2001:db8::1', VmID: 480000001, Type: 'ipv6' },
+  'reserved-ip-unassign': { IP: '198.51.100.1', Type: 'ipv4' },
+  'reserved-ip-get': { IP: '2001:db8::1' },
+  'byoip-prefix-create': { Prefix: '203.0.113.0/24', Signature: 'sig', Region: 'nyc3' },
+  // A forwarding rule's TlsPassthrough and CertificateID depend on its entry protocol.
+  'load-balancer-create': {
+    Name: 'lb',
+    Region: 'nyc3',
+    ForwardingRules: [{ EntryProtocol: 'http', EntryPort: 80, TargetProtocol: 'http', TargetPort: 8080 }],
+  },
+  'image-create': { Name: 'base', Url: 'https://example.com/a.img', Region: 'nyc3' },
+  // No VM 1 exists: the wait ends with a 404 at its first poll.
+  wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },
+};
+
+/** Arguments the sandbox could use to reach beyond loopback are pinned to it. */
+export function confined(toolName: string, raw: unknown): unknown {
+  if (toolName !== 'db-cluster-start-online-migration' || raw === null || typeof raw !== 'object') return raw;
+  const args = raw as Record<string, unknown>;
+  const source = args.source;
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return raw;
+  return { ...args, source: { ...source, host: '127.0.0.1', port: 9 } };
+}
+
+/** A tool as these arbitraries see it: its name, published JSON Schema and argument names. */
+export interface ToolShape {
+  name: string;
+  schema: JsonSchema;
+  arguments: readonly string[];
+}
+
+/** Generated arguments for a tool, with its example (when it has one) among them. */
+export function argumentsOf(tool: ToolShape): fc.Arbitrary<unknown> {
+  const generated = arbitraryOf(tool.schema);
+  const example = TOOL_EXAMPLES[tool.name];
+  return example ? fc.oneof(generated, fc.constant(example)) : generated;
+}
+
+/**
+ * What a caller may throw at a tool: its generated arguments, the same with one argument (or
+ * `__proto__`, or an unknown one) swapped for a hostile value, or a hostile value instead of the
+ * arguments object. Pinned to loopback by `confined`.
+ */
+export function hostileArgumentsOf(tool: ToolShape): fc.Arbitrary<unknown> {
+  const valid = argumentsOf(tool);
+  const keys = [...tool.arguments, '__proto__', 'constructor', 'unknown_argument'];
+  const mutated = fc.tuple(valid, fc.constantFrom(...keys), hostileValue).map(([args, key, value]) =>
+    // A computed key makes an own `__proto__` property, as JSON.parse does with one sent as text.
+    args !== null && typeof args === 'object' ? { ...(args as object), [key]: value } : args,
+  );
+  return fc.oneof(valid, mutated, hostileValue).map((raw) => confined(tool.name, raw));
+}

@@ -1,0 +1,273 @@
+/**
+ * Hostile arguments through the guard (property-based, fast-check), for every tool that changes
+ * something, destructive or not, against the sandbox on loopback with protection rules and an
+ * audit log set: the layer both apps run calls through, which walks, masks and logs the raw
+ * arguments before the tool validates them (where a lone surrogate and a value nested 100,000
+ * deep crashed it once).
+ *
+ * The arguments are the catalog hostile test's (from `@cloudcall/testing/arbitrary`): valid ones
+ * from the tool's JSON Schema, the same with one argument swapped for a hostile value (dot
+ * segments, control characters, lone surrogates, huge and deeply nested values, wrong types,
+ * `__proto__` and `constructor` keys), or a hostile value instead of the arguments. Some runs aim
+ * at a VM the rules protect, and put a known secret in the tool's secret arguments.
+ *
+ * Asserted for `guardedRun` and `planCall`: nothing thrown but cloudcall's own errors (input
+ * errors, guard refusals, 4xx API errors), never an internal error; invalid arguments send no
+ * request at all; a refusal, a decline and a plan send nothing that changes anything; the one
+ * audit line per call is JSON naming the tool and outcome, without the secrets or the token; a
+ * plan is JSON without the secrets; `Object.prototype` stays clean.
+ */
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { families, toolsOf } from '@cloudcall/catalog';
+import {
+  type AnyTool,
+  ApiError,
+  errorReport,
+  InputError,
+  inputJsonSchema,
+  parseArgs,
+  runTool,
+  UnexpectedResponseError,
+} from '@cloudcall/core';
+import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
+import { hostileArgumentsOf, type JsonSchema } from '@cloudcall/testing/arbitrary';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AuditEntry,
+  type AuditLog,
+  type Decision,
+  type GuardOptions,
+  GuardRefusal,
+  guardedRun,
+  openAuditLog,
+  parseRule,
+  planCall,
+  readAudit,
+} from './index.js';
+
+/** Fixed, so a failure is the same failure on every machine; fast-check prints the counterexample. */
+const SEED = 20_260_511;
+/** Per tool and per guard entry point: 106 tools x 2 x 15 calls take 6-13 s on two cores. */
+const RUNS = 15;
+
+const mutatingTools = toolsOf(families).filter((tool) => !tool.annotations.readOnlyHint);
+
+/** Text that must never reach the audit log or a plan: planted in secret arguments below. */
+const CANARY = 'CANARY-7f3a9c-secret';
+/** The tools' secret arguments (from the spec), and a value each accepts that holds the canary. */
+const SECRET_VALUES: Record<string, unknown> = {
+  PrivateKey: `-----BEGIN PRIVATE KEY-----\n${CANARY}\n-----END PRIVATE KEY-----`,
+  Signature: CANARY,
+  UserData: `#cloud-config\n# ${CANARY}\n`,
+};
+
+let connection: SandboxConnection;
+let audit: AuditLog;
+let protectedVm: number;
+/** VMs no rule protects, for a person to decline and the guard to let through (until deleted). */
+let freeVms: number[] = [];
+let seen: { method: string; target: string; status: number }[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'cloudcall-guard-hostile-'));
+
+beforeAll(async () => {
+  // One attempt: a 5xx is a finding, not something to retry past.
+  connection = await connectSandbox({
+    onRequest: ({ method, target, status }) => seen.push({ method, target, status }),
+    client: { retry: { maxAttempts: 1 } },
+  });
+  audit = openAuditLog(join(dir, 'audit.log'));
+  const createVm = async (Name: string, Tags: string[]) => {
+    const { droplet } = (await runTool(
+      mutatingTools.find((tool) => tool.name === 'vm-create') as AnyTool,
+      { Name, Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', Tags },
+      { client: connection.client },
+    )) as { droplet: { id: number } };
+    return droplet.id;
+  };
+  protectedVm = await createVm('prod-web', ['prod']);
+  freeVms = [
+    await createVm('scratch-1', []),
+    await createVm('scratch-2', []),
+    await createVm('scratch-3', []),
+  ];
+});
+afterAll(async () => {
+  audit.close();
+  await connection.close();
+});
+
+const rules = () => [
+  parseRule('tag:prod', '--protect'),
+  parseRule('name:prod-*', 'policy'),
+  parseRule(`id:${protectedVm}`, '--protect'),
+];
+
+/** How the call is confirmed: run unasked, refused unasked, or a person who accepts or declines. */
+type Confirmation = 'run' | 'refuse' | Decision;
+
+function guardOptions(confirmation: Confirmation): GuardOptions {
+  const base = { frontEnd: 'mcp' as const, rules: rules(), audit };
+  if (confirmation === 'run') return { ...base, unconfirmed: 'run' };
+  if (confirmation === 'refuse') return { ...base, unconfirmed: { refuse: 'add --force' } };
+  return { ...base, unconfirmed: 'run', confirm: async () => confirmation };
+}
+
+/** The tool's hostile arguments; some aimed at a VM (protected or not), some carrying planted secrets. */
+function callsOf(tool: AnyTool) {
+  const shape = Object.keys(tool.input.shape);
+  const secrets = shape.filter((name) => name in SECRET_VALUES);
+  const aims = shape.filter((name) => name === 'ID' || name === 'VmID');
+  return fc
+    .record({
+      raw: hostileArgumentsOf({
+        name: tool.name,
+        schema: inputJsonSchema(tool) as JsonSchema,
+        arguments: shape,
+      }),
+      aim: aims.length ? fc.constantFrom('none', 'protected', 'free') : fc.constant('none'),
+      free: fc.nat(2),
+      plant: secrets.length ? fc.boolean() : fc.constant(false),
+      confirmation: fc.constantFrom<Confirmation>('run', 'refuse', 'accept', 'decline', 'cancel'),
+    })
+    .map(({ raw, aim, free, plant, confirmation }) => {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { raw, confirmation };
+      const args = { ...(raw as Record<string, unknown>) };
+      if (aim !== 'none')
+        for (const name of aims) args[name] = aim === 'protected' ? protectedVm : freeVms[free];
+      if (plant) for (const name of secrets) args[name] = SECRET_VALUES[name];
+      return { raw: args, confirmation };
+    });
+}
+
+function isValid(tool: AnyTool, raw: unknown): boolean {
+  try {
+    parseArgs(tool, raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a thrown value is not one of cloudcall's own refusals or 4xx answers, or undefined if it is. */
+function internal(error: unknown): string | undefined {
+  if (error === undefined || error instanceof InputError || error instanceof GuardRefusal) return undefined;
+  if (error instanceof ApiError && error.status < 500 && !(error instanceof UnexpectedResponseError))
+    return undefined;
+  const report = errorReport(error);
+  return `${error instanceof Error ? error.name : typeof error}: ${report.message}`;
+}
+
+function preview(value: unknown): string {
+  try {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  } catch {
+    return typeof value;
+  }
+}
+
+const changing = () => seen.filter((request) => request.method !== 'GET' && request.method !== 'HEAD');
+
+function expectClean(label: string): void {
+  expect(
+    seen.filter((request) => request.status >= 500),
+    `${label}: the sandbox failed`,
+  ).toEqual([]);
+  const probe = {} as Record<string, unknown>;
+  expect(probe.polluted, `${label} polluted Object.prototype`).toBeUndefined();
+}
+
+function expectNoSecrets(label: string, text: string): void {
+  expect(text.includes(CANARY), `${label}: a secret argument shows`).toBe(false);
+  expect(text.includes(SANDBOX_TOKEN), `${label}: the token shows`).toBe(false);
+}
+
+describe('guardedRun with hostile arguments, rules and an audit log (property-based)', () => {
+  it.each(mutatingTools.map((tool) => [tool.name, tool] as const))('%s', async (_name, tool) => {
+    await fc.assert(
+      fc.asyncProperty(callsOf(tool), async ({ raw, confirmation }) => {
+        const label = `${tool.name}(${preview(raw)}) [${confirmation}]`;
+        const valid = isValid(tool, raw);
+        const before = statSync(audit.path).size;
+        seen = [];
+        let error: unknown;
+        try {
+          await guardedRun(tool, raw, { client: connection.client }, guardOptions(confirmation));
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(internal(error), `${label} failed with an internal error`).toBeUndefined();
+        expectClean(label);
+        if (!valid) {
+          expect(error, `${label}: invalid arguments not refused as such`).toBeInstanceOf(InputError);
+          expect(seen, `${label}: invalid arguments sent requests`).toEqual([]);
+        }
+        if (error instanceof GuardRefusal) {
+          expect(changing(), `${label}: ${error.outcome} but a change was sent`).toEqual([]);
+        }
+
+        // One line per call, JSON, naming the tool and how the call ended.
+        const lines = readFileSync(audit.path).subarray(before).toString('utf8').split('\n');
+        expect(lines.pop(), `${label}: the audit line is not ended`).toBe('');
+        expect(lines, `${label}: not one audit line`).toHaveLength(1);
+        const line = lines[0] as string;
+        let entry: AuditEntry | undefined;
+        expect(() => {
+          entry = JSON.parse(line) as AuditEntry;
+        }, `${label}: the audit line is not JSON`).not.toThrow();
+        expect(entry?.tool).toBe(tool.name);
+        expect(entry?.outcome).toBe(
+          error === undefined ? 'ok' : error instanceof GuardRefusal ? error.outcome : 'error',
+        );
+        expectNoSecrets(`${label} audit line`, line);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('reached every way a call can end, so the properties above were not all about refusals', () => {
+    const ends = readAudit(audit.path).entries.map((entry) =>
+      entry.outcome === 'refused' ? `refused by ${entry.reason?.split(' ')[0]}` : entry.outcome,
+    );
+    expect(new Set(ends)).toEqual(new Set(['ok', 'error', 'declined', 'refused by rule', 'refused by add']));
+  });
+});
+
+describe('planCall with hostile arguments and rules (property-based)', () => {
+  it.each(mutatingTools.map((tool) => [tool.name, tool] as const))('%s', async (_name, tool) => {
+    await fc.assert(
+      fc.asyncProperty(callsOf(tool), async ({ raw }) => {
+        const label = `plan ${tool.name}(${preview(raw)})`;
+        const valid = isValid(tool, raw);
+        seen = [];
+        let plan: Awaited<ReturnType<typeof planCall>> | undefined;
+        let error: unknown;
+        try {
+          plan = await planCall(tool, raw, { client: connection.client }, rules());
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(internal(error), `${label} failed with an internal error`).toBeUndefined();
+        expectClean(label);
+        expect(changing(), `${label}: a plan sent a change`).toEqual([]);
+        if (!valid) {
+          expect(seen, `${label}: invalid arguments sent requests`).toEqual([]);
+          expect(error, `${label}: invalid arguments threw`).toBeUndefined();
+          expect(plan?.valid, `${label}: invalid arguments planned as valid`).toBe(false);
+          expect(plan?.issues?.length, `${label}: an invalid plan with no issue`).toBeGreaterThan(0);
+        }
+        if (plan) {
+          let text = '';
+          expect(() => {
+            text = JSON.stringify(plan);
+          }, `${label}: the plan is not JSON`).not.toThrow();
+          expectNoSecrets(label, text);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
