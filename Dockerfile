@@ -10,8 +10,14 @@ FROM node:20.19-bookworm-slim AS build
 ENV TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 CI=true
 RUN npm install --global --no-fund --no-audit pnpm@10.34.9
 WORKDIR /src
+# Every dependency, from the lockfile alone, into pnpm's store: this layer is rebuilt only when the
+# lockfile (or the workspace file, whose catalog and build allowances it follows) changes, not on
+# every source change.
+COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+RUN pnpm fetch
+# The sources, then node_modules from that store alone (no registry), then the bundle.
 COPY . .
-RUN pnpm install --frozen-lockfile \
+RUN pnpm install --frozen-lockfile --offline \
  && pnpm exec turbo run build --filter=@cloudcall/mcp-server... --output-logs=errors-only \
  && node apps/mcp-server/dist/main.js --version
 

@@ -60,6 +60,11 @@ export interface HttpOptions {
   allowedHosts?: readonly string[] | undefined;
   /** Origins allowed, instead of loopback pages. */
   allowedOrigins?: readonly string[] | undefined;
+  /**
+   * POSTs to /mcp answered at once (default unlimited); past it 503 with Retry-After, before the
+   * body is read, so one client cannot pile up unbounded work and memory on this process.
+   */
+  maxInFlight?: number;
   /** How long close() waits for calls in flight. */
   graceMs?: number;
   /** Why the server cannot serve calls now (the API is out of reach), or undefined: /readyz. */
@@ -131,6 +136,8 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   let allowedHosts: readonly string[] = [];
   /** POSTs to /mcp being answered: what a drain waits for. */
   let inFlight = 0;
+  metrics.requestsInFlight = () => inFlight;
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   let draining = false;
   let drained: (() => void) | undefined;
 
@@ -195,6 +202,10 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     // Draining: what still arrives on an open connection is served, then the connection closes.
     if (draining) res.setHeader('connection', 'close');
     if (req.method === 'POST') {
+      if (inFlight >= maxInFlight) {
+        refuseBusy(res);
+        return;
+      }
       inFlight++;
       res.once('close', () => {
         inFlight--;
@@ -205,6 +216,23 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     else await serveStateful(req, res);
   }
 
+  /**
+   * 503 at --max-in-flight, answered before the body is read or anything runs: the request did
+   * nothing, so its client may send it again, here later (Retry-After) or to another replica.
+   * The JSON-RPC id is null: finding it would mean reading the body this limit keeps us from
+   * holding.
+   */
+  function refuseBusy(res: ServerResponse): void {
+    metrics.observeRefusal('max-in-flight');
+    res.setHeader('retry-after', String(RETRY_AFTER_S));
+    jsonRpcError(
+      res,
+      503,
+      -32000,
+      `Server busy: ${inFlight} requests are being answered, the most this server takes at once (--max-in-flight ${maxInFlight}). Nothing was done; try again in ${RETRY_AFTER_S} s.`,
+    );
+  }
+
   const OPERATIONS = { '/healthz': true, '/readyz': true, '/metrics': true } as const;
 
   async function operations(path: keyof typeof OPERATIONS, res: ServerResponse): Promise<void> {
@@ -213,6 +241,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     if (path === '/healthz') {
       json(200, { status: 'ok' });
     } else if (path === '/readyz') {
+      // Saturation (--max-in-flight reached) leaves the process ready, on purpose. Readiness says
+      // whether this process can serve at all (draining, the API out of reach); load is shed per
+      // request, by the 503 with Retry-After, at once. A probe every few seconds lags behind
+      // calls that end in milliseconds, so a busy replica would flap in and out of the
+      // balancer; and when every replica is busy at once, all would be taken out, turning a
+      // partial overload into a total outage.
       const reason = draining ? 'shutting down' : await options.ready?.();
       json(reason ? 503 : 200, reason ? { status: 'unready', reason } : { status: 'ready' });
     } else {
@@ -302,6 +336,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         return;
       }
       if (live.size >= options.maxSessions) {
+        metrics.observeRefusal('max-sessions');
         jsonRpcError(
           res,
           503,
@@ -421,6 +456,9 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     },
   };
 }
+
+/** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */
+const RETRY_AFTER_S = 1;
 
 /** The request target's path; a target no URL can be made of is nobody's endpoint. */
 function pathOf(target: string | undefined): string {

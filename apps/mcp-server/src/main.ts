@@ -89,7 +89,8 @@ Environment:
                            With stdio, the HTTP-only options (--host, --port,
                            --max-sessions, --session-idle-timeout, --stateless,
                            --auth, --client-keys, --allowed-hosts,
-                           --allowed-origins, --grace-seconds) are refused as
+                           --allowed-origins, --grace-seconds, --max-in-flight)
+                           are refused as
                            flags and their variables are ignored.
 `;
 

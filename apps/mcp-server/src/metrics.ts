@@ -1,7 +1,7 @@
 /**
  * The HTTP server's Prometheus metrics (prom-client), served at /metrics: tool calls by tool and
  * outcome with their latency, the API's answers by status, its 429s and our retries, and the
- * sessions open. One registry per server, fed by the API client's events and the MCP adapter.
+ * sessions open, the requests in flight and those refused at a limit. One registry per server, fed by the API client's events and the MCP adapter.
  */
 import type { ClientEvent } from '@cloudcall/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -16,7 +16,14 @@ export interface Metrics {
   observeClient(event: ClientEvent): void;
   /** Counts the sessions open, for the gauge; set by the HTTP server (0 until then). */
   openSessions: () => number;
+  /** Counts the requests to /mcp being answered, for the gauge; set by the HTTP server. */
+  requestsInFlight: () => number;
+  /** A request to /mcp was refused with 503 because this process was at one of its limits. */
+  observeRefusal(reason: RefusalReason): void;
 }
+
+/** Which limit a 503 came from: --max-in-flight or --max-sessions. */
+export type RefusalReason = 'max-in-flight' | 'max-sessions';
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -58,9 +65,27 @@ export function createMetrics(): Metrics {
       this.set(metrics.openSessions());
     },
   });
+  new Gauge({
+    name: 'cloudcall_requests_in_flight',
+    help: 'Requests to /mcp (POSTs) being answered, the ones --max-in-flight counts.',
+    registers: [registry],
+    collect() {
+      this.set(metrics.requestsInFlight());
+    },
+  });
+  const refused = new Counter({
+    name: 'cloudcall_requests_refused_total',
+    help: 'Requests to /mcp answered 503 at a limit of this process, by reason (max-in-flight, max-sessions).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const metrics: Metrics = {
     registry,
     openSessions: () => 0,
+    requestsInFlight: () => 0,
+    observeRefusal(reason) {
+      refused.inc({ reason });
+    },
     observeCall(tool, outcome, ms) {
       calls.inc({ tool, outcome });
       latency.observe({ tool }, ms / 1000);

@@ -7,11 +7,15 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { type Nginx, startNginx } from '@cloudcall/testing/nginx';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '@cloudcall/testing';
+import { MCP_PROXY_CONF, type Nginx, startNginx } from '@cloudcall/testing/nginx';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
-import { killAll, startHttp } from './testing/process.js';
+import { startStandInDns } from './testing/dns.js';
+import { httpRequest, killAll, startHttp } from './testing/process.js';
 import {
   httpClient,
   observations,
@@ -191,6 +195,96 @@ describe('stateless replicas behind nginx, passing each caller token through', (
       expect(new Set(after.map((upstream) => upstream.replica))).toEqual(new Set(['r1', 'r3']));
       const wrong = api.seen.filter((upstream) => upstream.token !== tokens[Math.floor(upstream.id / 1000)]);
       expect(wrong).toEqual([]);
+    },
+    LONG,
+  );
+});
+
+describe("deploy/nginx.conf (Compose's balancer) follows the replicas' addresses in DNS", () => {
+  it(
+    'serves a replica that came back at a new address, and replicas added by --scale, without restarting',
+    async () => {
+      const api = await startStandInApi();
+      cleanup.push(api.close);
+      const dns = await startStandInDns();
+      cleanup.push(dns.close);
+      // Docker's DNS server and the service's port, made loopback ones; the rest as shipped:
+      // the name `mcp` is still resolved, by the stand-in DNS (answers valid 1 s, not 10).
+      const port = await freePort();
+      const shipped = readFileSync(new URL('../../../deploy/nginx.conf', import.meta.url), 'utf8');
+      const nginx = await startNginx({
+        config: ({ dir, port: listen }) => {
+          const config = shipped
+            .replace('resolver 127.0.0.11 valid=10s', `resolver 127.0.0.1:${dns.port} valid=1s`)
+            .replace('$cloudcall_upstream mcp:3333;', `$cloudcall_upstream mcp:${port};`)
+            .replace('listen 8080;', `listen 127.0.0.1:${listen};`)
+            .replace('/etc/nginx/mcp-proxy.conf', MCP_PROXY_CONF)
+            .replace(/\/tmp\//g, `${dir}/`)
+            .replace('error_log /dev/stderr', `error_log ${join(dir, 'error.log')}`)
+            .replace('access_log /dev/stdout', `access_log ${join(dir, 'access.log')}`);
+          expect(config).toContain(`mcp:${port};`);
+          expect(config).toContain(`resolver 127.0.0.1:${dns.port}`);
+          // As root (CI containers), nginx's workers would run as nobody, who cannot write `dir`.
+          return `${process.getuid?.() === 0 ? 'user root;\n' : ''}daemon off;\n${config}`;
+        },
+      });
+      cleanup.push(nginx.stop);
+      // Each replica on its own loopback address, all on the service's one port, as in Compose.
+      const replica = (name: string, address: string) =>
+        startHttp([
+          ...['--transport', 'http', '--host', address, '--port', String(port), '--stateless'],
+          ...['--auth', 'token-passthrough', '--api-url', api.urlFor(name), '--allowed-hosts', '127.0.0.1'],
+          ...['--families', 'account'],
+        ]);
+      let n = 0;
+      /** One call through nginx: the replica that served it, or nginx's status when none did. */
+      const callThrough = async (): Promise<string> => {
+        const id = ++n;
+        const answer = await httpRequest(nginx.url, {
+          body: {
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'key-get', arguments: { ID: id } },
+          },
+          headers: { authorization: 'Bearer caller-token-0123456789' },
+        });
+        if (answer.status !== 200) return String(answer.status);
+        return api.seen.find((upstream) => upstream.id === id)?.replica ?? 'not served';
+      };
+      /** Calls until one is served by a replica in `names` (nginx follows DNS within `valid`). */
+      const until = async (names: string[]): Promise<string[]> => {
+        const served: string[] = [];
+        for (const deadline = Date.now() + 10_000; !names.includes(served.at(-1) ?? ''); ) {
+          if (Date.now() > deadline) throw new Error(`never served by ${names}: ${served.join(' ')}`);
+          served.push(await callThrough());
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return served;
+      };
+
+      dns.records.set('mcp', ['127.0.0.2']);
+      const first = await replica('first', '127.0.0.2');
+      expect(await callThrough()).toBe('first');
+      expect(dns.asked).toContain('mcp');
+
+      // The replica restarts at a new address: nginx, asking DNS again, finds it there.
+      await new Promise((resolve) => {
+        first.child.once('exit', resolve);
+        first.child.kill('SIGTERM');
+      });
+      await replica('restarted', '127.0.0.3');
+      dns.records.set('mcp', ['127.0.0.3']);
+      await until(['restarted']);
+      for (let i = 0; i < 4; i++) expect(await callThrough()).toBe('restarted');
+
+      // Scaled up to two: both serve.
+      await replica('added', '127.0.0.4');
+      dns.records.set('mcp', ['127.0.0.3', '127.0.0.4']);
+      await until(['added']);
+      const spread = new Set<string>();
+      for (let i = 0; i < 8; i++) spread.add(await callThrough());
+      expect(spread).toEqual(new Set(['restarted', 'added']));
     },
     LONG,
   );

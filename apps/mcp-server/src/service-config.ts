@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bindProblem } from './bind.js';
-import { DEFAULT_GRACE_SECONDS, type SERVICE_OPTIONS } from './service-flags.js';
+import { DEFAULT_GRACE_SECONDS, DEFAULT_MAX_IN_FLIGHT, type SERVICE_OPTIONS } from './service-flags.js';
 
 export { SERVICE_OPTIONS, SERVICE_USAGE } from './service-flags.js';
 
@@ -23,6 +23,8 @@ export interface ServiceSettings {
   /** Origins allowed; undefined: loopback pages. */
   allowedOrigins: string[] | undefined;
   graceMs: number;
+  /** POSTs to /mcp answered at once; past it 503 with Retry-After. */
+  maxInFlight: number;
 }
 
 type Flags = { [flag in keyof typeof SERVICE_OPTIONS]?: string | boolean | undefined } & {
@@ -54,6 +56,10 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
   if (typeof grace !== 'string' || !/^\d+$/.test(grace) || Number(grace) > 3600) {
     throw new Error(`--grace-seconds must be a whole number of seconds up to 3600, not ${grace}`);
   }
+  const maxInFlight = flags['max-in-flight'] ?? String(DEFAULT_MAX_IN_FLIGHT);
+  if (typeof maxInFlight !== 'string' || !/^\d+$/.test(maxInFlight) || !(Number(maxInFlight) >= 1)) {
+    throw new Error(`--max-in-flight must be a whole number of requests, at least 1, not ${maxInFlight}`);
+  }
   return {
     stateless,
     auth,
@@ -66,6 +72,7 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
         return 'an origin such as https://app.example';
     }),
     graceMs: Number(grace) * 1000,
+    maxInFlight: Math.min(Number(maxInFlight), Number.MAX_SAFE_INTEGER),
   };
 }
 

@@ -8,6 +8,9 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT_S = 900;
 
 export const DEFAULT_GRACE_SECONDS = 25;
 
+/** Requests to /mcp answered at once by one process; past it a request gets 503 and Retry-After. */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
 /** parseArgs entries, spread into main's options (each also has its CLOUDCALL_ variable). */
 export const SERVICE_OPTIONS = {
   stateless: { type: 'boolean' },
@@ -16,6 +19,7 @@ export const SERVICE_OPTIONS = {
   'allowed-hosts': { type: 'string' },
   'allowed-origins': { type: 'string' },
   'grace-seconds': { type: 'string' },
+  'max-in-flight': { type: 'string' },
 } as const;
 
 export const SERVICE_USAGE = `  --stateless              HTTP without sessions: every request stands alone, so
@@ -36,4 +40,8 @@ export const SERVICE_USAGE = `  --stateless              HTTP without sessions: 
                            instead of loopback pages
   --grace-seconds N        on SIGTERM, stop accepting and give calls in flight
                            this long to finish, then exit 0 (default ${DEFAULT_GRACE_SECONDS})
+  --max-in-flight N        MCP requests (POSTs to /mcp) answered at once, with or
+                           without --stateless (default ${DEFAULT_MAX_IN_FLIGHT}); past it a
+                           request gets 503 with Retry-After, so its client (or
+                           the balancer) can try again or elsewhere
 `;

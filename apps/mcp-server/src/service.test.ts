@@ -75,6 +75,7 @@ describe('start-up refusals', () => {
       [['--allowed-origins', 'app.example'], /--allowed-origins: "app.example" is not an origin/],
       [['--allowed-hosts', 'a b/c'], /--allowed-hosts: "b\/c" is not a host/],
       [['--grace-seconds', 'soon'], /--grace-seconds must be a whole number/],
+      [['--max-in-flight', '0'], /--max-in-flight must be a whole number of requests, at least 1, not 0/],
     ];
     for (const [args, message] of cases) {
       const result = await exitOf([...HTTP, '--sandbox', ...args]);
@@ -82,7 +83,7 @@ describe('start-up refusals', () => {
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr).not.toContain(plainKey.slice(0, 8));
     }
-  }, 90_000); // nine server starts on a shared CI machine
+  }, 100_000); // ten server starts on a shared CI machine
 });
 
 describe('--auth static: the server token, client keys', () => {
@@ -289,6 +290,65 @@ describe('--stateless', () => {
     expect(result.structuredContent).toMatchObject({ droplet: { id, status: 'active' } });
     expect(updates[0]).toMatchObject({ message: `vm ${id}: status new, waiting for active (0 s of 300 s)` });
   });
+});
+
+describe('--max-in-flight', () => {
+  // Both modes: without sessions (every call its own POST) and with them (calls on a session).
+  for (const mode of ['--stateless', 'stateful'] as const) {
+    it(`${mode}: past the cap a request gets 503, Retry-After and a JSON-RPC error, counted; calls pass again once the held ones end`, async () => {
+      const api = await startStandInApi();
+      cleanup.push(api.close);
+      api.hold = 'held';
+      const cap = 2;
+      const { url } = await startHttp([
+        ...HTTP,
+        ...(mode === '--stateless' ? ['--stateless'] : []),
+        ...['--auth', 'token-passthrough', '--api-url', api.urlFor('held'), '--families', 'account'],
+        ...['--allowed-hosts', '127.0.0.1', '--max-in-flight', String(cap)],
+      ]);
+      const token = 'Bearer caller-token-0123456789';
+      const clients = await Promise.all(Array.from({ length: cap }, () => httpClient(url, token)));
+      cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
+      // `cap` calls held by the API stand-in: the replica is full.
+      const slow = clients.map((client, index) => call(client, 'key-get', { ID: index + 1 }));
+      while (api.held.length < cap) await new Promise((resolve) => setTimeout(resolve, 10));
+
+      // One more request (a call, or an initialize that would open a session) is refused.
+      const body =
+        mode === '--stateless'
+          ? { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'key-get', arguments: { ID: 9 } } }
+          : INITIALIZE;
+      const refused = await httpRequest(url, { body, headers: { authorization: token } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringMatching(/--max-in-flight 2\).*try again in 1 s/) },
+        id: null,
+      });
+      expect(api.seen.map((upstream) => upstream.id)).toEqual([1, 2]); // the refused call did nothing
+      let metrics = await scrape(url);
+      expect(sample(metrics, 'cloudcall_requests_in_flight')).toBe(cap);
+      expect(sample(metrics, 'cloudcall_requests_refused_total', { reason: 'max-in-flight' })).toBe(1);
+      expect(sample(metrics, 'cloudcall_sessions_open')).toBe(mode === '--stateless' ? 0 : cap);
+      // Saturated, still ready (see /readyz in http.ts): the excess is shed per request.
+      expect((await fetch(new URL('/readyz', url))).status).toBe(200);
+
+      api.hold = undefined;
+      api.release();
+      const results = await Promise.all(slow);
+      expect(results.map((result) => (result.json as { ssh_key?: { id: number } }).ssh_key?.id)).toEqual([
+        1, 2,
+      ]);
+      const again = await call(clients[0] as (typeof clients)[number], 'key-get', { ID: 3 });
+      expect(again.json).toMatchObject({ ssh_key: { id: 3 } });
+      const fresh = await httpRequest(url, { body, headers: { authorization: token } });
+      expect(fresh.status).toBe(200);
+      metrics = await scrape(url);
+      expect(sample(metrics, 'cloudcall_requests_in_flight')).toBe(0);
+      expect(sample(metrics, 'cloudcall_requests_refused_total', { reason: 'max-in-flight' })).toBe(1);
+    });
+  }
 });
 
 describe('operations', () => {

@@ -20,6 +20,7 @@ describe('--transport stdio with HTTP-only options', () => {
       ['--allowed-hosts', 'mcp.example'],
       ['--allowed-origins', 'https://app.example'],
       ['--grace-seconds', '5'],
+      ['--max-in-flight', '5'],
     ];
     const results = await Promise.all(
       cases.map((args) =>

@@ -10,4 +10,8 @@ export interface Nginx {
   /** Stops nginx and removes its directory. */
   stop(): Promise<void>;
 }
-export declare function startNginx(options: { upstreams: number[] }): Promise<Nginx>;
+export declare function startNginx(
+  options:
+    | { upstreams: number[]; config?: undefined }
+    | { upstreams?: undefined; config: (where: { dir: string; port: number }) => string },
+): Promise<Nginx>;

@@ -52,6 +52,7 @@ ${servers}
   server {
     listen 127.0.0.1:${port};
     location /mcp {
+      set $cloudcall_upstream cloudcall;
       include ${MCP_PROXY_CONF};
     }
   }
@@ -59,13 +60,16 @@ ${servers}
 `;
 }
 
-/** Starts nginx and resolves once it accepts connections. */
-export async function startNginx({ upstreams }) {
+/**
+ * Starts nginx and resolves once it accepts connections: with nginxConfig's configuration, or
+ * with `config`'s (given the directory to keep its files in and the port to listen on).
+ */
+export async function startNginx({ upstreams = [], config }) {
   const nginx = findNginx();
   const dir = mkdtempSync(join(tmpdir(), 'cloudcall-nginx-'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig({ dir, port, upstreams }));
+  writeFileSync(conf, config ? config({ dir, port }) : nginxConfig({ dir, port, upstreams }));
   const child = spawn(nginx, ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
