@@ -106,6 +106,7 @@ interface CallKit {
   core: typeof import('@cloudcall/core');
   reportError: typeof import('@cloudcall/catalog').reportError;
   guard: typeof import('@cloudcall/guard');
+  pendingWaits: typeof import('@cloudcall/account').pendingWaits;
 }
 
 let callKit: Promise<CallKit> | undefined;
@@ -114,13 +115,15 @@ export function loadCallKit(): Promise<CallKit> {
     import('@cloudcall/core'),
     import('@cloudcall/catalog'),
     import('@cloudcall/guard'),
-  ]).then(([core, catalog, guard]) => ({
+    import('@cloudcall/account'),
+  ]).then(([core, catalog, guard, account]) => ({
     tools: new Map(
       [...catalog.toolsOf(catalog.families), ...guard.guardTools].map((tool) => [tool.name, tool]),
     ),
     core,
     reportError: catalog.reportError,
     guard,
+    pendingWaits: account.pendingWaits,
   }));
   return callKit;
 }
@@ -239,7 +242,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       );
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
       options.onCall?.(name, 'ok', Date.now() - started);
-      return success(options.showSecrets ? result : maskSecrets(result), rateLimitNote(client.rateLimit));
+      const budget = rateLimitNote(client.rateLimit);
+      const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
+      return success(options.showSecrets ? result : maskSecrets(result), [
+        ...(waits.length ? [waitNote(waits)] : []),
+        ...(budget ? [`Note: ${budget}. Make fewer calls until then.`] : []),
+      ]);
     } catch (error) {
       let report = guardReport(kit.guard, error) ?? kit.reportError(error);
       if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
@@ -257,15 +265,26 @@ export function createMcpServer(options: McpServerOptions): Server {
  * A result: compact JSON text, and the same object as structuredContent when it is an object.
  * A note (the API's rate limit running low) follows as a second text block, outside the data.
  */
-function success(result: unknown, note?: string): CallToolResult {
+function success(result: unknown, notes: readonly string[] = []): CallToolResult {
   const text = JSON.stringify(result) ?? 'null';
   const structured =
     typeof result === 'object' && result !== null && !Array.isArray(result)
       ? { structuredContent: result as Record<string, unknown> }
       : {};
-  const content: CallToolResult['content'] = [{ type: 'text', text }];
-  if (note) content.push({ type: 'text', text: `Note: ${note}. Make fewer calls until then.` });
+  const content: CallToolResult['content'] = [
+    { type: 'text', text },
+    ...notes.map((note) => ({ type: 'text' as const, text: note })),
+  ];
   return { content, ...structured };
+}
+
+/**
+ * What a create or an action started, when its answer does not show it ready yet: the exact
+ * `wait` calls that block until it is (from the tool's `wait` field, as the CLI's --wait uses).
+ */
+function waitNote(waits: readonly object[]): string {
+  const calls = waits.map((wait) => JSON.stringify(wait)).join(', ');
+  return `Next: this is not ready yet. To block until it is, call wait with ${calls}${waits.length > 1 ? ' (one call each)' : ''}.`;
 }
 
 /** A failure: the message as text (with the hint), and every fact as structuredContent. */

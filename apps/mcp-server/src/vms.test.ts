@@ -537,3 +537,37 @@ describe('bad input', () => {
     expect(stateText()).toBe(before);
   });
 });
+
+describe('what to call next', () => {
+  it('a create that is not ready yet names the wait call that blocks until it is; a ready answer names none', async () => {
+    const result = (await client.callTool({
+      name: 'vm-create',
+      arguments: { Name: 'next-1', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3' },
+    })) as { content: { type: string; text: string }[]; structuredContent: Json };
+    const id = result.structuredContent.droplet.id;
+    expect(result.content).toHaveLength(2);
+    const note = result.content[1]?.text ?? '';
+    expect(note).toBe(
+      `Next: this is not ready yet. To block until it is, call wait with {"Kind":"vm","ID":"${id}"}.`,
+    );
+    // The arguments it names are the wait tool's own: calling them ends with the VM active.
+    const waitArgs = JSON.parse(/call wait with (\{.*\})\.$/.exec(note)?.[1] ?? 'null');
+    const waiting = call(client, 'wait', waitArgs);
+    await advance(3_000);
+    const waited = await waiting;
+    expect(waited.isError, waited.text).toBe(false);
+    expect(waited.json).toMatchObject({ droplet: { id, status: 'active' } });
+
+    const ready = (await client.callTool({ name: 'vm-get', arguments: { ID: id } })) as {
+      content: unknown[];
+    };
+    expect(ready.content).toHaveLength(1);
+    const reboot = (await client.callTool({ name: 'vm-reboot', arguments: { ID: id } })) as {
+      content: { text: string }[];
+      structuredContent: Json;
+    };
+    expect(reboot.content[1]?.text).toBe(
+      `Next: this is not ready yet. To block until it is, call wait with {"Kind":"action","ID":"${reboot.structuredContent.action.id}"}.`,
+    );
+  });
+});

@@ -32,6 +32,7 @@ export type {
 export {
   MAX_WAIT_SECONDS,
   POLL,
+  pendingWaits,
   WAIT_KINDS,
   type WaitArgs,
   type WaitKindName,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitTargets } from './wait.js';
+import { pendingWaits, waitTargets } from './wait.js';
 
 describe('waitTargets', () => {
   it('reads the id of the answer the tool gives', () => {
@@ -36,5 +36,44 @@ describe('waitTargets', () => {
   });
   it('finds nothing in an answer without the resource', () => {
     expect(waitTargets({ kind: 'vm' }, {}, { ok: true })).toEqual([]);
+  });
+});
+
+describe('pendingWaits', () => {
+  it('names the wait call for what the answer does not show as ready yet', () => {
+    expect(pendingWaits({ kind: 'vm' }, {}, { droplet: { id: 42, status: 'new' } })).toEqual([
+      { Kind: 'vm', ID: '42' },
+    ]);
+    expect(pendingWaits({ kind: 'vm' }, {}, { droplet: { id: 42, status: 'active' } })).toEqual([]);
+    expect(
+      pendingWaits(
+        { kind: 'action' },
+        {},
+        {
+          actions: [
+            { id: 1, status: 'completed' },
+            { id: 2, status: 'in-progress' },
+          ],
+        },
+      ),
+    ).toEqual([{ Kind: 'action', ID: '2' }]);
+  });
+  it('reads the status beside an id field, and waits for a replica named in the arguments', () => {
+    const prefix = { kind: 'byoip-prefix', idField: 'uuid' } as const;
+    expect(pendingWaits(prefix, {}, { uuid: 'p-1', status: 'pending' })).toEqual([
+      { Kind: 'byoip-prefix', ID: 'p-1' },
+    ]);
+    expect(pendingWaits(prefix, {}, { uuid: 'p-1', status: 'active' })).toEqual([]);
+    const replica = { kind: 'database-replica', idArgument: 'id', nameArgument: 'name' } as const;
+    expect(
+      pendingWaits(
+        replica,
+        { id: 'db-1', name: 'read-1' },
+        { replica: { name: 'read-1', status: 'forking' } },
+      ),
+    ).toEqual([{ Kind: 'database-replica', ID: 'db-1', Name: 'read-1' }]);
+  });
+  it('is empty when the answer holds nothing to wait for', () => {
+    expect(pendingWaits({ kind: 'vm' }, {}, { ok: true })).toEqual([]);
   });
 });

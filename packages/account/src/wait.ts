@@ -364,6 +364,35 @@ export function waitTargets(
 }
 
 /**
+ * The `wait` calls that would block until what a tool's answer started is ready: one per target
+ * (see `waitTargets`) that the answer does not already show as ready. For an agent, the arguments
+ * to pass next; empty when there is nothing to wait for.
+ */
+export function pendingWaits(
+  wait: ToolWait,
+  args: Record<string, unknown>,
+  result: unknown,
+): ({ Kind: ToolWait['kind'] } & WaitTargetArgs)[] {
+  const kind: WaitKind = WAIT_KINDS[wait.kind];
+  const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  const shown = [
+    answer,
+    answer[kind.key],
+    ...(Array.isArray(answer[`${kind.key}s`]) ? (answer[`${kind.key}s`] as unknown[]) : []),
+  ];
+  const ready = new Set(
+    shown.flatMap((item) => {
+      const resource = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+      const id = resource[wait.idField ?? 'id'];
+      return resource[kind.field] === kind.ready && id !== undefined ? [String(id)] : [];
+    }),
+  );
+  return waitTargets(wait, args, result)
+    .filter((target) => target.Name !== undefined || !ready.has(target.ID))
+    .map((target) => ({ Kind: wait.kind, ...target }));
+}
+
+/**
  * Waits for what a tool's answer yields (see `waitTargets`), all within `timeoutSeconds`, and answers
  * as `wait` does: the ready resource, or `{ actions: [...] }` for several actions.
  */
