@@ -2,10 +2,9 @@
 /**
  * cloudcall: every cloudcall tool as a command. See `cloudcall --help`.
  */
-import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+import packageJson from '../package.json' with { type: 'json' };
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+const { version } = packageJson;
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -16,7 +15,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // baseline compiler (Liftoff), then optimises every function again in the background, and the
   // process cannot exit until that is done: about 85 ms after the command's work, on every run.
   // A command makes a handful of requests, for which the baseline code is plenty.
-  setFlagsFromString('--liftoff-only');
+  // (node:v8 is imported here, so that --version above loads no builtin at all.)
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
   // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;

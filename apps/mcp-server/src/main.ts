@@ -1,9 +1,4 @@
 #!/usr/bin/env node
-/**
- * cloudcall-mcp: flags and environment -> API client -> tools -> stdio or Streamable HTTP.
- * stdout carries JSON-RPC on stdio, so everything this process says goes to stderr.
- */
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 // Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
 // on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
@@ -13,6 +8,11 @@ import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/s
 import type { ApiClient } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+/**
+ * cloudcall-mcp: flags and environment -> API client -> tools -> stdio or Streamable HTTP.
+ * stdout carries JSON-RPC on stdio, so everything this process says goes to stderr.
+ */
+import packageJson from '../package.json' with { type: 'json' };
 import { apiClients } from './clients.js';
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
@@ -27,7 +27,7 @@ import {
 } from './service-flags.js';
 import { listingOf } from './tool-data.js';
 
-const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+const VERSION = packageJson.version;
 
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
