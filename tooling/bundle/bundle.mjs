@@ -62,6 +62,23 @@ const result = await build({
 });
 chmodSync(outFile, 0o755);
 
+// An app with src/bin.ts gets dist/bin.cjs too, its package's `bin`: a CommonJS launcher, which
+// Node starts without its ES module loader, and which imports dist/main.js for the real work.
+const launcher = join(cwd, 'src/bin.ts');
+if (!oneFile && existsSync(launcher)) {
+  const binFile = join(outDir, 'bin.cjs');
+  await build({
+    cwd,
+    input: launcher,
+    platform: 'node',
+    transform: { target: 'node20.19' },
+    // The import of ./main.js stays an import, of the entry built above.
+    external: [/^\.\/main\.js$/],
+    output: { file: binFile, format: 'cjs', minify: true, codeSplitting: false },
+  });
+  chmodSync(binFile, 0o755);
+}
+
 const chunks = result.output.filter((output) => output.type === 'chunk');
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const modules = chunks.reduce((count, chunk) => count + Object.keys(chunk.modules).length, 0);

@@ -3,11 +3,12 @@
  * cloudcall: every cloudcall tool as a command. See `cloudcall --help`.
  */
 import packageJson from '../package.json' with { type: 'json' };
+import { asksVersion } from './version-flag.js';
 
-const { version } = packageJson;
+const version = packageJson.version;
 
 const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+if (asksVersion(argv)) {
   // Answered before the commands (every tool's definition) are loaded: scripts call this often.
   process.stdout.write(`${version}\n`);
 } else {

@@ -25,7 +25,7 @@ if (!Number.isInteger(rounds) || rounds < 1)
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-one-file-'));
 const builds = {
-  split: { cli: join(REPO, 'apps/cli/dist/main.js'), mcp: join(REPO, 'apps/mcp-server/dist/main.js') },
+  split: { cli: join(REPO, 'apps/cli/dist/bin.cjs'), mcp: join(REPO, 'apps/mcp-server/dist/main.js') },
   one: { cli: join(work, 'cli/main.js'), mcp: join(work, 'mcp/main.js') },
 };
 for (const [app, dir] of [

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { families, toolsOf } from '@cloudcall/catalog';
 import { guardTools } from '@cloudcall/guard';
 import { sshPublicKey } from '@cloudcall/sandbox';
@@ -22,12 +22,12 @@ const APPS = {
   cli: { dir: dirname(require.resolve('@cloudcall/cli/package.json')), bin: 'cloudcall' },
   mcp: { dir: dirname(require.resolve('@cloudcall/mcp-server/package.json')), bin: 'cloudcall-mcp' },
 } as const;
-const PACKED_FILES = ['dist/THIRD-PARTY-LICENSES.txt', 'dist/main.js', 'dist/main.js.map', 'package.json'];
-
-/** What an app's build wrote: the entry and, under dist/chunks, the modules it loads on demand. */
+/** What an app's build wrote: its entry (and launcher), the chunks it loads on demand, maps, licenses. */
 function builtFiles(dir: string): string[] {
-  const chunks = readdirSync(join(dir, 'dist', 'chunks')).map((file) => `dist/chunks/${file}`);
-  return [...PACKED_FILES, ...chunks].sort();
+  const dist = readdirSync(join(dir, 'dist'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+  return [...dist, 'package.json'].sort();
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-packed-'));
@@ -128,6 +128,9 @@ afterAll(() => {
 describe('the packed apps', () => {
   it('hold only the bundle (its entry and chunks), source maps and the bundled licenses', () => {
     expect(packedFiles).toEqual({ cli: builtFiles(APPS.cli.dir), mcp: builtFiles(APPS.mcp.dir) });
+    // The CLI's bin is its CommonJS launcher; the MCP server's, its entry.
+    expect(packedFiles.cli).toContain('dist/bin.cjs');
+    expect(packedFiles.mcp).toContain('dist/main.js');
     for (const files of Object.values(packedFiles)) {
       expect(files.filter((file) => file.startsWith('dist/chunks/')).length).toBeGreaterThan(2);
     }
