@@ -17,6 +17,7 @@ import {
   InputError,
   pageArgument,
   parseArgs,
+  perPageArgument,
   runAllPages,
   runTool,
   sendRequest,
@@ -322,7 +323,7 @@ async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext)
   if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
   // The largest page the list tool takes, so that one call sees them all in most accounts; the
   // pages after it, if any, are followed (a name on page 2 is a name all the same).
-  const perPage = list.request?.query?.per_page;
+  const perPage = perPageArgument(list);
   const args = { ...(perPage ? { [perPage]: 200 } : {}), ...kind.listArgs };
   const result = (
     pageArgument(list) ? await runAllPages(list, args, context) : await runTool(list, args, context)

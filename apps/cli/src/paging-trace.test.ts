@@ -62,6 +62,30 @@ describe('--all', () => {
     }
   });
 
+  it('follows the pages of a list tool that runs a handler (image-list) as well', async () => {
+    const first = await cli.run(['--sandbox', 'image-list', '--type', 'distribution', '--per-page', '2']);
+    expect(first.code, first.stderr).toBe(EXIT.ok);
+    const { meta } = first.json as { meta: { total: number } };
+    expect(meta.total).toBeGreaterThan(2);
+    const all = await cli.run([
+      '--sandbox',
+      'image-list',
+      '--type',
+      'distribution',
+      '--per-page',
+      '2',
+      '--all',
+      '--trace',
+    ]);
+    expect(all.code, all.stderr).toBe(EXIT.ok);
+    const images = (all.json as { images: { id: number }[] }).images;
+    expect(images).toHaveLength(meta.total);
+    expect(new Set(images.map((image) => image.id)).size).toBe(meta.total);
+    expect(
+      all.stderr.split('\n').filter((line) => line.startsWith('cloudcall: trace: > GET /v2/images')),
+    ).toHaveLength(Math.ceil(meta.total / 2));
+  });
+
   it('is offered only by list tools', async () => {
     expect((await cli.run(['vm-list', '--help'])).stdout).toMatch(/--all\s+fetch every page/);
     expect((await cli.run(['vm-get', '--help'])).stdout).not.toMatch(/--all/);

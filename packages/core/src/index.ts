@@ -67,6 +67,7 @@ export {
   type Meta,
   pageArgument,
   paginate,
+  perPageArgument,
   runAllPages,
 } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';

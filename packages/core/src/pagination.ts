@@ -55,7 +55,12 @@ export async function* paginate<T>(
  * undefined for a tool that has no pages.
  */
 export function pageArgument(tool: AnyTool): string | undefined {
-  return tool.request?.query?.page;
+  return tool.request?.query?.page ?? tool.pages?.page;
+}
+
+/** The argument of a list tool that takes the page size (`PerPage`), or undefined. */
+export function perPageArgument(tool: AnyTool): string | undefined {
+  return tool.request?.query?.per_page ?? tool.pages?.per_page;
 }
 
 /** The page number `links.pages.next` points at, or undefined when there is no next page. */

@@ -143,6 +143,12 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
   wait?: ToolWait;
   request?: RequestMapping<Args<S>>;
   handler?: (args: Args<S>, context: ToolContext) => Promise<R>;
+  /**
+   * For a handler tool that pages as a request mapping would (its own `query` maps `page` and
+   * `per_page`): those arguments, so that its pages can be followed (`runAllPages`, the CLI's
+   * `--all`) as a request tool's are. A request tool's come from its `request.query`.
+   */
+  pages?: { page: string; per_page?: string };
   /** Type of the platform's answer, for the typed API; never read at run time. */
   readonly result?: R;
 }

@@ -78,6 +78,7 @@ export const imagesTools = [
       Type: z.enum(['distribution', 'application', 'user']).optional().describe('user: own images'),
     }),
     annotations: annotations.read,
+    pages: pageQuery,
     handler: (args, context) =>
       sendRequest<ImageList>(
         { method: 'GET', path: '/v2/images', query: { ...pageQuery, type: 'type', private: 'private' } },

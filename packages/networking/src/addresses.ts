@@ -138,6 +138,7 @@ export const reservedIpTools = [
     details: 'Lists the reserved IPs of one type (ipv4 or ipv6) with their region and VM. Paginated.',
     input: z.strictObject({ Type, ...page }),
     annotations: annotations.read,
+    pages: pageQuery,
     handler: (args, context) =>
       sendRequest<ReservedIpList>({ method: 'GET', path: base(args.Type), query: pageQuery }, args, context),
     result: returns<ReservedIpList>(),
