@@ -27,8 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LineClient } from './line-client.mjs';
+import { coldStart, expectJson, expectVersion, median, shuffle, timeProcess } from './measure.mjs';
 import { replicaScaling, replicasMissing } from './replicas.mjs';
 import { startStandIn } from './stand-in.mjs';
 
@@ -118,16 +118,16 @@ try {
 
 async function run() {
   const cases = {
-    node: () => timeProcess(NODE, ['-e', '0']),
-    mcpStart: () => coldStart(NODE, [mcpMain, '--api-url', api.url]),
-    mcpStartSandbox: () => coldStart(NODE, [mcpMain, '--sandbox', '--sandbox-state', ':memory:']),
-    cliVersion: () => timeProcess(NODE, [cliMain, '--version'], expectVersion),
+    node: () => timeProcess(NODE, ['-e', '0'], env),
+    mcpStart: () => coldStart(NODE, [mcpMain, '--api-url', api.url], env),
+    mcpStartSandbox: () => coldStart(NODE, [mcpMain, '--sandbox', '--sandbox-state', ':memory:'], env),
+    cliVersion: () => timeProcess(NODE, [cliMain, '--version'], env, expectVersion),
     cliSandbox: () =>
-      timeProcess(NODE, [cliMain, '--sandbox', '--sandbox-state', statePath, TOOL], expectJson),
-    cliApi: () => timeProcess(NODE, [cliMain, '--api-url', api.url, TOOL], expectKeys),
+      timeProcess(NODE, [cliMain, '--sandbox', '--sandbox-state', statePath, TOOL], env, expectJson),
+    cliApi: () => timeProcess(NODE, [cliMain, '--api-url', api.url, TOOL], env, expectKeys),
   };
   const refArgs = ['-digitalocean-api-endpoint', api.url];
-  if (reference.binary) cases.refStart = () => coldStart(reference.binary, refArgs);
+  if (reference.binary) cases.refStart = () => coldStart(reference.binary, refArgs, env);
 
   // The first run of each reads files from disk and creates the sandbox's state file.
   progress('warming up');
@@ -224,77 +224,8 @@ async function replicaLoad() {
   });
 }
 
-/** Spawn to exit, with the output checked: a fast failure is not a fast command. */
-function timeProcess(command, args, check) {
-  return new Promise((resolvePromise, reject) => {
-    const start = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text) => {
-      stderr += text;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const ms = performance.now() - start;
-      const problem = code === 0 ? check?.(stdout) : `exit code ${code}`;
-      if (problem)
-        reject(
-          new Error(`${[command, ...args].join(' ')}: ${problem}\nstdout: ${stdout}\nstderr: ${stderr}`),
-        );
-      else resolvePromise({ ms });
-    });
-  });
-}
-
-function expectVersion(stdout) {
-  return /^\d+\.\d+\.\d+/.test(stdout.trim()) ? undefined : 'no version printed';
-}
-
-function expectJson(stdout) {
-  try {
-    JSON.parse(stdout);
-    return undefined;
-  } catch {
-    return 'no JSON printed';
-  }
-}
-
 function expectKeys(stdout) {
   return expectJson(stdout) ?? (stdout.includes('bench-one') ? undefined : "the stand-in's keys are missing");
-}
-
-/**
- * Spawn to the `tools/list` answer, with the official SDK client over stdio (initialize, then
- * tools/list). The listing is requested with the protocol's loose result schema rather than
- * `listTools()`, which also compiles a validator for every output schema: client work, not the
- * server's.
- */
-async function coldStart(command, args) {
-  const start = performance.now();
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.setEncoding('utf8').on('data', (text) => {
-    stderr = (stderr + text).slice(-4000);
-  });
-  const client = new Client({ name: 'cloudcall-bench', version: '0.0.0' });
-  try {
-    await client.connect(transport);
-    const initializedMs = performance.now() - start;
-    const listed = await client.request({ method: 'tools/list', params: {} }, ResultSchema);
-    const ms = performance.now() - start;
-    const tools = Array.isArray(listed.tools) ? listed.tools.length : 0;
-    if (!tools) throw new Error('tools/list listed no tools');
-    return { ms, initializedMs, tools };
-  } catch (error) {
-    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${stderr}`);
-  } finally {
-    // Waits for the server to exit, so it does not run into the next measurement.
-    await client.close();
-  }
 }
 
 /**
@@ -583,24 +514,9 @@ function summarize(samples) {
   return { median: median(sorted), min: sorted[0], max: sorted[sorted.length - 1], samples };
 }
 
-function median(values) {
-  const sorted = values.filter((v) => v !== undefined).sort((a, b) => a - b);
-  if (!sorted.length) return undefined;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
-function shuffle(items) {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
 }
 
 function progress(text) {

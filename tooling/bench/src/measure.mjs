@@ -1,0 +1,92 @@
+/**
+ * How the benchmarks time a process: spawn to exit (its output checked), or spawn to the MCP
+ * `tools/list` answer; and the statistics they report. Shared by bench.mjs and one-file.mjs.
+ */
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/** Spawn to exit, with the output checked: a fast failure is not a fast command. */
+export function timeProcess(command, args, env, check) {
+  return new Promise((resolvePromise, reject) => {
+    const start = performance.now();
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text) => {
+      stdout += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - start;
+      const problem = code === 0 ? check?.(stdout) : `exit code ${code}`;
+      if (problem)
+        reject(
+          new Error(`${[command, ...args].join(' ')}: ${problem}\nstdout: ${stdout}\nstderr: ${stderr}`),
+        );
+      else resolvePromise({ ms });
+    });
+  });
+}
+
+export function expectVersion(stdout) {
+  return /^\d+\.\d+\.\d+/.test(stdout.trim()) ? undefined : 'no version printed';
+}
+
+export function expectJson(stdout) {
+  try {
+    JSON.parse(stdout);
+    return undefined;
+  } catch {
+    return 'no JSON printed';
+  }
+}
+
+/**
+ * Spawn to the `tools/list` answer, with the official SDK client over stdio (initialize, then
+ * tools/list). The listing is requested with the protocol's loose result schema rather than
+ * `listTools()`, which also compiles a validator for every output schema: client work, not the
+ * server's.
+ */
+export async function coldStart(command, args, env) {
+  const start = performance.now();
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.setEncoding('utf8').on('data', (text) => {
+    stderr = (stderr + text).slice(-4000);
+  });
+  const client = new Client({ name: 'cloudcall-bench', version: '0.0.0' });
+  try {
+    await client.connect(transport);
+    const initializedMs = performance.now() - start;
+    const listed = await client.request({ method: 'tools/list', params: {} }, ResultSchema);
+    const ms = performance.now() - start;
+    const tools = Array.isArray(listed.tools) ? listed.tools.length : 0;
+    if (!tools) throw new Error('tools/list listed no tools');
+    return { ms, initializedMs, tools };
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${stderr}`);
+  } finally {
+    // Waits for the server to exit, so it does not run into the next measurement.
+    await client.close();
+  }
+}
+
+export function median(values) {
+  const sorted = values.filter((v) => v !== undefined).sort((a, b) => a - b);
+  if (!sorted.length) return undefined;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function shuffle(items) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
