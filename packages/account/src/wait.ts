@@ -339,26 +339,15 @@ export function waitTargets(
   args: Record<string, unknown>,
   result: unknown,
 ): WaitTargetArgs[] {
-  const text = (value: unknown) =>
-    typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   if (wait.idArgument !== undefined) {
-    const id = text(args[wait.idArgument]);
+    const id = idText(args[wait.idArgument]);
     if (id === undefined) return [];
     if (wait.nameArgument === undefined) return [{ ID: id }];
-    const name = text(args[wait.nameArgument]);
+    const name = idText(args[wait.nameArgument]);
     return name === undefined ? [] : [{ ID: id, Name: name }];
   }
-  const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
-  if (wait.idField !== undefined) {
-    const id = text(answer[wait.idField]);
-    return id === undefined ? [] : [{ ID: id }];
-  }
-  const key = WAIT_KINDS[wait.kind].key;
-  const one = answer[key];
-  const many = answer[`${key}s`];
-  const resources = Array.isArray(many) ? many : one === undefined ? [] : [one];
-  return resources.flatMap((resource) => {
-    const id = text((resource as { id?: unknown } | null)?.id);
+  return answerResources(wait, result).flatMap((resource) => {
+    const id = idText(resource[wait.idField ?? 'id']);
     return id === undefined ? [] : [{ ID: id }];
   });
 }
@@ -374,22 +363,31 @@ export function pendingWaits(
   result: unknown,
 ): ({ Kind: ToolWait['kind'] } & WaitTargetArgs)[] {
   const kind: WaitKind = WAIT_KINDS[wait.kind];
-  const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
-  const shown = [
-    answer,
-    answer[kind.key],
-    ...(Array.isArray(answer[`${kind.key}s`]) ? (answer[`${kind.key}s`] as unknown[]) : []),
-  ];
   const ready = new Set(
-    shown.flatMap((item) => {
-      const resource = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-      const id = resource[wait.idField ?? 'id'];
-      return resource[kind.field] === kind.ready && id !== undefined ? [String(id)] : [];
-    }),
+    answerResources(wait, result)
+      .filter((resource) => resource[kind.field] === kind.ready)
+      .map((resource) => idText(resource[wait.idField ?? 'id'])),
   );
   return waitTargets(wait, args, result)
     .filter((target) => target.Name !== undefined || !ready.has(target.ID))
     .map((target) => ({ Kind: wait.kind, ...target }));
+}
+
+/**
+ * The resources a tool's answer shows: the answer itself when it is not wrapped (`idField`), else
+ * its resource (`droplet`) or each of several (`actions`).
+ */
+function answerResources(wait: ToolWait, result: unknown): Record<string, unknown>[] {
+  const answer = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  if (wait.idField !== undefined) return [answer];
+  const key = WAIT_KINDS[wait.kind].key;
+  const many = answer[`${key}s`];
+  const found = Array.isArray(many) ? many : [answer[key]];
+  return found.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
+}
+
+function idText(value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
 /**
