@@ -27,22 +27,27 @@ const outFile = join(outDir, 'main.js');
 // Whatever an earlier build left (tsc's per-module files) must not be packed beside the bundle.
 rmSync(outDir, { recursive: true, force: true });
 
-const result = await build({
+/** What the entry's build and the launcher's (below) have in common. */
+const common = {
   cwd,
-  input: entry,
   platform: 'node',
   // A package's ESM build when it has one: a UMD main (jsonc-parser's) requires its modules
   // through the factory's own `require`, which no bundler can follow.
   resolve: { mainFields: ['module', 'main'] },
   // Lowers any syntax newer than the oldest Node the apps support (package.json engines).
   transform: { target: 'node20.19' },
-  plugins: [inlinePackageJson(), thirdPartyLicenses()],
   onLog(level, log, handler) {
     // A module the bundler cannot find would be left as an import that fails at run time, in a
     // package that installs no dependencies: refuse to build instead.
     if (log.code === 'UNRESOLVED_IMPORT') handler('error', log);
     else handler(level, log);
   },
+};
+
+const result = await build({
+  ...common,
+  input: entry,
+  plugins: [inlinePackageJson(), thirdPartyLicenses()],
   output: {
     // main.js holds what every start runs; each dynamic import() becomes a chunk that Node reads
     // and parses only when the import runs. One file (--one-file) is parsed whole on every start,
@@ -68,10 +73,8 @@ const launcher = join(cwd, 'src/bin.ts');
 if (!oneFile && existsSync(launcher)) {
   const binFile = join(outDir, 'bin.cjs');
   await build({
-    cwd,
+    ...common,
     input: launcher,
-    platform: 'node',
-    transform: { target: 'node20.19' },
     // The import of ./main.js stays an import, of the entry built above.
     external: [/^\.\/main\.js$/],
     output: { file: binFile, format: 'cjs', minify: true, codeSplitting: false },
