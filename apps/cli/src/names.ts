@@ -170,8 +170,6 @@ export function namedArguments(
 export function withPlaceholders(
   args: Record<string, unknown>,
   named: NamedArguments,
-  /** Filled with each placeholder used and the name it stands for. */
-  standsFor?: Map<number | string, string>,
 ): Record<string, unknown> {
   const copy = { ...args };
   const given = new Set<unknown>();
@@ -196,7 +194,6 @@ export function withPlaceholders(
       do placeholder = candidate(kind, next++);
       while (given.has(placeholder));
       stands.set(key, placeholder);
-      standsFor?.set(placeholder, name);
     }
     return placeholder;
   };
@@ -214,38 +211,10 @@ export type ToolLookup = (name: string) => Promise<AnyTool | undefined>;
 
 /**
  * Validates `args` as the tool will, with each name standing as an id of its kind until it is
- * looked up. A refusal shows the values as typed (`got "db-net"`), never the stand-in ids.
+ * looked up. A refusal quotes the values as typed (`got "db-net"`), never the stand-in ids.
  */
 export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, named: NamedArguments): void {
-  const standsFor = new Map<number | string, string>();
-  try {
-    parseArgs(tool, withPlaceholders(args, named, standsFor));
-  } catch (error) {
-    if (!(error instanceof InputError) || standsFor.size === 0) throw error;
-    const typed = (value: unknown): unknown =>
-      Array.isArray(value)
-        ? value.map(typed)
-        : (typeof value === 'string' || typeof value === 'number') && standsFor.has(value)
-          ? standsFor.get(value)
-          : value;
-    const issues = error.issues.map((issue) => {
-      const got = /; got (.*)$/s.exec(issue.message);
-      if (!got) return issue;
-      let shown: string;
-      try {
-        shown = JSON.stringify(typed(JSON.parse(got[1] as string)));
-      } catch {
-        // Cut short (`[...]...`): put back the names of whichever stand-in ids are whole in it.
-        shown = got[1] as string;
-        for (const [placeholder, name] of standsFor)
-          shown = shown.replace(new RegExp(`(?<![\\w-])${JSON.stringify(placeholder)}(?![\\w-])`, 'g'), () =>
-            JSON.stringify(name),
-          );
-      }
-      return { ...issue, message: `${issue.message.slice(0, got.index)}; got ${shown}` };
-    });
-    throw new InputError(issues);
-  }
+  parseArgs(tool, withPlaceholders(args, named), args);
 }
 
 /**

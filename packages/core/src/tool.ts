@@ -184,10 +184,16 @@ export function returns<R>(): R {
   return undefined as R;
 }
 
-/** Validates raw arguments against a tool's schema; throws an InputError naming each bad argument. */
+/**
+ * Validates raw arguments against a tool's schema; throws an InputError naming each bad argument.
+ * A refusal quotes the value it got from `shown` when given: the arguments as the caller wrote
+ * them, where `raw` holds stand-ins (the CLI validates names as ids of their kind before looking
+ * them up, and quotes the names).
+ */
 export function parseArgs<S extends InputSchema>(
   tool: ToolDefinition<S, unknown, string>,
   raw: unknown,
+  shown?: Record<string, unknown>,
 ): Args<S> {
   const input = raw === undefined || raw === null ? {} : raw;
   if (typeof input !== 'object' || Array.isArray(input)) {
@@ -201,10 +207,10 @@ export function parseArgs<S extends InputSchema>(
   }
   const parsed = tool.input.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new InputError(parsed.error.issues.flatMap((issue) => describeIssue(issue, input)));
+  throw new InputError(parsed.error.issues.flatMap((issue) => describeIssue(issue, input, shown ?? input)));
 }
 
-function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
+function describeIssue(issue: z.core.$ZodIssue, input: unknown, shown: unknown): InputIssue[] {
   const argument = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
@@ -217,7 +223,7 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): InputIssue[] {
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
     return [{ argument, message: 'is required' }];
   }
-  const got = SECRET_ARGUMENT.test(argument) ? '' : `; got ${preview(value)}`;
+  const got = SECRET_ARGUMENT.test(argument) ? '' : `; got ${preview(valueAt(shown, issue.path))}`;
   if (issue.code === 'invalid_union') {
     const messages = issue.errors.flat().map((sub) => sub.message.replace(/^Invalid input: /, ''));
     return [{ argument, message: `${[...new Set(messages)].join(', or ')}${got}` }];
