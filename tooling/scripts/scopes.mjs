@@ -3,8 +3,9 @@
 // needs, as the platform's API description lists them under `security`, taken from the committed
 // description-free subset (tooling/openapi/subset.json). The error hints name them on a 403.
 // A catalog test checks the table against the subset, so a regenerated subset fails until this runs.
-// Usage: node tooling/scripts/scopes.mjs
-import { readFileSync, writeFileSync } from 'node:fs';
+// Usage: node tooling/scripts/scopes.mjs [--check] (`pnpm generate` runs it)
+import { readFileSync } from 'node:fs';
+import { emit } from './generated.mjs';
 
 const subset = JSON.parse(readFileSync(new URL('../openapi/subset.json', import.meta.url), 'utf8'));
 const rows = Object.values(subset.operations)
@@ -17,5 +18,4 @@ export const OPERATION_SCOPES: readonly (readonly [string, string, readonly (rea
 ${lines.join('\n')}
 ];
 `;
-writeFileSync(new URL('../../packages/catalog/src/scopes.generated.ts', import.meta.url), source);
-console.error(`scopes.generated.ts: ${rows.length} operations`);
+emit(new URL('../../packages/catalog/src/scopes.generated.ts', import.meta.url), source);

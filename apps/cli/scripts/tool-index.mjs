@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Writes src/tool-index.generated.ts: each tool's family, so that a command loads the family of
-// the tool it runs and no other (see familiesFor in src/program.ts). Runs before each build;
-// src/tool-index.test.ts fails when the committed copy is stale.
-// Usage: node scripts/tool-index.mjs
-import { readFileSync, writeFileSync } from 'node:fs';
+// the tool it runs and no other (see familiesFor in src/program.ts). The build bundles the
+// committed copy; `pnpm generate` refreshes it, and src/tool-index.test.ts (this script's --check)
+// fails when it is stale.
+// Usage: node scripts/tool-index.mjs [--check]
 import { families } from '@cloudcall/catalog';
+import { emit } from '@cloudcall/scripts/generated.mjs';
 
 export function toolIndexSource() {
   const index = Object.fromEntries(
@@ -18,13 +19,6 @@ export const TOOL_FAMILY: Readonly<Record<string, FamilyName>> = ${JSON.stringif
 `;
 }
 
-const target = new URL('../src/tool-index.generated.ts', import.meta.url);
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const source = toolIndexSource();
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {}
-  // Unchanged content is not rewritten, so the build's inputs stay as they were.
-  if (current !== source) writeFileSync(target, source);
+  emit(new URL('../src/tool-index.generated.ts', import.meta.url), toolIndexSource());
 }

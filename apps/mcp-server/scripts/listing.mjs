@@ -2,13 +2,14 @@
 // Writes src/listing.generated.ts: every tool's MCP listing (core's toolListing) and what the
 // server's selection and toolset-list read, taken from the built tool definitions, and the
 // protocol versions of the SDK (see handshake.ts). The server
-// answers tools/list from it without loading zod or the families. Runs before each build
-// (`pnpm build`); src/listing.test.ts fails when the committed copy is stale.
+// answers tools/list from it without loading zod or the families. The build bundles the committed
+// copy; `pnpm generate` refreshes it, and src/listing.test.ts (this script's --check) fails when it
+// is stale. The reviewed form of each tool's entry is its __toolsnaps__ file.
 // Usage: node scripts/listing.mjs [--check]
-import { readFileSync, writeFileSync } from 'node:fs';
 import { families, toolsOf } from '@cloudcall/catalog';
 import { toolListing } from '@cloudcall/core';
 import { guardTools } from '@cloudcall/guard';
+import { emit } from '@cloudcall/scripts/generated.mjs';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 
 export function listingSource() {
@@ -38,20 +39,6 @@ export const PROTOCOL: { latest: string; supported: readonly string[] } = ${JSON
 `;
 }
 
-const target = new URL('../src/listing.generated.ts', import.meta.url);
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const source = listingSource();
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== source) {
-      process.stderr.write('src/listing.generated.ts is stale: run node scripts/listing.mjs\n');
-      process.exit(1);
-    }
-  } else {
-    let current = '';
-    try {
-      current = readFileSync(target, 'utf8');
-    } catch {}
-    // Unchanged content is not rewritten, so the build's inputs stay as they were.
-    if (current !== source) writeFileSync(target, source);
-  }
+  emit(new URL('../src/listing.generated.ts', import.meta.url), listingSource());
 }

@@ -14,85 +14,16 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
  */
 import packageJson from '../package.json' with { type: 'json' };
 import { apiClients } from './clients.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
 import { LISTING } from './listing.generated.js';
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
-import {
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_SESSION_IDLE_TIMEOUT_S,
-  SERVICE_OPTIONS,
-  SERVICE_USAGE,
-} from './service-flags.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
 import { listingOf } from './tool-data.js';
 
 const VERSION = packageJson.version;
-
-const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-const USAGE = `cloudcall-mcp ${VERSION}: cloudcall's tools over the Model Context Protocol
-
-Usage: cloudcall-mcp [options]
-
-Options:
-  --transport stdio|http   stdio (default) or Streamable HTTP
-  --host HOST              HTTP interface (default 127.0.0.1); anything but
-                           loopback (127.0.0.0/8, ::1, localhost) needs --auth
-                           static or token-passthrough
-  --port PORT              HTTP port (default 3333; 0 picks a free one)
-  --max-sessions N         HTTP sessions open at once (default ${DEFAULT_MAX_SESSIONS}); past it a
-                           new session gets 503
-  --session-idle-timeout SECONDS
-                           close an HTTP session with no request or stream open
-                           for this long (default ${DEFAULT_SESSION_IDLE_TIMEOUT_S}, 15 min); its id
-                           then gets 404
-${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a stdio line or an
-                           HTTP body (default ${DEFAULT_MAX_MESSAGE_BYTES}, 4 MiB); a larger one gets
-                           a JSON-RPC error and is skipped
-  --api-url URL            API base URL (default ${DEFAULT_BASE_URL})
-  --sandbox                use the built-in offline sandbox instead of the real API
-  --sandbox-state FILE     keep the sandbox's state in FILE (default: the file the
-                           cloudcall CLI's --sandbox uses, so both see the same
-                           world; :memory: keeps this run apart)
-  --families LIST          comma-separated families to serve (default: all):
-                           account, databases, networking, vms, images
-  --tools LIST             serve only these tools: names and globs, such as
-                           "vm-*,db-cluster-get-*" (comma- or space-separated)
-  --exclude-tools LIST     do not serve these tools (names and globs)
-  --read-only              serve only tools that change nothing (readOnlyHint)
-  --tool-mode static|dynamic
-                           static (default) lists every tool served; dynamic
-                           lists two tools, toolset-list and toolset-enable,
-                           and adds families or tools as the client enables
-                           them (for hosts that cap the number of tools)
-  --show-secrets           include secrets (database passwords) in results;
-                           by default they are hidden
-  --confirm auto|never|always-refuse
-                           destructive tools when the client cannot confirm
-                           (no elicitation): auto (default) and never run
-                           them, always-refuse refuses them; never also skips
-                           elicitation
-  --protect RULE           refuse destructive tools on resources matching
-                           tag:NAME, name:NAME or id:ID (repeatable, or a,b)
-  --policy FILE            JSON file of protection rules: {"protect": [...]}
-  --audit-log FILE         append one JSON line per mutating call to FILE
-  --quiet                  log only errors
-  -h, --help               show this help
-  -v, --version            show the version
-
-Environment:
-  ${TOKEN_ENV_VARS.join(', ')}   API token (one is required unless --sandbox)
-  CLOUDCALL_<FLAG>         every option, for hosts that pass only the environment:
-                           CLOUDCALL_READ_ONLY=1, CLOUDCALL_TOOLS="vm-*",
-                           CLOUDCALL_TOOL_MODE=dynamic... A flag wins over its variable.
-                           With stdio, the HTTP-only options (--host, --port,
-                           --max-sessions, --session-idle-timeout, --stateless,
-                           --auth, --client-keys, --allowed-hosts,
-                           --allowed-origins, --grace-seconds, --max-in-flight)
-                           are refused as
-                           flags and their variables are ignored.
-`;
 
 const log = (line: string) => process.stderr.write(`[cloudcall-mcp] ${line}\n`);
 
@@ -107,10 +38,10 @@ async function main(): Promise<void> {
   try {
     ({ flags, commandLine } = parse());
   } catch (error) {
-    fail(`${(error as Error).message}\n\n${USAGE}`);
+    fail(`${(error as Error).message}\n\n${usage(VERSION)}`);
   }
   if (flags.help) {
-    process.stderr.write(USAGE);
+    process.stderr.write(usage(VERSION));
     return;
   }
   if (flags.version) {
@@ -397,46 +328,6 @@ function wholeNumber(flag: string, value: string | undefined, fallback: number, 
   return number;
 }
 
-const OPTIONS = {
-  transport: { type: 'string' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'api-url': { type: 'string' },
-  sandbox: { type: 'boolean' },
-  'sandbox-state': { type: 'string' },
-  families: { type: 'string' },
-  tools: { type: 'string' },
-  'exclude-tools': { type: 'string' },
-  'read-only': { type: 'boolean' },
-  'tool-mode': { type: 'string' },
-  'max-sessions': { type: 'string' },
-  'session-idle-timeout': { type: 'string' },
-  'max-message-bytes': { type: 'string' },
-  quiet: { type: 'boolean' },
-  'show-secrets': { type: 'boolean' },
-  confirm: { type: 'string' },
-  protect: { type: 'string', multiple: true },
-  policy: { type: 'string' },
-  'audit-log': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  ...SERVICE_OPTIONS,
-} as const;
-
-/** The environment variable standing for a flag: `--read-only` is CLOUDCALL_READ_ONLY. */
-function envName(flag: string): string {
-  return `CLOUDCALL_${flag.toUpperCase().replaceAll('-', '_')}`;
-}
-
-/** Flags that only the HTTP transport uses: refused on the command line with stdio. */
-const HTTP_ONLY = [
-  'host',
-  'port',
-  'max-sessions',
-  'session-idle-timeout',
-  ...Object.keys(SERVICE_OPTIONS),
-] as const;
-
 /**
  * The flags, each taken from its CLOUDCALL_ variable when not given on the command line (hosts
  * such as some MCP clients pass only an environment), and the names given on the command line.
@@ -445,13 +336,13 @@ const HTTP_ONLY = [
  * environment, and one set up for an HTTP server must not stop a stdio one.
  */
 function parse() {
-  const { values } = parseArgs({ options: OPTIONS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({ options: FLAGS, strict: true, allowPositionals: false });
   const merged: Record<string, string | string[] | boolean | undefined> = { ...values };
   const commandLine = new Set(Object.keys(values));
   const stdio = (values.transport ?? process.env[envName('transport')] ?? 'stdio') === 'stdio';
-  for (const [flag, option] of Object.entries(OPTIONS)) {
-    if (flag === 'help' || flag === 'version' || merged[flag] !== undefined) continue;
-    if (stdio && (HTTP_ONLY as readonly string[]).includes(flag)) continue;
+  for (const [flag, option] of Object.entries(FLAGS)) {
+    if ('noEnv' in option || merged[flag] !== undefined) continue;
+    if (stdio && 'http' in option) continue;
     const text = process.env[envName(flag)];
     if (text === undefined || text === '') continue;
     if (option.type === 'string') {

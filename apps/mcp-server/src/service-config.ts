@@ -6,9 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bindProblem } from './bind.js';
-import { DEFAULT_GRACE_SECONDS, DEFAULT_MAX_IN_FLIGHT, type SERVICE_OPTIONS } from './service-flags.js';
-
-export { SERVICE_OPTIONS, SERVICE_USAGE } from './service-flags.js';
+import type { FlagName } from './flags.js';
+import { DEFAULT_GRACE_SECONDS, DEFAULT_MAX_IN_FLIGHT } from './service-flags.js';
 
 export const AUTH_MODES = ['none', 'static', 'token-passthrough'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -27,9 +26,7 @@ export interface ServiceSettings {
   maxInFlight: number;
 }
 
-type Flags = { [flag in keyof typeof SERVICE_OPTIONS]?: string | boolean | undefined } & {
-  'tool-mode'?: string | boolean | undefined;
-};
+type Flags = { [flag in Exclude<FlagName, 'protect'>]?: string | boolean | undefined };
 
 /** The service settings from the flags, or an Error saying what is wrong with them. */
 export function serviceSettings(flags: Flags, host: string): ServiceSettings {
