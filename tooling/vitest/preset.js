@@ -25,7 +25,14 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.{ts,mts,js,mjs}', '*.{js,mjs}'],
-      exclude: ['**/*.test.*', '**/*.config.*', 'src/testing/**', '**/*.generated.ts', '**/*.d.ts', '**/*.d.mts'],
+      exclude: [
+        '**/*.test.*',
+        '**/*.config.*',
+        'src/testing/**',
+        '**/*.generated.ts',
+        '**/*.d.ts',
+        '**/*.d.mts',
+      ],
       // The figures in the log (text-summary) and for tooling/vitest/coverage.mjs (json-summary).
       reporter: ['text-summary', 'json-summary'],
       thresholds: floors[name] ?? {},
