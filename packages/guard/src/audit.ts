@@ -17,6 +17,11 @@ export interface AuditEntry {
   /** ISO 8601, when the call started. */
   time: string;
   front_end: FrontEnd;
+  /**
+   * Who made the call, as a non-secret id: the client key's name (static keys), a short hash of
+   * the caller's token (token passthrough), or the local user (`local:NAME`).
+   */
+  caller: string;
   tool: string;
   /** The arguments, secrets masked. */
   args: unknown;
@@ -94,6 +99,8 @@ function reason(error: unknown): string {
 export interface AuditFilter {
   /** Entries at or after this time (ms since the epoch). */
   since?: number;
+  /** Only this caller's entries (exactly this id). */
+  caller?: string;
   /** Tool names or globs. */
   tools?: readonly string[];
   outcomes?: readonly Outcome[];
@@ -151,6 +158,7 @@ export function readAudit(
       skipped++;
       continue;
     }
+    if (filter.caller !== undefined && entry.caller !== filter.caller) continue;
     if (filter.since !== undefined && Date.parse(entry.time) < filter.since) continue;
     if (tools && !tools.some((pattern) => pattern.test(entry.tool))) continue;
     if (filter.outcomes?.length && !filter.outcomes.includes(entry.outcome)) continue;
