@@ -4,8 +4,7 @@
  * line is never rewritten. A line that cannot be written fails the call instead of being lost.
  */
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
-import { globPattern } from '@cloudcall/catalog/select';
-import { durationMs } from '@cloudcall/core';
+import { durationMs, globPattern } from '@cloudcall/core';
 
 export type FrontEnd = 'cli' | 'mcp';
 

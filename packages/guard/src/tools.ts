@@ -3,10 +3,10 @@
  * (a dry run of any tool) and `audit-list` (the audit log). Both read only. They need what the
  * front-end was started with, passed as the context's `guard` session.
  */
-import { closest } from '@cloudcall/catalog/select';
 import {
   type AnyTool,
   annotations,
+  closest,
   defineTool,
   InputError,
   returns,
