@@ -21,6 +21,7 @@ export {
 export {
   ApiClient,
   type ApiResponse,
+  type CallHooks,
   type ClientEvent,
   type ClientFactory,
   type ClientOptions,
@@ -29,6 +30,7 @@ export {
   DEFAULT_BASE_URL,
   type HttpMethod,
   type QueryValue,
+  ReadOnlyViolationError,
   type RequestOptions,
   VERSION,
 } from './client.js';

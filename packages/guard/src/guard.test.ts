@@ -91,10 +91,17 @@ describe('protection rules', () => {
       );
       expect(mutating(), name).toEqual([]);
     }
-    // A tool that is not destructive is not refused.
+    // A tool that is not destructive is refused as well: protection means no change at all...
+    seen = [];
+    await expect(
+      guardedRun(tool('power-on-vm'), { ID: id }, { client: connection.client }, options),
+    ).rejects.toThrow(/power-on-vm refused: .*protected by rule name:db-main\*/);
+    expect(mutating()).toEqual([]);
+    // ...unless the policy allows that tool by name.
     await connection.sandbox.advanceClock(120_000);
     seen = [];
-    await guardedRun(tool('power-on-vm'), { ID: id }, { client: connection.client }, options);
+    const allowed = { ...options, rules: [...rules, parseRule('allow:power-on-vm', 'policy')] };
+    await guardedRun(tool('power-on-vm'), { ID: id }, { client: connection.client }, allowed);
     expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
   });
 
@@ -145,10 +152,22 @@ describe('protection rules', () => {
       'untag-resources refused: tag prod is protected by rule tag:prod (--protect). Nothing was sent.',
     );
     expect(mutating()).toEqual([]);
-    // Another tag comes off.
+    // Nor may another tag come off it: the resource itself is protected.
+    await expect(
+      guardedRun(
+        tool('untag-resources'),
+        { Tag: 'web', Resources: resources },
+        { client: connection.client },
+        options,
+      ),
+    ).rejects.toThrow(/droplet untag-me .* is protected by rule tag:prod/);
+    expect(mutating()).toEqual([]);
+    // Another tag comes off a resource the rule does not protect.
+    const free = await createVm('untag-free', ['web']);
+    seen = [];
     await guardedRun(
       tool('untag-resources'),
-      { Tag: 'web', Resources: resources },
+      { Tag: 'web', Resources: [{ resource_id: free, resource_type: 'droplet' }] },
       { client: connection.client },
       options,
     );

@@ -7,6 +7,8 @@
 export {
   type AuditEntry,
   type AuditFilter,
+  type AuditIntent,
+  type AuditLine,
   type AuditLog,
   AuditLogError,
   type FrontEnd,
