@@ -73,6 +73,8 @@ export function targetRead(
 function argumentSegments(args: Record<string, unknown>): Set<string> {
   return new Set(
     Object.values(args)
+      // A list's items too: a handler may act on each id it is given.
+      .flatMap((value) => (Array.isArray(value) ? value : [value]))
       .filter((value) => typeof value === 'number' || (typeof value === 'string' && value.isWellFormed()))
       .map((value) => encodeSegment(String(value))),
   );
