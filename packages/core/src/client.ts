@@ -219,11 +219,13 @@ export class ApiClient {
       return this.exchange<T>(options);
     }
     assertNormalPath(options.path);
-    for (const hook of this.hooks) {
+    // Latest first (a plan's hook inside a read-only tool stops the request as a plan); every
+    // hook must pass before anything is sent.
+    for (const hook of [...this.hooks].reverse()) {
       if (hook.readOnly !== undefined)
         throw new ReadOnlyViolationError(hook.readOnly, options.method, options.path);
+      await hook.beforeMutation?.(options);
     }
-    for (const hook of this.hooks) await hook.beforeMutation?.(options);
     let response: ApiResponse<T>;
     try {
       response = await this.exchange<T>(options);

@@ -92,7 +92,7 @@ export {
   type RetryOptions,
   sleep,
 } from './retry.js';
-export { HIDDEN, maskSecrets } from './secrets.js';
+export { HIDDEN, maskSecrets, SECRET_FIELDS, URI_FIELDS } from './secrets.js';
 export {
   type AnyTool,
   annotations,

@@ -11,7 +11,6 @@ import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
-  AuditLogError,
   auditListTool,
   GuardRefusal,
   guardedRun,
