@@ -1,59 +1,22 @@
-/**
- * Protection means no change: a resource a rule names (by tag, name or id) is refused by every
- * tool that would change it or its membership, destructive or not, whether the request names it
- * in its path, in its body, or as a member of a tag on any page; read as it is at call time; and
- * a policy's `allow:` lets only the tools it names through. Against the sandbox on loopback, which
- * sees every request.
- */
-import { families, toolsOf } from '@cloudcall/catalog';
-import { type AnyTool, runTool } from '@cloudcall/core';
-import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runTool } from '@cloudcall/core';
+import { describe, expect, it } from 'vitest';
 import { GuardRefusal, guardedRun, parseRule, planCall } from './index.js';
+import { tool, useSandbox } from './testing/sandbox.js';
 
-const tools = new Map(toolsOf(families).map((tool) => [tool.name, tool]));
-const tool = (name: string) => tools.get(name) as AnyTool;
-
-let connection: SandboxConnection;
-let seen: string[] = [];
-
-beforeAll(async () => {
-  connection = await connectSandbox({
-    onRequest: (info) => {
-      seen.push(`${info.method} ${info.target}`);
-    },
-  });
-});
-afterAll(() => connection.close());
-beforeEach(() => {
-  seen = [];
-});
-
-const mutating = () => seen.filter((line) => !line.startsWith('GET '));
-
-async function createVm(name: string, tags: string[]): Promise<number> {
-  const { droplet } = (await runTool(
-    tool('vm-create'),
-    { Name: name, Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', Tags: tags },
-    { client: connection.client },
-  )) as { droplet: { id: number } };
-  // Past its create action, so the actions below are not refused as pending.
-  await connection.sandbox.advanceClock(120_000);
-  seen = [];
-  return droplet.id;
-}
+const sandbox = useSandbox();
+const { seen, mutating } = sandbox;
 
 const run = (name: string, args: unknown, rules: string[]) =>
   guardedRun(
     tool(name),
     args,
-    { client: connection.client },
+    { client: sandbox.connection.client },
     { frontEnd: 'mcp', rules: rules.map((rule) => parseRule(rule, '--protect')), unconfirmed: 'run' },
   );
 
 describe('a protected VM', () => {
   it('is refused by every tool that changes it, destructive or not, sending nothing', async () => {
-    const id = await createVm('db-main', ['data']);
+    const id = await sandbox.createVm('db-main', ['data'], { settle: true });
     const { firewall } = (await runTool(
       tool('firewall-create'),
       {
@@ -65,14 +28,14 @@ describe('a protected VM', () => {
         OutboundPortRange: 'all',
         OutboundDestination: '0.0.0.0/0',
       },
-      { client: connection.client },
+      { client: sandbox.connection.client },
     )) as { firewall: { id: string } };
     const { reserved_ip: ip } = (await runTool(
       tool('reserved-ip-reserve'),
       { Region: 'nyc3', Type: 'ipv4' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
     )) as { reserved_ip: { ip: string } };
-    await runTool(tool('tag-create'), { Name: 'anything' }, { client: connection.client });
+    await runTool(tool('tag-create'), { Name: 'anything' }, { client: sandbox.connection.client });
     const vm = [{ resource_id: id, resource_type: 'droplet' }];
     const attempts: [string, Record<string, unknown>][] = [
       // The attack of the issue: a rename first would leave `name:db-main` nothing to match.
@@ -95,7 +58,7 @@ describe('a protected VM', () => {
       ['vm-delete', { ID: id }],
     ];
     for (const [name, args] of attempts) {
-      seen = [];
+      seen.length = 0;
       const call = run(name, args, ['name:db-main']);
       await expect(call, name).rejects.toThrow(GuardRefusal);
       await expect(call, name).rejects.toThrow(
@@ -104,7 +67,11 @@ describe('a protected VM', () => {
       expect(mutating(), name).toEqual([]);
     }
     // Still there, by the name the rule protects.
-    const { droplet } = (await runTool(tool('vm-get'), { ID: id }, { client: connection.client })) as {
+    const { droplet } = (await runTool(
+      tool('vm-get'),
+      { ID: id },
+      { client: sandbox.connection.client },
+    )) as {
       droplet: { name: string; tags: string[] };
     };
     expect(droplet).toMatchObject({ name: 'db-main', tags: ['data'] });
@@ -112,12 +79,12 @@ describe('a protected VM', () => {
 
   it('is matched by its name now, not the name a call gives it', async () => {
     // Renaming an unprotected VM to a protected name is not a change to a protected resource.
-    const id = await createVm('scratch-1', []);
+    const id = await sandbox.createVm('scratch-1', [], { settle: true });
     await run('rename-vm', { ID: id, Name: 'db-main-copy' }, ['name:db-main*']);
     expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
     // From then on, it is protected.
-    await connection.sandbox.advanceClock(120_000);
-    seen = [];
+    await sandbox.connection.sandbox.advanceClock(120_000);
+    seen.length = 0;
     await expect(run('rename-vm', { ID: id, Name: 'scratch-1' }, ['name:db-main*'])).rejects.toThrow(
       /droplet db-main-copy .* is protected by rule name:db-main\*/,
     );
@@ -125,12 +92,12 @@ describe('a protected VM', () => {
   });
 
   it('lets through only the tools a policy allows by name', async () => {
-    const id = await createVm('db-allow', ['prod']);
+    const id = await sandbox.createVm('db-allow', ['prod'], { settle: true });
     const rules = ['tag:prod', 'allow:vm-reboot'];
     await run('vm-reboot', { ID: id }, rules);
     expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
-    await connection.sandbox.advanceClock(120_000);
-    seen = [];
+    await sandbox.connection.sandbox.advanceClock(120_000);
+    seen.length = 0;
     await expect(run('power-cycle-vm', { ID: id }, rules)).rejects.toThrow(/protected by rule tag:prod/);
     await expect(run('rename-vm', { ID: id, Name: 'x' }, rules)).rejects.toThrow(
       /protected by rule tag:prod/,
@@ -139,7 +106,7 @@ describe('a protected VM', () => {
     // A plan says the same as the call.
     const plans = await Promise.all(
       ['vm-reboot', 'power-cycle-vm'].map((name) =>
-        planCall(tool(name), { ID: id }, { client: connection.client }, [
+        planCall(tool(name), { ID: id }, { client: sandbox.connection.client }, [
           parseRule('tag:prod', '--protect'),
           parseRule('allow:vm-reboot', '--protect'),
         ]),
@@ -172,11 +139,11 @@ describe('a tag-wide action', () => {
   it('checks every member of the tag across all pages, not only the first 200', async () => {
     // 250 VMs tagged fleet, ten per request; the protected one is the last, on page 2. The
     // account's VM limit is raised as the platform raises it for an account that asks.
-    await connection.sandbox.store.write((world) => {
+    await sandbox.connection.sandbox.store.write((world) => {
       world.account.droplet_limit = 1000;
     });
     for (let batch = 0; batch < 25; batch++) {
-      await connection.client.request({
+      await sandbox.connection.client.request({
         method: 'POST',
         path: '/v2/droplets',
         body: {
@@ -188,8 +155,8 @@ describe('a tag-wide action', () => {
         },
       });
     }
-    const last = await createVm('fleet-db', ['fleet', 'prod']);
-    seen = [];
+    const last = await sandbox.createVm('fleet-db', ['fleet', 'prod'], { settle: true });
+    seen.length = 0;
     const call = run('power-cycle-vms-tag', { Tag: 'fleet' }, [`id:${last}`]);
     await expect(call).rejects.toThrow(
       new RegExp(
@@ -202,12 +169,12 @@ describe('a tag-wide action', () => {
       'GET /v2/droplets?tag_name=fleet&page=2&per_page=200',
     ]);
     // Without the protected member, the action goes.
-    await connection.client.request({
+    await sandbox.connection.client.request({
       method: 'DELETE',
       path: '/v2/tags/fleet/resources',
       body: { resources: [{ resource_id: String(last), resource_type: 'droplet' }] },
     });
-    seen = [];
+    seen.length = 0;
     await run('power-cycle-vms-tag', { Tag: 'fleet' }, [`id:${last}`]);
     expect(mutating()).toEqual(['POST /v2/droplets/actions?tag_name=fleet']);
   });

@@ -12,10 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { families, toolsOf } from '@cloudcall/catalog';
-import { type AnyTool, annotations, defineTool, returns, runTool } from '@cloudcall/core';
-import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { annotations, defineTool, returns, runTool } from '@cloudcall/core';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AuditLine,
@@ -26,26 +24,12 @@ import {
   parseRule,
   readAudit,
 } from './index.js';
+import { tool, useSandbox } from './testing/sandbox.js';
 
-const tools = new Map(toolsOf(families).map((tool) => [tool.name, tool]));
-const tool = (name: string) => tools.get(name) as AnyTool;
 const dir = mkdtempSync(join(tmpdir(), 'cloudcall-writeahead-'));
 
-let connection: SandboxConnection;
-let seen: string[] = [];
-beforeAll(async () => {
-  connection = await connectSandbox({
-    onRequest: (info) => {
-      seen.push(`${info.method} ${info.target}`);
-    },
-    client: { retry: { baseDelayMs: 1 } },
-  });
-});
-afterAll(() => connection.close());
-beforeEach(() => {
-  seen = [];
-});
-const mutating = () => seen.filter((line) => !line.startsWith('GET '));
+const sandbox = useSandbox({ retry: { baseDelayMs: 1 } });
+const { seen, mutating } = sandbox;
 
 const linesOf = (path: string): AuditLine[] =>
   readFileSync(path, 'utf8')
@@ -54,24 +38,13 @@ const linesOf = (path: string): AuditLine[] =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as AuditLine);
 
-async function createVm(name: string, tags: string[] = []): Promise<number> {
-  const { droplet } = (await runTool(
-    tool('vm-create'),
-    { Name: name, Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', Tags: tags },
-    { client: connection.client },
-  )) as { droplet: { id: number } };
-  await connection.sandbox.advanceClock(120_000);
-  seen = [];
-  return droplet.id;
-}
-
 describe('the intent line', () => {
   it('comes before its request, and when it cannot be written (a full disk) nothing is sent', async () => {
     const audit = openAuditLog('/dev/full');
     const call = guardedRun(
       tool('tag-create'),
       { Name: 'never-made' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', unconfirmed: 'run', audit },
     );
     await expect(call).rejects.toThrow(AuditLogError);
@@ -79,9 +52,11 @@ describe('the intent line', () => {
       /tag-create was not sent: audit log \/dev\/full could not be written: no space left on the device/,
     );
     expect(seen).toEqual([]);
-    const tags = (await runTool(tool('tag-get'), { Name: 'never-made' }, { client: connection.client }).catch(
-      (error: unknown) => error,
-    )) as { status?: number };
+    const tags = (await runTool(
+      tool('tag-get'),
+      { Name: 'never-made' },
+      { client: sandbox.connection.client },
+    ).catch((error: unknown) => error)) as { status?: number };
     expect(tags.status).toBe(404);
   });
 
@@ -90,12 +65,12 @@ describe('the intent line', () => {
     mkdirSync(where);
     const audit = openAuditLog(join(where, 'audit.log'));
     rmSync(where, { recursive: true });
-    const id = await createVm('keep-me');
+    const id = await sandbox.createVm('keep-me', [], { settle: true });
     await expect(
       guardedRun(
         tool('vm-delete'),
         { ID: id },
-        { client: connection.client },
+        { client: sandbox.connection.client },
         {
           frontEnd: 'cli',
           unconfirmed: 'run',
@@ -113,7 +88,7 @@ describe('the intent line', () => {
       guardedRun(
         tool('tag-create'),
         { Name: name },
-        { client: connection.client },
+        { client: sandbox.connection.client },
         { frontEnd: 'mcp', unconfirmed: 'run', audit, caller: 'key:ops' },
       );
     await make('before-rotation');
@@ -226,14 +201,14 @@ describe('a tool that sends several changes', () => {
   });
 
   it('passes the guard with each one: a protected resource second in line is refused', async () => {
-    const free = await createVm('free-one');
-    const kept = await createVm('kept-one', ['prod']);
+    const free = await sandbox.createVm('free-one', [], { settle: true });
+    const kept = await sandbox.createVm('kept-one', ['prod'], { settle: true });
     const path = join(dir, 'several.log');
     const audit = openAuditLog(path);
     const call = guardedRun(
       deleteEach,
       { IDs: [free, kept] },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', unconfirmed: 'run', audit, rules: [parseRule('tag:prod', '--protect')] },
     );
     await expect(call).rejects.toThrow(GuardRefusal);
@@ -249,8 +224,8 @@ describe('a tool that sends several changes', () => {
 
 describe('a DELETE whose answer was lost', () => {
   it('is done when its retry finds the resource gone, and recorded as ok', async () => {
-    const id = await createVm('lost-answer');
-    await connection.sandbox.injectFault({
+    const id = await sandbox.createVm('lost-answer', [], { settle: true });
+    await sandbox.connection.sandbox.injectFault({
       method: 'DELETE',
       path: `/v2/droplets/${id}`,
       status: 503,
@@ -260,7 +235,7 @@ describe('a DELETE whose answer was lost', () => {
     const result = await guardedRun(
       tool('vm-delete'),
       { ID: id },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'mcp', unconfirmed: 'run', audit: openAuditLog(path) },
     );
     expect(result).toEqual({ ok: true });
@@ -271,7 +246,7 @@ describe('a DELETE whose answer was lost', () => {
       guardedRun(
         tool('vm-delete'),
         { ID: id },
-        { client: connection.client },
+        { client: sandbox.connection.client },
         {
           frontEnd: 'mcp',
           unconfirmed: 'run',
