@@ -36,6 +36,11 @@ export interface Subset {
   info: { version: string };
   operations: Record<string, SubsetOperation>;
   components: { schemas: Record<string, JsonSchema> };
+  /**
+   * Property name -> `secret` (its whole value: a password, a private key) or `uri` (a URI with
+   * credentials in it), for the properties of the schemas above, as the description marks them.
+   */
+  secrets: Record<string, 'secret' | 'uri'>;
 }
 
 export interface ValidationResult {

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sshPublicKey } from '@cloudcall/sandbox';
+import { sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { cliRunner, type Json, onTerminal } from './testing/run.js';
 
@@ -91,6 +91,35 @@ describe('protection rules', () => {
       );
     }
     expect(await exists(id)).toBe(true);
+  });
+
+  it('refuse every change to a protected VM, a rename first included, unless the policy allows the tool', async () => {
+    const id = await createVm('db-main', 'data');
+    const policy = join(cli.home, 'allow.json');
+    writeFileSync(policy, JSON.stringify({ protect: ['name:db-main'], allow: ['vm-reboot'] }));
+    const rename = await cli.run([
+      '--sandbox',
+      '--policy',
+      policy,
+      'rename-vm',
+      '--ID',
+      String(id),
+      '--Name',
+      'x',
+    ]);
+    expect(rename.code).toBe(2);
+    expect(rename.stderr).toContain(
+      `rename-vm refused: droplet db-main (id ${id}; tags data) is protected by rule name:db-main`,
+    );
+    const flag = await cli.run(['--sandbox', '--protect', 'name:db-main', 'power-on-vm', '--ID', String(id)]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('power-on-vm refused');
+    expect((await ok('vm-get', '--ID', String(id))).droplet.name).toBe('db-main');
+    // Past the VM's create action (a second sandbox on the same state file moves the clock).
+    const other = await startSandbox({ statePath: cli.statePath });
+    await other.advanceClock(120_000).finally(() => other.close());
+    const reboot = await cli.run(['--sandbox', '--policy', policy, 'vm-reboot', '--ID', String(id)]);
+    expect(reboot.code, reboot.stderr).toBe(0);
   });
 
   it('stop start-up on a malformed policy file, naming the file, the line and the problem', async () => {
@@ -215,9 +244,12 @@ describe('the audit log', () => {
       '--audit-log',
       '/dev/full',
     );
+    // Written ahead: the intent could not be written, so nothing was sent.
     expect(full.code).toBe(1);
     expect(full.stderr).toContain(
-      'key-create was done, but audit log /dev/full could not be written: no space left on the device',
+      'key-create was not sent: audit log /dev/full could not be written: no space left on the device',
     );
+    const keys = (await ok('key-list')) as { ssh_keys: { name: string }[] };
+    expect(keys.ssh_keys.map((key) => key.name)).not.toContain('full');
   });
 });

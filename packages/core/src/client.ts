@@ -61,6 +61,37 @@ export interface ClientOptions {
 }
 
 /**
+ * What one call's client does around its requests (see `ApiClient.forCall`): the tool contract
+ * keeps a read-only tool to reads, and the guard stands before every mutating request.
+ */
+export interface CallHooks {
+  /** A read-only tool's name: the client refuses any request but GET or HEAD, sending nothing. */
+  readOnly?: string;
+  /**
+   * Runs before each mutating request (any method but GET and HEAD) is sent, once per request
+   * whatever its retries; throwing stops the request, which is then never sent.
+   */
+  beforeMutation?: (request: RequestOptions) => Promise<void> | void;
+  /** Runs when a mutating request is over: its answer, or the error it ended with. */
+  afterMutation?: (
+    request: RequestOptions,
+    outcome: { response: ApiResponse<unknown> } | { error: unknown },
+  ) => void;
+}
+
+/** A read-only tool tried to send a request that changes something; it was not sent. */
+export class ReadOnlyViolationError extends Error {
+  override name = 'ReadOnlyViolationError';
+  constructor(
+    readonly tool: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${tool} is a read-only tool but tried to send ${method} ${path}; it was not sent`);
+  }
+}
+
+/**
  * What the client tells `onEvent`. `path` is below the base URL; `target` adds the query string.
  * A request's `body` is the value sent as JSON, for a tracer to show with its secrets masked
  * (`traceLine`); the token is in no event.
@@ -105,6 +136,11 @@ export interface ApiResponse<T> {
   status: number;
   /** Parsed JSON body; undefined for an empty body (such as 204 No Content). */
   data: T;
+  /**
+   * A DELETE whose earlier attempt failed (a 503, a lost connection) and whose retry found the
+   * resource already gone (404): it is gone as asked, so this is a success with no body.
+   */
+  alreadyGone?: true;
   requestId: string | undefined;
   rateLimit: RateLimit | undefined;
 }
@@ -122,7 +158,10 @@ export class ApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly onEvent: ((event: ClientEvent) => void) | undefined;
-  private lastRateLimit: RateLimit | undefined;
+  /** The last request budget heard, shared with every client `forCall` makes of this one. */
+  private readonly budget: { last: RateLimit | undefined };
+  private readonly options: ClientOptions;
+  private readonly hooks: readonly CallHooks[];
 
   constructor(options: ClientOptions) {
     if (!options.token) throw new TypeError('An API token is required.');
@@ -141,6 +180,21 @@ export class ApiClient {
     this.onEvent = options.onEvent;
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher ?? newPool(this.origin, options);
+    this.options = options;
+    this.hooks = [];
+    this.budget = { last: undefined };
+  }
+
+  /**
+   * This client for one call, with `hooks` around its requests (added to any it has): same token,
+   * pool, retries and budget; closing it closes nothing. What the tool contract and the guard use
+   * to see every request a tool sends, whatever its handler does.
+   */
+  forCall(hooks: CallHooks): ApiClient {
+    const client = new ApiClient({ ...this.options, dispatcher: this.dispatcher });
+    // Written once here, before anyone holds the new client: the fields stay readonly outside.
+    Object.assign(client, { hooks: [...this.hooks, hooks], budget: this.budget });
+    return client;
   }
 
   /**
@@ -148,7 +202,7 @@ export class ApiClient {
    * or undefined before any did. See `rateLimitNote` and `rateLimitSpacing`.
    */
   get rateLimit(): RateLimit | undefined {
-    return this.lastRateLimit;
+    return this.budget.last;
   }
 
   /** Sends a request and returns the parsed JSON body; throws the matching CloudcallError. */
@@ -156,8 +210,35 @@ export class ApiClient {
     return (await this.send<T>(options)).data;
   }
 
-  /** Like `request`, with status, request id and rate-limit headers. */
+  /**
+   * Like `request`, with status, request id and rate-limit headers. A mutating request passes
+   * the call's hooks first (`forCall`): a read-only call refuses it, a guard may stop it.
+   */
   async send<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>> {
+    if (options.method === 'GET' || options.method === 'HEAD' || !this.hooks.length) {
+      return this.exchange<T>(options);
+    }
+    assertNormalPath(options.path);
+    // Latest first (a plan's hook inside a read-only tool stops the request as a plan); every
+    // hook must pass before anything is sent.
+    for (const hook of [...this.hooks].reverse()) {
+      if (hook.readOnly !== undefined)
+        throw new ReadOnlyViolationError(hook.readOnly, options.method, options.path);
+      await hook.beforeMutation?.(options);
+    }
+    let response: ApiResponse<T>;
+    try {
+      response = await this.exchange<T>(options);
+    } catch (error) {
+      for (const hook of this.hooks) hook.afterMutation?.(options, { error });
+      throw error;
+    }
+    for (const hook of this.hooks) hook.afterMutation?.(options, { response });
+    return response;
+  }
+
+  /** Sends one request, with its retries, and reads its answer. */
+  private async exchange<T>(options: RequestOptions): Promise<ApiResponse<T>> {
     const method = options.method;
     assertNormalPath(options.path);
     const target = options.path + queryString(options.query);
@@ -227,7 +308,7 @@ export class ApiClient {
       }
       const status = response.statusCode;
       const rateLimit = rateLimitFromHeaders(response.headers);
-      this.lastRateLimit = rateLimit ?? this.lastRateLimit;
+      this.budget.last = rateLimit ?? this.budget.last;
       const headerRequestId = header(response.headers, 'x-request-id');
       const requestId = headerRequestId === undefined ? undefined : this.redact(headerRequestId);
       this.onEvent?.({
@@ -257,6 +338,11 @@ export class ApiClient {
           path: options.path,
           contentType,
         });
+      }
+      // The earlier attempt deleted it, and its answer was lost: gone, as asked.
+      // (Not after a 429: the platform refused that attempt unread.)
+      if (method === 'DELETE' && status === 404 && lastFailure !== undefined && !isStatus(lastFailure, 429)) {
+        return { status, data: undefined as T, requestId, rateLimit, alreadyGone: true };
       }
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
       const error = this.apiError(status, text, requestId, method, options.path, retryAfterMs, attempt);
@@ -479,6 +565,10 @@ function parseJson(text: string): unknown {
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+function isStatus(error: Error, status: number): boolean {
+  return error instanceof ApiError && error.status === status;
 }
 
 function errorCode(error: unknown): string | undefined {

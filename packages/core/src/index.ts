@@ -21,6 +21,7 @@ export {
 export {
   ApiClient,
   type ApiResponse,
+  type CallHooks,
   type ClientEvent,
   type ClientFactory,
   type ClientOptions,
@@ -29,6 +30,7 @@ export {
   DEFAULT_BASE_URL,
   type HttpMethod,
   type QueryValue,
+  ReadOnlyViolationError,
   type RequestOptions,
   VERSION,
 } from './client.js';
@@ -61,6 +63,7 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
+export { closest, globPattern } from './names.js';
 export {
   type Links,
   type ListResponse,
@@ -89,7 +92,7 @@ export {
   type RetryOptions,
   sleep,
 } from './retry.js';
-export { HIDDEN, maskSecrets } from './secrets.js';
+export { HIDDEN, maskSecrets, SECRET_FIELDS, URI_FIELDS } from './secrets.js';
 export {
   type AnyTool,
   annotations,

@@ -23,13 +23,14 @@ export type ListResponse<K extends string, T> = { [key in K]: T[] } & { links?: 
 
 /**
  * Yields every item of a list endpoint, page after page, until `links.pages.next` is absent.
- * `key` names the array in the body (`ssh_keys`, `droplets`...).
+ * `key` names the array in the body (`ssh_keys`, `droplets`...); without it, the answer's one
+ * array besides `links` and `meta`.
  */
 export async function* paginate<T>(
   client: ApiClient,
   options: {
     path: string;
-    key: string;
+    key?: string;
     perPage?: number;
     query?: Record<string, QueryValue>;
     signal?: AbortSignal;
@@ -43,7 +44,8 @@ export async function* paginate<T>(
       query: { ...options.query, page, per_page: perPage },
       signal: options.signal,
     });
-    const items = (body?.[options.key] ?? []) as T[];
+    const key = options.key ?? (body ? itemsKey(body) : undefined);
+    const items = ((key === undefined ? undefined : body?.[key]) ?? []) as T[];
     yield* items;
     const links = body?.links as Links | undefined;
     if (!links?.pages?.next || items.length === 0) return;

@@ -1,12 +1,18 @@
 /**
  * Secrets in results. The platform returns database passwords (in `password` fields and inside
- * connection URIs) with clusters and users; the apps hide them unless the person running them
- * asks to see them, so they do not end up in a terminal's scrollback or a model's context.
+ * connection URIs) with clusters and users, and a Kafka user's private `access_key`; the apps
+ * hide them unless the person running them asks to see them, so they do not end up in a
+ * terminal's scrollback or a model's context. Which fields are secret comes from the API
+ * description (`secret-fields.generated.ts`); credentials inside any URI are hidden wherever
+ * they appear.
  */
+import { SECRET_FIELDS } from './secret-fields.generated.js';
+
+export { SECRET_FIELDS, URI_FIELDS } from './secret-fields.generated.js';
 
 export const HIDDEN = '[hidden: run with --show-secrets to see it]';
 
-const SECRET_KEY = /^(password|private_key|secret|client_secret|token|access_token|api_key)$|_password$/i;
+const SECRET_KEYS: ReadonlySet<string> = new Set(SECRET_FIELDS);
 const URI_CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]+):([^@/?#\s]+)@/i;
 
 /** A copy of `value` with secret fields and the passwords inside URIs replaced by a notice. */
@@ -17,7 +23,7 @@ export function maskSecrets(value: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SECRET_KEY.test(key) && typeof item === 'string' && item !== '' ? HIDDEN : maskSecrets(item);
+    out[key] = SECRET_KEYS.has(key) && typeof item === 'string' && item !== '' ? HIDDEN : maskSecrets(item);
   }
   return out;
 }

@@ -367,6 +367,10 @@ export async function runTool<S extends InputSchema, R>(
   context: ToolContext,
 ): Promise<R> {
   const args = parseArgs(tool, raw);
+  // What the annotations promise, the client holds the tool to: a read-only tool sends only reads.
+  if (tool.annotations.readOnlyHint) {
+    context = { ...context, client: context.client.forCall({ readOnly: tool.name }) };
+  }
   if (tool.handler) return tool.handler(args, context);
   return sendRequest<R, Args<S>>(tool.request as RequestMapping<Args<S>>, args, context);
 }

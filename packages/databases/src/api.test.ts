@@ -208,6 +208,8 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
       requests.push(options);
       return options.method === 'GET' ? { database: { engine } } : undefined;
     },
+    // A call's own client (core gives a read-only tool one) records into the same list.
+    forCall: () => client,
   } as unknown as ApiClient;
   await runTool(byName.get(name) as AnyTool, args, { client });
   return requests;

@@ -5,13 +5,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { families, toolsOf } from '@cloudcall/catalog';
-import { type AnyTool, InputError, MAX_DEPTH, runTool, type Size } from '@cloudcall/core';
-import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InputError, MAX_DEPTH, runTool, type Size, type ToolContext } from '@cloudcall/core';
+import { describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
-  AuditLogError,
+  auditListTool,
   GuardRefusal,
   guardedRun,
   openAuditLog,
@@ -19,46 +17,21 @@ import {
   planCall,
   readAudit,
 } from './index.js';
+import { tool, tools, useSandbox } from './testing/sandbox.js';
 
-const tools = new Map(toolsOf(families).map((tool) => [tool.name, tool]));
-const tool = (name: string) => tools.get(name) as AnyTool;
-
-let connection: SandboxConnection;
-let seen: string[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'cloudcall-guard-'));
-
-beforeAll(async () => {
-  connection = await connectSandbox({
-    onRequest: (info) => {
-      seen.push(`${info.method} ${info.target}`);
-    },
-  });
-});
-afterAll(() => connection.close());
-beforeEach(() => {
-  seen = [];
-});
-
-const mutating = () => seen.filter((line) => !line.startsWith('GET '));
-
-async function createVm(name: string, tags: string[], size = 's-1vcpu-1gb'): Promise<number> {
-  const { droplet } = (await runTool(
-    tool('vm-create'),
-    { Name: name, Size: size, ImageID: 161928327, Region: 'nyc3', Tags: tags },
-    { client: connection.client },
-  )) as { droplet: { id: number } };
-  return droplet.id;
-}
+const sandbox = useSandbox();
+const { seen, mutating } = sandbox;
 
 describe('protection rules', () => {
   it('refuse a destructive tool on a protected tag before any mutating request, naming the rule', async () => {
-    const id = await createVm('prod-web', ['prod', 'web']);
+    const id = await sandbox.createVm('prod-web', ['prod', 'web']);
     const audit = openAuditLog(join(dir, 'rules.log'));
-    seen = [];
+    seen.length = 0;
     const call = guardedRun(
       tool('vm-delete'),
       { ID: id },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', rules: [parseRule('tag:prod', '--protect')], unconfirmed: 'run', audit },
     );
     await expect(call).rejects.toThrow(GuardRefusal);
@@ -76,7 +49,7 @@ describe('protection rules', () => {
   });
 
   it('match by name glob and by id, and cover actions, parts of a resource and tag-wide actions', async () => {
-    const id = await createVm('db-main-vm', ['data']);
+    const id = await sandbox.createVm('db-main-vm', ['data']);
     const rules = [parseRule('name:db-main*', '--protect'), parseRule(`id:${id}`, 'policy')];
     const options = { frontEnd: 'mcp' as const, rules, unconfirmed: 'run' as const };
     for (const [name, args] of [
@@ -84,27 +57,34 @@ describe('protection rules', () => {
       ['resize-vm', { ID: id, Size: 's-2vcpu-2gb' }],
       ['power-off-vms-tag', { Tag: 'data' }],
     ] as const) {
-      seen = [];
-      await expect(guardedRun(tool(name), args, { client: connection.client }, options)).rejects.toThrow(
-        /protected by rule name:db-main\*/,
-      );
+      seen.length = 0;
+      await expect(
+        guardedRun(tool(name), args, { client: sandbox.connection.client }, options),
+      ).rejects.toThrow(/protected by rule name:db-main\*/);
       expect(mutating(), name).toEqual([]);
     }
-    // A tool that is not destructive is not refused.
-    await connection.sandbox.advanceClock(120_000);
-    seen = [];
-    await guardedRun(tool('power-on-vm'), { ID: id }, { client: connection.client }, options);
+    // A tool that is not destructive is refused as well: protection means no change at all...
+    seen.length = 0;
+    await expect(
+      guardedRun(tool('power-on-vm'), { ID: id }, { client: sandbox.connection.client }, options),
+    ).rejects.toThrow(/power-on-vm refused: .*protected by rule name:db-main\*/);
+    expect(mutating()).toEqual([]);
+    // ...unless the policy allows that tool by name.
+    await sandbox.connection.sandbox.advanceClock(120_000);
+    seen.length = 0;
+    const allowed = { ...options, rules: [...rules, parseRule('allow:power-on-vm', 'policy')] };
+    await guardedRun(tool('power-on-vm'), { ID: id }, { client: sandbox.connection.client }, allowed);
     expect(mutating()).toEqual([`POST /v2/droplets/${id}/actions`]);
   });
 
   it('refuse deleting a protected tag itself, which would strip it from every resource it protects', async () => {
-    await createVm('tagged-web', ['prod']);
+    await sandbox.createVm('tagged-web', ['prod']);
     const rules = [parseRule('tag:prod', '--protect')];
-    seen = [];
+    seen.length = 0;
     const call = guardedRun(
       tool('tag-delete'),
       { Name: 'prod' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', rules, unconfirmed: 'run' },
     );
     await expect(call).rejects.toThrow(
@@ -112,12 +92,12 @@ describe('protection rules', () => {
     );
     expect(mutating()).toEqual([]);
     // Another tag is not protected by it.
-    await createVm('tagged-tmp', ['tmp-tag']);
-    seen = [];
+    await sandbox.createVm('tagged-tmp', ['tmp-tag']);
+    seen.length = 0;
     await guardedRun(
       tool('tag-delete'),
       { Name: 'tmp-tag' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       {
         frontEnd: 'cli',
         rules,
@@ -128,39 +108,51 @@ describe('protection rules', () => {
   });
 
   it('refuse untagging a protected tag, which would take a resource out of its protection', async () => {
-    const id = await createVm('untag-me', ['prod', 'web']);
+    const id = await sandbox.createVm('untag-me', ['prod', 'web']);
     const rules = [parseRule('tag:prod', '--protect')];
     const options = { frontEnd: 'cli' as const, rules, unconfirmed: 'run' as const };
     const resources = [{ resource_id: id, resource_type: 'droplet' }];
-    seen = [];
+    seen.length = 0;
     await expect(
       guardedRun(
         tool('untag-resources'),
         { Tag: 'prod', Resources: resources },
-        { client: connection.client },
+        { client: sandbox.connection.client },
         options,
       ),
     ).rejects.toThrow(
       'untag-resources refused: tag prod is protected by rule tag:prod (--protect). Nothing was sent.',
     );
     expect(mutating()).toEqual([]);
-    // Another tag comes off.
+    // Nor may another tag come off it: the resource itself is protected.
+    await expect(
+      guardedRun(
+        tool('untag-resources'),
+        { Tag: 'web', Resources: resources },
+        { client: sandbox.connection.client },
+        options,
+      ),
+    ).rejects.toThrow(/droplet untag-me .* is protected by rule tag:prod/);
+    expect(mutating()).toEqual([]);
+    // Another tag comes off a resource the rule does not protect.
+    const free = await sandbox.createVm('untag-free', ['web']);
+    seen.length = 0;
     await guardedRun(
       tool('untag-resources'),
-      { Tag: 'web', Resources: resources },
-      { client: connection.client },
+      { Tag: 'web', Resources: [{ resource_id: free, resource_type: 'droplet' }] },
+      { client: sandbox.connection.client },
       options,
     );
     expect(mutating()).toEqual(['DELETE /v2/tags/web/resources']);
   });
 
   it('let an unprotected resource go, after one GET', async () => {
-    const id = await createVm('scratch', ['tmp']);
-    seen = [];
+    const id = await sandbox.createVm('scratch', ['tmp']);
+    seen.length = 0;
     await guardedRun(
       tool('vm-delete'),
       { ID: id },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', rules: [parseRule('tag:prod', '--protect')], unconfirmed: 'run' },
     );
     expect(seen).toEqual([`GET /v2/droplets/${id}`, `DELETE /v2/droplets/${id}`]);
@@ -169,16 +161,16 @@ describe('protection rules', () => {
 
 describe('confirmation', () => {
   it('asks naming the resource; accept sends, decline and cancel send nothing', async () => {
-    const id = await createVm('ask-me', ['x']);
+    const id = await sandbox.createVm('ask-me', ['x']);
     const asked: string[] = [];
     const audit = openAuditLog(join(dir, 'confirm.log'));
     for (const decision of ['decline', 'cancel'] as const) {
-      seen = [];
+      seen.length = 0;
       await expect(
         guardedRun(
           tool('vm-delete'),
           { ID: id },
-          { client: connection.client },
+          { client: sandbox.connection.client },
           {
             frontEnd: 'mcp',
             audit,
@@ -193,11 +185,11 @@ describe('confirmation', () => {
       expect(mutating()).toEqual([]);
     }
     expect(asked[0]).toMatch(new RegExp(`vm-delete.*droplet ask-me \\(id ${id}; tags x\\)`));
-    seen = [];
+    seen.length = 0;
     await guardedRun(
       tool('vm-delete'),
       { ID: id },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'mcp', audit, unconfirmed: 'run', confirm: async () => 'accept' },
     );
     expect(mutating()).toEqual([`DELETE /v2/droplets/${id}`]);
@@ -207,12 +199,12 @@ describe('confirmation', () => {
   });
 
   it('refuses off a terminal with the given message, sending nothing at all', async () => {
-    seen = [];
+    seen.length = 0;
     await expect(
       guardedRun(
         tool('key-delete'),
         { ID: 1 },
-        { client: connection.client },
+        { client: sandbox.connection.client },
         { frontEnd: 'cli', unconfirmed: { refuse: 'add --force to run it without a prompt' } },
       ),
     ).rejects.toThrow('key-delete is destructive: add --force to run it without a prompt');
@@ -223,7 +215,7 @@ describe('confirmation', () => {
     const call = guardedRun(
       tool('key-create'),
       { Name: 'k', PublicKey: 'nope' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', unconfirmed: { refuse: 'x' }, confirm: async () => 'decline' },
     );
     // It gets as far as the platform, which refuses the key.
@@ -233,15 +225,15 @@ describe('confirmation', () => {
 
 describe('plans', () => {
   const plan = (name: string, args: unknown) =>
-    planCall(tool(name), args, { client: connection.client }, [parseRule('tag:prod', '--protect')]);
+    planCall(tool(name), args, { client: sandbox.connection.client }, [parseRule('tag:prod', '--protect')]);
 
   it('price a VM resize from the sandbox size list, sending nothing that mutates', async () => {
-    const id = await createVm('grow-me', ['prod'], 's-1vcpu-1gb');
-    const { sizes } = (await connection.client.request({ method: 'GET', path: '/v2/sizes' })) as {
+    const id = await sandbox.createVm('grow-me', ['prod'], { size: 's-1vcpu-1gb' });
+    const { sizes } = (await sandbox.connection.client.request({ method: 'GET', path: '/v2/sizes' })) as {
       sizes: Size[];
     };
     const price = (slug: string) => sizes.find((size) => size.slug === slug)?.price_monthly as number;
-    seen = [];
+    seen.length = 0;
     const result = await plan('resize-vm', { ID: id, Size: 's-2vcpu-4gb', ResizeDisk: true });
     expect(mutating()).toEqual([]);
     expect(result).toMatchObject({
@@ -312,19 +304,6 @@ describe('plans', () => {
 });
 
 describe('the audit log', () => {
-  it('fails the call when a line cannot be written (a full disk)', async () => {
-    const audit = openAuditLog('/dev/full');
-    await expect(
-      guardedRun(
-        tool('key-create'),
-        { Name: 'full', PublicKey: 'x' },
-        { client: connection.client },
-        { frontEnd: 'cli', unconfirmed: 'run', audit },
-      ),
-    ).rejects.toThrow(AuditLogError);
-    audit.close();
-  });
-
   it('refuses to open a path that cannot be written, saying why', () => {
     expect(() => openAuditLog(join(dir, 'no-such-dir', 'audit.log'))).toThrow(
       /no-such-dir\/audit.log cannot be opened for appending: its directory does not exist/,
@@ -340,7 +319,7 @@ describe('the audit log', () => {
         Name: 'half \udc00',
         PublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
       },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'mcp', unconfirmed: 'run', audit },
     )) as { ssh_key: { name: string } };
     expect(result.ssh_key.name).toBe('half \udc00');
@@ -357,7 +336,7 @@ describe('the audit log', () => {
     const call = guardedRun(
       tool('key-create'),
       { Name: deep, PublicKey: 'x' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'mcp', unconfirmed: 'run', audit },
     );
     await expect(call).rejects.toThrow(InputError);
@@ -369,13 +348,59 @@ describe('the audit log', () => {
     expect(JSON.stringify(entry.args)).toContain(`[nested more than ${MAX_DEPTH} levels deep]`);
   });
 
+  it('names the caller on every line; audit-list with auditScope own shows a caller only its own', async () => {
+    const path = join(dir, 'callers.log');
+    const audit = openAuditLog(path);
+    const key = (caller: string | undefined, name: string) =>
+      guardedRun(
+        tool('tag-create'),
+        { Name: name },
+        { client: sandbox.connection.client },
+        { frontEnd: 'mcp', unconfirmed: 'run', audit, ...(caller ? { caller } : {}) },
+      );
+    await key('alice', 'a1');
+    await key('bob', 'b1');
+    await key(undefined, 'local1');
+    await guardedRun(
+      tool('vm-delete'),
+      { ID: 1 },
+      { client: sandbox.connection.client },
+      { frontEnd: 'mcp', unconfirmed: { refuse: 'no' }, audit, caller: 'alice' },
+    ).catch(() => undefined);
+    audit.close();
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditEntry);
+    expect(lines.every((line) => typeof line.caller === 'string' && line.caller !== '')).toBe(true);
+    expect(lines.filter((line) => line.caller === 'alice').map((line) => line.tool)).toContain('vm-delete');
+    expect(lines.some((line) => line.caller.startsWith('local:'))).toBe(true);
+    expect(readAudit(path, { caller: 'bob' }).entries.map((entry) => entry.args)).toEqual([
+      expect.objectContaining({ Name: 'b1' }),
+    ]);
+
+    const list = (context: Record<string, unknown>) =>
+      runTool(auditListTool, {}, {
+        client: sandbox.connection.client,
+        guard: { tools, rules: [], auditLog: path },
+        ...context,
+      } as ToolContext) as Promise<{ entries: AuditEntry[] }>;
+    const own = await list({ caller: 'alice', auditScope: 'own' });
+    expect(own.entries.length).toBeGreaterThan(0);
+    expect(own.entries.every((entry) => entry.caller === 'alice')).toBe(true);
+    const all = await list({ caller: 'alice' });
+    expect(new Set(all.entries.map((entry) => entry.caller)).size).toBeGreaterThanOrEqual(3);
+    // Limited to its own lines with no id to match, a caller sees nothing, not everything.
+    await expect(list({ auditScope: 'own' })).rejects.toThrow(/no identity/);
+  });
+
   it('masks secrets in the arguments it records', async () => {
     const path = join(dir, 'mask.log');
     const audit = openAuditLog(path);
     await guardedRun(
       tool('custom-certificate-create'),
       { Name: 'c', PrivateKey: 'TOPSECRET', LeafCertificate: 'x', CertificateChain: 'y' },
-      { client: connection.client },
+      { client: sandbox.connection.client },
       { frontEnd: 'cli', unconfirmed: 'run', audit },
     ).catch(() => undefined);
     const text = readFileSync(path, 'utf8');

@@ -1,16 +1,17 @@
 /**
- * The guard both apps run every tool through. Read-only tools pass untouched. For a tool that
- * changes something, the guard stands between the tool and the API client: reads pass, and at the
- * first mutating request (whatever the tool, request mapping or handler) it finds the target
- * from that request, applies the protection rules, asks for confirmation when the tool is
- * destructive, and only then lets the request go. A plan (dry run) stops at that point instead
- * and describes the request. Every mutating call is written to the audit log, when there is one.
+ * The guard both apps run every tool through. Read-only tools run as they are: core's client
+ * refuses any request of theirs but a read. For a tool that changes something, the guard is the
+ * API client's hook before every mutating request (whatever the tool, request mapping or
+ * handler): it reads what the request would change, applies the protection rules, asks for
+ * confirmation before a destructive tool's first request, writes the audit intent, and only then
+ * lets the request go. A plan (dry run) stops at the first mutating request instead and describes
+ * it. Every mutating call ends with an outcome line in the audit log, when there is one.
  */
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
 import {
   type AnyTool,
-  type ApiClient,
   ApiError,
-  type ApiResponse,
   CloudcallError,
   errorReport,
   InputError,
@@ -23,9 +24,17 @@ import {
   type ToolContext,
 } from '@cloudcall/core';
 import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outcome } from './audit.js';
-import { describeRule, type ProtectRule, protectingRule } from './policy.js';
+import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
-import { describeTarget, readTarget, resourceOf, type Target, targetRead, unwrap } from './target.js';
+import {
+  bodyTargets,
+  describeTarget,
+  readTarget,
+  resourceOf,
+  type Target,
+  targetRead,
+  unwrap,
+} from './target.js';
 
 export type Decision = 'accept' | 'decline' | 'cancel';
 
@@ -38,6 +47,11 @@ export interface ConfirmQuestion {
 
 export interface GuardOptions {
   frontEnd: FrontEnd;
+  /**
+   * Who is calling, as a non-secret id written on every audit line (the client key's name, a
+   * short hash of a passed-through token). Default: the local user, `local:NAME`.
+   */
+  caller?: string | undefined;
   rules?: readonly ProtectRule[];
   audit?: AuditLog | undefined;
   /** Asks a person before a destructive call; absent when nobody can be asked. */
@@ -47,6 +61,16 @@ export interface GuardOptions {
    * "add --force"). Ignored when `confirm` is given.
    */
   unconfirmed: 'run' | { refuse: string; hint?: string };
+}
+
+/** `local:NAME`: the caller id of a call made by whoever runs this process. */
+export function localCaller(): string {
+  try {
+    return `local:${userInfo().username}`;
+  } catch {
+    // No user name for this uid (a container running as an unnamed uid).
+    return `local:uid-${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** A call the guard stopped before anything was sent. */
@@ -98,36 +122,11 @@ function maskNamed(value: unknown): unknown {
   );
 }
 
-/** The first mutating request a tool makes, held back; what a plan or the gate works from. */
+/** The first mutating request a tool makes, held back; what a plan works from. */
 class Held extends Error {
   constructor(readonly request: RequestOptions) {
     super('held');
   }
-}
-
-/**
- * A client that sends reads as they come and hands the first mutating request to `gate`, which
- * returns only when it may be sent (or throws). Every later request goes straight through.
- */
-function gatedClient(
-  client: ApiClient,
-  gate: (request: RequestOptions) => Promise<void>,
-  sent: (response: ApiResponse<unknown>) => void,
-): ApiClient {
-  let passed = false;
-  const gated = Object.create(client) as ApiClient;
-  gated.send = async <T>(options: RequestOptions): Promise<ApiResponse<T>> => {
-    if (options.method === 'GET' || options.method === 'HEAD') return client.send<T>(options);
-    if (!passed) {
-      await gate(options);
-      passed = true;
-      const response = await client.send<T>(options);
-      sent(response);
-      return response;
-    }
-    return client.send<T>(options);
-  };
-  return gated;
 }
 
 function targetSummary(target: Target | undefined): Record<string, unknown> | undefined {
@@ -146,7 +145,48 @@ function targetSummary(target: Target | undefined): Record<string, unknown> | un
   );
 }
 
-/** Runs a tool through the guard: what both apps call instead of core's runTool. */
+/**
+ * Everything a mutating request changes, read as it is now: the resource its path names (every
+ * member of a tag, for a tag-wide action), the resources its body names, and the tags it makes
+ * something join. With `all` false, only the path's target (for a confirmation prompt, when no
+ * rule could match anything).
+ */
+async function changedBy(
+  request: RequestOptions,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  all: boolean,
+): Promise<{ target?: Target; read?: ReturnType<typeof targetRead>; others: Target[] }> {
+  const read = targetRead(request, tool.request?.path, args);
+  const target = read ? await readTarget(context.client, read, context.signal) : undefined;
+  const others: Target[] = [];
+  if (all) {
+    const { reads, tags } = bodyTargets(request.body);
+    for (const other of reads) others.push(await readTarget(context.client, other, context.signal));
+    for (const tag of tags) others.push({ kind: 'tag', name: tag, tags: [tag], path: `/v2/tags/${tag}` });
+  }
+  return { ...(target ? { target } : {}), ...(read ? { read } : {}), others };
+}
+
+/** The refusal of a request that would change `target`, protected by `rule`. */
+function protectedRefusal(tool: AnyTool, target: Target, rule: ProtectRule): GuardRefusal {
+  return new GuardRefusal(
+    'refused',
+    `${tool.name} refused: ${describeTarget(target)} is protected by rule ${describeRule(rule)}. Nothing was sent.`,
+    `rule ${rule.kind}:${rule.value}`,
+    'Protection rules come from --protect and the policy file; the person running cloudcall decides them (allow:TOOL lets a tool through).',
+  );
+}
+
+/**
+ * Runs a tool through the guard: what both apps call instead of core's runTool. A read-only
+ * tool runs as it is (core's client refuses any request of it but a read). For any other tool,
+ * the guard is the client's hook before every mutating request the tool sends, whatever its
+ * request mapping or handler does: it reads what the request would change and refuses it when a
+ * rule protects any of it, asks before the first request of a destructive tool, writes the
+ * intent line, and only then lets the request go. The outcome line follows when the call ends.
+ */
 export async function guardedRun(
   tool: AnyTool,
   raw: unknown,
@@ -157,12 +197,17 @@ export async function guardedRun(
   const started = Date.now();
   const entry: Omit<AuditEntry, 'outcome' | 'duration_ms'> = {
     time: new Date(started).toISOString(),
+    call: randomUUID(),
     front_end: options.frontEnd,
+    caller: options.caller ?? localCaller(),
     tool: tool.name,
     args: maskArguments(raw ?? {}),
   };
   let requestId: string | undefined;
   let target: Target | undefined;
+  let asked = false;
+  /** Set when an intent line could not be written: the request was not sent. */
+  let unrecorded: AuditLogError | undefined;
   const finish = (outcome: Outcome, extra: Partial<AuditEntry> = {}) => {
     options.audit?.append({
       ...entry,
@@ -174,34 +219,35 @@ export async function guardedRun(
     });
   };
 
-  const gate = async (request: RequestOptions) => {
+  const beforeMutation = async (request: RequestOptions) => {
     const args = parseArgs(tool, raw) as Record<string, unknown>;
-    const read = targetRead(request, tool.request?.path, args);
-    entry.target = read ? { path: read.path, ...(read.part ? { part: read.part } : {}) } : undefined;
     const destructive = tool.annotations.destructiveHint;
     const rules = options.rules ?? [];
-    const asking = destructive && options.confirm !== undefined;
-    if (destructive && options.unconfirmed !== 'run' && !options.confirm) {
+    const ask = destructive && !asked;
+    if (ask && options.unconfirmed !== 'run' && !options.confirm) {
       const { refuse, hint } = options.unconfirmed;
       throw new GuardRefusal('refused', `${tool.name} is destructive: ${refuse}`, refuse, hint);
     }
-    if (read && destructive && (asking || rules.length)) {
-      target = await readTarget(context.client, read, context.signal);
-      const rule = protectingRule(rules, target);
-      if (rule) {
-        throw new GuardRefusal(
-          'refused',
-          `${tool.name} refused: ${describeTarget(target)} is protected by rule ${describeRule(rule)}. Nothing was sent.`,
-          `rule ${rule.kind}:${rule.value}`,
-          'Protection rules come from --protect and the policy file; the person running cloudcall decides them.',
-        );
-      }
+    const guarded = protectsAnything(rules);
+    const changed =
+      guarded || (ask && options.confirm)
+        ? await changedBy(request, tool, args, context, guarded)
+        : { read: targetRead(request, tool.request?.path, args), others: [] };
+    const here = changed.target;
+    if (here && !target) target = here;
+    if (!entry.target && changed.read) {
+      entry.target = { path: changed.read.path, ...(changed.read.part ? { part: changed.read.part } : {}) };
     }
-    if (asking && options.confirm) {
-      const what = target ? describeTarget(target) : (read?.path ?? 'the account');
+    for (const each of [...(here ? [here] : []), ...changed.others]) {
+      const rule = protectingRule(rules, each, tool.name);
+      if (rule) throw protectedRefusal(tool, each, rule);
+    }
+    if (ask && options.confirm) {
+      asked = true;
+      const what = here ? describeTarget(here) : (changed.read?.path ?? 'the account');
       const decision = await options.confirm({
         tool: tool.name,
-        ...(target ? { target } : {}),
+        ...(here ? { target: here } : {}),
         message: `${tool.title} (${tool.name}): ${what}?`,
       });
       if (decision !== 'accept') {
@@ -212,15 +258,40 @@ export async function guardedRun(
         );
       }
     }
+    // Written ahead: no request goes unless its intent is on the disk.
+    try {
+      options.audit?.append({
+        phase: 'intent',
+        time: new Date().toISOString(),
+        call: entry.call as string,
+        front_end: entry.front_end,
+        caller: entry.caller,
+        tool: tool.name,
+        args: entry.args,
+        ...(here ? { target: targetSummary(here) } : entry.target ? { target: entry.target } : {}),
+        request: { method: request.method, path: request.path },
+      });
+    } catch (error) {
+      if (error instanceof AuditLogError) unrecorded = error;
+      throw error;
+    }
   };
 
-  const client = gatedClient(context.client, gate, (response) => {
-    requestId = response.requestId;
+  const client = context.client.forCall({
+    beforeMutation,
+    afterMutation: (_request, outcome) => {
+      if ('response' in outcome) requestId = outcome.response.requestId ?? requestId;
+    },
   });
   let result: unknown;
   try {
     result = await runTool(tool, raw, { ...context, client });
   } catch (error) {
+    if (unrecorded) {
+      throw new AuditLogError(
+        `${tool.name} was not sent: ${unrecorded.message}, and nothing is sent unrecorded`,
+      );
+    }
     if (error instanceof GuardRefusal) {
       finish(error.outcome, { reason: error.reason });
     } else {
@@ -243,7 +314,9 @@ export async function guardedRun(
     finish('ok');
   } catch (error) {
     if (!(error instanceof AuditLogError)) throw error;
-    throw new AuditLogError(`${tool.name} was done, but ${error.message}; the change is not recorded`);
+    throw new AuditLogError(
+      `${tool.name} was done, but ${error.message}; its intent is recorded, its outcome is not`,
+    );
   }
   return result;
 }
@@ -273,7 +346,7 @@ export interface Plan {
 }
 
 /**
- * What a call would do, sending nothing that changes anything: the tool runs against a client
+ * What a call would do, sending nothing that changes anything: the tool runs with a client hook
  * that lets reads through and stops at the first mutating request.
  */
 export async function planCall(
@@ -293,13 +366,11 @@ export async function planCall(
   if (tool.annotations.readOnlyHint) return { ...plan, note: 'read-only tool: it changes nothing' };
   let held: RequestOptions | undefined;
   try {
-    const client = gatedClient(
-      context.client,
-      async (request) => {
+    const client = context.client.forCall({
+      beforeMutation: (request) => {
         throw new Held(request);
       },
-      () => undefined,
-    );
+    });
     // The raw arguments: runTool parses them itself, and a parsed value (a comma-separated
     // list made an array) would not parse a second time.
     await runTool(tool, raw, { ...context, client });
@@ -318,10 +389,8 @@ export async function planCall(
     ...(Object.keys(query).length ? { query } : {}),
     ...(held.body !== undefined ? { body: maskArguments(held.body) } : {}),
   };
-  const read = targetRead(held, tool.request?.path, args);
-  let target: Target | undefined;
-  if (read) {
-    target = await readTarget(context.client, read, context.signal);
+  const { target, others } = await changedBy(held, tool, args, context, protectsAnything(rules));
+  if (target) {
     plan.target = {
       description: describeTarget(target),
       kind: target.kind,
@@ -330,8 +399,13 @@ export async function planCall(
       ...(target.tags ? { tags: target.tags } : {}),
       state: maskSecrets(target.state),
     };
-    const rule = tool.annotations.destructiveHint ? protectingRule(rules, target) : undefined;
-    if (rule) plan.refused_by = describeRule(rule);
+  }
+  for (const each of [...(target ? [target] : []), ...others]) {
+    const rule = protectingRule(rules, each, tool.name);
+    if (rule) {
+      plan.refused_by = describeRule(rule);
+      break;
+    }
   }
   try {
     const price = await priceChange(context.client, held, target, context.signal);

@@ -37,6 +37,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
+  type AuditLine,
   type AuditLog,
   type Decision,
   type GuardOptions,
@@ -108,7 +109,7 @@ const rules = () => [
 type Confirmation = 'run' | 'refuse' | Decision;
 
 function guardOptions(confirmation: Confirmation): GuardOptions {
-  const base = { frontEnd: 'mcp' as const, rules: rules(), audit };
+  const base = { frontEnd: 'mcp' as const, rules: rules(), audit, caller: 'hostile-caller' };
   if (confirmation === 'run') return { ...base, unconfirmed: 'run' };
   if (confirmation === 'refuse') return { ...base, unconfirmed: { refuse: 'add --force' } };
   return { ...base, unconfirmed: 'run', confirm: async () => confirmation };
@@ -223,20 +224,26 @@ async function checkGuardedRun(tool: AnyTool): Promise<string[]> {
         expect(changing(), `${label}: ${error.outcome} but a change was sent`).toEqual([]);
       }
 
-      // One line per call, JSON, naming the tool and how the call ended.
+      // An intent line before each change sent, then one outcome line, all JSON, naming the
+      // tool, its caller and how the call ended.
       const lines = readFileSync(audit.path).subarray(before).toString('utf8').split('\n');
       expect(lines.pop(), `${label}: the audit line is not ended`).toBe('');
-      expect(lines, `${label}: not one audit line`).toHaveLength(1);
-      const line = lines[0] as string;
-      let entry: AuditEntry | undefined;
+      let parsed: AuditLine[] = [];
       expect(() => {
-        entry = JSON.parse(line) as AuditEntry;
-      }, `${label}: the audit line is not JSON`).not.toThrow();
-      expect(entry?.tool).toBe(tool.name);
-      expect(entry?.outcome).toBe(
+        parsed = lines.map((line) => JSON.parse(line) as AuditLine);
+      }, `${label}: an audit line is not JSON`).not.toThrow();
+      const entry = parsed.pop() as AuditEntry;
+      expect(entry && !('phase' in entry), `${label}: no outcome line last`).toBe(true);
+      expect(
+        parsed.map((line) => 'phase' in line && line.phase === 'intent' && line.call === entry.call),
+      ).toEqual(parsed.map(() => true));
+      expect(parsed, `${label}: not one intent per change sent`).toHaveLength(changing().length);
+      expect(entry.tool).toBe(tool.name);
+      expect(entry.caller).toBe('hostile-caller');
+      expect(entry.outcome).toBe(
         error === undefined ? 'ok' : error instanceof GuardRefusal ? error.outcome : 'error',
       );
-      expectNoSecrets(`${label} audit line`, line);
+      for (const line of lines) expectNoSecrets(`${label} audit line`, line);
       if (entry)
         ends.push(entry.outcome === 'refused' ? `refused by ${entry.reason?.split(' ')[0]}` : entry.outcome);
     }),

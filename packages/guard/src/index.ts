@@ -7,6 +7,8 @@
 export {
   type AuditEntry,
   type AuditFilter,
+  type AuditIntent,
+  type AuditLine,
   type AuditLog,
   AuditLogError,
   type FrontEnd,
@@ -23,6 +25,7 @@ export {
   type GuardOptions,
   GuardRefusal,
   guardedRun,
+  localCaller,
   maskArguments,
   type Plan,
   planCall,

@@ -21,7 +21,10 @@ describe('policy files', () => {
       'line 4 at protect.1: must be tag:NAME, name:NAME or id:ID',
     ],
     ['{\n  "protect": "tag:prod"\n}', 'line 2 at protect: expected array, received string'],
-    ['{\n  "protect": [],\n  "protekt": []\n}', 'line 3: unknown key "protekt" (only "protect" is allowed)'],
+    [
+      '{\n  "protect": [],\n  "protekt": []\n}',
+      'line 3: unknown key "protekt" (only "protect" and "allow" are allowed)',
+    ],
     ['', 'line 1: not valid JSON'],
     [
       '{\n  "protect": [\n    "tag:prod,name:db-main"\n  ]\n}',
@@ -31,6 +34,26 @@ describe('policy files', () => {
     expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(PolicyError);
     expect(() => parsePolicy(text, '/etc/cloudcall/policy.json')).toThrow(
       `policy file /etc/cloudcall/policy.json, ${message}`,
+    );
+  });
+
+  it('allow named tools on protected resources, by their file and line', () => {
+    const text = '{\n  "protect": ["tag:prod"],\n  "allow": [\n    "vm-reboot"\n  ]\n}\n';
+    const rules = parsePolicy(text, 'p.json');
+    expect(rules).toEqual([
+      { kind: 'tag', value: 'prod', source: 'policy file p.json, line 2' },
+      { kind: 'allow', value: 'vm-reboot', source: 'policy file p.json, line 4' },
+    ]);
+    const target = { kind: 'droplet', path: '/v2/droplets/1', id: 1, name: 'web', tags: ['prod'] };
+    expect(protectingRule(rules, target, 'vm-reboot')).toBeUndefined();
+    expect(protectingRule(rules, target, 'vm-delete')).toMatchObject({ kind: 'tag', value: 'prod' });
+    // An allow: alone protects nothing.
+    expect(protectingRule([{ kind: 'allow', value: 'x', source: 's' }], target, 'vm-delete')).toBeUndefined();
+    expect(() => parsePolicy('{"protect": [], "allow": ["tag:prod"]}', 'p.json')).toThrow(
+      'policy file p.json, line 1 at allow.0: must be a tool name, such as vm-reboot',
+    );
+    expect(() => parsePolicy('{"protect": ["allow:vm-reboot"]}', 'p.json')).toThrow(
+      'at protect.0: must be tag:NAME, name:NAME or id:ID',
     );
   });
 
@@ -48,7 +71,7 @@ describe('rules', () => {
   it('are tag:, name: or id:', () => {
     expect(parseRule('tag:prod', '--protect')).toEqual({ kind: 'tag', value: 'prod', source: '--protect' });
     expect(() => parseRule('prod', '--protect')).toThrow(
-      '--protect: "prod" is not a rule; write tag:NAME, name:NAME or id:ID',
+      '--protect: "prod" is not a rule; write tag:NAME, name:NAME, id:ID or allow:TOOL',
     );
   });
 
@@ -62,9 +85,18 @@ describe('rules', () => {
       { kind: 'tag', value: 'live', source: 'CLOUDCALL_PROTECT' },
     ]);
     expect(() => protectionRules({ flags: ['tag:prod,owner:me'] })).toThrow(
-      '--protect: "owner:me" is not a rule; write tag:NAME, name:NAME or id:ID',
+      '--protect: "owner:me" is not a rule; write tag:NAME, name:NAME, id:ID or allow:TOOL',
     );
     expect(() => parseRule('tag:a,b', 'x')).toThrow('x: one rule per entry: "tag:a,b" names two');
+    // allow:TOOL is spelt the same way in --protect and CLOUDCALL_PROTECT.
+    expect(protectionRules({ flags: ['tag:prod,allow:vm-reboot'], env: 'allow:power-on-vm' })).toEqual([
+      { kind: 'tag', value: 'prod', source: '--protect' },
+      { kind: 'allow', value: 'vm-reboot', source: '--protect' },
+      { kind: 'allow', value: 'power-on-vm', source: 'CLOUDCALL_PROTECT' },
+    ]);
+    expect(() => parseRule('allow:Vm Reboot', '--protect')).toThrow(
+      '--protect: "allow:Vm Reboot": allow: takes a tool name, such as allow:vm-reboot',
+    );
   });
 
   it('match tags exactly, names by glob, ids as text, and tag members', () => {

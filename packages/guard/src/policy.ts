@@ -1,25 +1,30 @@
 /**
- * The protection policy: rules that name resources no destructive tool may touch, by tag, name or
- * id. Rules come from flags (`--protect tag:prod`) and from a JSON policy file; both apps read them
- * with the same code and match them against the target the guard read with one GET.
+ * The protection policy: rules that name resources no tool may change, by tag, name or id, and
+ * the tools a policy allows on them all the same (`allow:vm-reboot`). Rules come from flags
+ * (`--protect tag:prod`) and from a JSON policy file; both apps read them with the same code and
+ * match them against the targets the guard reads before each mutating request.
  */
 import { readFileSync } from 'node:fs';
-import { globPattern } from '@cloudcall/catalog/select';
+import { globPattern } from '@cloudcall/core';
 import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 import type { Target } from './target.js';
 
-export type RuleKind = 'tag' | 'name' | 'id';
+/** `allow` names a tool that protection lets through; the others name resources it protects. */
+export type RuleKind = 'tag' | 'name' | 'id' | 'allow';
 
 export interface ProtectRule {
   kind: RuleKind;
-  /** What the rule names; `name:` values may use `*` and `?` as globs. */
+  /** What the rule names; `name:` values may use `*` and `?` as globs; `allow:` names a tool. */
   value: string;
   /** Where the rule came from (`--protect`, or the policy file and line), for refusal messages. */
   source: string;
 }
 
-const RULE_TEXT = /^(tag|name|id):(.+)$/;
+const RULE_TEXT = /^(tag|name|id|allow):(.+)$/;
+const PROTECT_TEXT = /^(tag|name|id):(.+)$/;
+/** A tool name, as the catalog spells them: lowercase words joined by `-`. */
+const TOOL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /**
  * A rule that holds a comma is two rules written as one (`tag:prod,name:db`): taken as one, it
@@ -30,27 +35,40 @@ function twoRules(text: string): string {
   return `one rule per entry: ${JSON.stringify(text)} names two (split it at the comma)`;
 }
 
-/** `tag:prod` -> a rule; throws an Error saying what a rule looks like. */
+/** `tag:prod` or `allow:vm-reboot` -> a rule; throws an Error saying what a rule looks like. */
 export function parseRule(text: string, source: string): ProtectRule {
   if (text.includes(',')) throw new Error(`${source}: ${twoRules(text.trim())}`);
   const match = RULE_TEXT.exec(text.trim());
   if (!match) {
-    throw new Error(`${source}: ${JSON.stringify(text)} is not a rule; write tag:NAME, name:NAME or id:ID`);
+    throw new Error(
+      `${source}: ${JSON.stringify(text)} is not a rule; write tag:NAME, name:NAME, id:ID or allow:TOOL`,
+    );
   }
-  return { kind: match[1] as RuleKind, value: (match[2] as string).trim(), source };
+  const rule = { kind: match[1] as RuleKind, value: (match[2] as string).trim(), source };
+  if (rule.kind === 'allow' && !TOOL_NAME.test(rule.value)) {
+    throw new Error(`${source}: ${JSON.stringify(text)}: allow: takes a tool name, such as allow:vm-reboot`);
+  }
+  return rule;
 }
 
-/** What a policy file holds: `{ "protect": ["tag:prod", "name:db-main", "id:1234"] }`. */
+/**
+ * What a policy file holds: `{ "protect": ["tag:prod", "name:db-main", "id:1234"],
+ * "allow": ["vm-reboot"] }`.
+ */
 export const PolicyFile = z.strictObject({
   protect: z
     .array(
       z
         .string()
-        .regex(RULE_TEXT, 'must be tag:NAME, name:NAME or id:ID')
+        .regex(PROTECT_TEXT, 'must be tag:NAME, name:NAME or id:ID')
         .refine((rule) => !rule.includes(','), { error: (issue) => twoRules(String(issue.input)) })
         .describe('A protected resource: tag:NAME, name:NAME (globs allowed) or id:ID'),
     )
-    .describe('Resources no destructive tool may act on'),
+    .describe('Resources no tool may change'),
+  allow: z
+    .array(z.string().regex(TOOL_NAME, 'must be a tool name, such as vm-reboot'))
+    .optional()
+    .describe('Tools allowed on protected resources all the same, such as vm-reboot'),
 });
 
 /** A policy file that cannot be used: says which file, which line, and what is wrong. */
@@ -108,7 +126,7 @@ export function parsePolicy(text: string, path: string): ProtectRule[] {
     const where = issue.path.length ? ` at ${issue.path.join('.')}` : '';
     const detail =
       issue.code === 'unrecognized_keys'
-        ? `unknown key ${issue.keys.map((key) => JSON.stringify(key)).join(', ')} (only "protect" is allowed)`
+        ? `unknown key ${issue.keys.map((key) => JSON.stringify(key)).join(', ')} (only "protect" and "allow" are allowed)`
         : issue.message.replace(/^Invalid input: /, '');
     const line =
       issue.code === 'unrecognized_keys'
@@ -116,10 +134,12 @@ export function parsePolicy(text: string, path: string): ProtectRule[] {
         : lineAt(text, node.offset);
     throw new PolicyError(`policy file ${path}, line ${line}${where}: ${detail}`);
   }
-  return parsed.data.protect.map((rule, index) => {
-    const node = findNodeAtLocation(tree, ['protect', index]);
-    return parseRule(rule, `policy file ${path}, line ${lineAt(text, node?.offset ?? 0)}`);
-  });
+  const where = (key: string, index: number) =>
+    `policy file ${path}, line ${lineAt(text, findNodeAtLocation(tree, [key, index])?.offset ?? 0)}`;
+  return [
+    ...parsed.data.protect.map((rule, index) => parseRule(rule, where('protect', index))),
+    ...(parsed.data.allow ?? []).map((tool, index) => parseRule(`allow:${tool}`, where('allow', index))),
+  ];
 }
 
 function keyLine(text: string, tree: NonNullable<ReturnType<typeof parseTree>>, key: string): number {
@@ -133,17 +153,33 @@ function lineAt(text: string, offset: number): number {
   return line;
 }
 
-/** The first rule that protects `target`, or undefined. */
-export function protectingRule(rules: readonly ProtectRule[], target: Target): ProtectRule | undefined {
+/**
+ * The first rule that protects `target` from `tool`, or undefined: none when an `allow:` rule
+ * names the tool, or when no rule names the target or one of its members.
+ */
+export function protectingRule(
+  rules: readonly ProtectRule[],
+  target: Target,
+  tool?: string,
+): ProtectRule | undefined {
+  if (tool !== undefined && rules.some((rule) => rule.kind === 'allow' && rule.value === tool)) {
+    return undefined;
+  }
   const resources = [target, ...(target.members ?? [])];
   return rules.find((rule) =>
     resources.some((resource) => {
+      if (rule.kind === 'allow') return false;
       if (rule.kind === 'tag') return resource.tags?.includes(rule.value) ?? false;
       if (rule.kind === 'name')
         return resource.name !== undefined && globPattern(rule.value).test(resource.name);
       return resource.id !== undefined && String(resource.id) === rule.value;
     }),
   );
+}
+
+/** Whether any rule protects anything (`allow:` rules alone protect nothing). */
+export function protectsAnything(rules: readonly ProtectRule[]): boolean {
+  return rules.some((rule) => rule.kind !== 'allow');
 }
 
 /** `tag:prod (from --protect)` as a refusal names a rule. */

@@ -4,9 +4,17 @@
  * (`DELETE /v2/droplets/{ID}` and `POST /v2/droplets/{ID}/actions` both act on
  * `/v2/droplets/{ID}`; deleting a cluster's user acts on `/v2/databases/{id}`, the thing tags and
  * names belong to), read with one GET. A request with no id in its path and a `tag_name` acts on
- * every resource carrying the tag (`POST /v2/droplets/actions?tag_name=web`): one GET lists them.
+ * every resource carrying the tag (`POST /v2/droplets/actions?tag_name=web`): every page of them is
+ * listed. A request may also change resources its body names (`resources` to tag or assign,
+ * `droplet_id`, `droplet_ids`, `tags` a new resource joins): `bodyTargets` finds those.
  */
-import { type ApiClient, encodeSegment, type QueryValue, type RequestOptions } from '@cloudcall/core';
+import {
+  type ApiClient,
+  encodeSegment,
+  paginate,
+  type QueryValue,
+  type RequestOptions,
+} from '@cloudcall/core';
 
 export interface Resource {
   id?: string | number;
@@ -22,7 +30,7 @@ export interface Target extends Resource {
   query?: Record<string, QueryValue>;
   /** The part of the resource acted on, when the call acts on a part (`users/alice`). */
   part?: string;
-  /** For a tag: the resources carrying it (first 200). */
+  /** For a tag-wide action: every resource carrying the tag, from every page. */
   members?: Resource[];
   /** The resource as read (the platform's JSON), for plans and prompts. */
   state?: unknown;
@@ -52,7 +60,7 @@ export function targetRead(
   const tag = request.query?.tag_name;
   if (typeof tag === 'string' && tag !== '') {
     const path = request.path.replace(/\/actions$/, '');
-    return { path, query: { tag_name: tag, per_page: 200 }, tag };
+    return { path, query: { tag_name: tag }, tag };
   }
   return undefined;
 }
@@ -65,6 +73,8 @@ export function targetRead(
 function argumentSegments(args: Record<string, unknown>): Set<string> {
   return new Set(
     Object.values(args)
+      // A list's items too: a handler may act on each id it is given.
+      .flatMap((value) => (Array.isArray(value) ? value : [value]))
       .filter((value) => typeof value === 'number' || (typeof value === 'string' && value.isWellFormed()))
       .map((value) => encodeSegment(String(value))),
   );
@@ -87,15 +97,16 @@ export async function readTarget(
   read: NonNullable<ReturnType<typeof targetRead>>,
   signal?: AbortSignal,
 ): Promise<Target> {
-  const body = await client.request<Record<string, unknown>>({
-    method: 'GET',
-    path: read.path,
-    ...(read.query ? { query: read.query } : {}),
-    signal,
-  });
   if (read.tag !== undefined) {
-    const list = Object.entries(body ?? {}).find(([, value]) => Array.isArray(value));
-    const members = ((list?.[1] as unknown[]) ?? []).map((item) => resourceOf(item));
+    // Every member, page after page: a protected resource on page 2 is as protected as on page 1.
+    const members: Resource[] = [];
+    const pages = paginate<unknown>(client, {
+      path: read.path,
+      perPage: 200,
+      ...(read.query ? { query: read.query } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    for await (const item of pages) members.push(resourceOf(item));
     return {
       kind: 'tag',
       name: read.tag,
@@ -103,14 +114,63 @@ export async function readTarget(
       path: read.path,
       query: read.query,
       members,
-      state: { [list?.[0] ?? 'resources']: members },
+      state: { [read.path.split('/').pop() || 'resources']: members },
     };
   }
+  const body = await client.request<Record<string, unknown>>({ method: 'GET', path: read.path, signal });
   const { kind, state } = unwrap(body);
   const resource = resourceOf(state);
   // A tag carries itself: deleting tag `prod` strips it from every resource `tag:prod` protects.
   if (kind === 'tag' && resource.name !== undefined) resource.tags = [resource.name];
   return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resource, state };
+}
+
+/** Where a resource of a `resources` entry is read, by its type (`resource_type` or URN kind). */
+const RESOURCE_PATHS: Record<string, string> = {
+  droplet: '/v2/droplets',
+  image: '/v2/images',
+  volume: '/v2/volumes',
+  volume_snapshot: '/v2/snapshots',
+  database: '/v2/databases',
+  dbaas: '/v2/databases',
+  loadbalancer: '/v2/load_balancers',
+  load_balancer: '/v2/load_balancers',
+  domain: '/v2/domains',
+  floatingip: '/v2/reserved_ips',
+  reservedip: '/v2/reserved_ips',
+  kubernetes: '/v2/kubernetes/clusters',
+  vpc: '/v2/vpcs',
+};
+
+/**
+ * The reads that find the resources a request's body names as ones it changes: `resources` to
+ * tag, untag or assign (`{ resource_id, resource_type }` or a URN such as `do:droplet:7`), a
+ * `droplet_id` or `droplet_ids` to attach or add, and the `tags` a created or updated resource
+ * joins, or the `tag` a load balancer serves (each a tag whose membership it changes). A reference of a kind with no known read path
+ * is left out (it names nothing a rule matches by path).
+ */
+export function bodyTargets(body: unknown): { reads: { path: string }[]; tags: string[] } {
+  const reads: { path: string }[] = [];
+  const tags: string[] = [];
+  if (!isObject(body)) return { reads, tags };
+  const add = (type: unknown, id: unknown) => {
+    const base = typeof type === 'string' ? RESOURCE_PATHS[type] : undefined;
+    if (base && (typeof id === 'string' || typeof id === 'number') && String(id) !== '') {
+      reads.push({ path: `${base}/${encodeSegment(String(id))}` });
+    }
+  };
+  for (const item of Array.isArray(body.resources) ? body.resources : []) {
+    if (typeof item === 'string') {
+      const [scheme, type, ...id] = item.split(':');
+      if (scheme === 'do') add(type, id.join(':'));
+    } else if (isObject(item)) add(item.resource_type, item.resource_id);
+  }
+  add('droplet', body.droplet_id);
+  for (const id of Array.isArray(body.droplet_ids) ? body.droplet_ids : []) add('droplet', id);
+  for (const tag of Array.isArray(body.tags) ? body.tags : []) if (typeof tag === 'string') tags.push(tag);
+  // A load balancer's or firewall's target tag: it starts acting on that tag's members.
+  if (typeof body.tag === 'string' && body.tag !== '') tags.push(body.tag);
+  return { reads, tags };
 }
 
 /** The one resource of an answer such as `{ droplet: {...} }`, with its key as its kind. */

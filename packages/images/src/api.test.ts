@@ -52,7 +52,11 @@ const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 /** Runs a tool against a client that records each request instead of sending it. */
 async function sent(name: string, args: Record<string, unknown>) {
   const requests: { method: string; path: string; noResponseBody?: boolean }[] = [];
-  const client = { request: async (options: (typeof requests)[number]) => void requests.push(options) };
+  const client = {
+    request: async (options: (typeof requests)[number]) => void requests.push(options),
+    // A call's own client (core gives a read-only tool one) records into the same list.
+    forCall: () => client,
+  };
   await runTool(tool(name), args, { client: client as never });
   return requests;
 }
@@ -82,6 +86,7 @@ describe('requests on the wire', () => {
         seen.push(options.query);
         return { images: [] };
       },
+      forCall: () => client,
     };
     const list = tool('image-list');
     for (const Type of ['user', 'distribution', 'application', undefined]) {

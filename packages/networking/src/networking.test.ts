@@ -253,6 +253,8 @@ async function recorded(name: string, args: Record<string, unknown>): Promise<Re
   const requests: RequestOptions[] = [];
   const client = {
     request: async (options: RequestOptions) => void requests.push(options),
+    // A call's own client (core gives a read-only tool one) records into the same list.
+    forCall: () => client,
   } as unknown as ApiClient;
   const tool = byName.get(name);
   if (!tool) throw new Error(`no tool ${name}`);

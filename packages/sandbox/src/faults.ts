@@ -29,6 +29,11 @@ export interface SandboxFault extends RequestMatch {
   times?: number;
   /** The error message; the platform's own for a 429, a generic one otherwise. */
   message?: string;
+  /**
+   * Serve the request first, then answer the fault instead of its answer: a change made whose
+   * answer was lost on the way back (a proxy's 503 after the platform acted).
+   */
+  afterServing?: boolean;
 }
 
 /** A rule as the world keeps it. */
@@ -39,6 +44,7 @@ export interface FaultRule {
   status: number;
   retryAfterSeconds?: number;
   message?: string;
+  afterServing?: boolean;
   /** Faults still to answer. */
   remaining: number;
   /** Requests that matched, faulted or not, since the rule was set. */
@@ -94,6 +100,7 @@ export function addRule(state: FaultState, fault: SandboxFault): number {
   if (fault.path !== undefined) rule.path = fault.path.replace(/\/+$/, '') || '/';
   if (retry !== undefined) rule.retryAfterSeconds = retry;
   if (fault.message !== undefined) rule.message = fault.message;
+  if (fault.afterServing) rule.afterServing = true;
   state.rules.push(rule);
   return rule.id;
 }

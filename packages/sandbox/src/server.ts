@@ -80,7 +80,8 @@ export interface Sandbox {
    * request budget. Persisted like the clock, so whichever process on the same state file
    * answers the request meets the fault, once. Resolves to the rule's id (see `matchedRequests`).
    * A single request can also ask for a fault itself with the `x-sandbox-fault` header
-   * (`429` or `503; retry-after=2`).
+   * (`429` or `503; retry-after=2`). With `afterServing`, the request is served first and its
+   * answer replaced by the fault (a change made whose answer was lost).
    */
   injectFault(fault: SandboxFault): Promise<number>;
   /** Counts matching requests without answering any fault; resolves to the rule's id. */
@@ -257,7 +258,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       headers['ratelimit-remaining'] = String(budget.remaining);
       headers['ratelimit-reset'] = String(budget.reset);
     }
-    if (fault) {
+    if (fault && !fault.afterServing) {
       const faulted = faultAnswer(fault, requestId, clock(), headers);
       Object.assign(headers, faulted.headers);
       answer(faulted.status, faulted.body, raw);
@@ -307,6 +308,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         status = error.status;
         replyBody = { ...errorBody(requestId, error.id, error.message), ...error.extra };
       }
+    }
+    if (fault) {
+      // Served, and its answer lost: the fault goes back instead.
+      const faulted = faultAnswer(fault, requestId, clock(), headers);
+      Object.assign(headers, faulted.headers);
+      answer(faulted.status, faulted.body, raw);
+      return;
     }
     answer(status, replyBody, raw);
   }

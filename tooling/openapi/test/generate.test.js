@@ -5,7 +5,10 @@ import {
   CLIENT_OPERATION_IDS,
   EXTRA_OPERATION_IDS,
   readOperationIds,
+  SECRET_FIELDS_PATH,
   SUBSET_PATH,
+  secretFieldsSource,
+  secretKind,
   staleness,
 } from '../generate.mjs';
 
@@ -62,7 +65,7 @@ describe('subset.json', () => {
       for (const param of op.parameters ?? []) leftoverKeywords(param.schema, `${id}/${param.name}`, found);
     }
     expect(found).toEqual([]);
-    expect(Object.keys(subset).sort()).toEqual(['components', 'info', 'openapi', 'operations']);
+    expect(Object.keys(subset).sort()).toEqual(['components', 'info', 'openapi', 'operations', 'secrets']);
     expect(Object.keys(subset.components)).toEqual(['schemas']);
   });
 
@@ -190,7 +193,39 @@ describe('generator', () => {
           },
         },
       },
+      secrets: {},
     });
+  });
+
+  it('marks secret fields by the description: format password, a private key example, prose; never an enum or a name', () => {
+    expect(secretKind('password', { type: 'string', format: 'password' })).toBe('secret');
+    expect(secretKind('access_key', { type: 'string', example: '-----BEGIN PRIVATE KEY-----\nMIIE' })).toBe(
+      'secret',
+    );
+    expect(secretKind('secret', { type: 'string', description: 'The secret key used to sign.' })).toBe(
+      'secret',
+    );
+    expect(secretKind('uri', { type: 'string', example: 'postgres://doadmin:pw@host:25060/db' })).toBe('uri');
+    expect(
+      secretKind('name', { type: 'string', description: 'The name of the access key.' }),
+    ).toBeUndefined();
+    expect(secretKind('auth_plugin', { type: 'string', enum: ['mysql_native_password'] })).toBeUndefined();
+    expect(secretKind('ip_address', { type: 'string', writeOnly: true })).toBeUndefined();
+    expect(secretKind('size', { type: 'integer', description: 'Password length' })).toBeUndefined();
+  });
+
+  it('the committed subset marks the Kafka access key, passwords, private keys and connection URIs, as core lists them', () => {
+    const subset = JSON.parse(readFileSync(SUBSET_PATH, 'utf8'));
+    expect(subset.secrets).toEqual({
+      access_key: 'secret',
+      password: 'secret',
+      private_key: 'secret',
+      uri: 'uri',
+    });
+    expect(readFileSync(SECRET_FIELDS_PATH, 'utf8')).toBe(secretFieldsSource(subset));
+    expect(staleness(JSON.stringify(subset), JSON.stringify(subset), '', 'stale')).toEqual([
+      'packages/core/src/secret-fields.generated.ts differs from a fresh generation: run generate.mjs',
+    ]);
   });
 
   it('fails loudly on a missing operationId or an unknown schema keyword', () => {

@@ -9,6 +9,7 @@ import { accepts, freePort } from './net.mjs';
 export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
 export { staleness } from './generated.js';
 export { PATH_HOSTILE } from './hostile.js';
+export { type FoundSecret, secretsIn } from './secrets.js';
 export { freePort };
 
 export interface RedisServer {

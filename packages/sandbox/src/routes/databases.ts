@@ -279,11 +279,29 @@ function connection(cluster: StoredCluster, host: string) {
   };
 }
 
+/**
+ * A Kafka user's client certificate and its private key, for TLS client authentication, as the
+ * platform returns them with the user. Derived from the user's password, so each user keeps the
+ * same pair and no two users share one.
+ */
+function kafkaAccess(cluster: StoredCluster, user: StoredDbUser) {
+  const pem = (label: string, seed: string) => {
+    const bytes = Buffer.concat(
+      Array.from({ length: 6 }, (_, block) => createHash('sha256').update(`${seed}:${block}`).digest()),
+    );
+    const lines = bytes.toString('base64').match(/.{1,64}/g) ?? [];
+    return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+  };
+  const seed = `${cluster.id}:${user.name}:${user.password}`;
+  return { access_cert: pem('CERTIFICATE', `cert:${seed}`), access_key: pem('PRIVATE KEY', `key:${seed}`) };
+}
+
 function userView(cluster: StoredCluster, user: StoredDbUser) {
   return {
     name: user.name,
     role: user.role,
     password: user.password,
+    ...(cluster.engine === 'kafka' ? kafkaAccess(cluster, user) : {}),
     ...(user.mysql_settings ? { mysql_settings: user.mysql_settings } : {}),
     ...(user.settings
       ? { settings: user.settings }
