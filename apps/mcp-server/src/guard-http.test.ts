@@ -70,7 +70,7 @@ describe('stateful HTTP (the default): elicitation', () => {
   it('accept: the server asks once over the session, then the delete runs', async () => {
     const { client, asked, transport } = await connect([], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'accept-me' },
     }));
     expect(transport.sessionId).toEqual(expect.any(String));
     const id = await createKey(client, 'accept-me');
@@ -86,7 +86,6 @@ describe('stateful HTTP (the default): elicitation', () => {
   it.each([
     ['decline', { action: 'decline' }, 'declined'],
     ['cancel', { action: 'cancel' }, 'cancelled'],
-    ['accept with confirm false', { action: 'accept', content: { confirm: false } }, 'declined'],
   ] as const)('%s: nothing is sent, the key is still there, the result says so', async (_, answer, word) => {
     const { client, asked } = await connect([], () => answer as ElicitResult);
     const id = await createKey(client, 'keep-me');
@@ -98,16 +97,18 @@ describe('stateful HTTP (the default): elicitation', () => {
     expect(await keyExists(client, id)).toBe(true);
   });
 
-  it('--confirm always-refuse still asks a client that can answer, and runs on accept', async () => {
+  it('--confirm always-refuse refuses without asking, even a client that would type the name', async () => {
     const { client, asked } = await connect(['--confirm', 'always-refuse'], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'refused-anyway' },
     }));
-    const id = await createKey(client, 'asked-anyway');
+    const id = await createKey(client, 'refused-anyway');
     const deleted = await call(client, 'key-delete', { ID: id });
-    expect(deleted.isError, deleted.text).toBe(false);
-    expect(asked).toHaveLength(1);
-    expect(await keyExists(client, id)).toBe(false);
+    expect(deleted.isError).toBe(true);
+    expect(deleted.text).toContain('key-delete is destructive: this server refuses destructive tools');
+    expect(deleted.structured).toMatchObject({ error_id: 'refused' });
+    expect(asked).toEqual([]);
+    expect(await keyExists(client, id)).toBe(true);
   });
 });
 
@@ -115,7 +116,7 @@ describe('--stateless: no elicitation, --confirm decides', () => {
   it('always-refuse refuses a destructive call without asking, even a client that declared elicitation', async () => {
     const { client, asked, transport } = await connect(['--stateless', '--confirm', 'always-refuse'], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'refused' },
     }));
     expect(transport.sessionId).toBeUndefined();
     const id = await createKey(client, 'refused');
@@ -123,7 +124,7 @@ describe('--stateless: no elicitation, --confirm decides', () => {
     expect(asked).toEqual([]);
     expect(result.isError).toBe(true);
     expect(result.text).toContain(
-      'key-delete is destructive: this server refuses destructive tools its client cannot confirm',
+      'key-delete is destructive: this server refuses destructive tools (--confirm always-refuse)',
     );
     expect(result.structured).toMatchObject({ error_id: 'refused', retryable: false });
     expect(await keyExists(client, id)).toBe(true);

@@ -69,10 +69,11 @@ ${SERVICE_USAGE}  --max-message-bytes N    largest JSON-RPC message read, on a s
   --show-secrets           include secrets (database passwords) in results;
                            by default they are hidden
   --confirm auto|never|always-refuse
-                           destructive tools when the client cannot confirm
-                           (no elicitation): auto (default) and never run
-                           them, always-refuse refuses them; never also skips
-                           elicitation
+                           destructive tools: auto (default) asks a client
+                           with form elicitation to type the resource's name,
+                           and runs them for other clients; never runs them
+                           without asking; always-refuse refuses them, whatever
+                           the client declares
   --protect RULE           refuse destructive tools on resources matching
                            tag:NAME, name:NAME or id:ID (repeatable, or a,b)
   --policy FILE            JSON file of protection rules: {"protect": [...]}
