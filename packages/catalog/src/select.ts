@@ -5,7 +5,12 @@
  * (`@cloudcall/catalog/select`): it loads no tool definitions, so an app can select from its
  * build-time listing without loading them.
  */
+
 import type { FamilyName, ToolAnnotations } from '@cloudcall/core';
+import { closest, globPattern } from '@cloudcall/core';
+
+// Where the apps have always found them; they live in core, which the guard shares.
+export { closest, globPattern };
 
 /** What selection reads of a tool: a definition, or its listing data. */
 export interface SelectableTool {
@@ -38,18 +43,6 @@ export const SELECTION_ENV = {
   include: 'CLOUDCALL_TOOLS',
   exclude: 'CLOUDCALL_EXCLUDE_TOOLS',
 } as const;
-
-/**
- * A glob over tool names as a RegExp: `*` is any run of characters, `?` one character, and
- * nothing else is special (tool names are lowercase words joined by `-`).
- */
-export function globPattern(glob: string): RegExp {
-  const source = glob
-    .split('')
-    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.+()[\]{}|]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`);
-}
 
 /**
  * The families named in a comma-separated list such as `account,vms`, out of `known` (all when
@@ -125,31 +118,4 @@ export function selectTools<T extends SelectableTool>(
     }
   }
   return { tools: offered, hidden };
-}
-
-/** Up to three names within a small edit distance of `wanted`, closest first. */
-export function closest(wanted: string, names: readonly string[]): string[] {
-  const plain = wanted.replace(/[*?]/g, '');
-  return names
-    .map((name) => ({ name, distance: editDistance(plain, name) }))
-    .filter(({ distance }) => distance <= Math.max(2, Math.floor(plain.length / 4)))
-    .sort((a, b) => a.distance - b.distance)
-    .slice(0, 3)
-    .map(({ name }) => name);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }

@@ -61,6 +61,7 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
+export { closest, globPattern } from './names.js';
 export {
   type Links,
   type ListResponse,

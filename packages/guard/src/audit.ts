@@ -4,8 +4,7 @@
  * line is never rewritten. A line that cannot be written fails the call instead of being lost.
  */
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
-import { globPattern } from '@cloudcall/catalog/select';
-import { durationMs } from '@cloudcall/core';
+import { durationMs, globPattern } from '@cloudcall/core';
 
 export type FrontEnd = 'cli' | 'mcp';
 
@@ -17,6 +16,11 @@ export interface AuditEntry {
   /** ISO 8601, when the call started. */
   time: string;
   front_end: FrontEnd;
+  /**
+   * Who made the call, as a non-secret id: the client key's name (static keys), a short hash of
+   * the caller's token (token passthrough), or the local user (`local:NAME`).
+   */
+  caller: string;
   tool: string;
   /** The arguments, secrets masked. */
   args: unknown;
@@ -94,6 +98,8 @@ function reason(error: unknown): string {
 export interface AuditFilter {
   /** Entries at or after this time (ms since the epoch). */
   since?: number;
+  /** Only this caller's entries (exactly this id). */
+  caller?: string;
   /** Tool names or globs. */
   tools?: readonly string[];
   outcomes?: readonly Outcome[];
@@ -151,6 +157,7 @@ export function readAudit(
       skipped++;
       continue;
     }
+    if (filter.caller !== undefined && entry.caller !== filter.caller) continue;
     if (filter.since !== undefined && Date.parse(entry.time) < filter.since) continue;
     if (tools && !tools.some((pattern) => pattern.test(entry.tool))) continue;
     if (filter.outcomes?.length && !filter.outcomes.includes(entry.outcome)) continue;

@@ -6,12 +6,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { families, toolsOf } from '@cloudcall/catalog';
-import { type AnyTool, InputError, MAX_DEPTH, runTool, type Size } from '@cloudcall/core';
+import { type AnyTool, InputError, MAX_DEPTH, runTool, type Size, type ToolContext } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
   AuditLogError,
+  auditListTool,
   GuardRefusal,
   guardedRun,
   openAuditLog,
@@ -367,6 +368,52 @@ describe('the audit log', () => {
     const entry = JSON.parse(readFileSync(path, 'utf8')) as AuditEntry;
     expect(entry).toMatchObject({ tool: 'key-create', outcome: 'error', error_id: 'invalid_arguments' });
     expect(JSON.stringify(entry.args)).toContain(`[nested more than ${MAX_DEPTH} levels deep]`);
+  });
+
+  it('names the caller on every line; audit-list with auditScope own shows a caller only its own', async () => {
+    const path = join(dir, 'callers.log');
+    const audit = openAuditLog(path);
+    const key = (caller: string | undefined, name: string) =>
+      guardedRun(
+        tool('tag-create'),
+        { Name: name },
+        { client: connection.client },
+        { frontEnd: 'mcp', unconfirmed: 'run', audit, ...(caller ? { caller } : {}) },
+      );
+    await key('alice', 'a1');
+    await key('bob', 'b1');
+    await key(undefined, 'local1');
+    await guardedRun(
+      tool('vm-delete'),
+      { ID: 1 },
+      { client: connection.client },
+      { frontEnd: 'mcp', unconfirmed: { refuse: 'no' }, audit, caller: 'alice' },
+    ).catch(() => undefined);
+    audit.close();
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditEntry);
+    expect(lines.every((line) => typeof line.caller === 'string' && line.caller !== '')).toBe(true);
+    expect(lines.filter((line) => line.caller === 'alice').map((line) => line.tool)).toContain('vm-delete');
+    expect(lines.some((line) => line.caller.startsWith('local:'))).toBe(true);
+    expect(readAudit(path, { caller: 'bob' }).entries.map((entry) => entry.args)).toEqual([
+      expect.objectContaining({ Name: 'b1' }),
+    ]);
+
+    const list = (context: Record<string, unknown>) =>
+      runTool(auditListTool, {}, {
+        client: connection.client,
+        guard: { tools, rules: [], auditLog: path },
+        ...context,
+      } as ToolContext) as Promise<{ entries: AuditEntry[] }>;
+    const own = await list({ caller: 'alice', auditScope: 'own' });
+    expect(own.entries.length).toBeGreaterThan(0);
+    expect(own.entries.every((entry) => entry.caller === 'alice')).toBe(true);
+    const all = await list({ caller: 'alice' });
+    expect(new Set(all.entries.map((entry) => entry.caller)).size).toBeGreaterThanOrEqual(3);
+    // Limited to its own lines with no id to match, a caller sees nothing, not everything.
+    await expect(list({ auditScope: 'own' })).rejects.toThrow(/no identity/);
   });
 
   it('masks secrets in the arguments it records', async () => {

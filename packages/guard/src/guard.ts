@@ -6,6 +6,8 @@
  * destructive, and only then lets the request go. A plan (dry run) stops at that point instead
  * and describes the request. Every mutating call is written to the audit log, when there is one.
  */
+
+import { userInfo } from 'node:os';
 import {
   type AnyTool,
   type ApiClient,
@@ -38,6 +40,11 @@ export interface ConfirmQuestion {
 
 export interface GuardOptions {
   frontEnd: FrontEnd;
+  /**
+   * Who is calling, as a non-secret id written on every audit line (the client key's name, a
+   * short hash of a passed-through token). Default: the local user, `local:NAME`.
+   */
+  caller?: string | undefined;
   rules?: readonly ProtectRule[];
   audit?: AuditLog | undefined;
   /** Asks a person before a destructive call; absent when nobody can be asked. */
@@ -47,6 +54,16 @@ export interface GuardOptions {
    * "add --force"). Ignored when `confirm` is given.
    */
   unconfirmed: 'run' | { refuse: string; hint?: string };
+}
+
+/** `local:NAME`: the caller id of a call made by whoever runs this process. */
+export function localCaller(): string {
+  try {
+    return `local:${userInfo().username}`;
+  } catch {
+    // No user name for this uid (a container running as an unnamed uid).
+    return `local:uid-${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** A call the guard stopped before anything was sent. */
@@ -158,6 +175,7 @@ export async function guardedRun(
   const entry: Omit<AuditEntry, 'outcome' | 'duration_ms'> = {
     time: new Date(started).toISOString(),
     front_end: options.frontEnd,
+    caller: options.caller ?? localCaller(),
     tool: tool.name,
     args: maskArguments(raw ?? {}),
   };

@@ -23,6 +23,7 @@ export {
   type GuardOptions,
   GuardRefusal,
   guardedRun,
+  localCaller,
   maskArguments,
   type Plan,
   planCall,

@@ -4,7 +4,7 @@
  * with the same code and match them against the target the guard read with one GET.
  */
 import { readFileSync } from 'node:fs';
-import { globPattern } from '@cloudcall/catalog/select';
+import { globPattern } from '@cloudcall/core';
 import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 import type { Target } from './target.js';

@@ -3,10 +3,10 @@
  * (a dry run of any tool) and `audit-list` (the audit log). Both read only. They need what the
  * front-end was started with, passed as the context's `guard` session.
  */
-import { closest } from '@cloudcall/catalog/select';
 import {
   type AnyTool,
   annotations,
+  closest,
   defineTool,
   InputError,
   returns,
@@ -28,6 +28,13 @@ export interface GuardSession {
 
 export interface GuardToolContext extends ToolContext {
   guard?: GuardSession;
+  /** Who is calling (the id their audit lines carry); see `GuardOptions.caller`. */
+  caller?: string;
+  /**
+   * Which audit lines `audit-list` shows this caller: `all` (the default: whoever runs the
+   * front-end) or `own`, only the lines with its own caller id (a team service's callers).
+   */
+  auditScope?: 'all' | 'own';
 }
 
 function sessionOf(context: ToolContext): GuardSession {
@@ -82,6 +89,10 @@ export const auditListTool = defineTool({
   annotations: annotations.read,
   handler: async (args, context): Promise<{ entries: AuditEntry[]; total: number }> => {
     const { auditLog } = sessionOf(context);
+    const { caller, auditScope = 'all' } = context as GuardToolContext;
+    // A caller limited to its own lines but with no id would see everyone's: it sees nothing.
+    if (auditScope === 'own' && !caller)
+      throw new Error('audit-list: this caller has no identity, so it may read no audit lines');
     if (!auditLog)
       throw new InputError('this server keeps no audit log (start it with --audit-log FILE)', 'arguments');
     let since: number | undefined;
@@ -91,6 +102,7 @@ export const auditListTool = defineTool({
       throw new InputError((error as Error).message.replace('--since', 'Since'), 'Since');
     }
     const { entries } = readAudit(auditLog, {
+      ...(auditScope === 'own' ? { caller: caller as string } : {}),
       ...(since !== undefined ? { since } : {}),
       ...(args.Tool ? { tools: [args.Tool] } : {}),
       ...(args.Outcome ? { outcomes: [args.Outcome as AuditEntry['outcome']] } : {}),
