@@ -69,6 +69,10 @@ export async function runGuarded(
     guard: ServerGuard;
     offered: ReadonlyMap<string, AnyTool>;
     requestId: string | number;
+    /** Who is calling, as audit lines name them; undefined: the guard's default, the local user. */
+    caller: string | undefined;
+    /** Which audit lines `audit-list` shows this caller. */
+    auditScope: 'all' | 'own';
   },
 ): Promise<unknown> {
   const { server, guard } = setup;
@@ -120,9 +124,12 @@ export async function runGuarded(
     {
       ...context,
       guard: { tools: setup.offered, rules: guard.rules, auditLog: guard.auditPath },
+      caller: setup.caller,
+      auditScope: setup.auditScope,
     } as ToolContext,
     {
       frontEnd: 'mcp',
+      caller: setup.caller,
       rules: guard.rules,
       audit: guard.audit,
       confirm,

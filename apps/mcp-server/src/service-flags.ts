@@ -16,6 +16,7 @@ export const SERVICE_OPTIONS = {
   stateless: { type: 'boolean' },
   auth: { type: 'string' },
   'client-keys': { type: 'string' },
+  'audit-scope': { type: 'string' },
   'allowed-hosts': { type: 'string' },
   'allowed-origins': { type: 'string' },
   'grace-seconds': { type: 'string' },
@@ -33,7 +34,13 @@ export const SERVICE_USAGE = `  --stateless              HTTP without sessions: 
                            for that request only. static: the server's token;
                            clients send a key listed in --client-keys
   --client-keys FILE       --auth static: one SHA-256 (hex) of a client key per
-                           line; make one with: printf %s KEY | sha256sum
+                           line, optionally followed by the key's name (what
+                           audit lines call its caller); make one with:
+                           printf %s KEY | sha256sum | sed "s/-$/alice/"
+  --audit-scope own|all    --auth static: the audit lines audit-list shows a
+                           client key: own (default), those of calls made with
+                           that key, or all. token-passthrough: always own, after
+                           the token is checked with the platform
   --allowed-hosts LIST     Host header values served (host or host:port, comma-
                            separated), instead of this server's loopback names
   --allowed-origins LIST   browser Origins allowed (such as https://app.example),
