@@ -221,6 +221,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     let client: ApiClient;
     let close: () => Promise<void>;
     let clock: ToolClock | undefined;
+    /** Who is calling, on audit lines: `cli:CONTEXT` for a context's token, else the local user. */
+    let caller: string | undefined;
     const onEvent = options.trace
       ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
       : undefined;
@@ -250,6 +252,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         return EXIT.input;
       }
       if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
+      if (credentials.context !== undefined) caller = `cli:${credentials.context}`;
       client = createClient({
         token: credentials.token,
         baseUrl: options.apiUrl ?? credentials.apiUrl,
@@ -262,7 +265,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const context = { client, signal: io.signal, progress, clock };
+      const context = { client, signal: io.signal, progress, clock, caller };
       await resolveNames(args, named, findTool, context);
       const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
         const guarded = await guard.run(...call);
