@@ -94,7 +94,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
       `sandbox state, shared with cloudcall-mcp (or CLOUDCALL_SANDBOX_STATE; default ${defaultSandboxStatePath(env)})`,
     ),
     new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
-    new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
+    new Option('-t, --token <token>', `API token (comes before ${TOKEN_ENV_VARS[0]} and contexts)`),
     new Option('--trace', 'print HTTP requests and responses to stderr, masked'),
     new Option('--show-secrets', 'show secrets (database passwords) in results'),
     new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
@@ -139,7 +139,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
