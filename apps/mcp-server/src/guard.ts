@@ -6,7 +6,6 @@
 import type { AnyTool, ErrorReport, ToolContext } from '@cloudcall/core';
 import type { AuditLog, ConfirmQuestion, Decision, ProtectRule } from '@cloudcall/guard';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 export type ConfirmMode = 'auto' | 'never' | 'always-refuse';
 export const CONFIRM_MODES: readonly ConfirmMode[] = ['auto', 'never', 'always-refuse'];
@@ -109,7 +108,7 @@ export async function runGuarded(
           .catch((error: unknown) => {
             // An accept whose content is not the form asked for (`{}`, `{ confirm: true }`): the
             // SDK checks it against the schema; that is a wrong answer, not a server fault.
-            if (error instanceof McpError && error.code === ErrorCode.InvalidParams) throw refuse();
+            if ((error as { code?: unknown }).code === INVALID_PARAMS) throw refuse();
             throw error;
           });
         if (answer.action !== 'accept') return answer.action;
@@ -144,6 +143,12 @@ export async function runGuarded(
     },
   );
 }
+
+/**
+ * JSON-RPC's Invalid params (the SDK's ErrorCode.InvalidParams), spelled out: importing the SDK's
+ * types here would load them (and zod) at every start, as main imports this module.
+ */
+const INVALID_PARAMS = -32602;
 
 /**
  * Whether a client's elicitation capability covers forms: `form` declared, or the empty object

@@ -211,6 +211,13 @@ describe('--auth static', () => {
   });
 });
 
+/** A client-keys file of digests alone, as before keys had names. */
+function unnamedKeys(...keys: string[]): string {
+  const file = join(temp(), 'client-keys');
+  writeFileSync(file, keys.map((key) => `${sha256(key)}\n`).join(''));
+  return file;
+}
+
 describe('HTTP sessions are bound to who opened them', () => {
   it.each([
     ['client keys (--auth static)', 'static'],
@@ -223,7 +230,7 @@ describe('HTTP sessions are bound to who opened them', () => {
             '--auth',
             'static',
             '--client-keys',
-            keysFile(first, second),
+            unnamedKeys(first, second),
             '--sandbox',
             '--sandbox-state',
             ':memory:',
