@@ -1,11 +1,3 @@
-/**
- * Confirmation a model cannot satisfy by itself, through the built server and the official SDK
- * client over stdio and Streamable HTTP: an elicitation answer runs a destructive call only when
- * it is `accept` with the resource's name typed as asked (its id when it has no name);
- * `--confirm always-refuse` refuses whatever the client declares; a client that declared only
- * URL elicitation is one that cannot be asked, never an internal error.
- */
-import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -14,7 +6,7 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, createKey, keyExists, stdioClient } from './testing/client.js';
 import { killAll, startHttp } from './testing/process.js';
 
 let closers: (() => Promise<void>)[] = [];
@@ -63,19 +55,6 @@ async function connect(
     });
   }
   return { client, asked };
-}
-
-async function createKey(client: Client, name: string): Promise<number> {
-  const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey(name) });
-  expect(created.isError, created.text).toBe(false);
-  return (created.json as { ssh_key: { id: number } }).ssh_key.id;
-}
-
-async function keyExists(client: Client, id: number): Promise<boolean> {
-  const result = await call(client, 'key-get', { ID: id });
-  if (!result.isError) return true;
-  expect(result.structured).toMatchObject({ status: 404 });
-  return false;
 }
 
 const FORM: ClientCapabilities = { elicitation: { form: {} } };

@@ -1,16 +1,8 @@
-/**
- * Confirmation of destructive calls over Streamable HTTP, through the built server and the
- * official SDK client. Stateful (the default): the server asks the client with
- * `elicitation/create` on the session's stream, and only an accept runs the call. `--stateless`:
- * the README says no server-to-client requests reach the client there, so the server never asks
- * (even a client that declared elicitation) and `--confirm` decides instead.
- */
-import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call } from './testing/client.js';
+import { call, createKey, keyExists } from './testing/client.js';
 import { killAll, startHttp } from './testing/process.js';
 
 let clients: Client[] = [];
@@ -51,19 +43,6 @@ async function connect(args: string[], answer: () => ElicitResult) {
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   return { client, asked, transport };
-}
-
-async function createKey(client: Client, name: string): Promise<number> {
-  const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey(name) });
-  expect(created.isError, created.text).toBe(false);
-  return (created.json as { ssh_key: { id: number } }).ssh_key.id;
-}
-
-async function keyExists(client: Client, id: number): Promise<boolean> {
-  const result = await call(client, 'key-get', { ID: id });
-  if (!result.isError) return true;
-  expect(result.structured).toMatchObject({ status: 404 });
-  return false;
 }
 
 describe('stateful HTTP (the default): elicitation', () => {

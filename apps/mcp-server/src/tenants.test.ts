@@ -15,11 +15,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, createKey, stdioClient } from './testing/client.js';
 import { httpRequest, killAll, startHttp } from './testing/process.js';
 
 let cleanup: (() => Promise<unknown>)[] = [];
@@ -91,12 +91,6 @@ async function connectHttp(url: string, credential: string, sessionId?: string) 
   await client.connect(transport);
   cleanup.push(() => client.close());
   return { client, transport };
-}
-
-async function createKey(client: Client, name: string): Promise<number> {
-  const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey(name) });
-  expect(created.isError, created.text).toBe(false);
-  return (created.json as { ssh_key: { id: number } }).ssh_key.id;
 }
 
 type Entry = { caller?: string; tool: string; args: { Name?: string } };
