@@ -6,7 +6,7 @@
 import { loadFamily } from '@cloudcall/catalog/lazy';
 import { CancelledError, createClient, InputError, maskToken, runTool } from '@cloudcall/core';
 import { Command } from 'commander';
-import { type Config, configPath, DEFAULT_CONTEXT, readConfig, writeConfig } from './config.js';
+import { type Config, configPath, DEFAULT_CONTEXT, readConfig, updateConfig } from './config.js';
 import { formatFor, type OutputFormat, outputOption } from './output.js';
 
 export interface AuthIo {
@@ -62,10 +62,10 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
         await client.close();
       }
       const file = path();
-      const config = readConfig(file);
-      config.contexts[options.context] = apiUrl ? { token, apiUrl } : { token };
-      config.current = options.context;
-      writeConfig(file, config);
+      await updateConfig(file, (config) => {
+        config.contexts[options.context] = apiUrl ? { token, apiUrl } : { token };
+        config.current = options.context;
+      });
       io.stderr(
         `cloudcall: token ${maskToken(token)} works${typeof email === 'string' ? ` (account ${email})` : ''}; saved as context ${options.context} in ${file}, now the current context.\n`,
       );
@@ -89,25 +89,23 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
     .command('switch')
     .description('Make a context the current one.')
     .argument('<name>', 'context name (auth list shows them)')
-    .action((name: string) => {
-      const file = path();
-      const config = readConfig(file);
-      known(config, name);
-      config.current = name;
-      writeConfig(file, config);
+    .action(async (name: string) => {
+      await updateConfig(path(), (config) => {
+        known(config, name);
+        config.current = name;
+      });
       io.stderr(`cloudcall: the current context is now ${name}.\n`);
     });
   auth
     .command('remove')
     .description('Remove a context and its token from the config file.')
     .argument('<name>', 'context name (auth list shows them)')
-    .action((name: string) => {
-      const file = path();
-      const config = readConfig(file);
-      known(config, name);
-      delete config.contexts[name];
-      if (config.current === name) delete config.current;
-      writeConfig(file, config);
+    .action(async (name: string) => {
+      await updateConfig(path(), (config) => {
+        known(config, name);
+        delete config.contexts[name];
+        if (config.current === name) delete config.current;
+      });
       io.stderr(`cloudcall: removed context ${name}.\n`);
     });
   return auth;

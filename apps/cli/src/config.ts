@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   fsyncSync,
   mkdirSync,
@@ -12,6 +13,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -57,9 +59,20 @@ export function readConfig(path: string): Config {
   return { current: config.current, contexts: config.contexts };
 }
 
+/**
+ * The directory the config file lives in, made with mode 0700 when missing and tightened to 0700
+ * when it exists with more (the sandbox, or an older cloudcall, may have made it 0755): the
+ * file holds tokens, and its temp files and lock are made there.
+ */
+function privateDirectory(path: string): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
 /** Replaces the file atomically, readable and writable by its owner only. */
 export function writeConfig(path: string, config: Config): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  privateDirectory(path);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);
@@ -76,52 +89,119 @@ export function writeConfig(path: string, config: Config): void {
   }
 }
 
+/**
+ * Reads the config, applies `change` and writes it back (atomically), holding the file's lock
+ * (`config.json.lock`) the whole time, so that concurrent commands (eight `auth init` at once)
+ * each see the others' changes instead of overwriting them. A lock left by a process that died
+ * is taken over once stale (10 s without an update); waiting for a live one gives up after
+ * about 10 s with an error naming the lock.
+ */
+export async function updateConfig<T>(path: string, change: (config: Config) => T): Promise<T> {
+  privateDirectory(path);
+  const { lock } = await import('proper-lockfile');
+  let release: () => Promise<void>;
+  try {
+    release = await lock(path, {
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 250, randomize: true },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    throw new InputError(
+      `${path} is being changed by another cloudcall (its lock ${path}.lock is held); try again, or remove the lock if no cloudcall is running`,
+      'config',
+    );
+  }
+  try {
+    const config = readConfig(path);
+    const result = change(config);
+    writeConfig(path, config);
+    return result;
+  } finally {
+    await release();
+  }
+}
+
 export interface ResolvedToken {
   token: string;
   /** Where it came from, for messages: a variable, `--token`, or `context NAME`. */
   source: string;
   apiUrl?: string | undefined;
+  /** The context that gave the token, when one did. */
+  context?: string;
   /** Said on stderr: a token given that a higher source overrides. */
   note?: string;
 }
 
 /**
- * The token to use. Precedence: the environment (DIGITALOCEAN_API_TOKEN, then
- * DIGITALOCEAN_ACCESS_TOKEN), then `-t/--token`, then the context (`--context NAME`, else the
- * current one). A `--context` that names no context is an input error.
+ * The token to use, and the API it goes to. What is named on the command line comes first, as
+ * doctl users expect: `-t/--token`, then `--context NAME`; then the environment
+ * (DIGITALOCEAN_API_TOKEN, then DIGITALOCEAN_ACCESS_TOKEN); then the current context. A context
+ * brings its API URL, which nothing replaces silently: a context named with `--context` keeps
+ * it even beside `--token`, and a current context set aside for the environment's token is said
+ * in a note. A `--context` that names no context is an input error.
  */
 export function resolveToken(
   env: Record<string, string | undefined>,
   flags: { token?: string | undefined; context?: string | undefined },
 ): ResolvedToken | undefined {
+  const flagToken = flags.token?.trim();
+  const named = flags.context === undefined ? undefined : namedContext(env, flags.context);
+  if (flagToken) {
+    return {
+      token: flagToken,
+      source: '--token',
+      ...(named?.context.apiUrl ? { apiUrl: named.context.apiUrl } : {}),
+    };
+  }
+  if (named) {
+    return {
+      token: named.context.token,
+      source: `context ${named.name}`,
+      apiUrl: named.context.apiUrl,
+      context: named.name,
+    };
+  }
   const fromEnv = resolveCredentials(env);
-  const overridden = [flags.token ? '--token' : undefined, flags.context ? '--context' : undefined].filter(
-    Boolean,
-  );
+  // With a token in the environment, a config file that cannot be read only loses the note.
+  let config: Config = { contexts: {} };
+  try {
+    config = readConfig(configPath(env));
+  } catch (error) {
+    if (!fromEnv) throw error;
+  }
+  const current = config.current === undefined ? undefined : config.contexts[config.current];
   if (fromEnv) {
     return {
       ...fromEnv,
-      note: overridden.length
-        ? `using the token from ${fromEnv.source}, which comes before ${overridden.join(' and ')}`
+      note: current
+        ? `using the token from ${fromEnv.source}, not the current context ${config.current}${current.apiUrl ? `; it goes to the platform's API, not ${current.apiUrl}` : ''}; pass --context ${config.current} to use the context`
         : undefined,
     };
   }
-  const flagToken = flags.token?.trim();
-  if (flagToken) return { token: flagToken, source: '--token' };
-  const path = configPath(env);
-  const config = readConfig(path);
-  const name = flags.context ?? config.current;
-  if (name === undefined) return undefined;
+  if (!current) return undefined;
+  return {
+    token: current.token,
+    source: `context ${config.current}`,
+    apiUrl: current.apiUrl,
+    context: config.current as string,
+  };
+}
+
+/** The context `name` names in the config file; an input error listing the known ones if none. */
+function namedContext(
+  env: Record<string, string | undefined>,
+  name: string,
+): { name: string; context: Context } {
+  const config = readConfig(configPath(env));
   const context = config.contexts[name];
-  if (!context) {
-    if (flags.context === undefined) return undefined;
-    const known = Object.keys(config.contexts);
-    throw new InputError(
-      `no context named ${JSON.stringify(name)}${known.length ? ` (there are: ${known.join(', ')})` : ''}; cloudcall auth init --context ${name} adds it`,
-      'context',
-    );
-  }
-  return { token: context.token, source: `context ${name}`, apiUrl: context.apiUrl };
+  if (context) return { name, context };
+  const known = Object.keys(config.contexts);
+  throw new InputError(
+    `no context named ${JSON.stringify(name)}${known.length ? ` (there are: ${known.join(', ')})` : ''}; cloudcall auth init --context ${name} adds it`,
+    'context',
+  );
 }
 
 /** Where a token can come from, for the message when there is none. */

@@ -106,7 +106,7 @@ describe('contexts', () => {
   });
 });
 
-describe('token precedence: environment, then --token, then the context', () => {
+describe('token precedence: --token, then --context, then the environment, then the current context', () => {
   const dir = `${cli.home}/precedence`;
   const env = { XDG_CONFIG_HOME: dir };
   beforeAll(() => {
@@ -116,20 +116,29 @@ describe('token precedence: environment, then --token, then the context', () => 
     });
   });
 
-  it('takes the environment first, noting what it overrides', () => {
-    const resolved = resolveToken({ ...env, DIGITALOCEAN_API_TOKEN: 'from-env' }, { token: 'from-flag' });
-    expect(resolved).toMatchObject({ token: 'from-env', source: 'DIGITALOCEAN_API_TOKEN' });
-    expect(resolved?.note).toBe('using the token from DIGITALOCEAN_API_TOKEN, which comes before --token');
-  });
-  it('then --token, then the context (with its API URL)', () => {
-    expect(resolveToken(env, { token: 'from-flag', context: 'ctx' })).toMatchObject({
+  it('takes --token before the environment, and --context before it too', () => {
+    expect(resolveToken({ ...env, DIGITALOCEAN_API_TOKEN: 'from-env' }, { token: 'from-flag' })).toEqual({
       token: 'from-flag',
       source: '--token',
+    });
+    expect(resolveToken({ ...env, DIGITALOCEAN_API_TOKEN: 'from-env' }, { context: 'ctx' })).toEqual({
+      token: 'from-context',
+      source: 'context ctx',
+      apiUrl: 'http://x',
+      context: 'ctx',
+    });
+  });
+  it("--token with --context keeps the context's API URL; with no flag, the current context", () => {
+    expect(resolveToken(env, { token: 'from-flag', context: 'ctx' })).toEqual({
+      token: 'from-flag',
+      source: '--token',
+      apiUrl: 'http://x',
     });
     expect(resolveToken(env, {})).toEqual({
       token: 'from-context',
       source: 'context ctx',
       apiUrl: 'http://x',
+      context: 'ctx',
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   AuditLogError,
   type Decision,
   GuardRefusal,
+  type GuardToolContext,
   guardedRun,
   openAuditLog,
   type Plan,
@@ -144,6 +145,7 @@ export function startGuard(
       try {
         const result = await guardedRun(tool, args, context, {
           frontEnd: 'cli',
+          caller: (context as GuardToolContext).caller,
           rules,
           audit,
           confirm,

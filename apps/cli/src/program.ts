@@ -94,7 +94,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
       `sandbox state, shared with cloudcall-mcp (or CLOUDCALL_SANDBOX_STATE; default ${defaultSandboxStatePath(env)})`,
     ),
     new Option('--context <name>', 'use this context\'s token (see "cloudcall auth list")'),
-    new Option('-t, --token <token>', `API token (${TOKEN_ENV_VARS[0]} comes first)`),
+    new Option('-t, --token <token>', `API token (comes before ${TOKEN_ENV_VARS[0]} and contexts)`),
     new Option('--trace', 'print HTTP requests and responses to stderr, masked'),
     new Option('--show-secrets', 'show secrets (database passwords) in results'),
     new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
@@ -139,7 +139,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), -t/--token, the context (--context or the current one); or pass --sandbox.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -221,6 +221,8 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     let client: ApiClient;
     let close: () => Promise<void>;
     let clock: ToolClock | undefined;
+    /** Who is calling, on audit lines: `cli:CONTEXT` for a context's token, else the local user. */
+    let caller: string | undefined;
     const onEvent = options.trace
       ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
       : undefined;
@@ -250,6 +252,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         return EXIT.input;
       }
       if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
+      if (credentials.context !== undefined) caller = `cli:${credentials.context}`;
       client = createClient({
         token: credentials.token,
         baseUrl: options.apiUrl ?? credentials.apiUrl,
@@ -262,7 +265,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const progress = io.stderrIsTty
         ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
         : undefined;
-      const context = { client, signal: io.signal, progress, clock };
+      const context = { client, signal: io.signal, progress, clock, caller };
       await resolveNames(args, named, findTool, context);
       const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
         const guarded = await guard.run(...call);

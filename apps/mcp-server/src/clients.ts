@@ -4,13 +4,24 @@
  * shared connection pool), so one caller's token never serves another's call. Core and undici
  * load with the first call.
  */
+import { createHash } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '@cloudcall/core';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
 export interface ApiClients {
   client(auth?: AuthInfo): Promise<ApiClient>;
+  /**
+   * Passed-through tokens only: checks the request's token with the platform (GET /v2/account)
+   * unless it passed within the last minute; throws the platform's error when it is refused.
+   */
+  checkToken?(auth?: AuthInfo): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long a token the platform accepted is taken as good without asking again. */
+export const TOKEN_CHECK_TTL_MS = 60_000;
+/** Tokens remembered as checked at most; past it the oldest is forgotten. */
+const CHECKED_TOKENS = 10_000;
 
 export interface ApiClientsOptions {
   /** The server's token; undefined passes each request's own token through. */
@@ -34,13 +45,28 @@ export function apiClients(options: ApiClientsOptions): ApiClients {
   }
   let factory: ReturnType<typeof makeFactory> | undefined;
   const makeFactory = () => core().then(({ createClientFactory }) => createClientFactory(shared));
+  const client = async (auth?: AuthInfo) => {
+    if (!auth?.token) {
+      throw new Error('this request carries no API token: send it as "Authorization: Bearer <token>"');
+    }
+    factory ??= makeFactory();
+    return (await factory).client(auth.token);
+  };
+  /** SHA-256 of a token checked -> until when it counts as good (the token itself is never kept). */
+  const checked = new Map<string, number>();
   return {
-    client: async (auth) => {
-      if (!auth?.token) {
-        throw new Error('this request carries no API token: send it as "Authorization: Bearer <token>"');
-      }
-      factory ??= makeFactory();
-      return (await factory).client(auth.token);
+    client,
+    checkToken: async (auth) => {
+      const api = await client(auth);
+      const key = createHash('sha256')
+        .update(auth?.token ?? '', 'utf8')
+        .digest('hex');
+      const until = checked.get(key);
+      if (until !== undefined && until > Date.now()) return;
+      checked.delete(key);
+      await api.send({ method: 'GET', path: '/v2/account' });
+      if (checked.size >= CHECKED_TOKENS) checked.delete(checked.keys().next().value as string);
+      checked.set(key, Date.now() + TOKEN_CHECK_TTL_MS);
     },
     close: async () => {
       if (factory) await (await factory).close();

@@ -68,7 +68,13 @@ export const FLAGS = {
     type: 'string',
     value: 'FILE',
     http: true,
-    help: '--auth static: one SHA-256 (hex) of a client key per line; make one with: printf %s KEY | sha256sum',
+    help: '--auth static: one SHA-256 (hex) of a client key per line, optionally followed by the key\'s name (what audit lines call its caller); make one with: printf %s KEY | sha256sum | sed "s/-$/alice/"',
+  },
+  'audit-scope': {
+    type: 'string',
+    value: 'own|all',
+    http: true,
+    help: '--auth static: the audit lines audit-list shows a client key: own (default), those of calls made with that key, or all. token-passthrough: always own, after the token is checked with the platform',
   },
   'allowed-hosts': {
     type: 'string',
@@ -130,7 +136,7 @@ export const FLAGS = {
   confirm: {
     type: 'string',
     value: 'auto|never|always-refuse',
-    help: 'destructive tools when the client cannot confirm (no elicitation): auto (default) and never run them, always-refuse refuses them; never also skips elicitation',
+    help: "destructive tools: auto (default) asks a client with form elicitation to type the resource's name, and runs them for other clients; never runs them without asking; always-refuse refuses them, whatever the client declares",
   },
   protect: {
     type: 'string',

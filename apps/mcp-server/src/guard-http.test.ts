@@ -1,16 +1,8 @@
-/**
- * Confirmation of destructive calls over Streamable HTTP, through the built server and the
- * official SDK client. Stateful (the default): the server asks the client with
- * `elicitation/create` on the session's stream, and only an accept runs the call. `--stateless`:
- * the README says no server-to-client requests reach the client there, so the server never asks
- * (even a client that declared elicitation) and `--confirm` decides instead.
- */
-import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call } from './testing/client.js';
+import { call, createKey, keyExists } from './testing/client.js';
 import { killAll, startHttp } from './testing/process.js';
 
 let clients: Client[] = [];
@@ -53,24 +45,11 @@ async function connect(args: string[], answer: () => ElicitResult) {
   return { client, asked, transport };
 }
 
-async function createKey(client: Client, name: string): Promise<number> {
-  const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey(name) });
-  expect(created.isError, created.text).toBe(false);
-  return (created.json as { ssh_key: { id: number } }).ssh_key.id;
-}
-
-async function keyExists(client: Client, id: number): Promise<boolean> {
-  const result = await call(client, 'key-get', { ID: id });
-  if (!result.isError) return true;
-  expect(result.structured).toMatchObject({ status: 404 });
-  return false;
-}
-
 describe('stateful HTTP (the default): elicitation', () => {
   it('accept: the server asks once over the session, then the delete runs', async () => {
     const { client, asked, transport } = await connect([], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'accept-me' },
     }));
     expect(transport.sessionId).toEqual(expect.any(String));
     const id = await createKey(client, 'accept-me');
@@ -86,7 +65,6 @@ describe('stateful HTTP (the default): elicitation', () => {
   it.each([
     ['decline', { action: 'decline' }, 'declined'],
     ['cancel', { action: 'cancel' }, 'cancelled'],
-    ['accept with confirm false', { action: 'accept', content: { confirm: false } }, 'declined'],
   ] as const)('%s: nothing is sent, the key is still there, the result says so', async (_, answer, word) => {
     const { client, asked } = await connect([], () => answer as ElicitResult);
     const id = await createKey(client, 'keep-me');
@@ -98,16 +76,18 @@ describe('stateful HTTP (the default): elicitation', () => {
     expect(await keyExists(client, id)).toBe(true);
   });
 
-  it('--confirm always-refuse still asks a client that can answer, and runs on accept', async () => {
+  it('--confirm always-refuse refuses without asking, even a client that would type the name', async () => {
     const { client, asked } = await connect(['--confirm', 'always-refuse'], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'refused-anyway' },
     }));
-    const id = await createKey(client, 'asked-anyway');
+    const id = await createKey(client, 'refused-anyway');
     const deleted = await call(client, 'key-delete', { ID: id });
-    expect(deleted.isError, deleted.text).toBe(false);
-    expect(asked).toHaveLength(1);
-    expect(await keyExists(client, id)).toBe(false);
+    expect(deleted.isError).toBe(true);
+    expect(deleted.text).toContain('key-delete is destructive: this server refuses destructive tools');
+    expect(deleted.structured).toMatchObject({ error_id: 'refused' });
+    expect(asked).toEqual([]);
+    expect(await keyExists(client, id)).toBe(true);
   });
 });
 
@@ -115,7 +95,7 @@ describe('--stateless: no elicitation, --confirm decides', () => {
   it('always-refuse refuses a destructive call without asking, even a client that declared elicitation', async () => {
     const { client, asked, transport } = await connect(['--stateless', '--confirm', 'always-refuse'], () => ({
       action: 'accept',
-      content: { confirm: true },
+      content: { confirm: 'refused' },
     }));
     expect(transport.sessionId).toBeUndefined();
     const id = await createKey(client, 'refused');
@@ -123,7 +103,7 @@ describe('--stateless: no elicitation, --confirm decides', () => {
     expect(asked).toEqual([]);
     expect(result.isError).toBe(true);
     expect(result.text).toContain(
-      'key-delete is destructive: this server refuses destructive tools its client cannot confirm',
+      'key-delete is destructive: this server refuses destructive tools (--confirm always-refuse)',
     );
     expect(result.structured).toMatchObject({ error_id: 'refused', retryable: false });
     expect(await keyExists(client, id)).toBe(true);

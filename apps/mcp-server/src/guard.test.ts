@@ -63,13 +63,12 @@ describe('elicitation', () => {
   it.each([
     ['decline', { action: 'decline' }, 'declined'],
     ['cancel', { action: 'cancel' }, 'cancelled'],
-    ['accept with confirm false', { action: 'accept', content: { confirm: false } }, 'declined'],
   ] as const)('%s: nothing is sent and the result says so', async (_, answer, word) => {
     const { client, asked } = await connect([], {}, () => answer as ElicitResult);
     const id = await createVm(client, 'keep-me', ['web']);
     const result = await call(client, 'vm-delete', { ID: id });
     expect(asked).toEqual([
-      `Confirm a destructive call. Delete VM (vm-delete): droplet keep-me (id ${id}; tags web)?`,
+      `Confirm a destructive call. Delete VM (vm-delete): droplet keep-me (id ${id}; tags web)? To run it, type keep-me.`,
     ]);
     expect(result.isError).toBe(true);
     expect(result.text).toContain(`vm-delete was ${word}: nothing was sent.`);
@@ -78,7 +77,7 @@ describe('elicitation', () => {
   });
 
   it('accept: the call runs; tools that are not destructive are not asked about', async () => {
-    const { client, asked } = await connect([], {}, () => ({ action: 'accept', content: { confirm: true } }));
+    const { client, asked } = await connect([], {}, () => ({ action: 'accept', content: { confirm: 'go' } }));
     const id = await createVm(client, 'go', []);
     expect(asked).toEqual([]);
     const result = await call(client, 'vm-delete', { ID: id });
@@ -109,7 +108,7 @@ describe('--confirm, for clients without elicitation', () => {
     const result = await call(client, 'vm-delete', { ID: id });
     expect(result.isError).toBe(true);
     expect(result.text).toContain(
-      'vm-delete is destructive: this server refuses destructive tools its client cannot confirm',
+      'vm-delete is destructive: this server refuses destructive tools (--confirm always-refuse)',
     );
     expect(result.structured).toMatchObject({ error_id: 'refused' });
     expect(await exists(client, id)).toBe(true);
@@ -126,7 +125,7 @@ describe('protection rules', () => {
     ] as const) {
       const { client } = await connect([...args], env, () => ({
         action: 'accept',
-        content: { confirm: true },
+        content: { confirm: 'prod-db' },
       }));
       const id = await createVm(client, 'prod-db', ['prod']);
       const result = await call(client, 'vm-delete', { ID: id });

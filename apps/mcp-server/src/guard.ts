@@ -4,7 +4,7 @@
  * client can answer it, and guard refusals as `isError` results.
  */
 import type { AnyTool, ErrorReport, ToolContext } from '@cloudcall/core';
-import type { AuditLog, Decision, ProtectRule } from '@cloudcall/guard';
+import type { AuditLog, ConfirmQuestion, Decision, ProtectRule } from '@cloudcall/guard';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 export type ConfirmMode = 'auto' | 'never' | 'always-refuse';
@@ -50,9 +50,13 @@ export async function startGuard(flags: GuardFlags): Promise<ServerGuard> {
 
 /**
  * Runs a tool through the guard. A destructive call asks the client with `elicitation/create`
- * when it declared that it can answer (unless `--confirm never`); otherwise `--confirm` decides:
- * `auto` and `never` run it (MCP hosts confirm tool calls with their user), `always-refuse`
- * refuses it. The guard's own tools (`plan`, `audit-list`) get the session they read.
+ * when it declared form elicitation (unless `--confirm never` or `always-refuse`), and runs only
+ * when the answer is `accept` with the resource's name typed as asked: a model answering for
+ * itself cannot accept by sending `{}` or `true`. Otherwise `--confirm` decides: `auto` and
+ * `never` run it (MCP hosts confirm tool calls with their user), `always-refuse` refuses it,
+ * whatever the client declares. A client that declared only URL elicitation cannot answer a
+ * form, so it counts as one without elicitation. The guard's own tools (`plan`, `audit-list`)
+ * get the session they read.
  */
 export async function runGuarded(
   guardModule: typeof import('@cloudcall/guard'),
@@ -64,27 +68,53 @@ export async function runGuarded(
     guard: ServerGuard;
     offered: ReadonlyMap<string, AnyTool>;
     requestId: string | number;
+    /** Who is calling, as audit lines name them; undefined: the guard's default, the local user. */
+    caller: string | undefined;
+    /** Which audit lines `audit-list` shows this caller. */
+    auditScope: 'all' | 'own';
   },
 ): Promise<unknown> {
   const { server, guard } = setup;
-  const canAsk = guard.confirm !== 'never' && Boolean(server.getClientCapabilities()?.elicitation);
+  const canAsk = guard.confirm === 'auto' && answersForms(server.getClientCapabilities()?.elicitation);
   const confirm = canAsk
-    ? async ({ message }: { message: string }): Promise<Decision> => {
-        const answer = await server.elicitInput(
-          {
-            mode: 'form',
-            message: `Confirm a destructive call. ${message}`,
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                confirm: { type: 'boolean', title: 'Run it', description: 'True to run the call' },
+    ? async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
+        const expected = String(target?.name ?? target?.id ?? name);
+        const refuse = () =>
+          new guardModule.GuardRefusal(
+            'declined',
+            `${name} was not confirmed: the answer did not type ${expected} as asked. Nothing was sent.`,
+            'confirmation not typed',
+            'The person must type the name shown in the question; do not retry unless they ask for it.',
+          );
+        const answer = await server
+          .elicitInput(
+            {
+              mode: 'form',
+              message: `Confirm a destructive call. ${message} To run it, type ${expected}.`,
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  confirm: {
+                    type: 'string',
+                    title: `Type ${expected} to confirm`,
+                    description: `The ${target?.name !== undefined ? 'name' : target?.id !== undefined ? 'id' : 'tool name'} exactly as shown: ${expected}`,
+                  },
+                },
+                required: ['confirm'],
               },
             },
-          },
-          { relatedRequestId: setup.requestId, ...(context.signal ? { signal: context.signal } : {}) },
-        );
+            { relatedRequestId: setup.requestId, ...(context.signal ? { signal: context.signal } : {}) },
+          )
+          .catch((error: unknown) => {
+            // An accept whose content is not the form asked for (`{}`, `{ confirm: true }`): the
+            // SDK checks it against the schema; that is a wrong answer, not a server fault.
+            if ((error as { code?: unknown }).code === INVALID_PARAMS) throw refuse();
+            throw error;
+          });
         if (answer.action !== 'accept') return answer.action;
-        return answer.content?.confirm === false ? 'decline' : 'accept';
+        const typed = answer.content?.confirm;
+        if (typeof typed === 'string' && typed.trim() === expected) return 'accept';
+        throw refuse();
       }
     : undefined;
   return guardModule.guardedRun(
@@ -93,9 +123,12 @@ export async function runGuarded(
     {
       ...context,
       guard: { tools: setup.offered, rules: guard.rules, auditLog: guard.auditPath },
+      caller: setup.caller,
+      auditScope: setup.auditScope,
     } as ToolContext,
     {
       frontEnd: 'mcp',
+      caller: setup.caller,
       rules: guard.rules,
       audit: guard.audit,
       confirm,
@@ -103,12 +136,27 @@ export async function runGuarded(
         guard.confirm === 'always-refuse'
           ? {
               refuse:
-                'this server refuses destructive tools its client cannot confirm (--confirm always-refuse). Nothing was sent.',
-              hint: 'Use a client that supports elicitation, or ask the person running this server.',
+                'this server refuses destructive tools (--confirm always-refuse), whatever its client declares. Nothing was sent.',
+              hint: 'Ask the person running this server to make this change, or to start it with another --confirm.',
             }
           : 'run',
     },
   );
+}
+
+/**
+ * JSON-RPC's Invalid params (the SDK's ErrorCode.InvalidParams), spelled out: importing the SDK's
+ * types here would load them (and zod) at every start, as main imports this module.
+ */
+const INVALID_PARAMS = -32602;
+
+/**
+ * Whether a client's elicitation capability covers forms: `form` declared, or the empty object
+ * of clients from before URL mode (which meant forms). URL mode alone cannot answer a form.
+ */
+function answersForms(elicitation: Record<string, unknown> | undefined): boolean {
+  if (!elicitation) return false;
+  return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
 }
 
 /** A guard refusal or audit failure as the error result's facts; undefined for other errors. */

@@ -16,7 +16,7 @@
  * `/healthz`, `/readyz` and `/metrics` answer GETs for probes and scrapers, without those checks.
  * Closing drains: no new connections, calls in flight get the grace period to finish.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   createServer,
   type Server as HttpServer,
@@ -32,7 +32,7 @@ import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcon
 import { bindProblem, isLoopback } from './bind.js';
 import { createLogger, type Logger, requestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { type AuthMode, keyAccepted } from './service-config.js';
+import { type AuthMode, acceptedKey, type ClientKey, tokenCaller } from './service-config.js';
 
 export interface HttpOptions {
   host: string;
@@ -54,8 +54,8 @@ export interface HttpOptions {
   stateless?: boolean;
   /** How clients authenticate (default none). */
   auth?: AuthMode;
-  /** --auth static: SHA-256 digests of the client keys. */
-  clientKeys?: readonly Buffer[];
+  /** --auth static: the client keys' SHA-256 digests and names. */
+  clientKeys?: readonly ClientKey[];
   /** Host header values served, instead of this server's loopback names. */
   allowedHosts?: readonly string[] | undefined;
   /** Origins allowed, instead of loopback pages. */
@@ -116,6 +116,8 @@ function isLoopbackOrigin(origin: string): boolean {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** Who opened it: sessionOwner of its initialize request. */
+  owner: string;
   /** Requests of this session (POSTs being answered, GET streams) still open. */
   open: number;
   idle?: NodeJS.Timeout;
@@ -277,14 +279,15 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
           : 'send your API token as "Authorization: Bearer <token>"',
       );
     }
+    // clientId: who is calling, as audit lines name them (never the key or token itself).
     if (authMode === 'static') {
-      if (!keyAccepted(presented, options.clientKeys ?? [])) {
-        return refuse('this client key is not accepted', 'invalid_token');
-      }
-      return undefined; // calls use the server's own token
+      const key = acceptedKey(presented, options.clientKeys ?? []);
+      if (!key) return refuse('this client key is not accepted', 'invalid_token');
+      // Calls use the server's own token: this one carries only the key's name.
+      return { token: '', clientId: key.name, scopes: [] };
     }
     // The caller's own API token, for this request's calls only; the API itself judges it.
-    return { token: presented, clientId: 'token-passthrough', scopes: [] };
+    return { token: presented, clientId: tokenCaller(presented), scopes: [] };
   }
 
   /** --stateless: a server and transport for this request alone, gone when its answer is. */
@@ -321,7 +324,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     if (req.method === 'POST') {
       const body = await readJson(req, res, options.maxMessageBytes);
       if (body === undefined) return;
-      const session = sessionId ? sessions.get(sessionId) : undefined;
+      const session = ownedSession(sessions, sessionId, req);
       if (session) {
         await serve(session, req, res, body);
         return;
@@ -346,14 +349,14 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         );
         return;
       }
-      const created = await open();
+      const created = await open(sessionOwner(req));
       await serve(created, req, res, body);
       // An initialize that failed leaves a server with no session: free it now.
       if (!created.transport.sessionId) await created.server.close();
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionId ? sessions.get(sessionId) : undefined;
+      const session = ownedSession(sessions, sessionId, req);
       if (!session) {
         jsonRpcError(
           res,
@@ -369,7 +372,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
-  async function open(): Promise<Session> {
+  async function open(owner: string): Promise<Session> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -380,7 +383,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         log(`http: session ${id} closed by the client`);
       },
     });
-    const session: Session = { transport, server: options.newServer(), open: 0 };
+    const session: Session = { transport, server: options.newServer(), owner, open: 0 };
     live.add(session);
     // However it ends (DELETE, idle, shutdown), the session is forgotten with its server.
     transport.onclose = () => {
@@ -455,6 +458,31 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       await closed;
     },
   };
+}
+
+/**
+ * Who is calling, for binding sessions: the client key's name (--auth static) or the SHA-256 of
+ * the API token (--auth token-passthrough), as authenticate found them; '' with --auth none,
+ * where every caller is the one local user. A hash, so no session holds a token.
+ */
+function sessionOwner(req: IncomingMessage): string {
+  const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+  if (!auth) return '';
+  return auth.token ? createHash('sha256').update(auth.token, 'utf8').digest('hex') : `key ${auth.clientId}`;
+}
+
+/**
+ * The session `id` names, when the caller of `req` is the one who opened it. Anyone else gets
+ * the same 404 as for a session that does not exist: an id that leaked (a log, a proxy) lets no
+ * other key or token call into the session, read its stream or delete it, nor learn it exists.
+ */
+function ownedSession(
+  sessions: ReadonlyMap<string, Session>,
+  id: string | undefined,
+  req: IncomingMessage,
+): Session | undefined {
+  const session = id === undefined ? undefined : sessions.get(id);
+  return session && session.owner === sessionOwner(req) ? session : undefined;
 }
 
 /** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */

@@ -177,6 +177,7 @@ async function main(): Promise<void> {
   }
 
   let client: (auth?: AuthInfo) => Promise<ApiClient>;
+  let checkToken: ((auth?: AuthInfo) => Promise<void>) | undefined;
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
@@ -204,6 +205,7 @@ async function main(): Promise<void> {
         onEvent,
       });
       client = clients.client;
+      checkToken = clients.checkToken;
       closeConnection = () => clients.close().then(connection.close);
     }
     info(
@@ -226,6 +228,7 @@ async function main(): Promise<void> {
       onEvent,
     });
     client = clients.client;
+    checkToken = clients.checkToken;
     closeConnection = clients.close;
     info(
       `using the API at ${baseUrl} ${credentials ? `with the token from ${credentials.source}` : "with each request's own token (--auth token-passthrough)"}`,
@@ -249,6 +252,8 @@ async function main(): Promise<void> {
     warn: httpService?.warn ?? info,
     onCall: httpService?.metrics.observeCall,
     tokenFromRequest: passthrough,
+    auditScope: service?.auditScope ?? 'all',
+    checkToken,
   };
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;

@@ -55,6 +55,17 @@ export interface McpServerOptions {
    * refused token is then the caller's to replace, not the server's environment.
    */
   tokenFromRequest?: boolean;
+  /**
+   * Which audit lines `audit-list` shows a caller: `all`, or `own` (a team service: only the
+   * lines with the caller's own id). Default `all`.
+   */
+  auditScope?: 'all' | 'own';
+  /**
+   * Checks the request's own token with the platform (--auth token-passthrough), before a tool
+   * that answers from this server's records alone (audit-list) and so would never show the
+   * token to the API. Throws the platform's error for a token it refuses.
+   */
+  checkToken?: (auth?: AuthInfo) => Promise<void>;
 }
 
 /** A 401's hint when the token came with the request: the caller fixes it, not the server. */
@@ -228,6 +239,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const progress = progressSender(request.params._meta?.progressToken, extra);
+      if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
       const result = await runGuarded(
         kit.guard,
         definition,
@@ -238,6 +250,9 @@ export function createMcpServer(options: McpServerOptions): Server {
           guard: options.guard ?? { confirm: 'auto', rules: [] },
           offered: offeredOf(kit.tools),
           requestId: extra.requestId,
+          // The key's name or the token's hash (http.ts); none on stdio: the guard's local user.
+          caller: extra.authInfo?.clientId,
+          auditScope: options.auditScope ?? 'all',
         },
       );
       options.log(`tool ${name}: ok in ${Date.now() - started} ms`);

@@ -15,8 +15,13 @@ export type AuthMode = (typeof AUTH_MODES)[number];
 export interface ServiceSettings {
   stateless: boolean;
   auth: AuthMode;
-  /** SHA-256 digests of the client keys (--auth static). */
-  clientKeys: Buffer[];
+  /** The client keys: their SHA-256 digests and names (--auth static). */
+  clientKeys: ClientKey[];
+  /**
+   * The audit lines audit-list shows a caller: `own` (its own caller id's) for client keys by
+   * default and for passed-through tokens always; `all` with --auth none (one local user).
+   */
+  auditScope: 'all' | 'own';
   /** Lower-case Host values served; undefined: this server's own loopback names. */
   allowedHosts: string[] | undefined;
   /** Origins allowed; undefined: loopback pages. */
@@ -49,6 +54,17 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
         : '--client-keys is for --auth static',
     );
   }
+  const scope = flags['audit-scope'];
+  if (scope !== undefined && scope !== 'own' && scope !== 'all') {
+    throw new Error(`--audit-scope must be own or all, not ${scope}`);
+  }
+  if (scope !== undefined && auth !== 'static') {
+    throw new Error(
+      auth === 'none'
+        ? '--audit-scope is for --auth static: with --auth none every caller is the one local user, who reads every line'
+        : '--audit-scope is for --auth static: a --auth token-passthrough caller reads only its own audit lines',
+    );
+  }
   const grace = flags['grace-seconds'] ?? String(DEFAULT_GRACE_SECONDS);
   if (typeof grace !== 'string' || !/^\d+$/.test(grace) || Number(grace) > 3600) {
     throw new Error(`--grace-seconds must be a whole number of seconds up to 3600, not ${grace}`);
@@ -61,6 +77,7 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
     stateless,
     auth,
     clientKeys: typeof keysFile === 'string' ? readClientKeys(keysFile) : [],
+    auditScope: auth === 'none' ? 'all' : ((scope as 'own' | 'all' | undefined) ?? 'own'),
     allowedHosts: list(flags['allowed-hosts'], '--allowed-hosts', (name) => {
       if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(name)) return 'a host or host:port';
     }),
@@ -99,37 +116,68 @@ function list(
   return items;
 }
 
-/** The digests in a client-keys file: 64 hex digits per line; blank lines and # comments skipped. */
-export function readClientKeys(file: string): Buffer[] {
+/**
+ * The caller id of a passed-through API token, as audit lines name it: `token:` and the first 12
+ * hex digits of its SHA-256. It tells callers apart without being usable as a token.
+ */
+export function tokenCaller(token: string): string {
+  return `token:${createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12)}`;
+}
+
+/** One accepted client key: the SHA-256 of the key, and the name its calls are audited under. */
+export interface ClientKey {
+  digest: Buffer;
+  /** The name after the digest on its line, else `key:` and the digest's first 12 hex digits. */
+  name: string;
+}
+
+const KEY_NAME = /^[\w.@:+-]{1,64}$/;
+
+/**
+ * The keys in a client-keys file: per line, 64 hex digits (the SHA-256 of a key) and optionally
+ * a name for it (letters, digits, `._@:+-`), as `sha256sum` prints a digest and a file name;
+ * blank lines and # comments skipped.
+ */
+export function readClientKeys(file: string): ClientKey[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new Error(`--client-keys ${file} cannot be read: ${(error as Error).message}`);
   }
-  const keys: Buffer[] = [];
+  const keys: ClientKey[] = [];
   for (const [index, raw] of text.split('\n').entries()) {
     const line = raw.replace(/#.*/, '').trim();
     if (!line) continue;
+    const [hex = '', name, ...rest] = line.split(/\s+/);
     // Only the line number: a plain key pasted here by mistake must not reach the log.
-    if (!/^[0-9a-f]{64}$/i.test(line)) {
+    if (!/^[0-9a-f]{64}$/i.test(hex)) {
       throw new Error(
         `--client-keys ${file} line ${index + 1} is not a SHA-256 in hex (64 hex digits); store the digest of each key, never the key: printf %s KEY | sha256sum`,
       );
     }
-    keys.push(Buffer.from(line, 'hex'));
+    if (rest.length || (name !== undefined && !KEY_NAME.test(name))) {
+      throw new Error(
+        `--client-keys ${file} line ${index + 1}: after the digest comes at most one name, of letters, digits and ._@:+- (up to 64)`,
+      );
+    }
+    const digest = Buffer.from(hex, 'hex');
+    keys.push({ digest, name: name ?? `key:${hex.slice(0, 12).toLowerCase()}` });
   }
   if (!keys.length) throw new Error(`--client-keys ${file} has no keys`);
+  const names = keys.map((key) => key.name);
+  const twice = names.find((name, at) => names.indexOf(name) !== at);
+  if (twice) throw new Error(`--client-keys ${file}: the name ${twice} is given to two keys`);
   return keys;
 }
 
 /**
- * True when `presented` hashes to one of the digests. Every digest is compared, in constant
- * time, so the answer's timing says nothing about which key or how much of it matched.
+ * The key `presented` hashes to, or undefined. Every digest is compared, in constant time, so
+ * the answer's timing says nothing about which key or how much of it matched.
  */
-export function keyAccepted(presented: string, digests: readonly Buffer[]): boolean {
+export function acceptedKey(presented: string, keys: readonly ClientKey[]): ClientKey | undefined {
   const digest = createHash('sha256').update(presented, 'utf8').digest();
-  let accepted = false;
-  for (const known of digests) accepted = timingSafeEqual(digest, known) || accepted;
+  let accepted: ClientKey | undefined;
+  for (const key of keys) if (timingSafeEqual(digest, key.digest)) accepted = key;
   return accepted;
 }

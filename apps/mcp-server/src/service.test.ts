@@ -132,7 +132,7 @@ describe('--auth static: the server token, client keys', () => {
 });
 
 describe('--auth token-passthrough', () => {
-  it('uses the token of each request for that request only, also within one session (stateful)', async () => {
+  it('uses the token of each request for that request only, and serves a session to its opener only (stateful)', async () => {
     const api = await startStandInApi();
     cleanup.push(api.close);
     const { url, output } = await startHttp([
@@ -164,8 +164,10 @@ describe('--auth token-passthrough', () => {
           params: { name: 'key-get', arguments: { ID: id } },
         },
       });
+    // The session is its opener's: another token is not served in it (404, as for no session).
     const tokens = [first, 'second-caller-token-abcdef', first, 'third-caller-token-xyz987'];
-    for (const [index, token] of tokens.entries()) expect((await keyGet(token, index + 1)).status).toBe(200);
+    for (const [index, token] of tokens.entries())
+      expect((await keyGet(token, index + 1)).status).toBe(token === first ? 200 : 404);
     // A request of the session without a token is refused, not served with an earlier one.
     const without = await httpRequest(url, {
       headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
@@ -177,9 +179,10 @@ describe('--auth token-passthrough', () => {
       },
     });
     expect(without.status).toBe(401);
-    expect(api.seen.map((upstream) => [upstream.id, upstream.token])).toEqual(
-      tokens.map((token, index) => [index + 1, token]),
-    );
+    expect(api.seen.map((upstream) => [upstream.id, upstream.token])).toEqual([
+      [1, first],
+      [3, first],
+    ]);
     for (const token of tokens) expect(output()).not.toContain(token);
   });
 

@@ -341,10 +341,14 @@ export class Store<W> {
   }
 }
 
-/** mkdir -p, one level at a time (Node's recursive mkdir loops forever under /proc). */
+/**
+ * mkdir -p, one level at a time (Node's recursive mkdir loops forever under /proc). What it makes
+ * is private (0700): the default state file's directory is cloudcall's config directory, where
+ * the CLI keeps tokens, and whichever app comes first makes it.
+ */
 function makeDirectories(dir: string): void {
   try {
-    mkdirSync(dir);
+    mkdirSync(dir, 0o700);
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'EEXIST') {
@@ -354,7 +358,7 @@ function makeDirectories(dir: string): void {
     if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
     makeDirectories(dirname(dir));
     try {
-      mkdirSync(dir);
+      mkdirSync(dir, 0o700);
     } catch (again) {
       // Another process making the same directories may have made this one meanwhile.
       if (errnoCode(again) !== 'EEXIST' || !statSync(dir).isDirectory()) throw again;

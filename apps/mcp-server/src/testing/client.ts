@@ -2,9 +2,11 @@
  * Test helpers: a real MCP client talking to the built server over a real transport.
  */
 import { fileURLToPath } from 'node:url';
+import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -67,4 +69,19 @@ export function hintsOf(tool: { annotations?: Record<string, unknown> | undefine
     openWorldHint: true,
     ...tool.annotations,
   };
+}
+
+/** Creates an SSH key named `name` (expecting success) and returns its id. */
+export async function createKey(client: Client, name: string): Promise<number> {
+  const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey(name) });
+  expect(created.isError, created.text).toBe(false);
+  return (created.json as { ssh_key: { id: number } }).ssh_key.id;
+}
+
+/** Whether the SSH key still exists (key-get answers it, or 404). */
+export async function keyExists(client: Client, id: number): Promise<boolean> {
+  const result = await call(client, 'key-get', { ID: id });
+  if (!result.isError) return true;
+  expect(result.structured).toMatchObject({ status: 404 });
+  return false;
 }
