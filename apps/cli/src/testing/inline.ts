@@ -6,6 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { runCli } from '../program.js';
 import type { Run } from './run.js';
 
@@ -38,9 +39,20 @@ export function inlineRunner() {
     }
     return { code, stdout, stderr, json };
   };
+  const statePath = join(home, 'config', 'cloudcall', 'sandbox.json');
+  let helper: Sandbox | undefined;
   return {
     home,
+    statePath,
     run,
+    /** Moves the clock of the sandbox in the state file (actions complete, waits end). */
+    async advance(ms: number): Promise<void> {
+      helper ??= await startSandbox({ statePath });
+      await helper.advanceClock(ms);
+    },
+    async close(): Promise<void> {
+      await helper?.close();
+    },
     /** A command against the sandbox kept in this runner's config directory. */
     sandbox: (...args: string[]) => run(['--sandbox', ...args]),
   };
