@@ -99,23 +99,26 @@ function unionReader(schema: JsonSchema): UnionReader | undefined {
 export class FlagError extends Error {
   constructor(
     readonly argument: string,
-    message: string,
+    /** What is wrong, without the argument's name (the CLI names the flag as it was typed). */
+    readonly detail: string,
   ) {
-    super(`argument ${argument}: ${message}`);
+    super(`argument ${argument}: ${detail}`);
   }
 }
 
 /**
  * Reads one flag's text as the JSON value of its argument. Numbers become numbers, booleans
  * true/false, arrays and objects JSON (a list of plain words may also be given comma-separated).
- * Anything that does not read is passed through as text, for the tool's own validation to name.
+ * A number or boolean that does not read is refused here; other text is passed through, for the
+ * tool's own validation to name.
  */
 export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
   if (typeof text === 'boolean') return text;
   switch (spec.kind) {
     case 'number': {
       const value = Number(text);
-      return text.trim() !== '' && Number.isFinite(value) ? value : text;
+      if (text.trim() !== '' && Number.isFinite(value)) return value;
+      throw new FlagError(spec.name, `expected a number, got ${JSON.stringify(text)}`);
     }
     case 'boolean':
       if (/^(true|yes|1)$/i.test(text)) return true;
