@@ -46,7 +46,6 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
   { flag: 'record-name', argument: 'Name', tools: RECORD_TOOLS },
   { flag: 'record-data', argument: 'Data', tools: RECORD_TOOLS },
   { flag: 'record-ttl', argument: 'TTL', tools: RECORD_TOOLS },
-  { flag: 'record-id', argument: 'RecordID' },
   // doctl compute firewall create|add-rules|remove-rules, load-balancer create|add-forwarding-rules
   {
     flag: 'inbound-rules',
