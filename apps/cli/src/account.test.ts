@@ -101,10 +101,10 @@ describe('exit codes', () => {
   it('2 for invalid input, naming the argument, before any request', async () => {
     const wrongType = await sandbox('key-get', '--ID', 'seven');
     expect(wrongType.code).toBe(2);
-    expect(wrongType.stderr).toMatch(/argument ID: expected number/);
+    expect(wrongType.stderr).toMatch(/--ID: expected a number, got "seven"/);
     const missing = await sandbox('key-create', '--Name', 'x');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/argument PublicKey: is required/);
+    expect(missing.stderr).toMatch(/--public-key: is required/);
     const unknownFlag = await sandbox('key-list', '--Pgae', '2');
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/unknown flag --Pgae/);

@@ -45,7 +45,7 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
     .action(async (options: { context: string; apiUrl?: string }) => {
       const apiUrl = options.apiUrl ?? globals().apiUrl;
       const token = globals().token?.trim() || (await readToken(io));
-      if (!token) throw new InputError('no token given: pipe it on stdin or type it at the prompt', 'token');
+      if (!token) throw new InputError('no token given: pipe it on stdin or type it at the prompt');
       const client = createClient({ token, baseUrl: apiUrl, userAgentSuffix: `cli/${version}` });
       let email: unknown;
       try {
@@ -88,8 +88,10 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
   auth
     .command('switch')
     .description('Make a context the current one.')
-    .argument('<name>', 'context name (auth list shows them)')
-    .action(async (name: string) => {
+    .argument('[name]', 'context name (auth list shows them)')
+    .option('--context <name>', 'the same, as doctl spells it')
+    .action(async (given: string | undefined, options: { context?: string }) => {
+      const name = contextName('switch', given, options.context);
       await updateConfig(path(), (config) => {
         known(config, name);
         config.current = name;
@@ -99,8 +101,10 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
   auth
     .command('remove')
     .description('Remove a context and its token from the config file.')
-    .argument('<name>', 'context name (auth list shows them)')
-    .action(async (name: string) => {
+    .argument('[name]', 'context name (auth list shows them)')
+    .option('--context <name>', 'the same, as doctl spells it')
+    .action(async (given: string | undefined, options: { context?: string }) => {
+      const name = contextName('remove', given, options.context);
       await updateConfig(path(), (config) => {
         known(config, name);
         delete config.contexts[name];
@@ -111,12 +115,25 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
   return auth;
 }
 
+/** The context a command names, first or as `--context` (doctl's way): one of them, once. */
+function contextName(verb: string, given: string | undefined, flag: string | undefined): string {
+  if (given !== undefined && flag !== undefined && given !== flag) {
+    throw new InputError(`--context: given twice (${given} and --context ${flag})`);
+  }
+  const name = given ?? flag;
+  if (name === undefined) {
+    throw new InputError(
+      `name the context: cloudcall auth ${verb} NAME (or --context NAME); auth list shows them`,
+    );
+  }
+  return name;
+}
+
 function known(config: Config, name: string): void {
   if (config.contexts[name]) return;
   const names = Object.keys(config.contexts);
   throw new InputError(
     `no context named ${JSON.stringify(name)}${names.length ? ` (there are: ${names.join(', ')})` : ' (there are none yet: cloudcall auth init adds one)'}`,
-    'name',
   );
 }
 

@@ -92,12 +92,16 @@ describe('flags', () => {
     const before = readFileSync(cli.statePath, 'utf8');
     const typo = await sandbox('key-create', '--nmae', 'x', '--public-key', 'k');
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe('cloudcall: invalid input: unknown flag --nmae (did you mean --name?)\n');
+    expect(typo.stderr).toBe(
+      'cloudcall: invalid input: unknown flag --nmae (did you mean --name?)\nhint: cloudcall key-create --help lists its flags\n',
+    );
     const specTypo = await sandbox('load-balancer-get', '--LoadBalancerId', 'x', '--PerPge', '2');
     expect(specTypo.code).toBe(2);
     expect(specTypo.stderr).toMatch(/unknown flag --PerPge$/m);
     const nothingNear = await sandbox('vm-get', '--colour', 'blue');
-    expect(nothingNear.stderr).toBe('cloudcall: invalid input: unknown flag --colour\n');
+    expect(nothingNear.stderr).toBe(
+      'cloudcall: invalid input: unknown flag --colour\nhint: cloudcall vm-get --help lists its flags\n',
+    );
     expect(readFileSync(cli.statePath, 'utf8')).toBe(before);
   });
 });
@@ -119,7 +123,7 @@ describe('positional ids', () => {
     expect((await ok('vm-get', id, '--id', id)).droplet.id).toBe(vm.droplet.id);
     const twice = await sandbox('vm-get', id, '--id', '7');
     expect(twice.code).toBe(2);
-    expect(twice.stderr).toMatch(/argument ID: given twice/);
+    expect(twice.stderr).toMatch(/--id: given twice/);
     const extra = await sandbox('vm-get', id, 'more');
     expect(extra.code).toBe(2);
     expect(extra.stderr).toMatch(/too many arguments/);
@@ -142,26 +146,24 @@ describe('names for ids', () => {
     const incomplete = await sandbox('vm-create', '--vpc-id', vpc.name, '--size', 's-1vcpu-1gb');
     expect(incomplete.code).toBe(2);
     expect(incomplete.stderr).toBe(
-      'cloudcall: invalid input: argument Name: is required; argument ImageID: is required; argument Region: is required\n',
+      'cloudcall: invalid input: --name: is required; --image-id: is required; --region: is required\nhint: cloudcall vm-create --help lists its flags\n',
     );
     expect((await ok('vpc-get', vpc.name)).vpc.id).toBe(vpc.id);
     // A VPC peering is not a VPC: its id is not looked up among the VPCs.
     const peering = await sandbox('vpc-peering-get', vpc.name);
     expect(peering.code).toBe(2);
-    expect(peering.stderr).toMatch(/^cloudcall: invalid input: argument ID: /);
+    expect(peering.stderr).toMatch(/^cloudcall: invalid input: <id>: /);
     expect(peering.stderr).not.toMatch(/VPC/);
 
     const two = await createVm('named-web');
     const ambiguous = await sandbox('vm-get', 'named-web');
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toBe(
-      `cloudcall: invalid input: argument ID: 2 VMs are named "named-web": ${one.droplet.id}, ${two.droplet.id}; give one of these ids\n`,
+      `cloudcall: invalid input: <id>: 2 VMs are named "named-web": ${one.droplet.id}, ${two.droplet.id}; give one of these ids\nhint: cloudcall vm-get --help lists its flags\n`,
     );
     const unknown = await sandbox('power-off-vm', 'no-such-vm');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(
-      /argument ID: no VM has the id or name "no-such-vm" \(vm-list lists them\)/,
-    );
+    expect(unknown.stderr).toMatch(/<id>: no VM has the id or name "no-such-vm" \(vm-list lists them\)/);
     // Ids are used as they are, names or not.
     expect((await ok('vm-get', String(two.droplet.id))).droplet.id).toBe(two.droplet.id);
   });
@@ -176,7 +178,7 @@ describe('names for ids', () => {
     expect(same.code).toBe(2);
     // Naming what was typed, not the id that stood for it while the arguments were checked.
     expect(same.stderr).toBe(
-      'cloudcall: invalid input: argument Vpc2: must differ from Vpc1; got "peer-a"\n',
+      'cloudcall: invalid input: --vpc2: must differ from Vpc1; got "peer-a"\nhint: cloudcall vpc-peering-create --help lists its flags\n',
     );
     // A name never stands as an id given beside it: with the all-zero VPC id as Vpc1, a name as Vpc2
     // is not taken for the same VPC (the platform, not the argument check, answers).
@@ -238,14 +240,14 @@ describe('names for ids', () => {
     );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      'cloudcall: invalid input: argument ImageID: no image has the id, slug or name "ubuntu-99-x64" (image-list lists them)\n',
+      'cloudcall: invalid input: --image-id: no image has the id, slug or name "ubuntu-99-x64" (image-list lists them)\nhint: cloudcall vm-create --help lists its flags\n',
     );
     expect((await ok('vm-list')).droplets.length).toBe(before);
     // The other arguments are checked before the slug is looked up, and the slug is not refused.
     const incomplete = await sandbox('vm-create', '--image-id', 'ubuntu-24-04-x64', '--size', 's-1vcpu-1gb');
     expect(incomplete.code).toBe(2);
     expect(incomplete.stderr).toBe(
-      'cloudcall: invalid input: argument Name: is required; argument Region: is required\n',
+      'cloudcall: invalid input: --name: is required; --region: is required\nhint: cloudcall vm-create --help lists its flags\n',
     );
 
     // An own image (a snapshot) by its name: restore-vm takes it.

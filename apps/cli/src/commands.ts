@@ -121,6 +121,17 @@ export function primaryArgument(tool: AnyTool, flags: readonly FlagSpec[]): Flag
   return scalar(flags.find((flag) => flag.required && ID_LIKE.test(flag.name)));
 }
 
+/**
+ * What a tool's command takes first, without a flag: its primary argument, or for a create tool
+ * without one, the name of what it creates (`cloudcall vm create web-1 ...`, as doctl).
+ */
+export function positionalArgument(tool: AnyTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
+  const primary = primaryArgument(tool, flags);
+  if (primary || !tool.name.endsWith('-create')) return primary;
+  const name = flags.find((flag) => flag.name.toLowerCase() === 'name');
+  return name?.required && name.kind === 'string' ? name : undefined;
+}
+
 /** A placeholder value for a flag in a generated example. */
 function sample(flag: FlagSpec): string {
   if (flag.choices?.length) return flag.choices[0] as string;
@@ -145,7 +156,7 @@ export function exampleFor(
   /** Values to show for some arguments (an image slug where an image id is expected). */
   samples: ReadonlyMap<string, string> = new Map(),
 ): string {
-  const primary = primaryArgument(tool, flags);
+  const primary = positionalArgument(tool, flags);
   const parts = ['cloudcall', tool.name];
   const shown = (flag: FlagSpec) => samples.get(flag.name) ?? sample(flag);
   if (primary) parts.push(shown(primary));

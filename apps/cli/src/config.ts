@@ -50,11 +50,11 @@ export function readConfig(path: string): Config {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new InputError(`${path} is not valid JSON; fix or remove it`, 'config');
+    throw new InputError(`${path} is not valid JSON; fix or remove it`);
   }
   const config = parsed as Partial<Config> | null;
   if (!config || typeof config !== 'object' || typeof config.contexts !== 'object' || !config.contexts) {
-    throw new InputError(`${path} holds no "contexts" object; fix or remove it`, 'config');
+    throw new InputError(`${path} holds no "contexts" object; fix or remove it`);
   }
   return { current: config.current, contexts: config.contexts };
 }

@@ -265,7 +265,7 @@ describe('bad input through the CLI', () => {
         '{"wait_timeout":',
       );
       expect(json.code).toBe(2);
-      expect(json.stderr).toMatch(/argument config_json: is not valid JSON/);
+      expect(json.stderr).toMatch(/--config_json: is not valid JSON/);
 
       const engine = await sandbox(
         'db-cluster-update-mongodb-config',

@@ -49,7 +49,12 @@ export interface KnownFlag {
  * closest. Values (the word after a flag that takes one) and everything after `--` are left
  * alone; short flags (`-o`) are left to the parser.
  */
-export function normalizeFlags(words: readonly string[], known: readonly KnownFlag[]): string[] {
+export function normalizeFlags(
+  words: readonly string[],
+  known: readonly KnownFlag[],
+  /** Filled with each declared flag and its spelling as typed (`--public-key` -> `--PublicKey`). */
+  typed?: Map<string, string>,
+): string[] {
   const byKey = new Map(known.map((flag) => [looseKey(flag.long), flag]));
   const out: string[] = [];
   for (let index = 0; index < words.length; index++) {
@@ -72,6 +77,7 @@ export function normalizeFlags(words: readonly string[], known: readonly KnownFl
       ).map((key) => byKey.get(key)?.long as string);
       throw new UnknownFlagError(spelled, near);
     }
+    typed?.set(flag.long, spelled);
     out.push(equals === -1 ? flag.long : `${flag.long}${word.slice(equals)}`);
     if (equals === -1 && flag.takesValue && index + 1 < words.length) {
       index++;

@@ -9,6 +9,7 @@ export interface JsonSchema {
   oneOf?: JsonSchema[];
   items?: JsonSchema;
   enum?: unknown[];
+  pattern?: string;
   default?: unknown;
   description?: string;
   properties?: Record<string, JsonSchema>;
@@ -26,7 +27,15 @@ export interface FlagSpec {
   choices: string[] | undefined;
   /** For arrays: whether the items are numbers (VM ids) rather than text. */
   numericItems: boolean;
+  /**
+   * For a union of text and numbers or booleans (`ID`: a snapshot's number or a volume snapshot's
+   * UUID), and for arrays of such items: reads a word as the union's member that takes it.
+   */
+  union?: UnionReader | undefined;
 }
+
+/** Reads a word as the member of a text-and-number (or -boolean) union that takes it. */
+export type UnionReader = (word: string) => unknown;
 
 function typesOf(schema: JsonSchema): string[] {
   if (schema.type) return ([] as string[]).concat(schema.type);
@@ -56,30 +65,60 @@ export function flagsOf(schema: JsonSchema): FlagSpec[] {
     defaultValue: property.default,
     choices: property.enum?.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined,
     numericItems: property.items ? kindOf(property.items) === 'number' : false,
+    union: unionReader(property.items ?? property),
   }));
+}
+
+/**
+ * For a union that takes text and numbers or booleans: a word stays text when a text member takes
+ * it (an "integer as string" takes "2"), else becomes the number or boolean it spells when the
+ * union has that member (a snapshot id "123" is the number 123: its text member takes UUIDs only).
+ * Undefined for any other schema.
+ */
+function unionReader(schema: JsonSchema): UnionReader | undefined {
+  const members = schema.anyOf ?? schema.oneOf;
+  if (!members || kindOf(schema) !== 'text-or-number') return undefined;
+  const types = new Set(members.flatMap(typesOf));
+  const texts = members.filter((member) => typesOf(member).includes('string'));
+  const textTakes = (word: string) =>
+    texts.some(
+      (member) =>
+        (member.enum === undefined || member.enum.includes(word)) &&
+        (member.pattern === undefined || new RegExp(member.pattern, 'u').test(word)),
+    );
+  return (word) => {
+    if (textTakes(word)) return word;
+    if ((types.has('integer') || types.has('number')) && /^\s*-?\d+(\.\d+)?\s*$/.test(word))
+      return Number(word);
+    if (types.has('boolean') && /^(true|false)$/i.test(word)) return word.toLowerCase() === 'true';
+    return word;
+  };
 }
 
 /** Thrown for flag text that cannot be read as its argument's type. */
 export class FlagError extends Error {
   constructor(
     readonly argument: string,
-    message: string,
+    /** What is wrong, without the argument's name (the CLI names the flag as it was typed). */
+    readonly detail: string,
   ) {
-    super(`argument ${argument}: ${message}`);
+    super(`argument ${argument}: ${detail}`);
   }
 }
 
 /**
  * Reads one flag's text as the JSON value of its argument. Numbers become numbers, booleans
  * true/false, arrays and objects JSON (a list of plain words may also be given comma-separated).
- * Anything that does not read is passed through as text, for the tool's own validation to name.
+ * A number or boolean that does not read is refused here; other text is passed through, for the
+ * tool's own validation to name.
  */
 export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
   if (typeof text === 'boolean') return text;
   switch (spec.kind) {
     case 'number': {
       const value = Number(text);
-      return text.trim() !== '' && Number.isFinite(value) ? value : text;
+      if (text.trim() !== '' && Number.isFinite(value)) return value;
+      throw new FlagError(spec.name, `expected a number, got ${JSON.stringify(text)}`);
     }
     case 'boolean':
       if (/^(true|yes|1)$/i.test(text)) return true;
@@ -89,10 +128,13 @@ export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
       const trimmed = text.trim();
       if (trimmed.startsWith('[')) return parseJson(spec.name, trimmed);
       const items = trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
+      if (spec.union) return items.map(spec.union);
       return spec.numericItems ? items.map((item) => (/^-?\d+$/.test(item) ? Number(item) : item)) : items;
     }
     case 'object':
       return parseJson(spec.name, text);
+    case 'text-or-number':
+      return spec.union ? spec.union(text) : text;
     default:
       return text;
   }

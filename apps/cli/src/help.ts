@@ -55,10 +55,16 @@ export function helpFor(
   // Global options before the words (`cloudcall --sandbox help vms`) do not change the help.
   const at = commandWordIndex(argv, program.options);
   if (at === -1) return undefined;
-  const words = argv.slice(at);
-  const wanted =
-    words.length === 2 && words[0] === 'help' ? words[1] : words.length === 1 ? words[0] : undefined;
-  if (wanted === undefined) return undefined;
+  let words = argv.slice(at);
+  // `cloudcall vm --help`, `cloudcall db cluster -h`: a family or resource's help, as `help vm` is.
+  const asked = words.length > 1 && HELP_FLAGS.has(words.at(-1) as string);
+  if (asked) words = words.slice(0, -1);
+  if (words[0] === 'help' && words.length > 1) words = words.slice(1);
+  else if (words.length > 1 && !asked) return undefined;
+  // A resource's name may be typed as its words (`db cluster` for db-cluster).
+  const wanted = words.join('-');
+  // A tool's own help (`cloudcall wait --help`) is its flags: commander's.
+  if (asked && program.commands.some((command) => command.name() === wanted)) return undefined;
   const groups = groupsOf(families);
   const family = groups.find((group) => group.family.name === wanted);
   if (family) return familyHelp(family);
@@ -68,6 +74,8 @@ export function helpFor(
   }
   return undefined;
 }
+
+const HELP_FLAGS = new Set(['--help', '-h']);
 
 /** `argv` with `<resource> <verb>` (or the words of a tool's name) joined into the tool's name. */
 export function joinCommandWords(

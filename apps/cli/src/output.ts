@@ -7,6 +7,7 @@
  */
 import { styleText } from 'node:util';
 import { Option } from 'commander';
+import stringWidth from 'string-width';
 import { type Column, cellValue, chosenColumns, columnsFor, emptyListText } from './columns.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'tsv'] as const;
@@ -116,6 +117,7 @@ function renderText(result: unknown, options: OutputOptions): string {
       : undefined;
   if (!columns && shape.single && !shape.items) return fieldLines(shape.single, options);
   if (!columns && !items.every(isRecord)) return items.map((item) => `${text(item, format)}\n`).join('');
+  if (options.columns?.length && columns) checkColumns(columns, items, shape.key);
   columns ??= automaticColumns(items as Row[], wide);
   const body = (items as Row[]).map((item) => columns.map((column) => text(cellValue(item, column), format)));
   const heads = columns.map((column) => column.header);
@@ -127,6 +129,39 @@ function renderText(result: unknown, options: OutputOptions): string {
     return `${emptyListText(shape.key)}${footer}\n`;
   }
   return `${aligned(heads, body, header, options.color === true)}${footer}\n`;
+}
+
+/** Thrown for a `--format` column that is neither a column of the result's kind nor a field of it. */
+export class ColumnError extends Error {}
+
+/**
+ * Refuses `--format` columns that name nothing: not a default column of the kind, and a path that
+ * no item has (a typo such as `Nmae` would otherwise print an empty column). With no items there is
+ * nothing to check a path against, and it is let be.
+ */
+function checkColumns(columns: readonly Column[], items: readonly unknown[], key: string | undefined): void {
+  const known = key ? (columnsFor(key, true) ?? []) : [];
+  const unknown = columns.filter(
+    (column) =>
+      !known.includes(column) &&
+      items.length > 0 &&
+      items.every((item) => !isRecord(item) || cellValue(item, column) === undefined),
+  );
+  if (!unknown.length) return;
+  const names = unknown.map((column) => JSON.stringify(column.header)).join(', ');
+  const offered = known.length
+    ? `columns: ${known.map((column) => column.header.replace(/\s+/g, '')).join(', ')}; or `
+    : '';
+  throw new ColumnError(
+    `--format: no column or field ${names} in this result (${offered}a field path such as ${pathExample(items)})`,
+  );
+}
+
+/** A field path the items have, for a hint: `name`, or else their first field. */
+function pathExample(items: readonly unknown[]): string {
+  const first = items.find(isRecord);
+  if (!first) return 'name';
+  return 'name' in first ? 'name' : (Object.keys(first)[0] ?? 'name');
 }
 
 /** The scalar fields of the items, in the order they come: at most eight unless wide. */
@@ -163,7 +198,26 @@ function text(value: unknown, format: OutputFormat, max = 48): string {
   else shown = String(value);
   if (format === 'tsv') return shown.replace(/[\t\r\n]+/g, ' ');
   shown = shown.replace(/[\r\n]+/g, ' ');
-  return format === 'table' && shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+  return format === 'table' ? cutToCells(shown, max) : shown;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * `text` in at most `max` terminal cells, cut with `…` between whole characters (never inside an
+ * emoji or a letter with its accents); a double-width character counts two cells.
+ */
+export function cutToCells(text: string, max: number): string {
+  if (stringWidth(text) <= max) return text;
+  let kept = '';
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const cells = stringWidth(segment);
+    if (width + cells > max - 1) break;
+    kept += segment;
+    width += cells;
+  }
+  return `${kept}…`;
 }
 
 /** Colours of a Status cell on a terminal. */
@@ -184,16 +238,19 @@ const STATUS_COLORS: Record<string, 'green' | 'yellow' | 'red'> = {
   archive: 'red',
 };
 
-/** Plain aligned columns, two spaces apart, like doctl and kubectl. */
+/**
+ * Plain aligned columns, two spaces apart, like doctl and kubectl; widths in terminal cells, so a
+ * Japanese name or an emoji (two cells each) keeps the columns after it in line.
+ */
 function aligned(heads: string[], body: string[][], header: boolean, color: boolean): string {
   const rows = header ? [heads, ...body] : body;
-  const widths = heads.map((_, index) => Math.max(...rows.map((row) => [...(row[index] ?? '')].length)));
+  const widths = heads.map((_, index) => Math.max(...rows.map((row) => stringWidth(row[index] ?? ''))));
   const status = heads.findIndex((head) => /^(status|state)$/i.test(head));
   const lines = rows.map((row, rowIndex) =>
     row
       .map((cell, index) => {
         const padded =
-          index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - [...cell].length);
+          index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - stringWidth(cell));
         if (!color) return padded;
         if (header && rowIndex === 0) return styleText('bold', padded);
         const tint = index === status ? STATUS_COLORS[cell] : undefined;

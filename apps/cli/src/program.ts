@@ -15,6 +15,7 @@ import {
   describeError,
   InputError,
   maskSecrets,
+  runTool,
   TOKEN_ENV_VARS,
   type ToolClock,
   type ToolProgress,
@@ -25,12 +26,14 @@ import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
 import { commandWordIndex } from './commands.js';
 import { resolveToken, TOKEN_SOURCES } from './config.js';
+import type { CliDefault, DefaultLookup } from './doctl.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
 import { checkWithNames, type NamedArguments, resolveNames, type ToolLookup } from './names.js';
 import {
+  ColumnError,
   checkQuery,
   formatResult,
   OUTPUT_FORMATS,
@@ -40,7 +43,7 @@ import {
 } from './output.js';
 import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
 import { sandboxCommand } from './sandbox-command.js';
-import { addToolFlags } from './tool-flags.js';
+import { addToolFlags, defaultFlagFor } from './tool-flags.js';
 import { TOOL_FAMILY } from './tool-index.generated.js';
 
 /** Exit codes, documented in the README. */
@@ -120,6 +123,9 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   };
   let exitCode: number = EXIT.ok;
   let renderingHelp = false;
+  // The command being run and how it names its arguments, for error messages.
+  let flagFor = defaultFlagFor;
+  let running: string | undefined;
   const program = new Command('cloudcall')
     .description(
       'Manage DigitalOcean-compatible cloud infrastructure from the terminal. Every cloudcall tool is a command.',
@@ -194,15 +200,17 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
 
   function addFlags(command: Command, tool: AnyTool): void {
     const line = addToolFlags(command, tool, [...connectionOptions(io.env), ...plumbingOptions(tool)]);
+    flagFor = line.flagFor;
+    running = tool.name;
     command.action(async () => {
-      const { args, local } = line.read(command);
+      const { local, each } = line.read(command);
       const before = program.opts<GlobalOptions>();
-      exitCode = await execute(
-        tool,
-        args,
-        { ...before, ...local, ...mergeGuardFlags(before, local) },
-        line.named,
-      );
+      const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
+      // Once per id given first (`vm-delete 1 2`), stopping at the first that fails.
+      for (const args of each) {
+        exitCode = await execute(tool, args, options, line.named, line.defaults);
+        if (exitCode !== EXIT.ok) break;
+      }
     });
   }
 
@@ -211,11 +219,20 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     args: Record<string, unknown>,
     options: GlobalOptions,
     named: NamedArguments,
+    defaults: readonly CliDefault[],
   ): Promise<number> {
     // Checked before anything is sent (names stand as ids of their kind until looked up).
     if (options.query !== undefined) await checkQuery(options.query);
+    // Defaults the CLI works out: at once from the other arguments, or (standing in meanwhile)
+    // from the platform once connected.
+    const missing = defaults.filter((entry) => args[entry.argument] === undefined);
+    const later = missing.filter((entry) => entry.standIn !== undefined);
+    for (const entry of missing) {
+      if (entry.standIn === undefined) args[entry.argument] = await entry.value(args, noLookup);
+    }
+    const standIns = Object.fromEntries(later.map((entry) => [entry.argument, entry.standIn]));
     // (A dry run reports invalid arguments in its plan instead.)
-    if (!options.dryRun) checkWithNames(tool, args, named);
+    if (!options.dryRun) checkWithNames(tool, { ...args, ...standIns }, named);
     const guard = startGuard(options, io, options.output);
     if (typeof guard === 'number') return guard;
     let client: ApiClient;
@@ -267,6 +284,13 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         : undefined;
       const context = { client, signal: io.signal, progress, clock, caller };
       await resolveNames(args, named, findTool, context);
+      for (const entry of later) {
+        args[entry.argument] = await entry.value(args, async (name, lookupArgs) => {
+          const lookup = await findTool(name);
+          if (!lookup) throw new Error(`${name} is needed for the default of ${entry.argument}`);
+          return runTool(lookup, lookupArgs, context);
+        });
+      }
       const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
         const guarded = await guard.run(...call);
         return 'exit' in guarded ? { code: guarded.exit } : guarded;
@@ -304,12 +328,39 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     io.stdout(help);
     return EXIT.ok;
   }
+  // Commander's own refusals (a missing argument, a value not among the choices) read like ours.
+  for (const command of everyCommand(program)) {
+    command.configureOutput({
+      outputError: (text, write) => write(commanderMessage(text, commandPath(command))),
+    });
+  }
   try {
     await program.parseAsync(joinCommandWords(argv, program, families), { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, flagFor, running);
   }
+}
+
+function* everyCommand(command: Command): Generator<Command> {
+  yield command;
+  for (const sub of command.commands) yield* everyCommand(sub);
+}
+
+/** `cloudcall auth switch`: the words that run a command. */
+function commandPath(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/**
+ * Commander's `error: unknown option '--x'` as `cloudcall: unknown option '--x'`, with a hint to
+ * the command's help. Its own suggestion (`(Did you mean --y?)`) stays.
+ */
+export function commanderMessage(text: string, command: string): string {
+  const message = text.replace(/^error: /, '').trimEnd();
+  return `cloudcall: ${message}\nhint: ${command} --help shows its usage\n`;
 }
 
 /**
@@ -323,11 +374,19 @@ export async function familiesFor(argv: readonly string[], env: Record<string, s
   return family ? [await loadFamily(family)] : loadFamilies();
 }
 
+/** For defaults worked out from the other arguments alone. */
+const noLookup: DefaultLookup = () => Promise.reject(new Error('no lookup before connecting'));
+
 function familyOf(tool: string) {
   return Object.hasOwn(TOOL_FAMILY, tool) ? TOOL_FAMILY[tool] : undefined;
 }
 
-function reportError(error: unknown, io: Io): number {
+function reportError(
+  error: unknown,
+  io: Io,
+  flagFor: (argument: string) => string,
+  running: string | undefined,
+): number {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (or the help / version asked for).
     if (
@@ -343,9 +402,21 @@ function reportError(error: unknown, io: Io): number {
     error instanceof FlagError ||
     error instanceof InputError ||
     error instanceof UnknownFlagError ||
-    error instanceof QueryError
+    error instanceof QueryError ||
+    error instanceof ColumnError
   ) {
-    io.stderr(`cloudcall: invalid input: ${error.message}\n`);
+    const issues =
+      error instanceof InputError
+        ? error.issues
+        : error instanceof FlagError
+          ? [{ argument: error.argument, message: error.detail }]
+          : [{ argument: '', message: error.message }];
+    const what = issues
+      .map(({ argument, message }) => (argument ? `${flagFor(argument)}: ${message}` : message))
+      .join('; ');
+    const hint =
+      running && !(error instanceof ColumnError) ? `hint: cloudcall ${running} --help lists its flags\n` : '';
+    io.stderr(`cloudcall: invalid input: ${what}\n${hint}`);
     return EXIT.input;
   }
   // The same hint the MCP server gives, from the same tables.

@@ -69,7 +69,7 @@ describe('the API token', () => {
     expect(runs[3]?.stdout).toContain('[REDACTED]');
     expect(runs[4]?.stderr).toMatch(/API error 302 \(unexpected_redirect/);
     expect(runs[5]?.stderr).toMatch(
-      /argument rules: expected JSON; the value is not valid JSON( at character \d+)? \(value not shown\)/,
+      /--rules: expected JSON; the value is not valid JSON( at character \d+)? \(value not shown\)/,
     );
     for (const run of runs) expect(secretRuns(run.stdout + run.stderr)).toEqual([]);
   });

@@ -5,7 +5,8 @@
  */
 import { type AnyTool, inputJsonSchema } from '@cloudcall/core';
 import { Argument, type Command, Option } from 'commander';
-import { exampleFor, primaryArgument } from './commands.js';
+import { exampleFor, positionalArgument, primaryArgument } from './commands.js';
+import { aliasesFor, type CliDefault, defaultsFor, liftFirstRules } from './doctl.js';
 import { kebabName, normalizeFlags } from './flag-names.js';
 import { FlagError, type FlagSpec, flagsOf, type JsonSchema, readFlag } from './flags.js';
 import { handles, type NamedArguments, type NamedKind, namedArguments } from './names.js';
@@ -15,23 +16,76 @@ export interface ToolCommandLine {
   primary: FlagSpec | undefined;
   /** Arguments that take a name in place of an id, and the kind of each. */
   named: NamedArguments;
-  /** The tool's arguments, and the values of the command's other options, as parsed. */
-  read(command: Command): { args: Record<string, unknown>; local: Record<string, unknown> };
+  /** Arguments the CLI fills when they are not given (doctl.ts). */
+  defaults: CliDefault[];
+  /**
+   * The tool's arguments, and the values of the command's other options, as parsed. `each` holds
+   * one set of arguments per id given first: `vm-delete 1 2` runs the tool twice.
+   */
+  read(command: Command): {
+    args: Record<string, unknown>;
+    local: Record<string, unknown>;
+    each: Record<string, unknown>[];
+  };
+  /**
+   * How an argument (or a path into one: `ForwardingRules.0.entry_port`) is named in a message:
+   * its flag as it was typed (`--PerPage`, `--per-page`), `<id>` when it was given first, or its
+   * kebab flag when it was not given at all.
+   */
+  flagFor(argument: string): string;
+}
+
+/** An argument's flag when the command line has nothing better to name it by: `num_nodes` -> `--num-nodes`. */
+export function defaultFlagFor(argument: string): string {
+  if (argument === '' || argument.startsWith('-')) return argument;
+  const [head = '', ...rest] = argument.split('.');
+  return `--${kebabName(head)}${rest.length ? ` (at ${rest.join('.')})` : ''}`;
 }
 
 /** Adds a tool's flags (and `extra` options, unless a tool flag has their name) to `command`. */
 export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Option[]): ToolCommandLine {
-  const flags = flagsOf(inputJsonSchema(tool) as JsonSchema);
-  const primary = primaryArgument(tool, flags);
-  const named = namedArguments(tool, flags, primary);
+  const schemaFlags = flagsOf(inputJsonSchema(tool) as JsonSchema);
+  const defaults = defaultsFor(tool, schemaFlags);
+  // An argument with a CLI default is not required on the command line.
+  const flags = schemaFlags.map((flag) =>
+    defaults.some((entry) => entry.argument === flag.name) ? { ...flag, required: false } : flag,
+  );
+  const named = namedArguments(tool, flags, primaryArgument(tool, flags));
+  const primary = positionalArgument(tool, flags);
+  // Several ids at once where doctl takes them: `vm-delete 1 2 --force`.
+  const several = primary !== undefined && /-delete$/.test(tool.name);
   const byAttribute = new Map<string, FlagSpec>();
+  /** Flags that read their text their own way (doctl's rule strings). */
+  const readers = new Map<string, (text: string) => unknown>();
+  /** Every flag of an argument: its own and doctl's. */
+  const longsOf = new Map<string, string[]>();
   for (const flag of flags) {
+    const fallback = defaults.find((entry) => entry.argument === flag.name);
     const option = new Option(
       `--${kebabName(flag.name)}${valueHint(flag)}`,
-      describe(flag, flag === primary, named.get(flag.name)),
+      describe(flag, flag === primary, named.get(flag.name), fallback?.says),
     );
     byAttribute.set(option.attributeName(), flag);
+    longsOf.set(flag.name, [`--${kebabName(flag.name)}`]);
     command.addOption(option);
+  }
+  for (const alias of aliasesFor(tool, flags)) {
+    const { target, read } = alias;
+    const long = `--${alias.flag}`;
+    const own = command.options.find((option) => option.long === long);
+    const attribute = own?.attributeName() ?? new Option(long).attributeName();
+    if (own && byAttribute.get(attribute) !== target) continue;
+    if (read) {
+      readers.set(attribute, (text) => read(text, target.name) ?? readFlag(target, text));
+    }
+    if (own) continue;
+    byAttribute.set(attribute, target);
+    longsOf.get(target.name)?.push(long);
+    command.addOption(
+      new Option(`${long}${valueHint(target)}`, `same as --${kebabName(target.name)}`).helpGroup(
+        "doctl's spellings:",
+      ),
+    );
   }
   const others = new Set<string>();
   for (const option of extra) {
@@ -41,7 +95,12 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
     command.addOption(option.helpGroup('Global options:'));
   }
   if (primary) {
-    command.addArgument(new Argument(`[${kebabName(primary.name)}]`, `same as --${kebabName(primary.name)}`));
+    command.addArgument(
+      new Argument(
+        `[${kebabName(primary.name)}${several ? '...' : ''}]`,
+        `same as --${kebabName(primary.name)}${several ? '; several run the tool once each' : ''}`,
+      ),
+    );
   }
   const specName = flags.find((flag) => kebabName(flag.name) !== flag.name)?.name;
   const aliases = specName
@@ -62,39 +121,72 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
   }
   command.addHelpText('after', `\nExample:\n  ${exampleFor(tool, flags, samples)}\n${aliases}`);
 
-  // Before commander reads the flags, each spelling becomes the declared kebab flag.
+  // Before commander reads the flags, each spelling becomes the declared kebab flag; the spelling
+  // typed is kept, for messages.
+  const typed = new Map<string, string>();
   const parseOptions = command.parseOptions.bind(command);
   command.parseOptions = (words) =>
     parseOptions(
-      normalizeFlags(words, [
-        { long: '--help', takesValue: false },
-        ...command.options.flatMap((option) =>
-          option.long ? [{ long: option.long, takesValue: option.required }] : [],
-        ),
-      ]),
+      normalizeFlags(
+        words,
+        [
+          { long: '--help', takesValue: false },
+          ...command.options.flatMap((option) =>
+            option.long ? [{ long: option.long, takesValue: option.required }] : [],
+          ),
+        ],
+        typed,
+      ),
     );
+  let givenFirst = false;
+  // A name stands where a number (an id) is expected until it is looked up.
+  const readArgument = (flag: FlagSpec, text: string | boolean) =>
+    named.has(flag.name) && flag.kind === 'number' && typeof text === 'string' && !/^\s*\d+\s*$/.test(text)
+      ? text
+      : readFlag(flag, text);
 
   return {
     flags,
     primary,
     named,
+    defaults,
     read(parsed) {
       const args: Record<string, unknown> = {};
       const local: Record<string, unknown> = {};
       for (const [attribute, text] of Object.entries(parsed.opts<Record<string, string | boolean>>())) {
         const flag = byAttribute.get(attribute);
-        if (flag) args[flag.name] = readFlag(flag, text);
-        else if (others.has(attribute)) local[attribute] = text;
+        const reader = readers.get(attribute);
+        if (flag) {
+          const value = reader && typeof text === 'string' ? reader(text) : readArgument(flag, text);
+          if (flag.name in args && JSON.stringify(args[flag.name]) !== JSON.stringify(value)) {
+            throw new FlagError(flag.name, `given twice, as ${(longsOf.get(flag.name) ?? []).join(' and ')}`);
+          }
+          args[flag.name] = value;
+        } else if (others.has(attribute)) local[attribute] = text;
       }
-      const positional = parsed.processedArgs[0] as string | undefined;
-      if (primary && positional !== undefined) {
-        const value = readFlag(primary, positional);
+      liftFirstRules(args, flags);
+      const given = parsed.processedArgs[0] as string | string[] | undefined;
+      const positionals = given === undefined ? [] : ([] as string[]).concat(given);
+      givenFirst = positionals.length > 0;
+      if (!primary || positionals.length === 0) return { args, local, each: [args] };
+      const each = positionals.map((positional) => {
+        const value = readArgument(primary, positional);
         if (primary.name in args && args[primary.name] !== value) {
           throw new FlagError(primary.name, `given twice (${positional} and --${kebabName(primary.name)})`);
         }
-        args[primary.name] = value;
-      }
-      return { args, local };
+        return { ...args, [primary.name]: value };
+      });
+      return { args: each[0] ?? args, local, each };
+    },
+    flagFor(argument) {
+      const [head = '', ...rest] = argument.split('.');
+      const flag = flags.find((candidate) => candidate.name === head);
+      if (!flag) return defaultFlagFor(argument);
+      const longs = longsOf.get(flag.name) ?? [];
+      const typedAs = longs.map((long) => typed.get(long)).find((spelled) => spelled !== undefined);
+      const long = `--${kebabName(flag.name)}`;
+      const shown = typedAs ?? (flag === primary && givenFirst ? `<${kebabName(flag.name)}>` : long);
+      return `${shown}${rest.length ? ` (at ${rest.join('.')})` : ''}`;
     },
   };
 }
@@ -105,9 +197,15 @@ function valueHint(flag: FlagSpec): string {
   return ' <value>';
 }
 
-function describe(flag: FlagSpec, positional: boolean, kind: NamedKind | undefined): string {
+function describe(
+  flag: FlagSpec,
+  positional: boolean,
+  kind: NamedKind | undefined,
+  fallback: string | undefined,
+): string {
   const extra = [
     flag.required ? 'required' : undefined,
+    fallback ? `default: ${fallback}` : undefined,
     kind ? `the ${kind.label}'s ${handles(kind)}` : undefined,
     positional ? 'or give it first, without the flag' : undefined,
     flag.choices ? `one of ${flag.choices.join(', ')}` : undefined,

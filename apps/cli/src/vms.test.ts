@@ -117,7 +117,7 @@ describe('a VM lifecycle through the CLI', () => {
     const before = readFileSync(cli.statePath, 'utf8');
     const missing = await sandbox('vm-create', '--Name', 'x', '--Size', 's-1vcpu-1gb', '--Region', 'nyc3');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/argument ImageID: is required/);
+    expect(missing.stderr).toMatch(/--image-id: is required/);
     const wrongType = await sandbox('vm-get', '--ID', 'seven');
     expect(wrongType.code).toBe(2);
     const badSize = await sandbox(

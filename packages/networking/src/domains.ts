@@ -106,6 +106,14 @@ const recordFields = {
     .min(1)
     .max(LIMITS.short)
     .describe('MX: prio host; SRV: prio weight port host; CAA: flags tag value; FQDNs end with .'),
+  // Beyond the spec's arguments: the platform takes a record's time to live (default 1800).
+  TTL: z
+    .number()
+    .int()
+    .min(30)
+    .max(2_147_483_647)
+    .optional()
+    .describe('Time to live in seconds, at least 30 (default 1800)'),
 };
 
 /** What Data holds, per type, for the CLI's help. */
@@ -117,10 +125,10 @@ function checkData(args: { Type: RecordType; Name: string; Data: string }, ctx: 
   if ('error' in result) ctx.addIssue({ code: 'custom', path: ['Data'], message: result.error });
 }
 
-function recordBody(args: { Type: RecordType; Name: string; Data: string }) {
+function recordBody(args: { Type: RecordType; Name: string; Data: string; TTL?: number | undefined }) {
   const result = recordWire(args.Type, args.Name, args.Data);
   if ('error' in result) throw new Error(result.error);
-  return result.fields;
+  return args.TTL === undefined ? result.fields : { ...result.fields, ttl: args.TTL };
 }
 
 export const domainTools = [
@@ -192,7 +200,7 @@ export const domainTools = [
     family: 'networking',
     title: 'Edit domain record',
     description: 'Replace a DNS record.',
-    details: `Replaces a record's type, name and data. ${DATA_HELP}`,
+    details: `Replaces a record's type, name and data (and its TTL when given). ${DATA_HELP}`,
     input: z.strictObject({ Domain: DomainName, RecordID: RecordId, ...recordFields }).superRefine(checkData),
     annotations: annotations.update,
     request: { method: 'PUT', path: '/v2/domains/{Domain}/records/{RecordID}', body: recordBody },

@@ -4,7 +4,7 @@
  * the wire (the platform's snake_case fields).
  */
 import { isIP } from 'node:net';
-import { LIMITS, pageArgs, uuid } from '@cloudcall/core';
+import { LIMITS, pageArgs, tagName, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 
 /** Networking lists page by 20 (the spec's Limits table). */
@@ -77,36 +77,89 @@ const addresses = (what: string) =>
           'expected an IP address or CIDR block, such as "203.0.113.7" or "0.0.0.0/0"',
         ),
     )
-    .min(1)
-    .describe(`${what}: IP addresses or CIDR blocks, such as ["0.0.0.0/0", "::/0"].`);
+    .describe(
+      `${what}: IP addresses or CIDR blocks, such as ["0.0.0.0/0", "::/0"]; may be empty when the rule names VMs, tags, load balancers or Kubernetes clusters.`,
+    );
 
-export const inboundRule = z.strictObject({
-  Protocol: protocol,
-  PortRange: portRange,
-  Sources: addresses('Where traffic may come from'),
-});
+/**
+ * Beyond the spec's rule structure (addresses only): the other targets the platform takes, as
+ * doctl's rule strings name them (`droplet_id:`, `tag:`, `load_balancer_uid:`, `kubernetes_id:`).
+ */
+const otherTargets = {
+  VmIDs: z.array(z.number().int().positive()).min(1).optional().describe('VM ids'),
+  Tags: z.array(tagName()).min(1).optional().describe('VM tags'),
+  LoadBalancerIDs: z.array(uuid('Load balancer id')).min(1).optional().describe('Load balancer ids'),
+  KubernetesIDs: z.array(uuid('Kubernetes cluster id')).min(1).optional().describe('Kubernetes cluster ids'),
+};
 
-export const outboundRule = z.strictObject({
-  Protocol: protocol,
-  PortRange: portRange,
-  Destinations: addresses('Where traffic may go'),
-});
+type Targets = {
+  VmIDs?: number[] | undefined;
+  Tags?: string[] | undefined;
+  LoadBalancerIDs?: string[] | undefined;
+  KubernetesIDs?: string[] | undefined;
+};
+
+/** A rule names at least one target: an address, a VM, a tag, a load balancer or a cluster. */
+const someTarget =
+  (field: 'Sources' | 'Destinations') => (rule: Targets & Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const named = [rule[field], rule.VmIDs, rule.Tags, rule.LoadBalancerIDs, rule.KubernetesIDs].some(
+      (list) => Array.isArray(list) && list.length > 0,
+    );
+    if (!named)
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: 'expected at least one address, VM, tag, load balancer or Kubernetes cluster',
+      });
+  };
+
+export const inboundRule = z
+  .strictObject({
+    Protocol: protocol,
+    PortRange: portRange,
+    Sources: addresses('Where traffic may come from'),
+    ...otherTargets,
+  })
+  .superRefine(someTarget('Sources'));
+
+export const outboundRule = z
+  .strictObject({
+    Protocol: protocol,
+    PortRange: portRange,
+    Destinations: addresses('Where traffic may go'),
+    ...otherTargets,
+  })
+  .superRefine(someTarget('Destinations'));
 
 export type InboundRule = z.output<typeof inboundRule>;
 export type OutboundRule = z.output<typeof outboundRule>;
+
+/** A rule's targets as the platform's `sources` / `destinations` object: only those named. */
+function targetsWire(addresses: string[], rule: Targets) {
+  const fields = {
+    addresses,
+    droplet_ids: rule.VmIDs,
+    tags: rule.Tags,
+    load_balancer_uids: rule.LoadBalancerIDs,
+    kubernetes_ids: rule.KubernetesIDs,
+  };
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, list]) => list !== undefined && list.length > 0),
+  );
+}
 
 /** A spec inbound rule as the platform's `inbound_rules` item. */
 export const inboundWire = (rule: InboundRule) => ({
   protocol: rule.Protocol,
   ports: rule.PortRange,
-  sources: { addresses: rule.Sources },
+  sources: targetsWire(rule.Sources, rule),
 });
 
 /** A spec outbound rule as the platform's `outbound_rules` item. */
 export const outboundWire = (rule: OutboundRule) => ({
   protocol: rule.Protocol,
   ports: rule.PortRange,
-  destinations: { addresses: rule.Destinations },
+  destinations: targetsWire(rule.Destinations, rule),
 });
 
 const port = (what: string) => z.number().int().min(1).max(65535).describe(what);
