@@ -21,12 +21,15 @@ const APPS = {
   cli: { dir: fileURLToPath(new URL('../../../apps/cli', import.meta.url)), bin: 'cloudcall' },
   mcp: { dir: fileURLToPath(new URL('../../../apps/mcp-server', import.meta.url)), bin: 'cloudcall-mcp' },
 } as const;
-/** What an app's build wrote: its entry (and launcher), the chunks it loads on demand, maps, licenses. */
+/**
+ * What an app's build wrote, but its source maps (they stay in the checkout): its entry (and
+ * launcher), the chunks it loads on demand, the licenses; and its README, LICENSE and manifest.
+ */
 function builtFiles(dir: string): string[] {
   const dist = readdirSync(join(dir, 'dist'), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !entry.name.endsWith('.map'))
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
-  return [...dist, 'package.json'].sort();
+  return [...dist, 'LICENSE', 'README.md', 'package.json'].sort();
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-packed-'));
