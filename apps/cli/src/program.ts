@@ -43,7 +43,7 @@ import { sandboxCommand } from './sandbox-command.js';
 import { addToolFlags } from './tool-flags.js';
 import { TOOL_FAMILY } from './tool-index.generated.js';
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
   ok: 0,
   internal: 1,

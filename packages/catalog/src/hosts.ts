@@ -9,7 +9,7 @@ export const VSCODE_TOOL_LIMIT = 128;
 
 /**
  * Flags that keep the server under VS Code's limit with every family but databases
- * (124 tools). `--tool-mode dynamic` (2 tools at start) and `--read-only` (76) are the others.
+ * (126 tools, `plan` and `audit-list` included). `--tool-mode dynamic` (2 tools at start) and `--read-only` (76) are the others.
  */
 export const SMALL_PROFILE: readonly string[] = ['--families', 'account,networking,vms,images'];
 
@@ -74,9 +74,11 @@ export function hostSnippets(setup: HostSetup): HostSnippet[] {
     }),
     json(
       'VS Code',
-      setup.tools !== undefined && setup.tools > VSCODE_TOOL_LIMIT
-        ? `add to .vscode/mcp.json (note "servers"); VS Code takes at most ${VSCODE_TOOL_LIMIT} tools and this server serves ${setup.tools}: restart it with ${SMALL_PROFILE.join(' ')}, or use the next entry`
-        : 'add to .vscode/mcp.json (note "servers", not "mcpServers")',
+      setup.tools === undefined
+        ? `add to .vscode/mcp.json (note "servers", not "mcpServers"); VS Code takes at most ${VSCODE_TOOL_LIMIT} tools: start the server with a profile such as ${SMALL_PROFILE.join(' ')}, or use the next entry`
+        : setup.tools > VSCODE_TOOL_LIMIT
+          ? `add to .vscode/mcp.json (note "servers"); VS Code takes at most ${VSCODE_TOOL_LIMIT} tools and this server serves ${setup.tools}: restart it with ${SMALL_PROFILE.join(' ')}, or use the next entry`
+          : 'add to .vscode/mcp.json (note "servers", not "mcpServers")',
       { servers: { cloudcall: { type: 'http', url } } },
     ),
     json(
