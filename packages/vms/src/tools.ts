@@ -65,7 +65,7 @@ const ImageRef = z
       .regex(/^(\d+|[a-z0-9][a-z0-9._-]*)$/, 'expected an image id or a slug such as "ubuntu-24-04-x64"')
       .transform((ref) => (/^\d+$/.test(ref) ? Number(ref) : ref)),
   ])
-  .describe('Image id or public image slug');
+  .describe('Image id or slug');
 
 /** The platform limits user data to 64 KiB of bytes, not characters. */
 const UserData = z

@@ -5,15 +5,14 @@
  * configuration started as a host would start it, and called.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { codeBlocks, ROOT, read } from './markdown.js';
+import { codeBlocks, newUserEnv, ROOT, read } from './markdown.js';
 
 const run = promisify(execFile);
 const HERE = join(ROOT, 'tooling/docs-test');
@@ -33,20 +32,6 @@ const LIBRARIES = [
   'sandbox',
 ];
 
-/** A temporary HOME and sandbox state: nothing reaches the user's own. */
-function isolated(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'cloudcall-examples-'));
-  return {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    CLOUDCALL_SANDBOX_STATE: join(home, 'sandbox.json'),
-    DIGITALOCEAN_API_TOKEN: '',
-    DIGITALOCEAN_ACCESS_TOKEN: '',
-    NO_COLOR: '1',
-  };
-}
-
 async function runTypeScript(name: string, source: string) {
   const { outputText, diagnostics } = ts.transpileModule(source, {
     reportDiagnostics: true,
@@ -57,12 +42,12 @@ async function runTypeScript(name: string, source: string) {
   mkdirSync(join(HERE, '.examples'), { recursive: true });
   const file = join(HERE, '.examples', `${name}.mjs`);
   writeFileSync(file, outputText);
-  return run(process.execPath, [file], { env: isolated(), timeout: 60_000 });
+  return run(process.execPath, [file], { env: newUserEnv(), timeout: 60_000 });
 }
 
 /** The lines of a shell block that call the CLI, each run with the built CLI in one sandbox. */
 async function runCliLines(block: string) {
-  const env = isolated();
+  const env = newUserEnv();
   const lines = block.split('\n').filter((line) => line.startsWith('cloudcall '));
   expect(lines.length).toBeGreaterThan(0);
   const outputs: string[] = [];
@@ -134,7 +119,7 @@ describe('apps/mcp-server/README.md', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [BINS['cloudcall-mcp'] as string, ...entry.args],
-        env: isolated() as Record<string, string>,
+        env: newUserEnv(),
         stderr: 'ignore',
       }),
     );

@@ -5,25 +5,16 @@
  * Inspector's URL. The documented profiles each list what the README says, under VS Code's limit.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { freePort } from '@cloudcall/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, read } from './markdown.js';
+import { newUserEnv, ROOT, read } from './markdown.js';
 
-const home = mkdtempSync(join(tmpdir(), 'cloudcall-first-minute-'));
-const ENV = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, '.config'),
-  CLOUDCALL_SANDBOX_STATE: join(home, 'sandbox.json'),
-  DIGITALOCEAN_API_TOKEN: '',
-  DIGITALOCEAN_ACCESS_TOKEN: '',
-} as Record<string, string>;
+const ENV = newUserEnv();
 const started: ChildProcess[] = [];
 
 /** `pnpm start <args>` until it prints its URL: everything it wrote to stderr by then. */

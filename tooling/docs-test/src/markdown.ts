@@ -1,12 +1,29 @@
 /**
- * Reading Markdown as GitHub renders it: the anchors its headings get, the links and the fenced
+ * What the documentation tests share: a new user's environment, and reading Markdown as GitHub
+ * renders it: the anchors its headings get, the links and the fenced
  * code blocks of a page. Code blocks are left out when looking for headings and links.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8');
+
+/** The environment of a new user: a temporary HOME and sandbox state, no token, no colour. */
+export function newUserEnv(): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), 'cloudcall-new-user-'));
+  return {
+    ...(process.env as Record<string, string>),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    CLOUDCALL_SANDBOX_STATE: join(home, 'sandbox.json'),
+    DIGITALOCEAN_API_TOKEN: '',
+    DIGITALOCEAN_ACCESS_TOKEN: '',
+    NO_COLOR: '1',
+  };
+}
 
 export interface Block {
   lang: string;
