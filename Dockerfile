@@ -1,6 +1,6 @@
 # cloudcall's MCP server as a container: the bundle (apps/mcp-server/dist: main.js and the chunks
-# it loads on demand, every dependency inside) on a small Node 20 runtime, as a non-root user. See the README's
-# "Running as a team service".
+# it loads on demand, every dependency inside) on a small Node 20 runtime, as a non-root user. See
+# docs/team-service.md.
 #
 #   docker build -t cloudcall-mcp .
 #   docker run --rm -p 127.0.0.1:3333:3333 cloudcall-mcp

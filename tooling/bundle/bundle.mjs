@@ -56,12 +56,11 @@ const result = await build({
       ? { file: outFile, codeSplitting: false }
       : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
     format: 'esm',
-    sourcemap: true,
-    // Positions and file names are what a stack trace needs; the sources themselves would triple
-    // the packed size.
+    // The maps stay in dist/ for debugging from a checkout, unreferenced and unpacked: with their
+    // sources they would double the packed size, and without them a shipped map points nowhere.
+    sourcemap: 'hidden',
     sourcemapExcludeSources: true,
     // Node parses a whole file before running a line of it: minified, that is less to parse.
-    // Stack traces map back through the source map with `node --enable-source-maps`.
     minify: true,
   },
 });

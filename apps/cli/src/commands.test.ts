@@ -268,7 +268,7 @@ describe('names for ids', () => {
     // Help says so, and the example shows a slug.
     const help = await cli.run(['vm-create', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
-      "--image-id <value> Image id (required; the image's id, slug or name)",
+      "--image-id <value> Image id or slug (required; the image's id, slug or name)",
     );
     expect(help.stdout).toContain('--image-id ubuntu-24-04-x64');
   });

@@ -160,7 +160,7 @@ export function startGuard(
       } catch (error) {
         if (error instanceof GuardRefusal) {
           io.stderr(`cloudcall: ${error.message}\n`);
-          // Ctrl+C at the prompt is a cancel, like Ctrl+C anywhere else (the README's exit 130).
+          // Ctrl+C at the prompt is a cancel, like Ctrl+C anywhere else (exit 130, docs/cli.md).
           return { exit: error.reason === 'cancel' ? 130 : REFUSED };
         }
         if (error instanceof AuditLogError) {

@@ -46,7 +46,7 @@ import { sandboxCommand } from './sandbox-command.js';
 import { addToolFlags, defaultFlagFor } from './tool-flags.js';
 import { TOOL_FAMILY } from './tool-index.generated.js';
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
   ok: 0,
   internal: 1,

@@ -1,3 +1,10 @@
+/**
+ * Confirmation of destructive calls over Streamable HTTP, through the built server and the
+ * official SDK client. Stateful (the default): the server asks the client with
+ * `elicitation/create` on the session's stream, and only an accept runs the call. `--stateless`:
+ * docs/team-service.md says no server-to-client requests reach the client there, so the server never asks
+ * (even a client that declared elicitation) and `--confirm` decides instead.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';

@@ -1,31 +1,31 @@
 /**
  * What the HTTP server prints at start: its URL and how to connect the usual MCP hosts to it.
+ * The snippets come from `@cloudcall/catalog/hosts`, as the README's do.
  */
 import { fileURLToPath } from 'node:url';
+import { hostSnippets, hostsText } from '@cloudcall/catalog/hosts';
 
-export function connectHelp(
-  url: string,
-  mode: { sandbox: boolean; sandboxState?: string | undefined },
-): string {
-  const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const stdioArgs = mode.sandbox
-    ? [main, '--sandbox', ...(mode.sandboxState ? ['--sandbox-state', mode.sandboxState] : [])]
-    : [main];
-  const desktop = JSON.stringify({ mcpServers: { cloudcall: { command: 'node', args: stdioArgs } } }, null, 2)
-    .split('\n')
-    .join('\n    ');
-  const cursor = JSON.stringify({ mcpServers: { cloudcall: { url } } });
+export interface ConnectMode {
+  sandbox: boolean;
+  sandboxState?: string | undefined;
+  /** The URL of the server's entry (`dist/main.js`), which a host starts for its own stdio copy. */
+  entry: string;
+  /** How many tools this server lists (unknown in dynamic mode, where the client adds them). */
+  tools?: number | undefined;
+}
+
+export function connectHelp(url: string, mode: ConnectMode): string {
+  const entry = fileURLToPath(mode.entry);
+  const args = mode.sandbox
+    ? [entry, '--sandbox', ...(mode.sandboxState ? ['--sandbox-state', mode.sandboxState] : [])]
+    : [entry];
+  // The absolute path of this node: a desktop host does not read the shell's PATH (nvm, asdf).
+  const snippets = hostSnippets({ url, command: process.execPath, args, tools: mode.tools });
   return `
 cloudcall MCP server listening on ${url}${mode.sandbox ? '  (SANDBOX: offline emulation, nothing is real)' : ''}
 
 Connect it:
-  Claude Code      claude mcp add --transport http cloudcall ${url}
-  Cursor           add to ~/.cursor/mcp.json (or .cursor/mcp.json in a project):
-                   ${cursor}
-  MCP Inspector    npx @modelcontextprotocol/inspector
-                   then choose "Streamable HTTP" and enter ${url}
-  Claude Desktop   add to claude_desktop_config.json (Desktop starts its own copy over stdio):
-    ${desktop}
+${hostsText(snippets)}
 
 Press Ctrl+C to stop.
 `;

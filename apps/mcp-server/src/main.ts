@@ -303,7 +303,15 @@ async function main(): Promise<void> {
     closeTransport = running.close;
     // How to connect a desktop host: for one person on loopback, not for a team service.
     if (service?.auth === 'none') {
-      process.stderr.write(connectHelp(running.url, { sandbox: Boolean(flags.sandbox), sandboxState }));
+      process.stderr.write(
+        connectHelp(running.url, {
+          sandbox: Boolean(flags.sandbox),
+          sandboxState,
+          // This module is the bundle's entry (dist/main.js); the help is in a chunk beside it.
+          entry: import.meta.url,
+          tools: toolMode === 'dynamic' ? undefined : tools.length,
+        }),
+      );
     }
     info(
       `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,

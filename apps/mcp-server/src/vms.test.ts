@@ -456,8 +456,8 @@ describe('bad input', () => {
       ['vm-create', { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3' }, /argument ImageID: is required/],
       [
         'vm-create',
-        { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3', ImageID: 'ubuntu' },
-        /argument ImageID: expected number/,
+        { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3', ImageID: 'Ubuntu 24.04' },
+        /argument ImageID: .*expected an image id or a slug such as "ubuntu-24-04-x64"/,
       ],
       [
         'vm-create',

@@ -39,6 +39,19 @@ export function toolsOf(selected: readonly ToolFamily[]): AnyTool[] {
 }
 
 export { hintFor, reportError, scopesFor } from './hints.js';
+export {
+  DOCUMENTED_SETUP,
+  HOSTS_END,
+  HOSTS_START,
+  type HostSetup,
+  type HostSnippet,
+  hostSnippets,
+  hostsMarkdown,
+  hostsText,
+  SMALL_PROFILE,
+  VSCODE_TOOL_LIMIT,
+  withHostsSection,
+} from './hosts.js';
 export { TOOLS_END, TOOLS_START, toolsMarkdown, withToolsTable } from './markdown.js';
 export {
   chooseFamilies,

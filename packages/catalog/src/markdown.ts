@@ -1,5 +1,5 @@
 /**
- * The README's table of families and tools, generated from the definitions so it cannot drift.
+ * The table of families and tools (docs/tools.md), generated from the definitions so it cannot drift.
  */
 import type { ToolFamily } from '@cloudcall/core';
 
@@ -21,10 +21,10 @@ export function toolsMarkdown(families: readonly ToolFamily[]): string {
   return lines.join('\n');
 }
 
-/** Replaces the generated section of a README text. */
+/** Replaces the generated section of a Markdown text. */
 export function withToolsTable(readme: string, families: readonly ToolFamily[]): string {
   const start = readme.indexOf(TOOLS_START);
   const end = readme.indexOf(TOOLS_END);
-  if (start < 0 || end < start) throw new Error('the README has no tools section markers');
+  if (start < 0 || end < start) throw new Error('the text has no tools section markers');
   return `${readme.slice(0, start + TOOLS_START.length)}\n${toolsMarkdown(families)}\n${readme.slice(end)}`;
 }

@@ -115,10 +115,16 @@ describe('selectFamilies', () => {
   });
 });
 
-describe('README', () => {
-  it('carries the current generated tools table (run `pnpm docs:tools` after changing tools)', async () => {
+describe('documentation', () => {
+  it('docs/tools.md carries the current generated tools table (run `pnpm docs:tools` after changing tools)', async () => {
     const { withToolsTable } = await import('./markdown.js');
+    const page = readFileSync(new URL('../../../docs/tools.md', import.meta.url), 'utf8');
+    expect(page).toBe(withToolsTable(page, families));
+  });
+
+  it('the README carries the current host snippets (run `pnpm docs:tools` after changing them)', async () => {
+    const { withHostsSection } = await import('./hosts.js');
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    expect(readme).toBe(withToolsTable(readme, families));
+    expect(readme).toBe(withHostsSection(readme));
   });
 });

@@ -133,7 +133,7 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
   details?: string;
   /**
    * A tool the service specification does not name, added because real work needs it (`wait`,
-   * `region-list`...). Marked so in the README's table; the spec test holds every other tool to
+   * `region-list`...). Marked so in the tools table (docs/tools.md); the spec test holds every other tool to
    * the spec.
    */
   beyondSpec?: true;

@@ -342,6 +342,27 @@ describe('vmsApi', () => {
     await expect(vms.vmGet({ ID: droplet.id })).rejects.toBeInstanceOf(ClientApiError);
   });
 
+  it('creates a VM from a public image slug, as the platform takes one, or from an id given as digits', async () => {
+    const vms = vmsApi(connection.client);
+    const { droplet } = await vms.vmCreate({
+      Name: 'lib-slug',
+      Size: 's-1vcpu-1gb',
+      ImageID: 'ubuntu-24-04-x64',
+      Region: 'nyc3',
+    });
+    expect(droplet.image.slug).toBe('ubuntu-24-04-x64');
+    expect(
+      request('vm-create', { Name: 'a', Size: 's-1vcpu-1gb', ImageID: 'ubuntu-24-04-x64', Region: 'nyc3' })
+        .body,
+    ).toMatchObject({ image: 'ubuntu-24-04-x64' });
+    expect(
+      request('vm-create', { Name: 'a', Size: 's-1vcpu-1gb', ImageID: String(UBUNTU), Region: 'nyc3' }).body,
+    ).toMatchObject({ image: UBUNTU });
+    await expect(
+      vms.vmCreate({ Name: 'lib-bad', Size: 's-1vcpu-1gb', ImageID: 'Ubuntu 24.04', Region: 'nyc3' }),
+    ).rejects.toThrow(/ImageID/);
+  });
+
   it('tags a VM, reads its snapshots, backups, kernels, policy and neighbours, as the description answers them', async () => {
     const vms = vmsApi(connection.client);
     const { droplet } = await vms.vmCreate({

@@ -8,7 +8,7 @@
  * import { createClient } from '@cloudcall/core';
  * import { vmsApi } from '@cloudcall/vms';
  * const vms = vmsApi(createClient({ token }));
- * const { droplet } = await vms.vmCreate({ Name: 'web-1', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3' });
+ * const { droplet } = await vms.vmCreate({ Name: 'web-1', Size: 's-1vcpu-1gb', ImageID: 'ubuntu-24-04-x64', Region: 'nyc3' });
  * await vms.powerOffVm({ ID: droplet.id });
  * ```
  */

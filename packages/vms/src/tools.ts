@@ -52,6 +52,21 @@ const SshKeyRef = z.union([
     .transform((ref) => (/^\d+$/.test(ref) ? Number(ref) : ref)),
 ]);
 
+/**
+ * The image a VM starts from, as the platform takes it: a numeric id, or a public image's slug
+ * (`ubuntu-24-04-x64`). Digits in a string are the id.
+ */
+const ImageRef = z
+  .union([
+    z.number().int().positive(),
+    z
+      .string()
+      .max(LIMITS.slug)
+      .regex(/^(\d+|[a-z0-9][a-z0-9._-]*)$/, 'expected an image id or a slug such as "ubuntu-24-04-x64"')
+      .transform((ref) => (/^\d+$/.test(ref) ? Number(ref) : ref)),
+  ])
+  .describe('Image id or slug');
+
 /** The platform limits user data to 64 KiB of bytes, not characters. */
 const UserData = z
   .string()
@@ -424,11 +439,11 @@ export const vmsTools = [
     title: 'Create VM',
     description: 'Create a VM; status new, then active. Size must be offered in Region.',
     details:
-      'Creates a VM from an image, in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list. Optional: SshKeys (ids or MD5 fingerprints of keys already on the account, key-list; an unknown key is refused) go into root\'s authorized_keys; Tags (created when new; vm-list filters by them); UserData, cloud-init text or a script run on first boot, at most 64 KiB, kept but never shown again; VpcID, a VPC of the same region (vpc-list; otherwise the region\'s default VPC); IPv6 adds a public IPv6 address; WithVmAgent false skips the web-console agent, true makes its install failure fatal.',
+      'Creates a VM from an image (its id, or a public image\'s slug such as ubuntu-24-04-x64), in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list. Optional: SshKeys (ids or MD5 fingerprints of keys already on the account, key-list; an unknown key is refused) go into root\'s authorized_keys; Tags (created when new; vm-list filters by them); UserData, cloud-init text or a script run on first boot, at most 64 KiB, kept but never shown again; VpcID, a VPC of the same region (vpc-list; otherwise the region\'s default VPC); IPv6 adds a public IPv6 address; WithVmAgent false skips the web-console agent, true makes its install failure fatal.',
     input: z.strictObject({
       Name: VmName('VM name and hostname'),
       Size: SizeSlug,
-      ImageID: numericId('Image id'),
+      ImageID: ImageRef,
       Region: RegionSlug,
       Backup: z.boolean().default(false).describe('Enable backups'),
       Monitoring: z.boolean().default(false).describe('Metrics agent'),

@@ -37,8 +37,8 @@ const REPO = resolve(HERE, '../../..');
 const NODE = process.execPath;
 const TOOL = 'key-list';
 const BURSTS = 3;
-const README_START = '<!-- bench:start -->';
-const README_END = '<!-- bench:end -->';
+const TABLE_START = '<!-- bench:start -->';
+const TABLE_END = '<!-- bench:end -->';
 
 /** The issue's targets: start-up as a multiple of `node -e 0`, per call in absolute terms. */
 const TARGET = {
@@ -66,8 +66,8 @@ const { values: flags } = parseArgs({
     cli: { type: 'string' },
     'no-reference': { type: 'boolean' },
     out: { type: 'string', default: join(HERE, '../results') },
-    // Rewrites the README's table between its bench markers with this run's.
-    'update-readme': { type: 'boolean' },
+    // Rewrites the table between the bench markers of docs/benchmark.md with this run's.
+    'update-docs': { type: 'boolean' },
   },
 });
 const rounds = positive('--rounds', flags.rounds);
@@ -107,7 +107,7 @@ try {
   mkdirSync(flags.out, { recursive: true });
   writeFileSync(join(flags.out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(flags.out, 'latest.md'), markdown);
-  if (flags['update-readme']) updateReadme(markdown);
+  if (flags['update-docs']) updateDocs(markdown);
   process.stderr.write(
     `wrote ${join(flags.out, 'latest.json')} and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );
@@ -485,15 +485,15 @@ function render(r) {
   return { text, markdown };
 }
 
-function updateReadme(markdown) {
-  const path = join(REPO, 'README.md');
+function updateDocs(markdown) {
+  const path = join(REPO, 'docs/benchmark.md');
   const text = readFileSync(path, 'utf8');
-  const start = text.indexOf(README_START);
-  const end = text.indexOf(README_END);
+  const start = text.indexOf(TABLE_START);
+  const end = text.indexOf(TABLE_END);
   if (start === -1 || end < start)
-    throw new Error(`README.md has no ${README_START} ... ${README_END} section`);
-  writeFileSync(path, `${text.slice(0, start + README_START.length)}\n${markdown}${text.slice(end)}`);
-  progress('README.md table updated');
+    throw new Error(`docs/benchmark.md has no ${TABLE_START} ... ${TABLE_END} section`);
+  writeFileSync(path, `${text.slice(0, start + TABLE_START.length)}\n${markdown}${text.slice(end)}`);
+  progress('docs/benchmark.md table updated');
 }
 
 /** The measured checkout's commit, marked when what is measured (apps, packages) has changes. */

@@ -7,7 +7,7 @@
  *
  *   pnpm build && node tooling/bench/src/one-file.mjs [--rounds 20]
  *
- * Prints a Markdown table (the README's, under "How the apps are built"). Everything runs on
+ * Prints a Markdown table (docs/building.md's, under "How the apps are built"). Everything runs on
  * loopback: the MCP server over stdio, the CLI against its in-process sandbox in memory.
  */
 import { execFileSync } from 'node:child_process';

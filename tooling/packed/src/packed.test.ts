@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { families, toolsOf } from '@cloudcall/catalog';
 import { guardTools } from '@cloudcall/guard';
 import { sshPublicKey } from '@cloudcall/sandbox';
@@ -17,17 +17,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const require = createRequire(import.meta.url);
 const APPS = {
-  cli: { dir: dirname(require.resolve('@cloudcall/cli/package.json')), bin: 'cloudcall' },
-  mcp: { dir: dirname(require.resolve('@cloudcall/mcp-server/package.json')), bin: 'cloudcall-mcp' },
+  cli: { dir: fileURLToPath(new URL('../../../apps/cli', import.meta.url)), bin: 'cloudcall' },
+  mcp: { dir: fileURLToPath(new URL('../../../apps/mcp-server', import.meta.url)), bin: 'cloudcall-mcp' },
 } as const;
-/** What an app's build wrote: its entry (and launcher), the chunks it loads on demand, maps, licenses. */
+/**
+ * What an app's build wrote, but its source maps (they stay in the checkout): its entry (and
+ * launcher), the chunks it loads on demand, the licenses; and its README, LICENSE and manifest.
+ */
 function builtFiles(dir: string): string[] {
   const dist = readdirSync(join(dir, 'dist'), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !entry.name.endsWith('.map'))
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
-  return [...dist, 'package.json'].sort();
+  return [...dist, 'LICENSE', 'README.md', 'package.json'].sort();
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-packed-'));
