@@ -2,13 +2,16 @@
  * Waiting and rate limits through a real MCP client, in process over the SDK's in-memory
  * transport, against the built-in sandbox. Waits count sandbox time: the test moves the sandbox
  * clock forward instead of sleeping, injects 429s and counts the requests the sandbox answers.
+ * The built server over stdio shows that `--sandbox` waits on the sandbox clock too.
  */
-import type { Sandbox } from '@cloudcall/sandbox';
-import { sshPublicKey } from '@cloudcall/sandbox';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from './testing/client.js';
+import { call, stdioClient } from './testing/client.js';
 import { type InProcessServer, inProcessServer } from './testing/in-process.js';
 
 const UBUNTU = 161928327;
@@ -209,5 +212,42 @@ describe('error hints over MCP', () => {
     expect(await helper.matchedRequests(rule)).toBe(1);
     // Nothing was deleted.
     expect((await call(client, 'vm-get', { ID: id })).isError).toBe(false);
+  });
+});
+
+describe('the built server with --sandbox', () => {
+  it('waits on the sandbox clock: moving it from another process ends a five-minute wait', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
+    const other = await startSandbox({ statePath });
+    const built = await stdioClient(['--sandbox', '--sandbox-state', statePath, '--families', 'account,vms']);
+    try {
+      const created = await call(built.client, 'vm-create', {
+        Name: 'built-wait',
+        Size: 's-1vcpu-1gb',
+        ImageID: UBUNTU,
+        Region: 'nyc3',
+      });
+      const id = (created.json as { droplet: { id: number } }).droplet.id;
+      await other.advanceClock(5_000);
+      expect((await call(built.client, 'power-off-vm', { ID: id })).isError).toBe(false);
+      await other.advanceClock(5_000);
+      // Off, the VM never becomes active: only the sandbox clock can end this wait in time.
+      let advanced: Promise<void> | undefined;
+      const answer = (await built.client.callTool(
+        { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 300 } },
+        undefined,
+        {
+          onprogress: () => {
+            advanced ??= other.advanceClock(301_000);
+          },
+        },
+      )) as CallToolResult;
+      await advanced;
+      expect(answer.isError).toBe(true);
+      expect(answer.structuredContent).toMatchObject({ error_id: 'wait_timeout', last_status: 'off' });
+    } finally {
+      await built.close();
+      await other.close();
+    }
   });
 });
