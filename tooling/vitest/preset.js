@@ -37,5 +37,13 @@ export default defineConfig({
       reporter: ['text-summary', 'json-summary'],
       thresholds: floors[name] ?? {},
     },
+    server: {
+      deps: {
+        // Other workspace packages are imported as built (their dist, made by the build a test
+        // task depends on): Node loads them as it loads node_modules, instead of Vite transforming
+        // them again for every test file. A package's own sources are still transformed.
+        external: [/\/packages\/[^/]+\/dist\//],
+      },
+    },
   },
 });

@@ -22,7 +22,8 @@ const countOf = (json: unknown, resource: string) =>
 
 describe('cloudcall sandbox', () => {
   it('serves the sandbox to a third-party client, then counts and resets what it holds', async () => {
-    const cli = cliRunner();
+    // A process: a server that runs until Ctrl-C (the smoke test of the built CLI serving).
+    const cli = cliRunner({}, { process: true });
     const state = join(cli.home, 'served.json');
     const server = cli.start(['sandbox', 'serve', '--port', '0', '--state', state]);
     await server.until(/Ctrl-C stops it/);

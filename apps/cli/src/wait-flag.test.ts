@@ -6,7 +6,7 @@
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from './program.js';
-import { cliRunner, VM_FLAGS } from './testing/run.js';
+import { cliRunner, startCli, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 let helper: Sandbox;
@@ -178,7 +178,8 @@ describe('--wait', () => {
   });
 
   it('stops waiting on Ctrl-C, saying the platform goes on and how to wait again', async () => {
-    const run = cli.start(['--sandbox', 'vm-create', '--Name', 'wait-stop', ...VM_FLAGS, '--wait']);
+    // A process sent SIGINT, on this file's state: the entry turns the signal into cancelling.
+    const run = startCli(['--sandbox', 'vm-create', '--Name', 'wait-stop', ...VM_FLAGS, '--wait'], cli.env);
     await run.until(/: new \(/);
     run.child.kill('SIGINT');
     const result = await run.exit;

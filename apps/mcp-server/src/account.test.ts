@@ -1,5 +1,7 @@
 /**
- * Every account tool through a real MCP client, over stdio, against the built-in sandbox.
+ * Every account tool through a real MCP client, in process over the SDK's in-memory transport,
+ * against the built-in sandbox; the start-up log and state kept between runs through the built
+ * server over stdio.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,14 +10,14 @@ import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, hintsOf, stdioClient } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 import { waitForOutput } from './testing/process.js';
 
 let client: Client;
 let close: () => Promise<void>;
-let stderr: () => string;
 
 beforeAll(async () => {
-  ({ client, close, stderr } = await stdioClient(['--sandbox', '--families', 'account']));
+  ({ client, close } = await inProcessServer({ families: 'account' }));
 });
 afterAll(async () => {
   await close();
@@ -60,8 +62,14 @@ describe('the account family over MCP stdio', () => {
 
   it('says it is in sandbox mode, in its instructions and its startup log', async () => {
     expect(client.getInstructions()).toMatch(/SANDBOX/);
-    // The handshake is answered while the sandbox starts: its log line may follow the answer.
-    await waitForOutput(stderr, /SANDBOX MODE/);
+    const built = await stdioClient(['--sandbox', '--families', 'account']);
+    try {
+      expect(built.client.getInstructions()).toMatch(/SANDBOX/);
+      // The handshake is answered while the sandbox starts: its log line may follow the answer.
+      await waitForOutput(built.stderr, /SANDBOX MODE/);
+    } finally {
+      await built.close();
+    }
   });
 
   it('account-get-information and balance-get return the platform JSON', async () => {

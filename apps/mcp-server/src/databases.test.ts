@@ -5,7 +5,8 @@ import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call as callTool, stdioClient } from './testing/client.js';
+import { call as callTool } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 
 let client: Client;
 let close: () => Promise<void>;
@@ -46,13 +47,7 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  ({ client, close } = await stdioClient([
-    '--sandbox',
-    '--sandbox-state',
-    statePath,
-    '--families',
-    'databases',
-  ]));
+  ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'databases' }));
   clock = await startSandbox({ statePath });
   ids.valkey = await createCluster('valkey', '8', { tags: 'cache, prod' });
   for (const [engine, version] of [

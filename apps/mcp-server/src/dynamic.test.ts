@@ -1,12 +1,13 @@
 /**
- * --tool-mode dynamic, through the official SDK client over stdio: the first tool list is two
- * small tools; toolset-list shows families and tools; toolset-enable adds them and the client
+ * --tool-mode dynamic, through the official SDK client (over stdio to the built server first, then
+ * in process over the SDK's in-memory transport): the first tool list is two small tools; toolset-list shows families and tools; toolset-enable adds them and the client
  * hears notifications/tools/list_changed; selection and read-only still apply.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 
 /** Resolves on the next tools/list_changed notification. */
 function nextListChanged(client: Client): Promise<void> {
@@ -66,14 +67,11 @@ describe('--tool-mode dynamic', () => {
   });
 
   it('keeps read-only and selection: hidden tools are neither listed nor enabled', async () => {
-    const { client, close } = await stdioClient([
-      '--sandbox',
-      '--tool-mode',
-      'dynamic',
-      '--read-only',
-      '--exclude-tools',
-      'size-*',
-    ]);
+    const { client, close } = await inProcessServer({
+      toolMode: 'dynamic',
+      readOnly: true,
+      excludeTools: 'size-*',
+    });
     try {
       const catalog = JSON.stringify((await call(client, 'toolset-list')).structured);
       expect(catalog).toContain('"image-list"');
@@ -100,7 +98,7 @@ describe('--tool-mode dynamic', () => {
   });
 
   it('refuses bad toolset arguments as invalid arguments', async () => {
-    const { client, close } = await stdioClient(['--sandbox', '--tool-mode', 'dynamic']);
+    const { client, close } = await inProcessServer({ toolMode: 'dynamic' });
     try {
       const unknown = await call(client, 'toolset-enable', { Families: ['nope'] });
       expect(unknown.isError).toBe(true);

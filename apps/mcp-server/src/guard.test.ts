@@ -1,7 +1,9 @@
 /**
- * The guard rails through the built server over stdio, with the official SDK client: destructive
- * calls confirmed through elicitation (accepted, declined, cancelled), `--confirm` for clients
- * that cannot be asked, protection rules, the `plan` and `audit-list` tools, and start-up checks.
+ * The guard rails with the official SDK client: destructive calls confirmed through elicitation
+ * (accepted, declined, cancelled), `--confirm` for clients that cannot be asked, protection
+ * rules, the `plan` and `audit-list` tools, and start-up checks. Settings given as flags run the
+ * server in process (over the SDK's in-memory transport); settings given as environment
+ * variables, and start-up checks, run the built server over stdio.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
+import { type InProcessOptions, inProcessServer } from './testing/in-process.js';
 import { exitOf } from './testing/process.js';
 
 const UBUNTU = 161928327;
@@ -23,13 +26,25 @@ afterEach(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: results are checked field by field.
 type Json = any;
 
+/** The guard's flags as the in-process server's options. */
+function guardOptions(args: readonly string[]): InProcessOptions {
+  const options: InProcessOptions = {};
+  for (let at = 0; at < args.length; at += 2) {
+    const [flag, value] = [args[at], args[at + 1] as string];
+    if (flag === '--confirm') options.confirm = value;
+    else if (flag === '--audit-log') options.auditLog = value;
+    else if (flag === '--protect') options.protect = [...(options.protect ?? []), value];
+    else throw new Error(`no in-process option for ${flag}`);
+  }
+  return options;
+}
+
 async function connect(args: string[], env: Record<string, string> = {}, answer?: () => ElicitResult) {
   const asked: string[] = [];
-  const connection = await stdioClient(
-    ['--sandbox', '--families', 'vms,images,account', ...args],
-    env,
-    answer ? { capabilities: { elicitation: {} } } : {},
-  );
+  const clientOptions = answer ? { capabilities: { elicitation: {} } } : {};
+  const connection = Object.keys(env).length
+    ? await stdioClient(['--sandbox', '--families', 'vms,images,account', ...args], env, clientOptions)
+    : await inProcessServer({ families: 'vms,images,account', client: clientOptions, ...guardOptions(args) });
   if (answer) {
     connection.client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);

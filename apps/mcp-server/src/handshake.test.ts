@@ -107,8 +107,17 @@ describe('the answers given before the SDK loads', () => {
 });
 
 describe('EarlyStdio handing over to the SDK server', () => {
-  /** EarlyStdio in front of the real SDK server and StdioLineTransport, on in-process streams. */
-  function session(dynamic = false) {
+  /**
+   * EarlyStdio in front of the real SDK server and StdioLineTransport, on in-process streams.
+   * The SDK server loads when the test calls `load()` (at once unless `held`), so a test decides
+   * what arrives while it loads instead of racing a timer.
+   */
+  function session(dynamic = false, held = false) {
+    let load: () => void = () => undefined;
+    const loaded = new Promise<void>((resolve) => {
+      load = resolve;
+    });
+    if (!held) load();
     const input = new PassThrough();
     const output = new PassThrough();
     const identity: ServerIdentity = { version: '1.0.0', sandbox: false, showSecrets: false, dynamic };
@@ -130,14 +139,14 @@ describe('EarlyStdio handing over to the SDK server', () => {
       needServer: () => {
         events.push('needServer');
         // As main does: the server loads asynchronously, while input keeps arriving.
-        setTimeout(() => {
+        void loaded.then(() => {
           const server = createMcpServer(serverOptions(identity));
           server.onerror = (error) => errors.push(error.message);
           server.onclose = () => events.push('closed');
           void server.connect(
             new StdioLineTransport({ input, output, maxMessageBytes: 1 << 20, handover: early }),
           );
-        }, 20);
+        });
       },
     });
     early.start();
@@ -146,11 +155,11 @@ describe('EarlyStdio handing over to the SDK server', () => {
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { input, early, errors, events, answers };
+    return { input, early, errors, events, answers, load };
   }
 
   it('answers initialize, tools/list and ping itself, then the SDK server answers the rest, each once and in order', async () => {
-    const s = session();
+    const s = session(false, true);
     s.input.write(
       line(initialize) +
         line(initialized) +
@@ -163,8 +172,11 @@ describe('EarlyStdio handing over to the SDK server', () => {
           params: { name: 'no-such-tool', arguments: {} },
         }),
     );
+    await expect.poll(() => s.events).toContain('needServer');
     // Arrives while the SDK server loads: kept, and answered after the call before it.
-    setTimeout(() => s.input.write(line({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} })), 5);
+    s.input.write(line({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }));
+    expect(s.answers()).toHaveLength(3);
+    s.load();
     await expect.poll(() => s.answers().length).toBe(5);
     const answers = s.answers();
     expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5]);
@@ -204,9 +216,11 @@ describe('EarlyStdio handing over to the SDK server', () => {
   });
 
   it('closes the session when input ends before the SDK server loads', async () => {
-    const s = session();
+    const s = session(false, true);
     s.input.write(line(initialize));
     s.input.end();
+    await expect.poll(() => s.events).toContain('needServer');
+    s.load();
     // The transport sees the end it missed, and the server closes (the process then exits).
     await expect.poll(() => s.events).toEqual(['answered 1', 'needServer', 'closed']);
   });

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 // message needs it); the tool definitions, zod and the API client just after; the sandbox only
 // with --sandbox, the HTTP transport only with --transport http.
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
-import type { ApiClient } from '@cloudcall/core';
+import type { ApiClient, ToolClock } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 /**
@@ -178,6 +178,7 @@ async function main(): Promise<void> {
 
   let client: (auth?: AuthInfo) => Promise<ApiClient>;
   let checkToken: ((auth?: AuthInfo) => Promise<void>) | undefined;
+  let clock: ToolClock | undefined;
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
@@ -194,6 +195,8 @@ async function main(): Promise<void> {
     }
     const ready = Promise.resolve(connection.client);
     client = () => ready;
+    // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+    clock = connection.clock;
     closeConnection = connection.close;
     apiUrl = connection.sandbox.url;
     if (passthrough) {
@@ -240,6 +243,7 @@ async function main(): Promise<void> {
 
   const serverOptions: McpServerOptions = {
     client,
+    clock,
     tools,
     hidden: selected.hidden,
     families,

@@ -1,5 +1,5 @@
 /**
- * Every networking tool through a real MCP client, over stdio, against the built-in sandbox
+ * Every networking tool through a real MCP client, in process over the SDK's in-memory transport, against the built-in sandbox
  * keeping its state in a file. A second sandbox on the same file moves the shared clock forward,
  * so lifecycles (load balancer, ACME certificate, peering, BYOIP) complete without sleeping.
  * The test records which tools it called and checks at the end that none was left out.
@@ -11,7 +11,8 @@ import { selectFamilies } from '@cloudcall/catalog';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, stdioClient } from './testing/client.js';
+import { call, hintsOf } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 
 const UBUNTU = 161928327;
 /** The networking tool names, from the catalog the server composes. */
@@ -65,13 +66,14 @@ async function createVm(name: string, region = 'nyc3'): Promise<number> {
 
 beforeAll(async () => {
   helper = await startSandbox({ statePath });
-  ({ client, close, stderr } = await stdioClient([
-    '--sandbox',
-    '--sandbox-state',
-    statePath,
-    '--families',
-    'account,vms,networking',
-  ]));
+  ({
+    client,
+    close,
+    log: stderr,
+  } = await inProcessServer({
+    sandboxState: statePath,
+    families: 'account,vms,networking',
+  }));
 });
 afterAll(async () => {
   await close();

@@ -6,6 +6,7 @@
 import { ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 
 const createArgs = {
   name: 'pg-secret',
@@ -22,7 +23,7 @@ interface Created {
 
 describe('secrets in results', () => {
   it('are hidden by default, in fields and inside URIs, and the instructions say how to see them', async () => {
-    const { client, close } = await stdioClient(['--sandbox', '--families', 'databases']);
+    const { client, close } = await inProcessServer({ families: 'databases' });
     try {
       const created = await call(client, 'db-cluster-create', createArgs);
       const { connection } = (created.json as Created).database;
@@ -37,7 +38,7 @@ describe('secrets in results', () => {
   });
 
   it('are shown with --show-secrets', async () => {
-    const { client, close } = await stdioClient(['--sandbox', '--families', 'databases', '--show-secrets']);
+    const { client, close } = await inProcessServer({ families: 'databases', showSecrets: true });
     try {
       const created = await call(client, 'db-cluster-create', createArgs);
       const { connection } = (created.json as Created).database;

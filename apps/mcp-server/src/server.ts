@@ -3,7 +3,7 @@
  * tools/call running them, with every failure answered as an `isError` tool result.
  */
 import { closest, globPattern } from '@cloudcall/catalog/select';
-import type { AnyTool, ApiClient, ErrorReport, ToolProgress } from '@cloudcall/core';
+import type { AnyTool, ApiClient, ErrorReport, ToolClock, ToolProgress } from '@cloudcall/core';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -30,6 +30,11 @@ export interface McpServerOptions {
    * `--auth token-passthrough` the request's own token (`auth`) makes a client for that call only.
    */
   client: (auth?: AuthInfo) => Promise<ApiClient>;
+  /**
+   * The time waits (the `wait` tool) count in: the sandbox's clock with `--sandbox`, so that moving
+   * the sandbox clock forward ends a wait; real time when absent.
+   */
+  clock?: ToolClock;
   /** The tools offered, as listed at build time: after --families, --tools, --exclude-tools and --read-only. */
   tools: readonly ToolData[];
   /** Tools left out by a flag -> the reason naming it; a call to one is answered with it. */
@@ -244,7 +249,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         kit.guard,
         definition,
         args ?? {},
-        { client, signal: extra.signal, progress },
+        { client, signal: extra.signal, progress, clock: options.clock },
         {
           server,
           guard: options.guard ?? { confirm: 'auto', rules: [] },

@@ -1,5 +1,5 @@
 /**
- * Every vms and images tool through a real MCP client, over stdio, against the built-in sandbox
+ * Every vms and images tool through a real MCP client, in process over the SDK's in-memory transport, against the built-in sandbox
  * keeping its state in a file. A second sandbox on the same file moves the shared clock forward
  * (so lifecycles complete without sleeping) and tags VMs through the platform API, as the
  * platform's own tag endpoints would.
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call } from './testing/client.js';
+import { inProcessServer } from './testing/in-process.js';
 
 const UBUNTU = 161928327;
 const DEBIAN = 158441207;
@@ -67,13 +68,7 @@ const stateText = () => readFileSync(statePath, 'utf8');
 
 beforeAll(async () => {
   helper = await startSandbox({ statePath });
-  ({ client, close } = await stdioClient([
-    '--sandbox',
-    '--sandbox-state',
-    statePath,
-    '--families',
-    'account,vms,images',
-  ]));
+  ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'account,vms,images' }));
 });
 afterAll(async () => {
   await close();

@@ -1,7 +1,8 @@
 /**
- * Waiting and rate limits through a real MCP client over stdio, against the built-in sandbox on a
- * state file. A second sandbox on the same file, in this process, moves the shared clock forward,
- * injects 429s and counts the requests the server's own sandbox answers.
+ * Waiting and rate limits through a real MCP client, in process over the SDK's in-memory
+ * transport, against the built-in sandbox. Waits count sandbox time: the test moves the sandbox
+ * clock forward instead of sleeping, injects 429s and counts the requests the sandbox answers.
+ * The built server over stdio shows that `--sandbox` waits on the sandbox clock too.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,29 +12,21 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stdioClient } from './testing/client.js';
-import { waitForOutput } from './testing/process.js';
+import { type InProcessServer, inProcessServer } from './testing/in-process.js';
 
 const UBUNTU = 161928327;
 
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
+let server: InProcessServer;
 let client: Client;
-let close: () => Promise<void>;
-let stderr: () => string;
 let helper: Sandbox;
 
 beforeAll(async () => {
-  helper = await startSandbox({ statePath });
-  ({ client, close, stderr } = await stdioClient([
-    '--sandbox',
-    '--sandbox-state',
-    statePath,
-    '--families',
-    'account,vms',
-  ]));
+  server = await inProcessServer({ families: 'account,vms' });
+  client = server.client;
+  helper = server.sandbox as Sandbox;
 });
 afterAll(async () => {
-  await close();
-  await helper.close();
+  await server.close();
 });
 
 async function createVm(name: string): Promise<number> {
@@ -84,7 +77,24 @@ describe('wait over MCP', () => {
     await helper.advanceClock(5_000);
     expect((await call(client, 'power-off-vm', { ID: id })).isError).toBe(false);
     await helper.advanceClock(5_000);
-    const result = await call(client, 'wait', { Kind: 'vm', ID: id, TimeoutSeconds: 1 });
+    // The second of sandbox time passes as soon as the wait has seen the VM off.
+    let advanced: Promise<void> | undefined;
+    const answer = (await client.callTool(
+      { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 1 } },
+      undefined,
+      {
+        onprogress: () => {
+          advanced ??= helper.advanceClock(1_000);
+        },
+      },
+    )) as CallToolResult;
+    await advanced;
+    expect(advanced, 'the wait reported progress').toBeDefined();
+    const result = {
+      isError: answer.isError === true,
+      text: textOf(answer),
+      structured: answer.structuredContent,
+    };
     expect(result.isError).toBe(true);
     expect(result.text.split('\n')[0]).toMatch(
       new RegExp(
@@ -112,12 +122,13 @@ describe('wait over MCP', () => {
       })
       .catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(Error);
-    const cancelledAt = Date.now();
-    // The tool call ends at once, well before its next poll would have been due.
-    await waitForOutput(stderr, /tool wait: .*cancelled/, 800);
+    // The tool call ends at once, and no wait is left sleeping towards another poll.
+    await expect.poll(() => server.log()).toMatch(/tool wait: .*cancelled/);
+    expect(server.sleeping()).toBe(0);
     expect(await helper.matchedRequests(polls)).toBe(1);
-    // Uncancelled, the wait would poll again 1 s and 2.5 s after its first poll.
-    await new Promise((resolve) => setTimeout(resolve, 2_600 - (Date.now() - cancelledAt)));
+    // Uncancelled, the wait would poll again 1 s and 2.5 s after its first poll: that time passes.
+    await helper.advanceClock(5_000);
+    expect(server.sleeping()).toBe(0);
     expect(await helper.matchedRequests(polls)).toBe(1);
     // The server is still there, and the VM is still booting: nothing finished the wait.
     const vm = await call(client, 'vm-get', { ID: id });
@@ -201,5 +212,42 @@ describe('error hints over MCP', () => {
     expect(await helper.matchedRequests(rule)).toBe(1);
     // Nothing was deleted.
     expect((await call(client, 'vm-get', { ID: id })).isError).toBe(false);
+  });
+});
+
+describe('the built server with --sandbox', () => {
+  it('waits on the sandbox clock: moving it from another process ends a five-minute wait', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
+    const other = await startSandbox({ statePath });
+    const built = await stdioClient(['--sandbox', '--sandbox-state', statePath, '--families', 'account,vms']);
+    try {
+      const created = await call(built.client, 'vm-create', {
+        Name: 'built-wait',
+        Size: 's-1vcpu-1gb',
+        ImageID: UBUNTU,
+        Region: 'nyc3',
+      });
+      const id = (created.json as { droplet: { id: number } }).droplet.id;
+      await other.advanceClock(5_000);
+      expect((await call(built.client, 'power-off-vm', { ID: id })).isError).toBe(false);
+      await other.advanceClock(5_000);
+      // Off, the VM never becomes active: only the sandbox clock can end this wait in time.
+      let advanced: Promise<void> | undefined;
+      const answer = (await built.client.callTool(
+        { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 300 } },
+        undefined,
+        {
+          onprogress: () => {
+            advanced ??= other.advanceClock(301_000);
+          },
+        },
+      )) as CallToolResult;
+      await advanced;
+      expect(answer.isError).toBe(true);
+      expect(answer.structuredContent).toMatchObject({ error_id: 'wait_timeout', last_status: 'off' });
+    } finally {
+      await built.close();
+      await other.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApiClient, type ClientOptions, createClientFactory, ReadOnlyViolationError } from './client.js';
 import {
@@ -13,6 +13,7 @@ import {
   UnexpectedResponseError,
 } from './errors.js';
 import { paginate } from './pagination.js';
+import { realClock } from './retry.js';
 import { annotations, defineTool, returns, runTool } from './tool.js';
 
 const TOKEN = 'dop_v1_secret_token_value_0123456789';
@@ -57,10 +58,30 @@ afterEach(async () => {
   }
 });
 
+/**
+ * A clock for the retry tests: sleeping moves it forward at once and notes the wait, so backoff
+ * and Retry-After cost no wall-clock time and their lengths are checked exactly.
+ */
+function testClock(start = 1_700_000_000_000) {
+  let now = start;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      if (signal?.aborted) throw signal.reason;
+      slept.push(ms);
+      now += ms;
+    },
+  };
+}
+
 function client(url: string, options: Partial<ClientOptions> = {}): ApiClient {
+  // Retries wait on a test clock unless a test says otherwise: no test sleeps through a backoff.
   const c = new ApiClient({
     token: TOKEN,
     baseUrl: url,
+    clock: testClock(),
     retry: { baseDelayMs: 5, maxDelayMs: 2_000, ...options.retry },
     ...options,
   });
@@ -250,11 +271,13 @@ describe('retries', () => {
       json(200, { ok: true }),
     );
     const delays: number[] = [];
-    const c = client(api.url, { onEvent: (e) => e.type === 'retry' && delays.push(e.delayMs) });
-    const started = Date.now();
+    const clock = testClock();
+    const c = client(api.url, { clock, onEvent: (e) => e.type === 'retry' && delays.push(e.delayMs) });
     expect(await c.request({ method: 'GET', path: '/v2/account' })).toEqual({ ok: true });
     expect(delays).toEqual([1000]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    // The second attempt came after the whole second Retry-After asked for.
+    expect(clock.slept).toEqual([1000]);
+    expect(api.seen).toHaveLength(2);
   });
 
   it('says in a 429 error how many attempts were made and what Retry-After said', async () => {
@@ -287,13 +310,21 @@ describe('retries', () => {
 
   it('stops at the overall deadline even with attempts left', async () => {
     const api = await standIn(platformError(503, 'unavailable', 'c'));
+    const clock = testClock();
+    // Every backoff is half its 2 s step: attempts start at 0, 1, ... 9 s; a tenth wait would
+    // end at the 10 s deadline.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
     const c = client(api.url, {
-      retry: { maxAttempts: 1000, baseDelayMs: 50, maxDelayMs: 50, deadlineMs: 400 },
+      clock,
+      retry: { maxAttempts: 1000, baseDelayMs: 2_000, maxDelayMs: 2_000, deadlineMs: 10_000 },
     });
-    const started = Date.now();
-    await expect(c.request({ method: 'GET', path: '/v2/account' })).rejects.toBeInstanceOf(ServerApiError);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(api.seen.length).toBeLessThan(1000);
+    try {
+      await expect(c.request({ method: 'GET', path: '/v2/account' })).rejects.toBeInstanceOf(ServerApiError);
+    } finally {
+      random.mockRestore();
+    }
+    expect(clock.slept).toEqual(Array(9).fill(1_000));
+    expect(api.seen).toHaveLength(10);
   });
 });
 
@@ -323,37 +354,40 @@ describe('429 rate limits', () => {
 
   it('gives up at once when Retry-After would pass the call deadline, though it is within the longest wait', async () => {
     const api = await standIn(tooMany('1'), json(200, { ok: true }));
-    const started = Date.now();
-    const error = (await client(api.url, { retry: { maxDelayMs: 5_000 } })
-      .request({ method: 'GET', path: '/v2/account', deadline: Date.now() + 500 })
+    const clock = testClock();
+    const error = (await client(api.url, { clock, retry: { maxDelayMs: 5_000 } })
+      .request({ method: 'GET', path: '/v2/account', deadline: clock.now() + 500 })
       .catch((e: unknown) => e)) as ClientApiError;
     expect(error).toBeInstanceOf(ClientApiError);
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 1, attempts: 1 });
     expect(error.retryable).toBe(true);
     expect(api.seen).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(900);
+    // It gave up without waiting at all.
+    expect(clock.slept).toEqual([]);
   });
 
   it("gives up when Retry-After would pass the client's own deadline", async () => {
     const api = await standIn(tooMany('1'), json(200, { ok: true }));
-    const error = (await client(api.url, { retry: { deadlineMs: 500 } })
+    const clock = testClock();
+    const error = (await client(api.url, { clock, retry: { deadlineMs: 500 } })
       .request({ method: 'GET', path: '/v2/account' })
       .catch((e: unknown) => e)) as ClientApiError;
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 1 });
     expect(api.seen).toHaveLength(1);
+    expect(clock.slept).toEqual([]);
   });
 
   it('waits for Retry-After when it fits a call deadline, then succeeds', async () => {
     const api = await standIn(tooMany('1'), json(200, { ok: true }));
-    const started = Date.now();
-    const result = await client(api.url).request({
+    const clock = testClock();
+    const result = await client(api.url, { clock }).request({
       method: 'GET',
       path: '/v2/account',
-      deadline: Date.now() + 5_000,
+      deadline: clock.now() + 5_000,
     });
     expect(result).toEqual({ ok: true });
     expect(api.seen).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(clock.slept).toEqual([1000]);
   });
 });
 
@@ -421,7 +455,11 @@ describe('timeouts and cancellation', () => {
       res.on('close', () => clearInterval(drip));
     });
     const started = Date.now();
-    const error = await client(api.url, { retry: { deadlineMs: 400, maxAttempts: 10, baseDelayMs: 1 } })
+    // Real time: the attempt itself, not a wait, runs into the deadline.
+    const error = await client(api.url, {
+      clock: realClock,
+      retry: { deadlineMs: 400, maxAttempts: 10, baseDelayMs: 1 },
+    })
       .request({ method: 'GET', path: '/v2/account' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -429,11 +467,9 @@ describe('timeouts and cancellation', () => {
   });
 
   it('cancels an in-flight request through its AbortSignal', async () => {
-    const api = await standIn(() => {
-      /* never answers */
-    });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    // The request has reached the server, which never answers: cancel it then.
+    const api = await standIn(() => controller.abort());
     const started = Date.now();
     const error = await client(api.url)
       .request({ method: 'GET', path: '/v2/account', signal: controller.signal })
@@ -445,11 +481,22 @@ describe('timeouts and cancellation', () => {
   it('cancels during a backoff wait', async () => {
     const api = await standIn(json(429, { id: 'too_many_requests', message: 'x' }, { 'retry-after': '1' }));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const error = await client(api.url)
+    const waits: number[] = [];
+    // A wait that lasts until cancelled: the call is cancelled as soon as it starts waiting.
+    const clock = {
+      now: Date.now,
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((_, reject) => {
+          waits.push(ms);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          controller.abort();
+        }),
+    };
+    const error = await client(api.url, { clock })
       .request({ method: 'GET', path: '/v2/account', signal: controller.signal })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CancelledError);
+    expect(waits).toEqual([1000]);
     expect(api.seen).toHaveLength(1);
   });
 });

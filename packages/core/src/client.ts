@@ -25,7 +25,8 @@ import {
   parseRetryAfter,
   RETRYABLE_STATUSES,
   type RetryOptions,
-  sleep,
+  realClock,
+  type ToolClock,
 } from './retry.js';
 
 export { DEFAULT_BASE_URL } from './credentials.js';
@@ -58,6 +59,12 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
   /** Receives one event per attempt; handy for debug logs. Events carry no credentials. */
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * The time deadlines are counted in and retry waits pass by (real time when absent): tests pass
+   * one whose sleep returns at once, so backoff and `Retry-After` take no wall-clock time. Each
+   * attempt's response timeout is a real timer, since it bounds real I/O.
+   */
+  clock?: ToolClock;
 }
 
 /**
@@ -120,7 +127,7 @@ export interface RequestOptions {
   body?: unknown;
   signal?: AbortSignal | undefined;
   /**
-   * When the call must be over, in milliseconds since the epoch: no retry waits past it (a
+   * When the call must be over, in milliseconds since the epoch on the client's clock: no retry waits past it (a
    * `Retry-After` that does not fit ends the call with the 429). The client's own deadline
    * (`retry.deadlineMs`) still applies when it is earlier.
    */
@@ -162,6 +169,7 @@ export class ApiClient {
   private readonly budget: { last: RateLimit | undefined };
   private readonly options: ClientOptions;
   private readonly hooks: readonly CallHooks[];
+  private readonly clock: ToolClock;
 
   constructor(options: ClientOptions) {
     if (!options.token) throw new TypeError('An API token is required.');
@@ -178,6 +186,7 @@ export class ApiClient {
     this.responseTimeoutMs = options.responseTimeoutMs ?? 30_000;
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     this.onEvent = options.onEvent;
+    this.clock = options.clock ?? realClock;
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher ?? newPool(this.origin, options);
     this.options = options;
@@ -244,7 +253,7 @@ export class ApiClient {
     const target = options.path + queryString(options.query);
     const path = this.prefix + target;
     const idempotent = IDEMPOTENT_METHODS.has(method);
-    const started = Date.now();
+    const started = this.clock.now();
     const deadline = Math.min(started + this.retry.deadlineMs, options.deadline ?? Number.POSITIVE_INFINITY);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
@@ -257,12 +266,12 @@ export class ApiClient {
     // The failure that made us retry: what the caller hears if the deadline then passes.
     let lastFailure: Error | undefined;
     for (let attempt = 1; ; attempt++) {
-      const remaining = deadline - Date.now();
+      const remaining = deadline - this.clock.now();
       if (remaining <= 0) {
         throw (
           lastFailure ??
           new TimeoutError(
-            `${method} ${options.path} gave up at its deadline, after ${Date.now() - started} ms`,
+            `${method} ${options.path} gave up at its deadline, after ${this.clock.now() - started} ms`,
           )
         );
       }
@@ -272,6 +281,7 @@ export class ApiClient {
       const timer = new AbortController();
       const timing = setTimeout(() => timer.abort(), timeout);
       const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+      // The attempt's own duration is measured in real time, whatever clock the deadlines use.
       const attemptStarted = Date.now();
       this.onEvent?.({ type: 'request', method, path: options.path, target, attempt, body: options.body });
       let response: Dispatcher.ResponseData;
@@ -344,7 +354,7 @@ export class ApiClient {
       if (method === 'DELETE' && status === 404 && lastFailure !== undefined && !isStatus(lastFailure, 429)) {
         return { status, data: undefined as T, requestId, rateLimit, alreadyGone: true };
       }
-      const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+      const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.clock.now());
       const error = this.apiError(status, text, requestId, method, options.path, retryAfterMs, attempt);
       if (!idempotent || !RETRYABLE_STATUSES.has(status) || attempt >= this.retry.maxAttempts) throw error;
       const delay = retryAfterMs ?? backoffDelay(attempt, this.retry);
@@ -414,7 +424,7 @@ export class ApiClient {
     event: { method: string; path: string; attempt: number; reason: string },
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    if (delay > this.retry.maxDelayMs || Date.now() + delay >= deadline) throw failure;
+    if (delay > this.retry.maxDelayMs || this.clock.now() + delay >= deadline) throw failure;
     this.onEvent?.({ type: 'retry', ...event, delayMs: delay });
     await this.wait(delay, signal);
   }
@@ -426,7 +436,7 @@ export class ApiClient {
 
   private async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await sleep(ms, signal);
+      await this.clock.sleep(ms, signal);
     } catch {
       throw new CancelledError();
     }

@@ -6,7 +6,7 @@
 import type { ApiClient, QueryValue } from './client.js';
 import { CancelledError } from './errors.js';
 import { rateLimitNote, rateLimitSpacing } from './rate-limit.js';
-import { sleep } from './retry.js';
+import { realClock } from './retry.js';
 import { type AnyTool, runTool, type ToolContext } from './tool.js';
 
 export interface Links {
@@ -95,7 +95,7 @@ export async function runAllPages(
 ): Promise<unknown> {
   const argument = pageArgument(tool);
   if (argument === undefined) throw new TypeError(`tool ${tool.name} has no pages`);
-  const clock = context.clock ?? { now: Date.now, sleep };
+  const clock = context.clock ?? realClock;
   let page = Number(raw[argument] ?? 1);
   let merged: Record<string, unknown> | undefined;
   let items: unknown[] = [];

@@ -67,6 +67,17 @@ export function parseRetryAfter(
   return Math.max(0, date - now);
 }
 
+/**
+ * The time a tool or the API client waits by. Tests pass one that moves a sandbox clock (or a
+ * counter) instead of sleeping.
+ */
+export interface ToolClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
 /** Sleeps, waking early with the signal's reason when it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -85,3 +96,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Real time: `Date.now` and `sleep`. */
+export const realClock: ToolClock = { now: () => Date.now(), sleep };

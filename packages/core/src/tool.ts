@@ -7,6 +7,9 @@ import { z } from 'zod';
 import type { ApiClient, HttpMethod, QueryValue, RequestOptions } from './client.js';
 import { depthOf } from './depth.js';
 import { InputError, type InputIssue } from './errors.js';
+import type { ToolClock } from './retry.js';
+
+export type { ToolClock } from './retry.js';
 
 export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images';
 
@@ -45,14 +48,6 @@ export interface ToolProgress {
   /** What is watched, such as `vm 123`, and its status now: apps show a line per change. */
   subject?: string;
   status?: string;
-}
-
-/** The time a tool waits by. Tests pass one that moves a sandbox clock instead of sleeping. */
-export interface ToolClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** What can be waited for until ready: the kinds of the `wait` tool. */

@@ -39,25 +39,29 @@ export async function connectSandbox(
 const CLOCK_CHECK_MS = 100;
 
 /**
- * The sandbox's time: the real clock plus the world's offset, read again while sleeping, so that a
- * test (in any process on the same state file) that moves the clock forward ends a wait's pause at
- * once, and a timeout comes when sandbox time passes it, not real time.
+ * The sandbox's time: the real clock plus the world's offset, read again at every look and while
+ * sleeping, so that a test (in any process on the same state file) that moves the clock forward
+ * ends a wait's pause at once, and a timeout comes when sandbox time passes it, not real time.
+ * Reading the offset at every `now()` keeps a long-lived server's clock right: a wait that starts
+ * after the clock moved counts from the moved time.
  */
 export async function sandboxClock(store: Store<World>, now: () => number = Date.now): Promise<ToolClock> {
   let offset = 0;
-  const refresh = () =>
-    store.read((world) => {
-      offset = world.clockOffsetMs;
-    });
-  await refresh();
-  const current = () => now() + offset;
+  const current = () => {
+    try {
+      offset = store.peek((world) => world.clockOffsetMs);
+    } catch {
+      // A state file that cannot be read now keeps the last offset; the next request says why.
+    }
+    return now() + offset;
+  };
+  await store.read(() => undefined);
   return {
     now: current,
     async sleep(ms, signal) {
       const until = current() + ms;
-      while (current() < until) {
-        await sleep(Math.min(CLOCK_CHECK_MS, until - current()), signal);
-        await refresh();
+      for (let left = ms; left > 0; left = until - current()) {
+        await sleep(Math.min(CLOCK_CHECK_MS, left), signal);
       }
     },
   };

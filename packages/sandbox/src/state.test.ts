@@ -55,4 +55,23 @@ describe('sandboxClock', () => {
       await other.close();
     }
   });
+
+  it('reads a move made by another process at the next now(), with no sleep in between', async () => {
+    // A long-lived server's clock: a wait that starts after the clock moved counts from the
+    // moved time, so the move is not taken for time the wait has spent.
+    const path = join(mkdtempSync(join(tmpdir(), 'cloudcall-clock-')), 'sandbox.json');
+    const sandbox = await startSandbox({ statePath: path, now: () => 1_000_000 });
+    const other = await startSandbox({ statePath: path });
+    try {
+      const clock = await sandboxClock(sandbox.store, () => 1_000_000);
+      expect(clock.now()).toBe(1_000_000);
+      await other.advanceClock(60_000);
+      expect(clock.now()).toBe(1_060_000);
+      await sandbox.advanceClock(1_000);
+      expect(clock.now()).toBe(1_061_000);
+    } finally {
+      await sandbox.close();
+      await other.close();
+    }
+  });
 });

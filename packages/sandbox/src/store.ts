@@ -106,6 +106,14 @@ export class Store<W> {
 
   /** Runs `fn` on the latest state without changing it. */
   async read<T>(fn: (world: W) => T): Promise<T> {
+    return this.peek(fn);
+  }
+
+  /**
+   * `read` at once: the latest state (the file is re-read only when it changed, and writes
+   * replace it whole), for what cannot wait, such as a clock's `now()`.
+   */
+  peek<T>(fn: (world: W) => T): T {
     return fn(this.latest());
   }
 

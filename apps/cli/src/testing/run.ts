@@ -1,12 +1,25 @@
 /**
- * Test helper: runs the built CLI as a process, the way a person at a terminal would.
+ * Test helpers: the CLI in this process (`runCli` with the arguments, environment and output of
+ * a process run with its output piped), or the built CLI as a process, the way a person at a
+ * terminal would run it.
+ *
+ *   const cli = cliRunner();                      // in process, its own config directory
+ *   const { code, stdout, stderr, json } = await cli.run(['--sandbox', 'vm-list']);
+ *   const vm = await cli.ok('vm-get', '--ID', id); // --sandbox, expecting exit 0: the JSON
+ *   const run = cli.start([...]); await run.until(/: new \(/); ...; await run.exit;
+ *
+ * `cliRunner(env, { process: true })` runs `node dist/main.js` instead, for what only a process
+ * does: signals (Ctrl-C), the entry's own start-up, pipes closed early, terminals (`onTerminal`).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import packageJson from '../../package.json' with { type: 'json' };
+import { runCli as runProgram } from '../program.js';
 
 /** A small VM of the sandbox's catalog: `vm-create --name NAME ...VM_FLAGS`. */
 export const VM_FLAGS = ['--size', 's-1vcpu-1gb', '--image-id', '161928327', '--region', 'nyc3'];
@@ -21,8 +34,11 @@ export interface Run {
   json: unknown;
 }
 
-/** A CLI bound to its own config directory, so its sandbox state is private to one test file. */
-export function cliRunner(extraEnv: Record<string, string> = {}) {
+/**
+ * A CLI bound to its own config directory, so its sandbox state is private to one test file;
+ * in this process unless `process` is set.
+ */
+export function cliRunner(extraEnv: Record<string, string> = {}, options: { process?: boolean } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'cloudcall-cli-'));
   const env = {
     PATH: process.env.PATH ?? '',
@@ -30,17 +46,25 @@ export function cliRunner(extraEnv: Record<string, string> = {}) {
     XDG_CONFIG_HOME: join(home, 'config'),
     ...extraEnv,
   };
+  const starting = options.process ? startCli : startInProcess;
+  const running = (args: string[], runEnv: Record<string, string>, input?: string) => {
+    const run = starting(args, runEnv);
+    run.child.stdin.end(input);
+    return run.exit;
+  };
   return {
     home,
+    /** The environment each run gets (for a process started with `startCli`). */
+    env,
     statePath: join(home, 'config', 'cloudcall', 'sandbox.json'),
     run: (args: string[], more: Record<string, string> = {}, input?: string) =>
-      runCli(args, { ...env, ...more }, input),
-    start: (args: string[], more: Record<string, string> = {}) => startCli(args, { ...env, ...more }),
+      running(args, { ...env, ...more }, input),
+    start: (args: string[], more: Record<string, string> = {}) => starting(args, { ...env, ...more }),
     /** A command against the sandbox kept in this runner's config directory. */
-    sandbox: (...args: string[]) => runCli(['--sandbox', ...args], env),
+    sandbox: (...args: string[]) => running(['--sandbox', ...args], env),
     /** Like `sandbox`, expecting exit 0: the JSON printed. */
     async ok(...args: string[]): Promise<Json> {
-      const result = await runCli(['--sandbox', ...args], env);
+      const result = await running(['--sandbox', ...args], env);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       return result.json as Json;
     },
@@ -82,6 +106,92 @@ export function startCli(args: string[], env: Record<string, string>) {
       child.on('close', () => reject(new Error(`exited before printing ${pattern}: ${output.stderr}`)));
       check();
     });
+  return { child, output, exit, until };
+}
+
+/**
+ * `startCli` in this process: `runCli` as the entry (main.ts) calls it with stdout and stdin
+ * piped; `child.stdin` takes the input, `child.kill()` is Ctrl-C (the entry aborts on SIGINT).
+ */
+export function startInProcess(args: string[], env: Record<string, string>) {
+  const output = { stdout: '', stderr: '' };
+  const watchers = new Set<() => void>();
+  const wrote = () => {
+    for (const watcher of [...watchers]) watcher();
+  };
+  const interrupt = new AbortController();
+  let input = '';
+  let inputEnded: () => void = () => undefined;
+  const stdinDone = new Promise<void>((resolve) => {
+    inputEnded = resolve;
+  });
+  // Read as a pipe: the text written, then its end.
+  const stdin = Readable.from(
+    (async function* () {
+      await stdinDone;
+      if (input) yield input;
+    })(),
+  );
+  const exit = (async (): Promise<Run> => {
+    let code: number;
+    try {
+      code = await runProgram(
+        args,
+        {
+          stdout: (text) => {
+            output.stdout += text;
+            wrote();
+          },
+          stderr: (text) => {
+            output.stderr += text;
+            wrote();
+          },
+          env,
+          isTty: false,
+          stderrIsTty: false,
+          stdin,
+          signal: interrupt.signal,
+        },
+        packageJson.version,
+      );
+    } catch (error) {
+      // What the process would do with an error nothing caught: say it, exit 1.
+      output.stderr += `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
+      code = 1;
+    }
+    const result = { code, ...output, json: parsed(output.stdout) };
+    wrote();
+    return result;
+  })();
+  let ended = false;
+  void exit.then(() => {
+    ended = true;
+    wrote();
+  });
+  /** Resolves once stdout or stderr matches, as output arrives (no fixed sleep). */
+  const until = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(output.stdout) || pattern.test(output.stderr)) {
+          watchers.delete(check);
+          resolve();
+        } else if (ended) {
+          watchers.delete(check);
+          reject(new Error(`exited before printing ${pattern}: ${output.stderr}`));
+        }
+      };
+      watchers.add(check);
+      check();
+    });
+  const child = {
+    stdin: {
+      end: (text?: string) => {
+        input += text ?? '';
+        inputEnded();
+      },
+    },
+    kill: (_signal?: NodeJS.Signals) => interrupt.abort(),
+  };
   return { child, output, exit, until };
 }
 
