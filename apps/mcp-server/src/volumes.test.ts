@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, stdioClient } from './testing/client.js';
+import { call, hintsOf, okCall, stdioClient } from './testing/client.js';
 
 const UBUNTU = 161928327;
 const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-volumes-')), 'sandbox.json');
@@ -22,11 +22,7 @@ let helper: Sandbox;
 // biome-ignore lint/suspicious/noExplicitAny: tool results are checked field by field.
 type Json = any;
 
-async function ok(name: string, args: Record<string, unknown> = {}): Promise<Json> {
-  const result = await call(client, name, args);
-  expect(result.isError, `${name}: ${result.text}`).toBe(false);
-  return result.json;
-}
+const ok = (name: string, args: Record<string, unknown> = {}): Promise<Json> => okCall(client, name, args);
 
 async function refused(name: string, args: Record<string, unknown>, text: string) {
   const result = await call(client, name, args);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -67,4 +68,16 @@ export function hintsOf(tool: { annotations?: Record<string, unknown> | undefine
     openWorldHint: true,
     ...tool.annotations,
   };
+}
+
+/** Calls a tool expecting success (the failure message shows the tool's text): its JSON answer. */
+export async function okCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tool results are checked field by field.
+): Promise<any> {
+  const result = await call(client, name, args);
+  expect(result.isError, `${name}: ${result.text}`).toBe(false);
+  return result.json;
 }
