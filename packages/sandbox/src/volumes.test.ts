@@ -258,6 +258,8 @@ describe('volumes', () => {
       409,
       /detach it before deleting/,
     );
+    const associated = await call('droplets_list_associatedResources', { params: { droplet_id: holder } });
+    expect(associated.body.volumes).toEqual([{ id: data.id, name: 'data-delete', cost: '1.00' }]);
     expect((await call('droplets_destroy', { params: { droplet_id: holder } })).status).toBe(204);
     expect((await call('volumes_get', { params: { volume_id: data.id } })).body.volume.droplet_ids).toEqual(
       [],
