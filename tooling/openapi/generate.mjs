@@ -71,6 +71,34 @@ export const EXTRA_OPERATION_IDS = [
   'reservedIPv6_get',
   'reservedIPv6_delete',
   'reservedIPv6Actions_post',
+  // Block-storage volumes, their actions and snapshots (the vms family's volume tools).
+  'volumes_list',
+  'volumes_create',
+  'volumes_get',
+  'volumes_delete',
+  'volumes_delete_byName',
+  'volumeActions_post',
+  'volumeActions_post_byId',
+  'volumeActions_list',
+  'volumeActions_get',
+  'volumeSnapshots_list',
+  'volumeSnapshots_create',
+  'volumeSnapshots_get_byId',
+  'volumeSnapshots_delete_byId',
+  // Projects (the account family's project tools).
+  'projects_list',
+  'projects_create',
+  'projects_get',
+  'projects_update',
+  'projects_patch',
+  'projects_delete',
+  'projects_get_default',
+  'projects_update_default',
+  'projects_patch_default',
+  'projects_list_resources',
+  'projects_assign_resources',
+  'projects_list_resources_default',
+  'projects_assign_resources_default',
 ];
 
 /**
@@ -93,6 +121,9 @@ export const CLIENT_OPERATION_IDS = [
   'floatingIPsAction_list',
   'floatingIPsAction_post',
   'floatingIPsAction_get',
+  // Routes godo and dots-wrapper call that no tool does.
+  'droplets_list_firewalls',
+  'databases_reset_auth',
   // dots-wrapper's customer.downloadInvoice (format csv or pdf).
   'invoices_get_csvByUUID',
   'invoices_get_pdfByUUID',

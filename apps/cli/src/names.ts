@@ -1,6 +1,6 @@
 /**
  * Names for ids, a CLI convenience (`cloudcall vm-get web-1`): where a VM, load balancer,
- * firewall, VPC, database cluster or image id is expected and the value given is not an id, the
+ * firewall, VPC, database cluster, volume, project or image id is expected and the value given is not an id, the
  * resource is looked up by name with one list (one call of 200 in most accounts). A name that
  * matches several is refused with their ids. An image is first looked up as a public image's slug
  * (`--image-id ubuntu-24-04-x64`, one `GET /v2/images/{slug}`), then among the account's own images
@@ -105,6 +105,27 @@ const NAMED_KINDS: readonly NamedKind[] = [
     prefix: 'db-cluster',
     list: 'db-cluster-list',
     items: 'databases',
+    isId: UUID,
+    idForm: 'uuid',
+  },
+  {
+    // Volume names are unique per region: a name used in two regions is refused with both ids.
+    label: 'volume',
+    collection: '/v2/volumes',
+    args: ['Volumes'],
+    prefix: 'volume',
+    list: 'volume-list',
+    items: 'volumes',
+    isId: UUID,
+    idForm: 'uuid',
+  },
+  {
+    label: 'project',
+    collection: '/v2/projects',
+    args: [],
+    prefix: 'project',
+    list: 'project-list',
+    items: 'projects',
     isId: UUID,
     idForm: 'uuid',
   },

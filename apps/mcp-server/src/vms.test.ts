@@ -76,9 +76,9 @@ afterAll(async () => {
 });
 
 describe('the vms and images families over MCP stdio', () => {
-  it('lists 72 tools (wait, plan and audit-list among them) with annotations by rule', async () => {
+  it('lists 95 tools (wait, plan and audit-list among them) with annotations by rule', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(72);
+    expect(tools).toHaveLength(95);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       'vm-delete',

@@ -7,7 +7,12 @@ import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
-import { assertValidResponse, noResponseBody, operation } from '../../../tooling/openapi/index.js';
+import {
+  assertValidResponse,
+  noResponseBody,
+  operation,
+  validateRequest,
+} from '../../../tooling/openapi/index.js';
 import { accountApi, accountTools, WAIT_KINDS } from './index.js';
 
 let connection: SandboxConnection;
@@ -34,6 +39,15 @@ const OPERATIONS: Record<string, string> = {
   'key-delete': 'sshKeys_delete',
   'action-get': 'actions_get',
   'action-list': 'actions_list',
+  'project-list': 'projects_list',
+  'project-get': 'projects_get',
+  'project-get-default': 'projects_get_default',
+  'project-create': 'projects_create',
+  'project-update': 'projects_patch',
+  'project-update-default': 'projects_patch_default',
+  'project-delete': 'projects_delete',
+  'project-list-resources': 'projects_list_resources',
+  'project-assign-resources': 'projects_assign_resources',
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
@@ -191,5 +205,50 @@ describe('accountApi', () => {
       account.keyCreate({ Name: 'big', PublicKey: `ssh-ed25519 ${'A'.repeat(16_384)}` }),
     ).rejects.toThrow(/argument PublicKey: Too big/);
     expect(seen).toEqual([]);
+  });
+});
+
+describe('project tools', () => {
+  const PROJECT = '4e1bfbc3-dc3e-41f2-a18f-1b4d7ba71679';
+  const project = (name: string) =>
+    (accountTools as readonly AnyTool[]).find((t) => t.name === name) as AnyTool;
+  const sent = (name: string, args: Record<string, unknown>) =>
+    buildRequest(project(name).request as never, parseArgs(project(name), args) as Record<string, unknown>);
+
+  it('send what the API takes, by its wire names', () => {
+    const created = sent('project-create', {
+      Name: 'web',
+      Purpose: 'Web Application',
+      Environment: 'Staging',
+    });
+    expect(created.body).toEqual({ name: 'web', purpose: 'Web Application', environment: 'Staging' });
+    expect(validateRequest('projects_create', created.body)).toEqual({ valid: true, errors: [] });
+    const updated = sent('project-update', { ID: PROJECT, Description: 'front end', IsDefault: true });
+    expect(updated).toMatchObject({ method: 'PATCH', path: `/v2/projects/${PROJECT}` });
+    expect(updated.body).toEqual({ description: 'front end', is_default: true });
+    expect(validateRequest('projects_patch', updated.body)).toEqual({ valid: true, errors: [] });
+    const assigned = sent('project-assign-resources', {
+      ID: PROJECT,
+      Resources: ['do:droplet:42', 'do:volume:x-1'],
+    });
+    expect(assigned.body).toEqual({ resources: ['do:droplet:42', 'do:volume:x-1'] });
+    expect(validateRequest('projects_assign_resources', assigned.body)).toEqual({ valid: true, errors: [] });
+  });
+
+  it('refuse an empty update, a URN of no kind the platform knows, and IsDefault false, before any request', () => {
+    expect(() => parseArgs(project('project-update'), { ID: PROJECT })).toThrow(
+      /Name: is required when none of/,
+    );
+    expect(() => parseArgs(project('project-update-default'), {})).toThrow(/Name: is required when none of/);
+    expect(() =>
+      parseArgs(project('project-assign-resources'), { ID: PROJECT, Resources: ['droplet:42'] }),
+    ).toThrow(/expected a URN such as do:droplet:123/);
+    expect(() => parseArgs(project('project-assign-resources'), { ID: PROJECT, Resources: [] })).toThrow(
+      /Resources/,
+    );
+    // A default project stops being the default only when another takes over.
+    expect(() => parseArgs(project('project-update'), { ID: PROJECT, IsDefault: false })).toThrow(
+      /IsDefault/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 /**
- * @cloudcall/account: account information, balance, billing history, invoices, SSH keys and
- * actions, and `wait` for actions and resources to be ready, as tool definitions and as a typed API.
+ * @cloudcall/account: account information, balance, billing history, invoices, SSH keys,
+ * actions, projects (see projects.ts for why they live here), and `wait` for actions and resources
+ * to be ready, as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -10,6 +11,7 @@
  * ```
  */
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
+import { projectTools } from './projects.js';
 import { accountTools as requestTools } from './tools.js';
 import { waitTool } from './wait.js';
 
@@ -26,6 +28,11 @@ export type {
   InvoiceItemList,
   InvoiceList,
   InvoiceSummary,
+  Project,
+  ProjectList,
+  ProjectResource,
+  ProjectResourceList,
+  ProjectResources,
   SshKey,
   SshKeyList,
 } from './types.js';
@@ -43,13 +50,14 @@ export {
   waitTool,
 } from './wait.js';
 
-/** Every account tool: one platform request each (tools.ts), and `wait`, which polls. */
-export const accountTools = [...requestTools, waitTool] as const;
+/** Every account tool: one platform request each (tools.ts, projects.ts), and `wait`, which polls. */
+export const accountTools = [...requestTools, waitTool, ...projectTools] as const;
 
 export const accountFamily: ToolFamily = {
   name: 'account',
   title: 'Account',
-  description: 'Account information, balance, billing history, invoices, SSH keys and actions.',
+  description:
+    'Account information, balance, billing history, invoices, SSH keys, actions, and projects (groups of resources of any family).',
   tools: accountTools,
 };
 

@@ -103,3 +103,28 @@ export type InvoiceItemList = { invoice_items: InvoiceItem[] } & Paged;
 export type SshKeyList = { ssh_keys: SshKey[] } & Paged;
 
 export type { Action };
+
+/** A project: a group of resources of any family. */
+export interface Project {
+  id: string;
+  owner_uuid: string;
+  owner_id: number;
+  name: string;
+  description: string;
+  purpose: string;
+  environment?: 'Development' | 'Staging' | 'Production';
+  is_default: boolean;
+  created_at: string;
+  updated_at: string;
+}
+export type ProjectList = { projects: Project[]; links: Links; meta: Meta };
+
+/** A resource in a project, by URN. */
+export interface ProjectResource {
+  urn: string;
+  assigned_at?: string;
+  links?: { self: string };
+  status: 'ok' | 'not_found' | 'assigned' | 'already_assigned' | 'service_down';
+}
+export type ProjectResourceList = { resources: ProjectResource[]; links: Links; meta: Meta };
+export type ProjectResources = { resources: ProjectResource[] };

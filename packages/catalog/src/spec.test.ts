@@ -42,7 +42,7 @@ const accepted: Record<string, string[]> = {
 
 /** Tools that may lose data, remove or replace a whole set, by the spec's words and the issues' rules. */
 const DESTRUCTIVE =
-  /(^|-)(delete|release|unassign|untag|remove|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$/;
+  /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$/;
 const READ_ONLY = /(^|-)(get|list)(-|$)|^vm-action$|^wait$/;
 
 /** Tools cloudcall adds beyond the spec's (its names and arguments are cloudcall's own). */

@@ -20,6 +20,7 @@ import {
   type ToolDefinition,
   tagName,
   text,
+  uuid,
 } from '@cloudcall/core';
 import { z } from 'zod';
 import { startOnlineMigration } from './migration.js';
@@ -110,7 +111,7 @@ const clusterTools = [
     title: 'Create database cluster',
     description: 'Create a cluster; see db-cluster-list-options.',
     details:
-      'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions (such as "16" for pg or "8" for valkey), sizes and regions: db-cluster-list-options. The name is unique, 3 to 63 characters; the node count includes standby nodes; tags are comma-separated, such as "prod,cache".',
+      'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions (such as "16" for pg or "8" for valkey), sizes and regions: db-cluster-list-options. The name is unique, 3 to 63 characters; the node count includes standby nodes; tags are comma-separated, such as "prod,cache"; project_id puts it in a project (project-list), else it goes to the default project.',
     input: z.strictObject({
       name: z.string().min(3).max(63).describe('3-63 chars'),
       engine: z.enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch']).describe('Engine'),
@@ -119,6 +120,7 @@ const clusterTools = [
       size: sizeSlug('e.g. db-s-1vcpu-1gb'),
       num_nodes: z.number().int().min(1).max(3).describe('Incl. standbys'),
       tags: commaList('Comma-separated').pipe(z.array(tagName())).optional(),
+      project_id: uuid('Project; else the default').optional(),
     }),
     annotations: annotations.create,
     wait: { kind: 'database' },
@@ -133,6 +135,7 @@ const clusterTools = [
         size: 'size',
         num_nodes: 'num_nodes',
         tags: 'tags',
+        project_id: 'project_id',
       },
     },
     result: returns<{ database: DatabaseCluster }>(),

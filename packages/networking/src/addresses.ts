@@ -58,14 +58,24 @@ export const reservedIpTools = [
     title: 'Reserve IP',
     description: 'Reserve a new IP.',
     details:
-      'Reserves a new IPv4 or IPv6 address in a region, unassigned; assign it to a VM with reserved-ip-assign.',
-    input: z.strictObject({ Region: regionSlug('Region slug'), Type }),
+      'Reserves a new IPv4 or IPv6 address in a region, unassigned; assign it to a VM with reserved-ip-assign. An IPv4 address goes to ProjectID (project-list), else to the default project.',
+    input: z
+      .strictObject({ Region: regionSlug('Region slug'), Type, ProjectID: uuid('Project (IPv4)').optional() })
+      .superRefine((args, context) => {
+        if (args.Type === 'ipv6' && args.ProjectID !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: ['ProjectID'],
+            message: 'applies to IPv4 addresses only',
+          });
+        }
+      }),
     annotations: annotations.create,
     handler: (args, context) =>
       sendRequest<ReservedIpReserved>(
         args.Type === 'ipv6'
           ? { method: 'POST', path: base('ipv6'), body: { region_slug: 'Region' } }
-          : { method: 'POST', path: base('ipv4'), body: { region: 'Region' } },
+          : { method: 'POST', path: base('ipv4'), body: { region: 'Region', project_id: 'ProjectID' } },
         args,
         context,
       ),

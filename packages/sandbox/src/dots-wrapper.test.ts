@@ -1004,6 +1004,122 @@ describe('dots-wrapper through a scenario of every family, step by step', { shuf
     });
   });
 
+  describe('volumes', () => {
+    it('creates a volume, attaches it to the VM, resizes, snapshots, detaches and deletes it by id and by name', async () => {
+      const created = (
+        await api.volume.createVolume({
+          name: 'dots-data',
+          region: REGION,
+          size_gigabytes: 10,
+          description: 'data',
+          filesystem_type: 'ext4',
+          tags: ['dots'],
+        } as never)
+      ).data.volume;
+      expect(created).toMatchObject({
+        name: 'dots-data',
+        size_gigabytes: 10,
+        droplet_ids: [],
+        tags: ['dots'],
+      });
+      const id = { volume_id: created.id };
+      expect((await api.volume.getVolume(id)).data.volume.id).toBe(created.id);
+      expect(
+        (await api.volume.listVolumes({ name: 'dots-data' } as never)).data.volumes.map((v) => v.id),
+      ).toEqual([created.id]);
+      const attach = (await api.volume.attachVolumeToDroplet({ ...id, droplet_id: the.vmId, region: REGION }))
+        .data.action;
+      expect(attach.type).toBe('attach_volume');
+      expect((await api.droplet.getDroplet({ droplet_id: the.vmId })).data.droplet.volume_ids).toEqual([
+        created.id,
+      ]);
+      const got = (await api.volume.getVolumeAction({ ...id, action_id: attach.id })).data.action;
+      expect(got.id).toBe(attach.id);
+      await api.volume.resizeVolume({ ...id, size_gigabytes: 20, region: REGION });
+      expect((await api.volume.listVolumeActions(id)).data.actions.map((a) => a.type)).toEqual([
+        'resize_volume',
+        'attach_volume',
+      ]);
+      const snapshot = (await api.volume.createVolumeSnapshot({ ...id, name: 'dots-snap' })).data.snapshot;
+      expect(snapshot).toMatchObject({ min_disk_size: 20, resource_type: 'volume' });
+      expect((await api.volume.listVolumeSnapshots(id)).data.snapshots.map((s) => s.id)).toEqual([
+        snapshot.id,
+      ]);
+      await refused(api.volume.deleteVolume(id), 409, /detach it before deleting it/);
+      await api.volume.detachVolumeFromDroplet({ ...id, droplet_id: the.vmId, region: REGION });
+      await api.volume.deleteVolume(id);
+      await refused(api.volume.getVolume(id), 404);
+      // The snapshot outlives the volume; the account's snapshot calls reach it.
+      await api.snapshot.deleteSnapshot({ snapshot_id: snapshot.id } as never);
+
+      const byName = (
+        await api.volume.createVolume({ name: 'dots-byname', region: REGION, size_gigabytes: 1 } as never)
+      ).data.volume;
+      await api.volume.deleteVolumeByName({ volume_name: 'dots-byname', region: REGION });
+      await refused(api.volume.getVolume({ volume_id: byName.id }), 404);
+    });
+  });
+
+  describe('projects', () => {
+    it('creates a project, moves the VM into it and back, edits the default project, deletes the project', async () => {
+      const first = (await api.project.getDefaultProject()).data.project;
+      expect(first.is_default).toBe(true);
+      const created = (
+        await api.project.createProject({
+          name: 'dots-project',
+          purpose: 'Web Application',
+          description: 'dots',
+          environment: 'Staging',
+        })
+      ).data.project;
+      const id = { project_id: created.id };
+      expect((await api.project.getProject(id)).data.project).toEqual(created);
+      expect(
+        (await api.project.listProjects({ per_page: 200 } as never)).data.projects.map((p) => p.id),
+      ).toContain(created.id);
+      const patched = (await api.project.patchProject({ ...id, description: 'patched' })).data.project;
+      expect(patched).toMatchObject({ name: 'dots-project', description: 'patched' });
+      const updated = (
+        await api.project.updateProject({
+          ...id,
+          name: 'dots-project-2',
+          description: 'd',
+          purpose: 'Service or API',
+          environment: 'Production',
+          is_default: false,
+        })
+      ).data.project;
+      expect(updated).toMatchObject({ name: 'dots-project-2', environment: 'Production', is_default: false });
+
+      const urn = `do:droplet:${the.vmId}`;
+      const assigned = (await api.project.assignResourcesToProject({ ...id, resources: [urn] })).data
+        .resources;
+      expect(assigned).toMatchObject([{ urn, status: 'assigned' }]);
+      expect((await api.project.listProjectResources(id)).data.resources.map((r) => r.urn)).toEqual([urn]);
+      await refused(api.project.deleteProject(id), 412, /holds 1 resource/);
+      await api.project.assignResourcesToDefaultProject({ resources: [urn] });
+      expect(
+        (await api.project.listDefaultProjectResources({ per_page: 200 } as never)).data.resources.map(
+          (r) => r.urn,
+        ),
+      ).toContain(urn);
+      const renamed = (await api.project.patchDefaultProject({ description: 'default' })).data.project;
+      expect(renamed).toMatchObject({ id: first.id, description: 'default' });
+      const whole = (
+        await api.project.updateDefaultProject({
+          name: first.name,
+          description: first.description,
+          purpose: first.purpose,
+          environment: first.environment,
+          is_default: true,
+        })
+      ).data.project;
+      expect(whole).toMatchObject({ id: first.id, is_default: true });
+      await api.project.deleteProject(id);
+      await refused(api.project.getProject(id), 404);
+    });
+  });
+
   describe('networking: VPC members, peering, and deleting', () => {
     it('lists the members, refuses to delete the VPC while it has some, and deletes it after', async () => {
       const members = (await api.vpc.listVpcResources({ vpc_id: the.vpcId, per_page: 200 })).data.members;
@@ -1083,6 +1199,8 @@ describe('dots-wrapper through a scenario of every family, step by step', { shuf
         'database',
         'tag',
         'snapshot',
+        'volume',
+        'project',
       ]) {
         expect(families).toContain(family);
       }

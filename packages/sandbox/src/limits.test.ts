@@ -37,8 +37,21 @@ describe('FIELD_LIMITS', () => {
     // The subset does give some: the walk finds them.
     expect(declared.get('name')).toContainEqual({ length: 255 });
     expect(declared.get('vpc_ids')).toContainEqual({ items: 2 });
+    // Where operations disagree (a project's name is at most 175 characters, other names 255), the
+    // table holds the loosest and the operation's own route checks the narrower one (a project's
+    // name: volumes.test.ts). Only those listed here may be narrower.
+    const narrowerInRoutes = new Set(['name:175']);
     for (const [name, limits] of declared) {
-      for (const limit of limits) expect(FIELD_LIMITS[name], name).toMatchObject(limit);
+      const loosest = (key: 'length' | 'items') =>
+        Math.max(...limits.map((limit) => limit[key] ?? Number.NEGATIVE_INFINITY));
+      for (const limit of limits) {
+        const key = limit.length !== undefined ? 'length' : 'items';
+        if (limit[key] !== loosest(key)) {
+          expect(narrowerInRoutes, `${name}: ${limit[key]}`).toContain(`${name}:${limit[key]}`);
+          continue;
+        }
+        expect(FIELD_LIMITS[name], name).toMatchObject(limit);
+      }
     }
   });
 

@@ -33,6 +33,8 @@ export const FIELD_LIMITS: Readonly<Record<string, FieldLimit>> = {
   names: { length: LIMITS.name },
   // API description: vpc_updatable.description.
   description: { length: LIMITS.description },
+  // API description: project_base.purpose.
+  purpose: { length: 255 },
   // API description: tags.name ("a limit of 255 characters per tag").
   tags: { length: LIMITS.tag },
   tag: { length: LIMITS.tag },

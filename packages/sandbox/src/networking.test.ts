@@ -1151,7 +1151,8 @@ describe('reserved IPs', () => {
     // Reserved under one name, it is one under the other.
     const asReserved = await call('reservedIPs_get', { params: { reserved_ip: ip } });
     expect(asReserved.body.reserved_ip).toEqual(floating.body.floating_ip);
-    const project = randomUUID();
+    const project = (await call('projects_create', { json: { name: 'fip-project', purpose: 'Testing' } }))
+      .body.project.id;
     const reserved = (await call('reservedIPs_create', { json: { region: 'sgp1', project_id: project } }))
       .body.reserved_ip;
     expect(

@@ -9,8 +9,10 @@ import {
   seedNetworkingState,
   separateDefaultVpcRanges,
 } from './families/networking.js';
+import { type ProjectsState, seedProjectsState } from './families/projects.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
+import { seedVolumesState, type VolumesState } from './families/volumes.js';
 import { type FaultState, seedFaults } from './faults.js';
 import { seedAccount } from './seed/account.js';
 import { type Image, images, type Region, regions, type Size, sizes } from './seed/catalog.js';
@@ -32,6 +34,8 @@ export interface StoredAction {
   type: string;
   resource_id: number | null;
   resource_type: string;
+  /** The resource's id when it is a UUID (a volume's): `resource_id` is then null, as the platform shows it. */
+  resource_uuid?: string;
   region_slug: string | null;
   started_ms: number;
   /** How long it runs before completing. */
@@ -46,7 +50,13 @@ type SeedAccount = ReturnType<typeof seedAccount>;
  * The whole world. Each family keeps its state in its own module (families/*.ts) and the world
  * composes them, so families grow without touching each other.
  */
-export interface World extends VmsState, NetworkingState, DatabasesState, TagsState {
+export interface World
+  extends VmsState,
+    NetworkingState,
+    DatabasesState,
+    TagsState,
+    VolumesState,
+    ProjectsState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -93,6 +103,8 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedNetworkingState(),
     ...seedDatabasesState(),
     ...seedTagsState(),
+    ...seedVolumesState(),
+    ...seedProjectsState(now),
   };
 }
 

@@ -39,6 +39,20 @@ const OPERATIONS: Record<string, string> = {
   'tag-delete': 'tags_delete',
   'tag-resources': 'tags_assign_resources',
   'untag-resources': 'tags_unassign_resources',
+  'volume-list': 'volumes_list',
+  'volume-get': 'volumes_get',
+  'volume-create': 'volumes_create',
+  'volume-delete': 'volumes_delete',
+  'volume-attach': 'volumeActions_post_byId',
+  'volume-attach-by-name': 'volumeActions_post',
+  'volume-detach': 'volumeActions_post_byId',
+  'volume-resize': 'volumeActions_post_byId',
+  'volume-action-list': 'volumeActions_list',
+  'volume-action-get': 'volumeActions_get',
+  'volume-snapshot-create': 'volumeSnapshots_create',
+  'volume-snapshot-list': 'volumeSnapshots_list',
+  'volume-snapshot-get': 'volumeSnapshots_get_byId',
+  'volume-snapshot-delete': 'volumeSnapshots_delete_byId',
 };
 const operationOf = (name: string) =>
   OPERATIONS[name] ?? (name.endsWith('-vms-tag') ? 'dropletActions_post_byTag' : 'dropletActions_post');
@@ -144,7 +158,82 @@ describe('requests on the wire', () => {
     expect(refused({ IPv6: 'yes' })).toEqual(['IPv6']);
   });
 
-  const posting = vmsTools.filter((t) => t.request?.method === 'POST' && t.request.path.endsWith('/actions'));
+  const posting = vmsTools.filter(
+    (t) =>
+      t.request?.method === 'POST' &&
+      t.request.path.startsWith('/v2/droplets') &&
+      t.request.path.endsWith('/actions'),
+  );
+
+  const VOLUME = '7d2bd4a4-37b6-11e9-8c6a-0a58ac14d123';
+  it.each([
+    ['volume-attach', { ID: VOLUME, VmID: 42 }, { type: 'attach', droplet_id: 42 }],
+    ['volume-detach', { ID: VOLUME, VmID: 42 }, { type: 'detach', droplet_id: 42 }],
+    [
+      'volume-resize',
+      { ID: VOLUME, SizeGigabytes: 100, Region: 'nyc3' },
+      { type: 'resize', size_gigabytes: 100, region: 'nyc3' },
+    ],
+  ] as const)('%s sends its action type and fields to the volume', (name, args, body) => {
+    const sent = request(name, args);
+    expect(sent.path).toBe(`/v2/volumes/${VOLUME}/actions`);
+    expect(sent.body).toEqual(body);
+    expect(validateRequest('volumeActions_post_byId', sent.body)).toEqual({ valid: true, errors: [] });
+  });
+
+  it('volume-attach-by-name names the volume and its region; volume-create and vm-create send what the API takes', () => {
+    const byName = request('volume-attach-by-name', { Name: 'logs', Region: 'nyc3', VmID: 42 });
+    expect(byName).toMatchObject({ method: 'POST', path: '/v2/volumes/actions' });
+    expect(byName.body).toEqual({ type: 'attach', volume_name: 'logs', region: 'nyc3', droplet_id: 42 });
+    expect(validateRequest('volumeActions_post', byName.body)).toEqual({ valid: true, errors: [] });
+    const created = request('volume-create', {
+      Name: 'logs',
+      SizeGigabytes: 10,
+      Region: 'nyc3',
+      FilesystemType: 'xfs',
+      FilesystemLabel: 'logs',
+      Tags: ['db'],
+    });
+    expect(created.body).toEqual({
+      name: 'logs',
+      size_gigabytes: 10,
+      region: 'nyc3',
+      filesystem_type: 'xfs',
+      filesystem_label: 'logs',
+      tags: ['db'],
+    });
+    expect(validateRequest('volumes_create', created.body)).toEqual({ valid: true, errors: [] });
+    const vm = request('vm-create', {
+      Name: 'web-1',
+      Size: 's-1vcpu-1gb',
+      ImageID: UBUNTU,
+      Region: 'nyc3',
+      Volumes: [VOLUME],
+    });
+    expect(vm.body).toMatchObject({ volumes: [VOLUME] });
+    expect(validateRequest('droplets_create', vm.body)).toEqual({ valid: true, errors: [] });
+    const input = tool('volume-create').input;
+    const refused = (args: Record<string, unknown>) => {
+      const result = input.safeParse(args);
+      return result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
+    };
+    expect(refused({ Name: 'logs', SizeGigabytes: 10 })).toEqual(['Region']);
+    expect(refused({ Name: 'logs', SizeGigabytes: 10, SnapshotID: VOLUME })).toEqual([]);
+    expect(refused({ Name: 'logs', SizeGigabytes: 10, Region: 'nyc3', FilesystemLabel: 'x' })).toEqual([
+      'FilesystemLabel',
+    ]);
+    expect(
+      refused({
+        Name: 'logs',
+        SizeGigabytes: 10,
+        Region: 'nyc3',
+        FilesystemType: 'xfs',
+        FilesystemLabel: 'thirteen-long',
+      }),
+    ).toEqual(['FilesystemLabel']);
+    expect(refused({ Name: 'Logs', SizeGigabytes: 10, Region: 'nyc3' })).toEqual(['Name']);
+    expect(refused({ Name: 'logs', SizeGigabytes: 16_385, Region: 'nyc3' })).toEqual(['SizeGigabytes']);
+  });
 
   it.each(posting.map((t) => [t.name, t] as const))('%s sends its action type and fields', (name, t) => {
     const byTag = name.endsWith('-vms-tag');

@@ -1,8 +1,9 @@
 /**
  * @cloudcall/vms: create, inspect and delete VMs (the platform's droplets), run power and feature
  * actions on one VM or on every VM carrying a tag, read a VM's snapshots, backups and backup
- * policy, and manage the tags themselves (shared with images, volumes and database clusters, but
- * mostly serving VMs), as tool definitions and as a typed API.
+ * policy, manage the tags themselves (shared with images, volumes and database clusters, but
+ * mostly serving VMs), and the block-storage volumes VMs use (attach, detach, resize, snapshots;
+ * see volumes.ts for why they live here), as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -38,6 +39,12 @@ export type {
   VmSize,
   VmSnapshot,
   VmSnapshotList,
+  Volume,
+  VolumeAction,
+  VolumeActionList,
+  VolumeList,
+  VolumeSnapshot,
+  VolumeSnapshotList,
 } from './types.js';
 export { vmsTools };
 
@@ -45,7 +52,7 @@ export const vmsFamily: ToolFamily = {
   name: 'vms',
   title: 'VMs',
   description:
-    'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions; tags, which VMs mostly serve (vm-list filters by them, the *-vms-tag tools act on them).',
+    'Create, inspect and delete VMs; power and feature actions; tag-based bulk actions; tags, which VMs mostly serve (vm-list filters by them, the *-vms-tag tools act on them); block-storage volumes attached to VMs, and their snapshots.',
   tools: vmsTools,
 };
 

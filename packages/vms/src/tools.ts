@@ -24,6 +24,7 @@ import { vmRelatedTools } from './related.js';
 import { page, TagName, VmId } from './schemas.js';
 import { tagTools } from './tags.js';
 import type { Vm, VmActionResult, VmActionsResult, VmCreated, VmList } from './types.js';
+import { VolumeId, volumeTools } from './volumes.js';
 
 const RegionSlug = regionSlug('Region slug');
 const SizeSlug = slug('Size slug', 's-1vcpu-1gb');
@@ -439,7 +440,7 @@ export const vmsTools = [
     title: 'Create VM',
     description: 'Create a VM; status new, then active. Size must be offered in Region.',
     details:
-      'Creates a VM from an image (its id, or a public image\'s slug such as ubuntu-24-04-x64), in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list. Optional: SshKeys (ids or MD5 fingerprints of keys already on the account, key-list; an unknown key is refused) go into root\'s authorized_keys; Tags (created when new; vm-list filters by them); UserData, cloud-init text or a script run on first boot, at most 64 KiB, kept but never shown again; VpcID, a VPC of the same region (vpc-list; otherwise the region\'s default VPC); IPv6 adds a public IPv6 address; WithVmAgent false skips the web-console agent, true makes its install failure fatal.',
+      'Creates a VM from an image (its id, or a public image\'s slug such as ubuntu-24-04-x64), in a region, at a size. It starts as status "new" and becomes "active" once booted (poll vm-get). The size must be offered in the region (size-list shows where) and its disk must fit the image. The name is also the hostname: letters, digits, "." and "-". The image may be a distribution, application, snapshot or custom image, from image-list. Optional: SshKeys (ids or MD5 fingerprints of keys already on the account, key-list; an unknown key is refused) go into root\'s authorized_keys; Tags (created when new; vm-list filters by them); UserData, cloud-init text or a script run on first boot, at most 64 KiB, kept but never shown again; VpcID, a VPC of the same region (vpc-list; otherwise the region\'s default VPC); IPv6 adds a public IPv6 address; WithVmAgent false skips the web-console agent, true makes its install failure fatal; Volumes, ids of detached volumes in the same region (volume-list), are attached at creation.',
     input: z.strictObject({
       Name: VmName('VM name and hostname'),
       Size: SizeSlug,
@@ -453,6 +454,7 @@ export const vmsTools = [
       VpcID: uuid('VPC id').optional(),
       IPv6: z.boolean().optional().describe('Public IPv6 address'),
       WithVmAgent: z.boolean().optional().describe('Web console agent'),
+      Volumes: z.array(VolumeId).max(15).optional().describe('Volume ids to attach'),
     }),
     annotations: annotations.create,
     wait: { kind: 'vm' },
@@ -472,6 +474,7 @@ export const vmsTools = [
         vpc_uuid: 'VpcID',
         ipv6: 'IPv6',
         with_droplet_agent: 'WithVmAgent',
+        volumes: 'Volumes',
       },
     },
     result: returns<VmCreated>(),
@@ -529,4 +532,5 @@ export const vmsTools = [
   ...tagActionTools(TAG_ACTIONS),
   ...vmRelatedTools,
   ...tagTools,
+  ...volumeTools,
 ] as const;

@@ -126,3 +126,37 @@ export interface Tag {
   };
 }
 export type TagList = { tags: Tag[]; links: Links; meta: Meta };
+
+/** A block-storage volume. */
+export interface Volume {
+  id: string;
+  name: string;
+  description: string;
+  size_gigabytes: number;
+  region: Region;
+  /** The VM it is attached to: empty, or one id. */
+  droplet_ids: number[];
+  created_at: string;
+  filesystem_type: string;
+  filesystem_label: string;
+  tags: string[];
+}
+export type VolumeList = { volumes: Volume[]; links: Links; meta: Meta };
+
+/** An action on a volume (attach_volume, detach_volume, resize_volume). */
+export type VolumeAction = Action;
+export type VolumeActionList = { actions: VolumeAction[]; links: Links; meta: Meta };
+
+/** A snapshot of a volume. */
+export interface VolumeSnapshot {
+  id: string;
+  name: string;
+  created_at: string;
+  regions: string[];
+  min_disk_size: number;
+  size_gigabytes: number;
+  resource_id: string;
+  resource_type: 'volume';
+  tags: string[];
+}
+export type VolumeSnapshotList = { snapshots: VolumeSnapshot[]; links: Links; meta: Meta };

@@ -85,3 +85,15 @@ export async function keyExists(client: Client, id: number): Promise<boolean> {
   expect(result.structured).toMatchObject({ status: 404 });
   return false;
 }
+
+/** Calls a tool expecting success (the failure message shows the tool's text): its JSON answer. */
+export async function okCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tool results are checked field by field.
+): Promise<any> {
+  const result = await call(client, name, args);
+  expect(result.isError, `${name}: ${result.text}`).toBe(false);
+  return result.json;
+}

@@ -116,7 +116,23 @@ export interface StoredLoadBalancer {
   project_id: string | null;
   target_load_balancer_ids: string[];
   glb_settings: Record<string, unknown> | null;
+  /**
+   * The settings a create or update gave (`health_check`, `sticky_sessions`,
+   * `redirect_http_to_https`, `enable_proxy_protocol`, `enable_backend_keepalive`,
+   * `http_idle_timeout_seconds`), as checked; absent ones (and every one in older state files) are
+   * answered with the platform's defaults.
+   */
+  settings?: LoadBalancerSettings;
   created_ms: number;
+}
+
+export interface LoadBalancerSettings {
+  health_check?: Record<string, unknown>;
+  sticky_sessions?: Record<string, unknown>;
+  redirect_http_to_https?: boolean;
+  enable_proxy_protocol?: boolean;
+  enable_backend_keepalive?: boolean;
+  http_idle_timeout_seconds?: number;
 }
 
 export interface StoredReservedIp {

@@ -29,6 +29,7 @@ import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
 import { vpcFor } from './networking-common.js';
+import { assignToProject, projectForCreate, projectOf } from './projects.js';
 import { tagNewResource } from './tags.js';
 
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
@@ -245,6 +246,15 @@ function findCluster(world: World, req: SandboxRequest): StoredCluster {
   return cluster;
 }
 
+/** The auth plugin `mysql_settings` names, or the platform's 422. */
+function authPlugin(settings: unknown): 'mysql_native_password' | 'caching_sha2_password' {
+  const plugin = (settings as Record<string, unknown> | null)?.auth_plugin;
+  if (plugin !== 'mysql_native_password' && plugin !== 'caching_sha2_password') {
+    throw unprocessable('mysql_settings.auth_plugin must be mysql_native_password or caching_sha2_password');
+  }
+  return plugin;
+}
+
 /** The cluster, when its engine is one of `engines`; the platform's 422 otherwise. */
 function clusterOf(world: World, req: SandboxRequest, engines: ClusterEngine[], what: string): StoredCluster {
   const cluster = findCluster(world, req);
@@ -321,7 +331,7 @@ function ruleView(cluster: StoredCluster, rule: StoredDbRule) {
   };
 }
 
-function clusterView(cluster: StoredCluster, now: number) {
+function clusterView(world: World, cluster: StoredCluster, now: number) {
   const info = ENGINES[cluster.engine];
   const placement = clusterPlacement(cluster, now);
   return {
@@ -346,7 +356,7 @@ function clusterView(cluster: StoredCluster, now: number) {
       pending: false,
       description: [],
     },
-    project_id: cluster.project_id,
+    project_id: projectOf(world, `do:dbaas:${cluster.id}`),
     rules: cluster.rules.map((r) => ruleView(cluster, r)),
     storage_size_mib: cluster.storage_size_mib,
   };
@@ -770,7 +780,7 @@ export const databasesRoutes: Route[] = [
       return {
         body: listBody(
           'databases',
-          clusters.map((c) => clusterView(c, req.now)),
+          clusters.map((c) => clusterView(world, c, req.now)),
           req,
         ),
       };
@@ -825,10 +835,7 @@ export const databasesRoutes: Route[] = [
         online_ms: req.now + CLUSTER_CREATE_MS,
         host,
         private_host: `private-${host}`,
-        project_id: createHash('md5')
-          .update(`project:${world.account.uuid}`)
-          .digest('hex')
-          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+        project_id: projectForCreate(world, req.body.project_id) ?? '',
         private_network_uuid: vpc.id,
         ca: fakeCa(id),
         users: [{ name: info.user, role: 'primary', password: secret() }],
@@ -846,13 +853,14 @@ export const databasesRoutes: Route[] = [
         ...(engine === 'pg' ? { pools: [] } : {}),
       };
       world.clusters.push(cluster);
-      return { status: 201, body: { database: clusterView(cluster, req.now) } };
+      assignToProject(world, `do:dbaas:${cluster.id}`, cluster.project_id || undefined, req.now);
+      return { status: 201, body: { database: clusterView(world, cluster, req.now) } };
     },
   },
   {
     method: 'GET',
     path: base,
-    handler: (req, world) => ({ body: { database: clusterView(findCluster(world, req), req.now) } }),
+    handler: (req, world) => ({ body: { database: clusterView(world, findCluster(world, req), req.now) } }),
   },
   {
     method: 'DELETE',
@@ -1164,13 +1172,7 @@ export const databasesRoutes: Route[] = [
       const user: StoredDbUser = { name, role: 'normal', password: secret() };
       if (req.body.mysql_settings !== undefined) {
         if (cluster.engine !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
-        const plugin = (req.body.mysql_settings as Record<string, unknown> | null)?.auth_plugin;
-        if (plugin !== 'mysql_native_password' && plugin !== 'caching_sha2_password') {
-          throw unprocessable(
-            'mysql_settings.auth_plugin must be mysql_native_password or caching_sha2_password',
-          );
-        }
-        user.mysql_settings = { auth_plugin: plugin };
+        user.mysql_settings = { auth_plugin: authPlugin(req.body.mysql_settings) };
       } else if (cluster.engine === 'mysql') {
         user.mysql_settings = { auth_plugin: 'caching_sha2_password' };
       }
@@ -1199,6 +1201,23 @@ export const databasesRoutes: Route[] = [
       if (req.body.settings === undefined) throw unprocessable('settings is required');
       user.settings = checkUserSettings(cluster, req.body.settings);
       return { status: 201, body: { user: userView(cluster, user) } };
+    },
+  },
+  {
+    // A new password (and, on MySQL, optionally another auth plugin). dots-wrapper and godo call it
+    // (`resetDatabaseUserAuth`, `ResetUserAuth`) though no tool does.
+    method: 'POST',
+    path: `${base}/users/{user}/reset_auth`,
+    handler: (req, world) => {
+      const cluster = findCluster(world, req);
+      const user = cluster.users.find((u) => u.name === req.params.user);
+      if (!user) throw notFound();
+      if (req.body.mysql_settings != null) {
+        if (cluster.engine !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
+        user.mysql_settings = { auth_plugin: authPlugin(req.body.mysql_settings) };
+      }
+      user.password = secret();
+      return { body: { user: userView(cluster, user) } };
     },
   },
   {

@@ -4,10 +4,12 @@ import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
 import { networkingRoutes } from './networking.js';
+import { projectsRoutes } from './projects.js';
 import { snapshotsRoutes } from './snapshots.js';
 import { tagsRoutes } from './tags.js';
 import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
+import { volumesRoutes } from './volumes.js';
 
 export const routes: Route[] = [
   ...accountRoutes,
@@ -18,4 +20,6 @@ export const routes: Route[] = [
   ...imagesRoutes,
   ...networkingRoutes,
   ...databasesRoutes,
+  ...volumesRoutes,
+  ...projectsRoutes,
 ];

@@ -1,6 +1,5 @@
 /** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
 import { randomUUID } from 'node:crypto';
-import { UUID_PATTERN } from '@cloudcall/core';
 import { clusterPlacement } from '../families/databases.js';
 import {
   addressToBigInt,
@@ -26,7 +25,8 @@ import {
 } from '../http.js';
 import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
-import { dropletById, findOr404, regionView, requireRegion } from './networking-common.js';
+import { dropletById, findOr404, idField, regionView, requireRegion } from './networking-common.js';
+import { assignToProject, projectForCreate, projectOf } from './projects.js';
 
 // ---------------------------------------------------------------- reserved IPs
 
@@ -44,7 +44,7 @@ function reservedIpView(world: World, rip: StoredReservedIp) {
     region: regionView(world, rip.region),
     droplet,
     locked: false,
-    ...(rip.project_id ? { project_id: rip.project_id } : {}),
+    project_id: projectOf(world, `do:floatingip:${rip.ip}`),
   };
 }
 
@@ -79,9 +79,8 @@ function reservedAction(world: World, req: SandboxRequest, version: 4 | 6, resou
   const rip = findReserved(world, req, version);
   const type = req.body.type;
   if (type === 'assign') {
-    const id = req.body.droplet_id;
-    if (typeof id !== 'number' || !Number.isInteger(id))
-      throw unprocessable('droplet_id is required to assign');
+    const id = idField(req.body.droplet_id, 'droplet_id');
+    if (id === undefined) throw unprocessable('droplet_id is required to assign');
     const droplet = dropletById(world, id);
     if (!droplet) throw unprocessable(`droplet_id: droplet ${id} does not exist`);
     if (droplet.region.slug !== rip.region) {
@@ -143,13 +142,16 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
       method: 'POST',
       path: base,
       handler: (req, world) => {
-        const { region, droplet_id: dropletId } = req.body;
-        if (region !== undefined && dropletId !== undefined)
+        // An empty string is absent: the platform takes `{"region": "", "droplet_id": N}` as an
+        // assignment (clients that send every field send it so; godo leaves the empty one out with
+        // `omitempty`, and both are answered the same), so only two present values conflict.
+        const region = req.body.region === '' ? undefined : req.body.region;
+        const dropletId = idField(req.body.droplet_id === '' ? undefined : req.body.droplet_id, 'droplet_id');
+        if (region != null && dropletId !== undefined)
           throw unprocessable('give region or droplet_id, not both');
         if (dropletId !== undefined) {
-          const droplet = typeof dropletId === 'number' ? dropletById(world, dropletId) : undefined;
-          if (!droplet)
-            throw unprocessable(`droplet_id: droplet ${JSON.stringify(dropletId)} does not exist`);
+          const droplet = dropletById(world, dropletId);
+          if (!droplet) throw unprocessable(`droplet_id: droplet ${dropletId} does not exist`);
           const rip = reserve(world, 4, droplet.region.slug, req.now);
           rip.droplet_id = droplet.id;
           const action = startAction(world, req.now, {
@@ -172,12 +174,10 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
             },
           };
         }
-        const project = req.body.project_id;
-        if (project !== undefined && (typeof project !== 'string' || !UUID_PATTERN.test(project))) {
-          throw unprocessable('project_id must be the id of a project');
-        }
+        const project = projectForCreate(world, req.body.project_id);
         const rip = reserve(world, 4, requireRegion(world, region).slug, req.now);
         if (project) rip.project_id = project;
+        assignToProject(world, `do:floatingip:${rip.ip}`, project, req.now);
         return { status: 202, body: { [one]: reservedIpView(world, rip), links: {} } };
       },
     },

@@ -28,6 +28,22 @@ export const liveDropletIds = (world: World, ids: readonly number[]): number[] =
   ids.filter((id) => dropletById(world, id) !== undefined);
 
 /**
+ * A numeric id field as the platform reads it: a positive integer, or the same digits in a string.
+ * Clients send droplet ids both ways (python-digitalocean and dots-wrapper pass `droplet_id` through
+ * as the caller gave it, often a string read from a config file or a URL), and the platform answers
+ * both as the number. Anything else is a type error naming the field, never "does not exist".
+ * Returns undefined when the field is absent (undefined or null).
+ */
+export function idField(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
+  if (typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value)) return Number(value);
+  throw unprocessable(
+    `${field} must be a numeric id (a number, or its digits in a string); got ${JSON.stringify(value)}`,
+  );
+}
+
+/**
  * A `droplet_ids`-style field: an array of existing droplet ids (optionally all in one region),
  * or a 422 naming the field and the offending id.
  */
@@ -42,10 +58,9 @@ export function requireDropletIds(
     throw unprocessable(`${field} must be a non-empty array of droplet ids`);
   }
   const ids: number[] = [];
-  for (const item of value) {
-    if (typeof item !== 'number' || !Number.isInteger(item) || item <= 0) {
-      throw unprocessable(`${field} must hold numeric droplet ids; got ${JSON.stringify(item)}`);
-    }
+  for (const raw of value) {
+    const item = idField(raw, `${field} item`);
+    if (item === undefined) throw unprocessable(`${field} must hold numeric droplet ids; got null`);
     const droplet = dropletById(world, item);
     if (!droplet) throw unprocessable(`${field}: droplet ${item} does not exist`);
     if (region && droplet.region.slug !== region) {

@@ -169,7 +169,13 @@ function customCertificate(body: Record<string, unknown>) {
   } catch {
     throw unprocessable('leaf_certificate is not a valid PEM certificate');
   }
-  if (body.certificate_chain !== undefined) {
+  // null is absent, as an empty string is: clients that serialise every field send
+  // `"certificate_chain": null` for a self-signed or directly trusted leaf.
+  if (
+    body.certificate_chain !== undefined &&
+    body.certificate_chain !== null &&
+    body.certificate_chain !== ''
+  ) {
     const chain = String(body.certificate_chain);
     const blocks = chain.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
     if (blocks.length === 0) throw unprocessable('certificate_chain is not a valid PEM certificate chain');

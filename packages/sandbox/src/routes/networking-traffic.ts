@@ -5,6 +5,7 @@ import {
   allocateAddress,
   type ForwardingRule,
   type LoadBalancerAlgorithm,
+  type LoadBalancerSettings,
   type LoadBalancerType,
   POOLS,
   parseCidr,
@@ -27,6 +28,8 @@ import {
   requireTags,
   vpcFor,
 } from './networking-common.js';
+import { assignToProject, projectForCreate, projectOf } from './projects.js';
+import { findDroplet } from './vms.js';
 
 // ---------------------------------------------------------------- firewalls
 
@@ -66,10 +69,16 @@ function checkTarget(world: World, value: unknown, field: string): RuleTarget {
     }
     if (raw.addresses.length) target.addresses = raw.addresses as string[];
   }
-  if (raw.droplet_ids !== undefined)
+  // An empty list names nothing and is left out. The API description sets no minItems on a
+  // target's lists, and clients that send every list of a target (issue 25: two Python clients send
+  // `"droplet_ids": [], "tags": []` beside `addresses`) get them accepted by the platform; godo
+  // leaves them out with omitempty, which means the same. A rule must still name something (below).
+  const given = (list: unknown) =>
+    list !== undefined && list !== null && !(Array.isArray(list) && !list.length);
+  if (given(raw.droplet_ids))
     target.droplet_ids = requireDropletIds(world, raw.droplet_ids, `${field}.droplet_ids`);
-  if (raw.tags !== undefined) target.tags = requireTags(raw.tags, `${field}.tags`);
-  if (raw.load_balancer_uids !== undefined) {
+  if (given(raw.tags)) target.tags = requireTags(raw.tags, `${field}.tags`);
+  if (given(raw.load_balancer_uids)) {
     if (!Array.isArray(raw.load_balancer_uids))
       throw unprocessable(`${field}.load_balancer_uids must be an array`);
     for (const id of raw.load_balancer_uids) {
@@ -178,6 +187,24 @@ function addUnique<T>(list: T[], items: T[], key: (item: T) => string = String):
 }
 
 const firewallRoutes: Route[] = [
+  {
+    // The firewalls that apply to one VM: by its id or by one of its tags (godo's
+    // `Droplets.Firewalls`, doctl's `compute droplet` firewall listing).
+    method: 'GET',
+    path: '/v2/droplets/{id}/firewalls',
+    handler: (req, world) => {
+      const droplet = findDroplet(world, req);
+      const applies = (fw: StoredFirewall) =>
+        fw.droplet_ids.includes(droplet.id) || fw.tags.some((tag) => droplet.tags.includes(tag));
+      return {
+        body: listBody(
+          'firewalls',
+          world.firewalls.filter(applies).map((fw) => firewallView(world, fw, req.now)),
+          req,
+        ),
+      };
+    },
+  },
   {
     method: 'GET',
     path: '/v2/firewalls',
@@ -385,6 +412,124 @@ function checkGlbSettings(value: unknown): Record<string, unknown> {
   return settings;
 }
 
+/** A whole-number field within bounds, or the platform's 422 naming it. */
+function intIn(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw unprocessable(`${field} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+const HEALTH_PROTOCOLS = ['http', 'https', 'tcp'];
+
+/**
+ * `health_check` as given: each field checked, the ones left out filled from `base` (what the
+ * balancer had, or the default). A tcp check has no path.
+ */
+function checkHealthCheck(value: unknown, base: Record<string, unknown>): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw unprocessable('health_check must be an object');
+  const given = value as Record<string, unknown>;
+  const check = { ...base };
+  if (given.protocol != null) {
+    if (!HEALTH_PROTOCOLS.includes(String(given.protocol)))
+      throw unprocessable(`health_check.protocol must be one of ${HEALTH_PROTOCOLS.join(', ')}`);
+    check.protocol = given.protocol;
+  }
+  if (given.port != null) check.port = requirePort(given.port, 'health_check.port');
+  if (given.path != null) {
+    if (typeof given.path !== 'string' || !given.path.startsWith('/'))
+      throw unprocessable('health_check.path must be a path starting with "/"');
+    check.path = given.path;
+  }
+  const bounds = {
+    check_interval_seconds: [3, 300],
+    response_timeout_seconds: [3, 300],
+    healthy_threshold: [2, 10],
+    unhealthy_threshold: [2, 10],
+  } as const;
+  for (const [field, [min, max]] of Object.entries(bounds)) {
+    if (given[field] != null) check[field] = intIn(given[field], `health_check.${field}`, min, max);
+  }
+  if (given.proxy_protocol != null) {
+    if (typeof given.proxy_protocol !== 'boolean')
+      throw unprocessable('health_check.proxy_protocol must be a boolean');
+    check.proxy_protocol = given.proxy_protocol;
+  }
+  return check;
+}
+
+/** `sticky_sessions` as given: none, or cookies with the cookie's name and lifetime. */
+function checkStickySessions(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw unprocessable('sticky_sessions must be an object');
+  const given = value as Record<string, unknown>;
+  const type = given.type ?? 'none';
+  if (type === 'none') return { type };
+  if (type !== 'cookies') throw unprocessable('sticky_sessions.type must be cookies or none');
+  const name = given.cookie_name;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(name)) {
+    throw unprocessable('sticky_sessions.cookie_name is required for cookies: letters, digits, "_" and "-"');
+  }
+  const ttl = intIn(given.cookie_ttl_seconds, 'sticky_sessions.cookie_ttl_seconds', 1, 2_147_483_647);
+  return { type, cookie_name: name, cookie_ttl_seconds: ttl };
+}
+
+/**
+ * The health check a balancer has when none was given: the description's defaults (protocol http,
+ * port 80, path `/`...), aimed at the first forwarding rule's target, tcp when that is not http(s).
+ */
+function defaultHealthCheck(rules: readonly ForwardingRule[]): Record<string, unknown> {
+  const first = rules[0];
+  return {
+    protocol: first && ['http', 'https'].includes(first.target_protocol) ? first.target_protocol : 'tcp',
+    port: first?.target_port ?? 80,
+    path: '/',
+    check_interval_seconds: 10,
+    response_timeout_seconds: 5,
+    healthy_threshold: 3,
+    unhealthy_threshold: 5,
+  };
+}
+
+/**
+ * The optional settings of a create or update body. What the body leaves out keeps what the
+ * balancer had (clients such as godo send back what they read, Terraform only what is set).
+ */
+function lbOptionalSettings(
+  body: Record<string, unknown>,
+  rules: readonly ForwardingRule[],
+  existing?: StoredLoadBalancer,
+): LoadBalancerSettings {
+  const settings: LoadBalancerSettings = { ...existing?.settings };
+  if (body.health_check != null) {
+    settings.health_check = checkHealthCheck(
+      body.health_check,
+      settings.health_check ?? defaultHealthCheck(rules),
+    );
+  }
+  if (body.sticky_sessions != null) settings.sticky_sessions = checkStickySessions(body.sticky_sessions);
+  for (const field of [
+    'redirect_http_to_https',
+    'enable_proxy_protocol',
+    'enable_backend_keepalive',
+  ] as const) {
+    const value = body[field];
+    if (value == null) continue;
+    if (typeof value !== 'boolean') throw unprocessable(`${field} must be a boolean`);
+    settings[field] = value;
+  }
+  if (body.http_idle_timeout_seconds != null) {
+    settings.http_idle_timeout_seconds = intIn(
+      body.http_idle_timeout_seconds,
+      'http_idle_timeout_seconds',
+      30,
+      600,
+    );
+  }
+  return settings;
+}
+
 /** Everything a create or update body sets, checked as the platform checks it. */
 function lbSettings(world: World, body: Record<string, unknown>, existing?: StoredLoadBalancer) {
   const name = requireString(body, 'name');
@@ -460,8 +605,7 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
   if (algorithm !== 'round_robin' && algorithm !== 'least_connections') {
     throw unprocessable('algorithm must be round_robin or least_connections');
   }
-  if (body.project_id !== undefined && typeof body.project_id !== 'string')
-    throw unprocessable('project_id must be a string');
+  const projectId = projectForCreate(world, body.project_id);
   return {
     name,
     type,
@@ -476,7 +620,8 @@ function lbSettings(world: World, body: Record<string, unknown>, existing?: Stor
     size_unit: sizeUnit,
     size,
     algorithm: algorithm as LoadBalancerAlgorithm,
-    project_id: (body.project_id as string | undefined) ?? existing?.project_id ?? null,
+    project_id: projectId ?? existing?.project_id ?? null,
+    settings: lbOptionalSettings(body, rules, existing),
   };
 }
 
@@ -487,7 +632,7 @@ function lbDropletIds(world: World, lb: StoredLoadBalancer): number[] {
 
 function loadBalancerView(world: World, lb: StoredLoadBalancer, now: number) {
   const active = ready(lb.created_ms, now);
-  const first = lb.forwarding_rules[0];
+  const settings = lb.settings ?? {};
   return {
     id: lb.id,
     name: lb.name,
@@ -500,25 +645,17 @@ function loadBalancerView(world: World, lb: StoredLoadBalancer, now: number) {
     status: active ? 'active' : 'new',
     created_at: iso(lb.created_ms),
     forwarding_rules: lb.forwarding_rules,
-    health_check: {
-      protocol: first && ['http', 'https'].includes(first.target_protocol) ? first.target_protocol : 'tcp',
-      port: first?.target_port ?? 80,
-      path: '/',
-      check_interval_seconds: 10,
-      response_timeout_seconds: 5,
-      healthy_threshold: 3,
-      unhealthy_threshold: 5,
-    },
-    sticky_sessions: { type: 'none' },
+    health_check: settings.health_check ?? defaultHealthCheck(lb.forwarding_rules),
+    sticky_sessions: settings.sticky_sessions ?? { type: 'none' },
     ...(lb.region ? { region: regionView(world, lb.region) } : {}),
     ...(lb.tag ? { tag: lb.tag } : {}),
     droplet_ids: lbDropletIds(world, lb),
-    redirect_http_to_https: false,
-    enable_proxy_protocol: false,
-    enable_backend_keepalive: false,
-    http_idle_timeout_seconds: 60,
+    redirect_http_to_https: settings.redirect_http_to_https ?? false,
+    enable_proxy_protocol: settings.enable_proxy_protocol ?? false,
+    enable_backend_keepalive: settings.enable_backend_keepalive ?? false,
+    http_idle_timeout_seconds: settings.http_idle_timeout_seconds ?? 60,
     ...(lb.vpc_uuid ? { vpc_uuid: lb.vpc_uuid } : {}),
-    ...(lb.project_id ? { project_id: lb.project_id } : {}),
+    project_id: projectOf(world, `do:loadbalancer:${lb.id}`),
     disable_lets_encrypt_dns_records: false,
     firewall: { deny: [], allow: [] },
     network: lb.network,
@@ -574,6 +711,7 @@ const loadBalancerRoutes: Route[] = [
         created_ms: req.now,
       };
       world.loadBalancers.push(lb);
+      assignToProject(world, `do:loadbalancer:${lb.id}`, settings.project_id ?? undefined, req.now);
       return { status: 202, body: { load_balancer: loadBalancerView(world, lb, req.now) } };
     },
   },
@@ -594,7 +732,11 @@ const loadBalancerRoutes: Route[] = [
       if (vpc != null && vpc !== lb.vpc_uuid) {
         throw unprocessable(`vpc_uuid cannot change (the load balancer is in ${lb.vpc_uuid ?? 'no VPC'})`);
       }
+      const before = lb.project_id;
       Object.assign(lb, lbSettings(world, req.body, lb));
+      // A PUT naming another project moves the balancer there, as a create's project_id places it.
+      if (lb.project_id && lb.project_id !== before)
+        assignToProject(world, `do:loadbalancer:${lb.id}`, lb.project_id, req.now);
       return { body: { load_balancer: loadBalancerView(world, lb, req.now) } };
     },
   },

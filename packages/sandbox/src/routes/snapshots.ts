@@ -2,14 +2,15 @@
  * snapshots endpoints of the sandbox. On the platform a VM's snapshots and backups are images
  * (`world.images` with the VM they were taken of): `/v2/snapshots` shows the snapshots of every
  * resource, `/v2/droplets/{id}/snapshots` and `/backups` those of one VM, and deleting a snapshot
- * deletes the image (gone from `/v2/images` and the VM's `snapshot_ids` too). The account holds no
- * volumes, so it has no volume snapshots: their UUIDs are never found.
+ * deletes the image (gone from `/v2/images` and the VM's `snapshot_ids` too). Volume snapshots
+ * (`world.volumeSnapshots`, UUIDs) are listed and deleted here too, as on the platform.
  */
 import { UUID_PATTERN } from '@cloudcall/core';
 import { imageVisible, type StoredImage } from '../families/vms.js';
 import { badRequest, listBody, notFound, type Route, type SandboxRequest } from '../http.js';
 import type { World } from '../world.js';
 import { imageView } from './images.js';
+import { volumeSnapshotView } from './volumes.js';
 
 /** What a snapshot costs a month, per GB, in USD. */
 const SNAPSHOT_GB_MONTH = 0.06;
@@ -53,10 +54,18 @@ export function snapshotCost(sizeGigabytes: number | null): string {
   return ((sizeGigabytes ?? 0) * SNAPSHOT_GB_MONTH).toFixed(2);
 }
 
-/** The VM snapshot a path names: a numeric id; a UUID names a volume snapshot (none here); else 400. */
+/** A volume snapshot a path names by its UUID, or undefined when the path names a VM snapshot. */
+function findVolumeSnapshot(world: World, request: SandboxRequest) {
+  const ref = request.params.id ?? '';
+  if (!UUID_PATTERN.test(ref)) return undefined;
+  const found = world.volumeSnapshots.find((s) => s.id === ref);
+  if (!found) throw notFound(`snapshot ${ref} not found`);
+  return found;
+}
+
+/** The VM snapshot a path names: a numeric id (a UUID names a volume snapshot); else 400. */
 function findSnapshot(world: World, request: SandboxRequest) {
   const ref = request.params.id ?? '';
-  if (UUID_PATTERN.test(ref)) throw notFound(`snapshot ${ref} not found`);
   if (!/^\d+$/.test(ref))
     throw badRequest(`${ref} is not a snapshot id (a number, or a volume snapshot's UUID)`);
   const found = vmImages(world, request.now, 'snapshot').find(({ image }) => image.id === Number(ref));
@@ -73,19 +82,31 @@ export const snapshotsRoutes: Route[] = [
       if (type !== null && type !== 'droplet' && type !== 'volume') {
         throw badRequest(`resource_type must be droplet or volume; got ${JSON.stringify(type)}`);
       }
-      const snapshots = type === 'volume' ? [] : vmImages(world, req.now, 'snapshot').map(snapshotView);
+      const snapshots = [
+        ...(type === 'volume' ? [] : vmImages(world, req.now, 'snapshot').map(snapshotView)),
+        ...(type === 'droplet' ? [] : world.volumeSnapshots.map(volumeSnapshotView)),
+      ];
       return { body: listBody('snapshots', snapshots, req) };
     },
   },
   {
     method: 'GET',
     path: '/v2/snapshots/{id}',
-    handler: (req, world) => ({ body: { snapshot: snapshotView(findSnapshot(world, req)) } }),
+    handler: (req, world) => {
+      const volumeSnapshot = findVolumeSnapshot(world, req);
+      if (volumeSnapshot) return { body: { snapshot: volumeSnapshotView(volumeSnapshot) } };
+      return { body: { snapshot: snapshotView(findSnapshot(world, req)) } };
+    },
   },
   {
     method: 'DELETE',
     path: '/v2/snapshots/{id}',
     handler: (req, world) => {
+      const volumeSnapshot = findVolumeSnapshot(world, req);
+      if (volumeSnapshot) {
+        world.volumeSnapshots = world.volumeSnapshots.filter((s) => s !== volumeSnapshot);
+        return { status: 204 };
+      }
       const { image } = findSnapshot(world, req);
       world.images = world.images.filter((i) => i !== image);
       return { status: 204 };

@@ -3,7 +3,7 @@
  * (VMs, the account's images, database clusters). Tags are shared state: tagging a VM changes the
  * VM's `tags`, which `GET /v2/droplets?tag_name=` and the by-tag actions read, and naming a new tag
  * on a resource (a VM, an image or a cluster created with tags) creates the tag, as the platform
- * does. The account holds no volumes, so volume and volume snapshot ids are never found.
+ * does. Volumes and volume snapshots carry tags the same way.
  */
 import { LIMITS } from '@cloudcall/core';
 import { type StoredTag, TAGGABLE_TYPES, type TaggableType } from '../families/tags.js';
@@ -40,6 +40,10 @@ function findTaggable(world: World, type: TaggableType, id: string): Taggable | 
       return (world.images as StoredImage[]).find((i) => !i.public && String(i.id) === id);
     case 'database':
       return world.clusters.find((c) => c.id === id);
+    case 'volume':
+      return world.volumes.find((v) => v.id === id);
+    case 'volume_snapshot':
+      return world.volumeSnapshots.find((v) => v.id === id);
     default:
       return undefined;
   }
@@ -60,8 +64,8 @@ function carriers(world: World, name: string): Record<TaggableType, string[]> {
   return {
     droplet: world.droplets.filter((d) => has(d.tags)).map((d) => String(d.id)),
     image: (world.images as StoredImage[]).filter((i) => !i.public && has(i.tags)).map((i) => String(i.id)),
-    volume: [],
-    volume_snapshot: [],
+    volume: world.volumes.filter((v) => has(v.tags)).map((v) => v.id),
+    volume_snapshot: world.volumeSnapshots.filter((v) => has(v.tags)).map((v) => v.id),
     database: world.clusters.filter((c) => has(c.tags)).map((c) => c.id),
   };
 }
@@ -77,6 +81,8 @@ function allTags(world: World): StoredTag[] {
     ...world.droplets.flatMap((d) => d.tags),
     ...(world.images as StoredImage[]).filter((i) => !i.public).flatMap((i) => i.tags ?? []),
     ...world.clusters.flatMap((c) => c.tags),
+    ...world.volumes.flatMap((v) => v.tags),
+    ...world.volumeSnapshots.flatMap((v) => v.tags),
   ];
   const extra = [...new Set(carried)].filter((name) => !known.has(name));
   return [...world.tags, ...extra.map((name) => ({ name, tagged: [] }))];

@@ -59,8 +59,18 @@ export const vmsRelatedRoutes: Route[] = [
         name: view.name,
         cost: snapshotCost(view.size_gigabytes),
       }));
+      // Volumes cost $0.10 per GiB a month, their snapshots as other snapshots do.
+      const attached = world.volumes.filter((v) => v.droplet_ids.includes(droplet.id));
+      const volumes = attached.map((v) => ({
+        id: v.id,
+        name: v.name,
+        cost: (v.size_gigabytes * 0.1).toFixed(2),
+      }));
+      const volumeSnapshots = world.volumeSnapshots
+        .filter((s) => attached.some((v) => v.id === s.volume_id))
+        .map((s) => ({ id: s.id, name: s.name, cost: snapshotCost(s.size_gigabytes) }));
       return {
-        body: { reserved_ips: ips, floating_ips: ips, snapshots, volumes: [], volume_snapshots: [] },
+        body: { reserved_ips: ips, floating_ips: ips, snapshots, volumes, volume_snapshots: volumeSnapshots },
       };
     },
   },

@@ -13,6 +13,7 @@ import {
   schedule,
   settle,
 } from '../families/vms.js';
+import { type StoredVolume, VOLUMES_PER_DROPLET } from '../families/volumes.js';
 import {
   intParam,
   listBody,
@@ -29,6 +30,7 @@ import { actionListReply, actionReply } from './actions.js';
 import { imageView } from './images.js';
 import { vpcFor } from './networking-common.js';
 import { tagNewResource } from './tags.js';
+import { attachVolume, volumeIdsOf } from './volumes.js';
 
 const HOSTNAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
 
@@ -75,12 +77,15 @@ export function dropletView(world: World, droplet: Droplet, now: number): Drople
   const typeAt = (image: StoredImage) => imageView(image, now).type;
   view.backup_ids = own.filter((image) => typeAt(image) === 'backup').map((image) => image.id);
   view.snapshot_ids = own.filter((image) => typeAt(image) === 'snapshot').map((image) => image.id);
+  view.volume_ids = volumeIdsOf(world, droplet.id);
   return view;
 }
 
-/** Deletes a droplet; its backups go with it, its snapshots stay. */
+/** Deletes a droplet; its backups go with it, its snapshots stay, its volumes are detached. */
 function deleteDroplet(world: World, droplet: Droplet, now: number): void {
   world.droplets = world.droplets.filter((d) => d !== droplet);
+  for (const volume of world.volumes)
+    volume.droplet_ids = volume.droplet_ids.filter((id) => id !== droplet.id);
   world.images = images(world).filter(
     (image) => !(image._droplet_id === droplet.id && imageView(image, now).type === 'backup'),
   );
@@ -337,6 +342,7 @@ function createDroplet(world: World, body: Record<string, unknown>, name: string
     throw unprocessable('creating this/these droplet(s) will exceed your droplet limit');
   }
   const vpc = vpcFor(world, body.vpc_uuid, regionSlug, now);
+  const volumes = volumesToAttach(world, body.volumes, regionSlug);
   const id = nextId(world, 'droplet');
   // Tags named for the first time are created, as the platform creates them.
   const tags = tagNewResource(world, body.tags, 'droplet', id);
@@ -393,6 +399,7 @@ function createDroplet(world: World, body: Record<string, unknown>, name: string
   };
   schedule(droplet, now + DURATIONS.boot, { status: 'active' });
   world.droplets.push(droplet);
+  for (const volume of volumes) attachVolume(world, volume, droplet.id, 'volumes');
   if (backups) takeBackup(world, droplet, now + DURATIONS.boot + DURATIONS.firstBackup);
   const action = startAction(world, now, {
     type: 'create',
@@ -402,6 +409,30 @@ function createDroplet(world: World, body: Record<string, unknown>, name: string
     duration_ms: DURATIONS.boot,
   });
   return { droplet, action };
+}
+
+/**
+ * The volumes `volumes` names by id, checked before the VM exists: each of the account, in the VM's
+ * region, attached to no other VM, and no more than a VM may hold.
+ */
+function volumesToAttach(world: World, value: unknown, region: string): StoredVolume[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw unprocessable('volumes must be an array of volume ids');
+  const volumes = [...new Set(value)].map((ref) => {
+    const volume = world.volumes.find((v) => v.id === ref);
+    if (!volume) throw unprocessable(`volumes: volume ${JSON.stringify(ref)} does not exist`);
+    if (volume.region !== region) {
+      throw unprocessable(`volumes: volume ${volume.name} is in ${volume.region}, not ${region}`);
+    }
+    if (volume.droplet_ids.some((id) => world.droplets.some((d) => d.id === id))) {
+      throw unprocessable(`volumes: volume ${volume.name} is attached to droplet ${volume.droplet_ids[0]}`);
+    }
+    return volume;
+  });
+  if (volumes.length > VOLUMES_PER_DROPLET) {
+    throw unprocessable(`volumes: a Droplet may have at most ${VOLUMES_PER_DROPLET} volumes attached`);
+  }
+  return volumes;
 }
 
 /** The account's keys that `ssh_keys` names by id or fingerprint; any unknown one is the platform's 422. */
