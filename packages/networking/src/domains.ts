@@ -107,13 +107,7 @@ const recordFields = {
     .max(LIMITS.short)
     .describe('MX: prio host; SRV: prio weight port host; CAA: flags tag value; FQDNs end with .'),
   // Beyond the spec's arguments: the platform takes a record's time to live (default 1800).
-  TTL: z
-    .number()
-    .int()
-    .min(30)
-    .max(2_147_483_647)
-    .optional()
-    .describe('Time to live in seconds, at least 30 (default 1800)'),
+  TTL: z.number().int().min(30).optional().describe('Seconds (min 30)'),
 };
 
 /** What Data holds, per type, for the CLI's help. */

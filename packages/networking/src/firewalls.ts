@@ -157,7 +157,7 @@ export const firewallTools = [
     title: 'Create firewall',
     description: 'Create a firewall; one rule each way.',
     details:
-      'Creates a firewall with one inbound and one outbound rule (and any more given in InboundRules and OutboundRules), applied to the given VMs and to VMs with the given tags. Add more rules later with firewall-add-rules. Port ranges are a port ("22"), a range ("8000-9000") or "all"; sources and destinations are IP addresses or CIDR blocks such as "0.0.0.0/0", separated by commas.',
+      'Creates a firewall with one inbound and one outbound rule (more in InboundRules, OutboundRules), applied to the given VMs and to VMs with the given tags. Port ranges are a port ("22"), a range ("8000-9000") or "all"; sources and destinations are IP addresses or CIDR blocks such as "0.0.0.0/0", separated by commas.',
     input: z.strictObject({
       Name: z
         .string()
@@ -177,12 +177,8 @@ export const firewallTools = [
       VmIDs: z.array(z.number().int().positive()).optional().describe('VM ids'),
       Tags: z.array(tagName()).optional().describe('VM tags'),
       // Beyond the spec: more rules at once (doctl's several rules), after the flat ones.
-      InboundRules: z.array(inboundRule).min(1).optional().describe('More inbound rules, after the first.'),
-      OutboundRules: z
-        .array(outboundRule)
-        .min(1)
-        .optional()
-        .describe('More outbound rules, after the first.'),
+      InboundRules: z.array(inboundRule).min(1).optional().describe('More inbound rules.'),
+      OutboundRules: z.array(outboundRule).min(1).optional().describe('More outbound rules.'),
     }),
     annotations: annotations.create,
     request: {

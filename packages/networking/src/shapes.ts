@@ -4,7 +4,7 @@
  * the wire (the platform's snake_case fields).
  */
 import { isIP } from 'node:net';
-import { LIMITS, pageArgs, tagName, uuid } from '@cloudcall/core';
+import { LIMITS, pageArgs, tagName, UUID_PATTERN, uuid } from '@cloudcall/core';
 import { z } from 'zod';
 
 /** Networking lists page by 20 (the spec's Limits table). */
@@ -77,19 +77,18 @@ const addresses = (what: string) =>
           'expected an IP address or CIDR block, such as "203.0.113.7" or "0.0.0.0/0"',
         ),
     )
-    .describe(
-      `${what}: IP addresses or CIDR blocks, such as ["0.0.0.0/0", "::/0"]; may be empty when the rule names VMs, tags, load balancers or Kubernetes clusters.`,
-    );
+    .describe(`${what}: IP addresses or CIDR blocks, such as ["0.0.0.0/0", "::/0"].`);
 
 /**
  * Beyond the spec's rule structure (addresses only): the other targets the platform takes, as
  * doctl's rule strings name them (`droplet_id:`, `tag:`, `load_balancer_uid:`, `kubernetes_id:`).
  */
+const uuids = z.array(z.string().regex(UUID_PATTERN, 'expected a UUID')).min(1).optional();
 const otherTargets = {
   VmIDs: z.array(z.number().int().positive()).min(1).optional().describe('VM ids'),
   Tags: z.array(tagName()).min(1).optional().describe('VM tags'),
-  LoadBalancerIDs: z.array(uuid('Load balancer id')).min(1).optional().describe('Load balancer ids'),
-  KubernetesIDs: z.array(uuid('Kubernetes cluster id')).min(1).optional().describe('Kubernetes cluster ids'),
+  LoadBalancerIDs: uuids.describe('Load balancer ids'),
+  KubernetesIDs: uuids.describe('Cluster ids'),
 };
 
 type Targets = {
