@@ -179,7 +179,7 @@ describe('--dry-run', () => {
 });
 
 describe('the audit log', () => {
-  it('gets one whole line from each of 8 processes writing at once, and `audit` reads them back', async () => {
+  it('gets an intent and an outcome line, whole, from each of 8 processes writing at once, and `audit` reads them back', async () => {
     const log = join(cli.home, 'audit.log');
     const runs = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
@@ -196,8 +196,16 @@ describe('the audit log', () => {
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    expect(lines).toHaveLength(8);
-    const entries = lines.map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(16);
+    const all = lines.map((line) => JSON.parse(line));
+    const intents = all.filter((line) => line.phase === 'intent');
+    const entries = all.filter((line) => line.phase === undefined);
+    // Each call's intent came before its outcome, and names the same call.
+    expect(intents.map((line) => line.call).sort()).toEqual(entries.map((entry) => entry.call).sort());
+    for (const entry of entries) {
+      const intent = all.findIndex((line) => line.phase === 'intent' && line.call === entry.call);
+      expect(intent).toBeLessThan(all.indexOf(entry));
+    }
     expect(entries.map((entry) => entry.args.Name).sort()).toEqual([
       'k0',
       'k1',

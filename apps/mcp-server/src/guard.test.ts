@@ -133,9 +133,10 @@ describe('--confirm, for clients without elicitation', () => {
 describe('protection rules', () => {
   it('refuse a delete of a VM with a protected tag, naming the rule, from --protect or a policy file', async () => {
     const policy = join(dir, 'policy.json');
-    writeFileSync(policy, '{\n  "protect": ["tag:prod"]\n}\n');
+    // vm-create is allowed: the test makes its protected VM through the same server.
+    writeFileSync(policy, '{\n  "protect": ["tag:prod"],\n  "allow": ["vm-create"]\n}\n');
     for (const [args, env, rule] of [
-      [['--protect', 'tag:prod', '--protect', 'name:other'], {}, 'tag:prod (--protect)'],
+      [['--protect', 'tag:prod', '--protect', 'name:other,allow:vm-create'], {}, 'tag:prod (--protect)'],
       [[], { CLOUDCALL_POLICY: policy }, `tag:prod (policy file ${policy}, line 2)`],
     ] as const) {
       const { client } = await connect([...args], env, () => ({
@@ -172,7 +173,8 @@ describe('protection rules', () => {
 describe('plan and audit-list', () => {
   it('plan returns the request, target and price change as structured content, sending nothing', async () => {
     const log = join(dir, 'plan-audit.log');
-    const { client } = await connect(['--audit-log', log, '--protect', 'tag:prod']);
+    // A VM tagged prod joins a protected tag: allowed here by name, for the test's own VM.
+    const { client } = await connect(['--audit-log', log, '--protect', 'tag:prod,allow:vm-create']);
     const listed = (await client.listTools()).tools.filter((tool) =>
       ['plan', 'audit-list'].includes(tool.name),
     );
@@ -219,7 +221,13 @@ describe('plan and audit-list', () => {
     ]);
     // A create's line names what it made.
     expect(all.entries[0].target).toEqual({ kind: 'droplet', id, name: 'grow', tags: ['prod'] });
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+    // The create's intent and outcome, and the refusal (nothing sent, so no intent).
+    expect(
+      readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).phase ?? JSON.parse(line).outcome),
+    ).toEqual(['intent', 'ok', 'refused']);
   });
 
   it('audit-list says when the server keeps no log', async () => {
