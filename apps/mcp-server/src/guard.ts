@@ -60,17 +60,18 @@ export async function runGuarded(
   args: unknown,
   context: ToolContext,
   setup: {
-    server: Server;
+    /** The session's server; without one (stateless HTTP) the client cannot be asked. */
+    server: Server | undefined;
     guard: ServerGuard;
     offered: ReadonlyMap<string, AnyTool>;
     requestId: string | number;
   },
 ): Promise<unknown> {
   const { server, guard } = setup;
-  const canAsk = guard.confirm !== 'never' && Boolean(server.getClientCapabilities()?.elicitation);
+  const canAsk = guard.confirm !== 'never' && Boolean(server?.getClientCapabilities()?.elicitation);
   const confirm = canAsk
     ? async ({ message }: { message: string }): Promise<Decision> => {
-        const answer = await server.elicitInput(
+        const answer = await (server as Server).elicitInput(
           {
             mode: 'form',
             message: `Confirm a destructive call. ${message}`,

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -56,6 +56,24 @@ export async function call(
     json = undefined;
   }
   return { isError: result.isError === true, text, json, structured: result.structuredContent };
+}
+
+/**
+ * Calls a tool this server must refuse as a protocol error (an unknown or hidden tool: JSON-RPC
+ * -32602), and returns that error's code, message and data; fails when the call is answered.
+ */
+export async function refusedCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ code: number; message: string; data: unknown }> {
+  try {
+    await client.callTool({ name, arguments: args });
+  } catch (error) {
+    if (error instanceof McpError) return { code: error.code, message: error.message, data: error.data };
+    throw error;
+  }
+  throw new Error(`tools/call ${name} was answered; a JSON-RPC error was expected`);
 }
 
 /** A listed tool's hints as a host reads them: MCP's defaults for any hint not listed. */

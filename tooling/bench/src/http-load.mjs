@@ -1,0 +1,116 @@
+/**
+ * Load over Streamable HTTP: raw JSON-RPC POSTs (`tools/call`, each with the caller's bearer
+ * token) with a fixed number in flight, over keep-alive connections (node:http, as a proxy or an
+ * SDK client keeps them). Shared by the one-process comparison (ours and the reference's, each
+ * on its own port) and the replicas behind nginx.
+ */
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/** The headers an MCP client sends with a call, after initialize, at 2025-06-18. */
+const HEADERS = {
+  authorization: 'Bearer bench-caller-token',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
+
+/**
+ * A caller of `tool` at `url` with at most `inFlight` connections; `describe` says more when an
+ * answer is not a successful result (nginx's error log).
+ */
+export function httpCaller(url, { tool, inFlight, describe = () => '' }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+  const target = new URL(url);
+  let id = 0;
+  const callOnce = () =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: tool, arguments: {} },
+      });
+      const req = request(
+        target,
+        { method: 'POST', agent, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => {
+            let answer;
+            try {
+              answer = JSON.parse(text);
+            } catch {}
+            if (res.statusCode !== 200 || !answer?.result || answer.result.isError) {
+              reject(new Error(`${tool} at ${url} answered ${res.statusCode}: ${text.slice(0, 300)}${describe()}`));
+            } else {
+              resolve();
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    /**
+     * `total` calls with `inFlight` outstanding at all times: calls per second, and each call's
+     * latency from its request to its whole answer.
+     */
+    async burst(total) {
+      const latencies = new Float64Array(total);
+      const start = performance.now();
+      let sent = 0;
+      const worker = async () => {
+        while (sent < total) {
+          const index = sent++;
+          const began = performance.now();
+          await callOnce();
+          latencies[index] = performance.now() - began;
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, worker));
+      const callsPerSecond = total / ((performance.now() - start) / 1000);
+      return { callsPerSecond, latencies: [...latencies].sort((a, b) => a - b) };
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/**
+ * Starts `command args` and resolves once `listening` (a RegExp with the port as its first group)
+ * matches what it writes to stdout or stderr; both are then drained unread. Its pid is there for
+ * its peak RSS.
+ */
+export function startListening(command, args, env, listening) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const port = listening.exec(output)?.[1];
+      if (!port) return;
+      for (const stream of [child.stdout, child.stderr]) {
+        stream.off('data', onData);
+        stream.resume();
+      }
+      resolve({
+        port: Number(port),
+        pid: child.pid,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    for (const stream of [child.stdout, child.stderr]) stream.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
+  });
+}
