@@ -372,7 +372,10 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     // other as plain JSON, sent whole once ready: should this replica die first, the balancer
     // answers 502 at once instead of leaving the client to wait out a stream cut short.
     const json = !asksForProgress(body);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: json,
+    });
     // A cancel reaches this request's server as the SDK delivers it; with no other request in
     // this POST left to answer, its answer ends there (an empty stream, or no JSON at all).
     const requests = messages.filter(isJSONRPCRequest);
@@ -637,7 +640,9 @@ function reasonOf(message: unknown): unknown {
  * supported, else the latest.
  */
 function negotiated(asked: unknown): string {
-  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : LATEST_PROTOCOL_VERSION;
 }
 
 /**
@@ -677,7 +682,8 @@ function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
  * request, and a POST's answer is JSON or a stream, so it is a stream with no events.
  */
 function endCancelled(res: ServerResponse): void {
-  if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (!res.headersSent)
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.end();
 }
 

@@ -337,11 +337,8 @@ async function main(): Promise<void> {
     // The SDK server takes over from the early answers when a message needs it (see above).
     ready(serverOptions);
   } else {
-    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer, createToolCall }] = await Promise.all([
-      import('./http.js'),
-      import('./instructions.js'),
-      import('./server.js'),
-    ]);
+    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer, createToolCall }] =
+      await Promise.all([import('./http.js'), import('./instructions.js'), import('./server.js')]);
     // One tool runner for every server and request of the process.
     const toolCall = createToolCall(serverOptions);
     const newServer = () => createMcpServer(serverOptions, toolCall);

@@ -407,7 +407,10 @@ describe('operations', () => {
     expect((await call(client, 'key-get', { ID: 987654 })).isError).toBe(true);
     await client.close();
     // The log lines are written as the calls end, and may come just after the answers.
-    await waitForOutput(output, /"tool":"key-list"[\s\S]*tool key-get: |tool key-get: [\s\S]*"tool":"key-list"/);
+    await waitForOutput(
+      output,
+      /"tool":"key-list"[\s\S]*tool key-get: |tool key-get: [\s\S]*"tool":"key-list"/,
+    );
     const lines = output()
       .split('\n')
       .filter((line) => line.startsWith('{'))

@@ -24,8 +24,8 @@ import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioHandover } from './handshake.js';
 
@@ -286,7 +286,11 @@ interface Batch {
 
 /** A batch member that is not a JSON-RPC message (or may not be in a batch), answered in the batch. */
 function invalidRequest(id: RequestId | null, why = 'not a JSON-RPC 2.0 request, notification or response') {
-  return { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` } } as unknown as JSONRPCMessage;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
+  } as unknown as JSONRPCMessage;
 }
 
 /** The id of something that looked like a request, when it has a usable one. */

@@ -47,7 +47,9 @@ export function httpCaller(url, { tool, inFlight, describe = () => '' }) {
               answer = JSON.parse(text);
             } catch {}
             if (res.statusCode !== 200 || !answer?.result || answer.result.isError) {
-              reject(new Error(`${tool} at ${url} answered ${res.statusCode}: ${text.slice(0, 300)}${describe()}`));
+              reject(
+                new Error(`${tool} at ${url} answered ${res.statusCode}: ${text.slice(0, 300)}${describe()}`),
+              );
             } else {
               resolve();
             }
