@@ -235,8 +235,12 @@ export function createToolCall(options: McpServerOptions): ToolCall {
  * path that answers without it: the params, or undefined where the SDK server must answer.
  */
 export function callParams(request: unknown): CallToolParams | undefined {
-  const parsed = CallToolRequest.safeParse(request);
-  return parsed.success ? parsed.data.params : undefined;
+  try {
+    const parsed = CallToolRequest.safeParse(request);
+    return parsed.success ? parsed.data.params : undefined;
+  } catch {
+    return undefined; // the McpError the schema throws for params of the wrong shape
+  }
 }
 
 /** An MCP server for one session (over HTTP with --stateless, one request); `call` may be shared. */
