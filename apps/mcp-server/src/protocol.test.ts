@@ -6,6 +6,7 @@
  * same file, in this process, moves the shared clock and counts the server's requests.
  */
 import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +137,40 @@ describe('cancellation under --stateless', () => {
     expect(answered.status).toBe(200);
     const result = (answered.json as { result: CallToolResult }).result;
     expect(JSON.parse(textOf(result)).droplet).toMatchObject({ id, status: 'active' });
+  });
+});
+
+describe('a stateless call whose client goes away', () => {
+  it('stops when the connection carrying it closes, on the replica running it', async () => {
+    const { url, output } = await startHttp(['--transport', 'http', '--port', '0', '--stateless', ...SERVER]);
+    const client = await httpClient(url);
+    try {
+      const id = await createVm(client, 'cancel-close');
+      const watch = await helper.watchRequests({ method: 'GET', path: `/v2/droplets/${id}` });
+      const target = new URL(url);
+      const req = request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
+      req.on('error', () => undefined);
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'wait', arguments: { Kind: 'vm', ID: id } },
+        }),
+      );
+      await polled(watch);
+      req.destroy();
+      // The wait ends as cancelled instead of polling on for 300 s.
+      await expect.poll(() => /tool wait: .*cancelled/i.test(output()), { timeout: 8_000 }).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -6,7 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { peakRssMiB } from './line-client.mjs';
 
 /** The headers an MCP client sends with a call, after initialize, at 2025-06-18. */
 const HEADERS = {
@@ -86,8 +88,8 @@ export function httpCaller(url, { tool, inFlight, describe = () => '' }) {
 
 /**
  * Starts `command args` and resolves once `listening` (a RegExp with the port as its first group)
- * matches what it writes to stdout or stderr; both are then drained unread. Its pid is there for
- * its peak RSS.
+ * matches what it writes to stdout or stderr (at once without one); both are then drained unread.
+ * Its pid is there for its peak RSS.
  */
 export function startListening(command, args, env, listening) {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -95,7 +97,7 @@ export function startListening(command, args, env, listening) {
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
       output += chunk;
-      const port = listening.exec(output)?.[1];
+      const port = listening ? listening.exec(output)?.[1] : '0';
       if (!port) return;
       for (const stream of [child.stdout, child.stderr]) {
         stream.off('data', onData);
@@ -114,5 +116,97 @@ export function startListening(command, args, env, listening) {
     };
     for (const stream of [child.stdout, child.stderr]) stream.setEncoding('utf8').on('data', onData);
     child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
+    if (!listening) onData('');
   });
+}
+
+/**
+ * One process each over HTTP, ours (`--stateless --auth token-passthrough`) and the reference's
+ * (`--transport http`), against the same API, with the same load: after a warm-up burst each,
+ * `bursts` bursts of `calls` calls with `inFlight` outstanding, alternating (ours, theirs, ours...)
+ * so a change in the machine's load falls on both. Calls/s is the median burst; p50/p99 over
+ * every call of the counted bursts; peak RSS after all of them.
+ */
+export async function httpComparison({ main, reference, apiUrl, env, tool, calls, bursts, inFlight }) {
+  const servers = [];
+  try {
+    servers.push({
+      name: 'cloudcall',
+      ...(await startListening(
+        process.execPath,
+        [
+          ...[main, '--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
+          ...['--api-url', apiUrl, '--allowed-hosts', '127.0.0.1'],
+        ],
+        env,
+        /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+      )),
+    });
+    if (reference) {
+      const port = await freePort();
+      const server = await startListening(
+        reference,
+        ['-transport', 'http', '-bind-addr', `127.0.0.1:${port}`, '-digitalocean-api-endpoint', apiUrl],
+        env,
+        // Its port is ours to give; the first call (retried) finds it up.
+        undefined,
+      );
+      servers.push({ name: 'reference', ...server, port });
+    }
+    for (const server of servers) {
+      server.caller = httpCaller(`http://127.0.0.1:${server.port}/mcp`, { tool, inFlight });
+      await untilAnswering(server.caller);
+      await server.caller.burst(calls);
+      server.runs = [];
+    }
+    for (let i = 0; i < bursts; i++) {
+      for (const server of servers) server.runs.push(await server.caller.burst(calls));
+    }
+    return Object.fromEntries(
+      servers.map((server) => {
+        const rates = server.runs.map((run) => run.callsPerSecond).sort((a, b) => a - b);
+        const latencies = server.runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
+        const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+        return [
+          server.name,
+          {
+            callsPerSecond: rates[rates.length >> 1],
+            callsPerSecondBursts: server.runs.map((run) => run.callsPerSecond),
+            p50Ms: at(0.5),
+            p99Ms: at(0.99),
+            peakRssMiB: peakRssMiB(server.pid),
+          },
+        ];
+      }),
+    );
+  } finally {
+    for (const server of servers) server.caller?.close();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+/** A loopback port free at the moment (for a server that cannot pick its own and say which). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Calls until one succeeds (a server listening a moment after it started), for up to 10 s. */
+async function untilAnswering(caller) {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    try {
+      await caller.burst(1);
+      return;
+    } catch (error) {
+      if (performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
