@@ -15,11 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call } from './testing/client.js';
+import { createSandboxVm } from './testing/client.js';
 import { httpRequest, killAll, rawStdio, startHttp } from './testing/process.js';
 import { httpClient } from './testing/service.js';
 
-const UBUNTU = 161928327;
 const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-protocol-')), 'sandbox.json');
 let helper: Sandbox;
 
@@ -33,17 +32,6 @@ afterAll(async () => {
 
 const SERVER = ['--sandbox', '--sandbox-state', statePath, '--families', 'account,vms'];
 const textOf = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
-
-async function createVm(client: Client, name: string): Promise<number> {
-  const result = await call(client, 'vm-create', {
-    Name: name,
-    Size: 's-1vcpu-1gb',
-    ImageID: UBUNTU,
-    Region: 'nyc3',
-  });
-  expect(result.isError, result.text).toBe(false);
-  return (result.json as { droplet: { id: number } }).droplet.id;
-}
 
 /** Resolves once the server has polled VM `id` at least once since `watch` was set. */
 async function polled(watch: number): Promise<void> {
@@ -73,7 +61,7 @@ describe('cancellation under --stateless', () => {
     ['a plain call (answered as JSON)', false],
     ['a call that asked for progress (answered as a stream)', true],
   ])('stops %s at once when the SDK client cancels it', async (what, progress) => {
-    const id = await createVm(client, `cancel-${progress ? 'stream' : 'json'}`);
+    const id = await createSandboxVm(client, `cancel-${progress ? 'stream' : 'json'}`);
     const cancelledLines = () =>
       output()
         .split('\n')
@@ -97,7 +85,7 @@ describe('cancellation under --stateless', () => {
   });
 
   it("a cancel from another caller leaves the call running; the caller's own stops it", async () => {
-    const id = await createVm(client, 'cancel-other');
+    const id = await createSandboxVm(client, 'cancel-other');
     const headers = (token: string) => ({
       authorization: `Bearer ${token}`,
       'mcp-protocol-version': '2025-06-18',
@@ -145,7 +133,7 @@ describe('a stateless call whose client goes away', () => {
     const { url, output } = await startHttp(['--transport', 'http', '--port', '0', '--stateless', ...SERVER]);
     const client = await httpClient(url);
     try {
-      const id = await createVm(client, 'cancel-close');
+      const id = await createSandboxVm(client, 'cancel-close');
       const watch = await helper.watchRequests({ method: 'GET', path: `/v2/droplets/${id}` });
       const target = new URL(url);
       const req = request({
@@ -258,7 +246,7 @@ describe('resumable streams (stateful HTTP)', () => {
     const client = new Client({ name: 'resuming', version: '1.0.0' });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(cutter.url)));
-      const id = await createVm(client, 'resume');
+      const id = await createSandboxVm(client, 'resume');
       let cut = false;
       const result = (await client.callTool({ name: 'wait', arguments: { Kind: 'vm', ID: id } }, undefined, {
         onprogress: () => {

@@ -10,10 +10,8 @@ import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, createSandboxVm, stdioClient } from './testing/client.js';
 import { waitForOutput } from './testing/process.js';
-
-const UBUNTU = 161928327;
 
 const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
 let client: Client;
@@ -36,16 +34,7 @@ afterAll(async () => {
   await helper.close();
 });
 
-async function createVm(name: string): Promise<number> {
-  const result = await call(client, 'vm-create', {
-    Name: name,
-    Size: 's-1vcpu-1gb',
-    ImageID: UBUNTU,
-    Region: 'nyc3',
-  });
-  expect(result.isError, result.text).toBe(false);
-  return (result.json as { droplet: { id: number } }).droplet.id;
-}
+const createVm = (name: string) => createSandboxVm(client, name);
 
 const textOf = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
 

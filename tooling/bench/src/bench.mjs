@@ -27,9 +27,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { httpComparison } from './http-load.mjs';
 import { LineClient } from './line-client.mjs';
 import { coldStart, expectJson, expectVersion, median, shuffle, timeProcess } from './measure.mjs';
-import { httpComparison } from './http-load.mjs';
 import { replicaScaling, replicasMissing } from './replicas.mjs';
 import { startStandIn } from './stand-in.mjs';
 
@@ -169,16 +169,7 @@ async function run() {
   progress(
     `over HTTP, one process each${reference.binary ? ' (cloudcall, @digitalocean/mcp)' : ''}: ${BURSTS} × ${replicaCalls} calls, alternating, ${replicaInFlight} in flight`,
   );
-  const http = await httpComparison({
-    main: mcpMain,
-    reference: reference.binary,
-    apiUrl: api.url,
-    env,
-    tool: TOOL,
-    calls: replicaCalls,
-    bursts: BURSTS,
-    inFlight: replicaInFlight,
-  });
+  const http = await httpComparison({ ...httpLoad(), reference: reference.binary });
   const replicas = await replicaLoad();
 
   return {
@@ -233,7 +224,12 @@ async function replicaLoad() {
   progress(
     `cloudcall-mcp over HTTP: 1 and 3 stateless replicas behind nginx, ${BURSTS} × ${replicaCalls} calls each, alternating, ${replicaInFlight} in flight`,
   );
-  return replicaScaling({
+  return replicaScaling(httpLoad());
+}
+
+/** The load over HTTP, the same for one process each and for the replicas behind nginx. */
+function httpLoad() {
+  return {
     main: mcpMain,
     apiUrl: api.url,
     env,
@@ -241,7 +237,7 @@ async function replicaLoad() {
     calls: replicaCalls,
     bursts: BURSTS,
     inFlight: replicaInFlight,
-  });
+  };
 }
 
 function expectKeys(stdout) {

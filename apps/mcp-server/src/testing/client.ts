@@ -76,6 +76,21 @@ export async function refusedCall(
   throw new Error(`tools/call ${name} was answered; a JSON-RPC error was expected`);
 }
 
+/** The sandbox's Ubuntu image, for VMs a test creates. */
+const UBUNTU = 161928327;
+
+/** Creates a small VM in the sandbox (through the server's vm-create) and returns its id. */
+export async function createSandboxVm(client: Client, name: string): Promise<number> {
+  const result = await call(client, 'vm-create', {
+    Name: name,
+    Size: 's-1vcpu-1gb',
+    ImageID: UBUNTU,
+    Region: 'nyc3',
+  });
+  if (result.isError) throw new Error(`vm-create ${name} failed: ${result.text}`);
+  return (result.json as { droplet: { id: number } }).droplet.id;
+}
+
 /** A listed tool's hints as a host reads them: MCP's defaults for any hint not listed. */
 export function hintsOf(tool: { annotations?: Record<string, unknown> | undefined }) {
   return {
