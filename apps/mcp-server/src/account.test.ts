@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, stdioClient } from './testing/client.js';
+import { call, hintsOf, refusedCall, stdioClient } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
 import { waitForOutput } from './testing/process.js';
 
@@ -175,10 +175,16 @@ describe('errors come back as tool results', () => {
     expect(after.json).toEqual(before.json);
   });
 
-  it('an unknown tool is a tool error, not a protocol error', async () => {
-    const result = await call(client, 'key-explode', {});
-    expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/Unknown tool key-explode/);
+  it('an unknown tool is the protocol error -32602 the specification lists, not a tool result', async () => {
+    const refused = await refusedCall(client, 'key-explode', {});
+    expect(refused).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Unknown tool key-explode/),
+      data: { error_id: 'unknown_tool', hint: expect.stringMatching(/tools\/list/) },
+    });
+    // A near miss names the tools meant.
+    const typo = await refusedCall(client, 'key-lst', {});
+    expect(typo.message).toMatch(/Did you mean key-list/);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The API client each tool call uses: one client for the server's own token, or, with
- * `--auth token-passthrough`, a client per call for the token its HTTP request carried (over one
- * shared connection pool), so one caller's token never serves another's call. Core and undici
+ * `--auth token-passthrough`, a client for the token each HTTP request carries (over one shared
+ * connection pool, kept for that token's later requests), so one caller's token never serves another's call. Core and undici
  * load with the first call.
  */
 import { createHash } from 'node:crypto';
@@ -31,6 +31,9 @@ export interface ApiClientsOptions {
   onEvent?: ((event: ClientEvent) => void) | undefined;
 }
 
+/** Callers' clients kept at once with --auth token-passthrough (each is a few hundred bytes). */
+const MAX_CLIENTS = 1000;
+
 export function apiClients(options: ApiClientsOptions): ApiClients {
   const { token, ...shared } = options;
   const core = () => import('@cloudcall/core');
@@ -44,13 +47,25 @@ export function apiClients(options: ApiClientsOptions): ApiClients {
     };
   }
   let factory: ReturnType<typeof makeFactory> | undefined;
+  const byToken = new Map<string, ApiClient>();
   const makeFactory = () => core().then(({ createClientFactory }) => createClientFactory(shared));
   const client = async (auth?: AuthInfo) => {
     if (!auth?.token) {
       throw new Error('this request carries no API token: send it as "Authorization: Bearer <token>"');
     }
+    // One client per token, kept for the token's next requests (its rate-limit budget with
+    // it), the least recently used dropped past MAX_CLIENTS: a caller's calls make no client each.
+    const kept = byToken.get(auth.token);
+    if (kept) {
+      byToken.delete(auth.token);
+      byToken.set(auth.token, kept);
+      return kept;
+    }
     factory ??= makeFactory();
-    return (await factory).client(auth.token);
+    const made = (await factory).client(auth.token);
+    byToken.set(auth.token, made);
+    if (byToken.size > MAX_CLIENTS) byToken.delete(byToken.keys().next().value as string);
+    return made;
   };
   /** SHA-256 of a token checked -> until when it counts as good (the token itself is never kept). */
   const checked = new Map<string, number>();

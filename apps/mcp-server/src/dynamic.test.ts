@@ -6,7 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, refusedCall, stdioClient } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
 
 /** Resolves on the next tools/list_changed notification. */
@@ -90,8 +90,8 @@ describe('--tool-mode dynamic', () => {
       expect(listed).not.toContain('image-delete');
       expect(listed).not.toContain('size-list');
 
-      const called = await call(client, 'image-delete', { ID: 1 });
-      expect(called.text).toMatch(/hidden by --read-only/);
+      const called = await refusedCall(client, 'image-delete', { ID: 1 });
+      expect(called).toMatchObject({ code: -32602, message: expect.stringMatching(/hidden by --read-only/) });
     } finally {
       await close();
     }

@@ -64,7 +64,8 @@ export async function runGuarded(
   args: unknown,
   context: ToolContext,
   setup: {
-    server: Server;
+    /** The session's server; without one (stateless HTTP) the client cannot be asked. */
+    server: Server | undefined;
     guard: ServerGuard;
     offered: ReadonlyMap<string, AnyTool>;
     requestId: string | number;
@@ -75,7 +76,7 @@ export async function runGuarded(
   },
 ): Promise<unknown> {
   const { server, guard } = setup;
-  const canAsk = guard.confirm === 'auto' && answersForms(server.getClientCapabilities()?.elicitation);
+  const canAsk = guard.confirm === 'auto' && answersForms(server?.getClientCapabilities()?.elicitation);
   const confirm = canAsk
     ? async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
         const expected = String(target?.name ?? target?.id ?? name);
@@ -86,7 +87,7 @@ export async function runGuarded(
             'confirmation not typed',
             'The person must type the name shown in the question; do not retry unless they ask for it.',
           );
-        const answer = await server
+        const answer = await (server as Server)
           .elicitInput(
             {
               mode: 'form',

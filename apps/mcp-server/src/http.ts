@@ -5,11 +5,18 @@
  * - Stateful (the default): one MCP session per client, each with its own server instance over the
  *   shared API client. Sessions are bounded in number and closed after an idle timeout, so
  *   abandoned ones cannot exhaust memory.
- * - `--stateless`: no sessions. Every POST gets a fresh server and transport (the SDK's
- *   stateless mode), so any replica can answer any request. A call that asks for progress gets
- *   its notifications in that POST's own SSE answer; other calls get plain JSON. Nothing else can
+ *   Their SSE streams can be resumed: every event has an id and is kept in a bounded store per
+ *   session (`SessionEventStore`), a stream opens with a priming event and a `retry:` field, and
+ *   a client whose connection dropped gets what it missed by sending `Last-Event-ID`.
+ * - `--stateless`: no sessions, so any replica can answer any request. A plain `tools/call` (the
+ *   bulk of a team's traffic) is answered here by the shared tool runner, with the JSON-RPC
+ *   answer the SDK would give (`http-fast.test.ts` compares them); anything else gets a fresh
+ *   SDK server and transport (the SDK's stateless mode). A call that asks for progress gets its
+ *   notifications in that POST's own SSE answer; other calls get plain JSON. Nothing else can
  *   reach the client unasked (no GET stream, no list_changed, no server-to-client requests such
- *   as elicitation).
+ *   as elicitation). `notifications/cancelled` stops a call in flight on this process from the
+ *   same caller (`callerOf`); one that lands on another replica finds nothing to stop there.
+ * - Batches follow the protocol version: accepted up to 2025-03-26, refused from 2025-06-18 on.
  *
  * Every request to /mcp must name this server in `Host` and come from no page or an allowed one
  * (`Origin`), against DNS rebinding and cross-site requests; then authenticate as `--auth` says.
@@ -28,17 +35,35 @@ import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import {
+  isInitializeRequest,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { bindProblem, isLoopback } from './bind.js';
+import { SessionEventStore } from './event-store.js';
 import { createLogger, type Logger, requestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { callParams, type ToolCall } from './server.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenCaller } from './service-config.js';
+import { BATCHES_REMOVED_IN } from './stdio.js';
 
 export interface HttpOptions {
   host: string;
   port: number;
-  /** A fresh MCP server for each session (with --stateless, for each request). */
+  /** A fresh MCP server for each session (with --stateless, for each request the fast path leaves). */
   newServer: () => Server;
+  /**
+   * With --stateless: tools/call for the offered tools, shared by every request, answering a
+   * plain call without a server of its own (server.ts `createToolCall`). Without it (dynamic
+   * mode, whose toolset tools belong to a session), every request gets an SDK server.
+   */
+  toolCall?: ToolCall | undefined;
   log: (line: string) => void;
   /** The JSON logger for one line per request (with its id); none when undefined. */
   logger?: Logger;
@@ -85,15 +110,26 @@ export interface HttpService {
   log: (line: string) => void;
   /** Lines about something that went wrong (a failed tool call), at warn. */
   warn: (line: string) => void;
+  /** Lines only worth reading when debugging (a call that went well), at debug. */
+  debug: (line: string) => void;
+  /** Told of every tool call as it ends: counted, and named in its request's line. */
+  onCall: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
 }
 
 export function createHttpService(options: { quiet: boolean }): HttpService {
   const logger = createLogger(options);
+  const metrics = createMetrics();
   return {
     logger,
-    metrics: createMetrics(),
+    metrics,
     log: (line) => logger.info(line),
     warn: (line) => logger.warn(line),
+    debug: (line) => logger.debug(line),
+    onCall: (tool, outcome, ms) => {
+      metrics.observeCall(tool, outcome, ms);
+      const context = requestContext.getStore();
+      if (context) context.tool = tool;
+    },
   };
 }
 
@@ -118,6 +154,8 @@ interface Session {
   server: Server;
   /** Who opened it: sessionOwner of its initialize request. */
   owner: string;
+  /** The protocol version initialize settled on: whether this session may send batches. */
+  protocolVersion: string;
   /** Requests of this session (POSTs being answered, GET streams) still open. */
   open: number;
   idle?: NodeJS.Timeout;
@@ -201,6 +239,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     const auth = authenticate(req, res);
     if (auth === false) return;
     if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    const caller = callerOf(auth);
     // Draining: what still arrives on an open connection is served, then the connection closes.
     if (draining) res.setHeader('connection', 'close');
     if (req.method === 'POST') {
@@ -214,7 +253,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         if (inFlight === 0) drained?.();
       });
     }
-    if (options.stateless) await serveStateless(req, res);
+    if (options.stateless) await serveStateless(req, res, auth, caller);
     else await serveStateful(req, res);
   }
 
@@ -259,7 +298,8 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
 
   /**
    * The caller's credentials as --auth wants them: undefined when none are needed, the request's
-   * AuthInfo (token-passthrough: its token), or false once a 401 has been answered.
+   * AuthInfo (token-passthrough: its token; static: its key's digest), or false once a 401 has
+   * been answered.
    */
   function authenticate(req: IncomingMessage, res: ServerResponse): AuthInfo | undefined | false {
     if (authMode === 'none') return undefined;
@@ -290,8 +330,22 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     return { token: presented, clientId: tokenCaller(presented), scopes: [] };
   }
 
-  /** --stateless: a server and transport for this request alone, gone when its answer is. */
-  async function serveStateless(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Stateless calls in flight on this process, by caller and JSON-RPC id: how to stop each when
+   * its caller's `notifications/cancelled` lands here.
+   */
+  const calls = new Map<string, (reason: unknown) => void>();
+
+  /**
+   * --stateless: a plain tools/call answered by the shared tool runner; anything else by a
+   * server and transport for this request alone, gone when its answer is.
+   */
+  async function serveStateless(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+    caller: string,
+  ): Promise<void> {
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
       jsonRpcError(
@@ -304,19 +358,106 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     }
     const body = await readJson(req, res, options.maxMessageBytes);
     if (body === undefined) return;
+    // Without the header, a stateless request is at 2025-03-26 (the specification's default).
+    if (refuseBatch(res, body, header(req, 'mcp-protocol-version') ?? '2025-03-26')) return;
+    const messages: unknown[] = Array.isArray(body) ? body : [body];
+    for (const message of messages) {
+      const cancelled = cancelledId(message);
+      if (cancelled !== undefined) calls.get(callKey(caller, cancelled))?.(reasonOf(message));
+    }
+    if (options.toolCall && plainCall(req, body)) {
+      await answerCall(options.toolCall, res, body, auth, caller);
+      return;
+    }
     const server = options.newServer();
     // A call that asked for progress is answered as a stream (progress, then the result); any
     // other as plain JSON, sent whole once ready: should this replica die first, the balancer
     // answers 502 at once instead of leaving the client to wait out a stream cut short.
+    const json = !asksForProgress(body);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: !asksForProgress(body),
+      enableJsonResponse: json,
+    });
+    // A cancel reaches this request's server as the SDK delivers it; with no other request in
+    // this POST left to answer, its answer ends there (an empty stream, or no JSON at all).
+    const requests = messages.filter(isJSONRPCRequest);
+    let open = requests.length;
+    const keys = requests.map((request) => {
+      const key = callKey(caller, request.id);
+      calls.set(key, (reason) => {
+        calls.delete(key);
+        transport.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: request.id, ...(reason === undefined ? {} : { reason: String(reason) }) },
+        });
+        // The SDK's stream ends with its transport; JSON never comes, so the answer ends here.
+        if (--open === 0) json ? endCancelled(res) : void server.close();
+      });
+      return key;
     });
     res.once('close', () => {
+      for (const key of keys) calls.delete(key);
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * The stateless fast path: one tools/call answered by the shared runner, as the SDK server
+   * and transport would answer it (200 and the JSON-RPC answer as JSON), without making either.
+   * The call stops when its caller cancels it here or closes the connection.
+   */
+  async function answerCall(
+    call: ToolCall,
+    res: ServerResponse,
+    request: { id: RequestId; params?: unknown },
+    auth: AuthInfo | undefined,
+    caller: string,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const key = callKey(caller, request.id);
+    const stop = (reason: unknown) => controller.abort(reason);
+    calls.set(key, stop);
+    res.once('close', () => {
+      if (calls.get(key) === stop) calls.delete(key);
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+    });
+    let answer: JSONRPCMessage;
+    try {
+      const result = await call(callParams(request) as Parameters<ToolCall>[0], {
+        signal: controller.signal,
+        authInfo: auth,
+        requestId: request.id,
+        sendNotification: async () => undefined,
+      });
+      answer = { result, jsonrpc: '2.0', id: request.id };
+    } catch (error) {
+      answer = errorAnswer(request.id, error);
+    }
+    if (calls.get(key) === stop) calls.delete(key);
+    // Cancelled: no answer, as the SDK server gives none (the client has stopped waiting).
+    if (controller.signal.aborted) {
+      endCancelled(res);
+      return;
+    }
+    const text = JSON.stringify(answer);
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+      .end(text);
+  }
+
+  /** A batch at a protocol version without batches gets 400 and -32600; true when refused. */
+  function refuseBatch(res: ServerResponse, body: unknown, version: string): boolean {
+    if (!Array.isArray(body) || version < BATCHES_REMOVED_IN) return false;
+    jsonRpcError(
+      res,
+      400,
+      -32600,
+      `Invalid Request: batches are not part of protocol version ${version} (removed in ${BATCHES_REMOVED_IN}); send one message per request`,
+    );
+    return true;
   }
 
   async function serveStateful(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -326,6 +467,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       if (body === undefined) return;
       const session = ownedSession(sessions, sessionId, req);
       if (session) {
+        if (refuseBatch(res, body, header(req, 'mcp-protocol-version') ?? session.protocolVersion)) return;
         await serve(session, req, res, body);
         return;
       }
@@ -349,7 +491,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         );
         return;
       }
-      const created = await open(sessionOwner(req));
+      const created = await open(sessionOwner(req), negotiated(body.params.protocolVersion));
       await serve(created, req, res, body);
       // An initialize that failed leaves a server with no session: free it now.
       if (!created.transport.sessionId) await created.server.close();
@@ -372,9 +514,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
-  async function open(owner: string): Promise<Session> {
+  async function open(owner: string, protocolVersion: string): Promise<Session> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // Resumable streams: event ids, a priming event with a retry interval, replay on Last-Event-ID.
+      eventStore: new SessionEventStore(),
+      retryInterval: RETRY_INTERVAL_MS,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
         log(`http: session ${id} opened`);
@@ -383,7 +528,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         log(`http: session ${id} closed by the client`);
       },
     });
-    const session: Session = { transport, server: options.newServer(), owner, open: 0 };
+    const session: Session = { transport, server: options.newServer(), owner, protocolVersion, open: 0 };
     live.add(session);
     // However it ends (DELETE, idle, shutdown), the session is forgotten with its server.
     transport.onclose = () => {
@@ -466,9 +611,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
  * where every caller is the one local user. A hash, so no session holds a token.
  */
 function sessionOwner(req: IncomingMessage): string {
-  const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  if (!auth) return '';
-  return auth.token ? createHash('sha256').update(auth.token, 'utf8').digest('hex') : `key ${auth.clientId}`;
+  return callerOf((req as IncomingMessage & { auth?: AuthInfo }).auth);
 }
 
 /**
@@ -483,6 +626,90 @@ function ownedSession(
 ): Session | undefined {
   const session = id === undefined ? undefined : sessions.get(id);
   return session && session.owner === sessionOwner(req) ? session : undefined;
+}
+
+/** How long a client whose stream dropped waits before resuming it (SSE `retry:`). */
+const RETRY_INTERVAL_MS = 1000;
+
+/**
+ * Who is calling, to tell one caller's JSON-RPC ids from another's: the digest of the API token
+ * (token-passthrough) or the client key's name (static, names are unique); everyone alike
+ * without --auth. A session is bound to the same value (sessionOwner).
+ */
+export function callerOf(auth: AuthInfo | undefined): string {
+  if (!auth) return '';
+  return auth.token ? digestOf(auth.token) : auth.clientId;
+}
+
+function digestOf(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+}
+
+function callKey(caller: string, id: RequestId): string {
+  return `${caller} ${typeof id} ${id}`;
+}
+
+/** The request id a `notifications/cancelled` names, or undefined for any other message. */
+function cancelledId(message: unknown): RequestId | undefined {
+  if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+function reasonOf(message: unknown): unknown {
+  return (message as { params?: { reason?: unknown } }).params?.reason;
+}
+
+/**
+ * The protocol version the SDK server settles on for a client's initialize: the client's when
+ * supported, else the latest.
+ */
+function negotiated(asked: unknown): string {
+  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * A request the fast path answers exactly as the SDK would: one `tools/call` with well-formed
+ * params and nothing the SDK treats specially (a progress token, `_meta`, a task), with the
+ * headers the transport requires (Accept, Content-Type, a supported MCP-Protocol-Version).
+ * Anything else is the SDK's to answer, errors included.
+ */
+function plainCall(req: IncomingMessage, body: unknown): body is { id: RequestId; params?: unknown } {
+  const accept = header(req, 'accept') ?? '';
+  const version = header(req, 'mcp-protocol-version');
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
+  if (!isJsonContentType(header(req, 'content-type') ?? null)) return false;
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  if (!isJSONRPCRequest(body) || body.method !== 'tools/call') return false;
+  const params = body.params as Record<string, unknown> | undefined;
+  if (params?._meta !== undefined || params?.task !== undefined) return false;
+  return callParams(body) !== undefined;
+}
+
+/** A JSON-RPC error answer as the SDK's Protocol makes one from a handler's error. */
+function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
+  const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: Number.isSafeInteger(code) ? (code as number) : -32603,
+      message: message ?? 'Internal error',
+      ...(data !== undefined && { data }),
+    },
+  };
+}
+
+/**
+ * The end of a cancelled request's answer: the specification has no answer for a cancelled
+ * request, and a POST's answer is JSON or a stream, so it is a stream with no events.
+ */
+function endCancelled(res: ServerResponse): void {
+  if (!res.headersSent)
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.end();
 }
 
 /** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */

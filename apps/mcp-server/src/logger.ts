@@ -8,6 +8,8 @@ import { pino } from 'pino';
 
 export interface RequestContext {
   req_id: string;
+  /** The tool a tools/call request ran, for its request line. */
+  tool?: string;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

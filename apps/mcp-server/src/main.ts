@@ -253,8 +253,10 @@ async function main(): Promise<void> {
     showSecrets: Boolean(flags['show-secrets']),
     guard,
     log: info,
+    // Over HTTP a call's request line says as much (and its metrics count it): debug only.
+    logCall: httpService?.debug ?? info,
     warn: httpService?.warn ?? info,
-    onCall: httpService?.metrics.observeCall,
+    onCall: httpService?.onCall,
     tokenFromRequest: passthrough,
     auditScope: service?.auditScope ?? 'all',
     checkToken,
@@ -275,18 +277,19 @@ async function main(): Promise<void> {
     // The SDK server takes over from the early answers when a message needs it (see above).
     ready(serverOptions);
   } else {
-    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer }] = await Promise.all([
-      import('./http.js'),
-      import('./instructions.js'),
-      import('./server.js'),
-    ]);
-    const newServer = () => createMcpServer(serverOptions);
+    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer, createToolCall }] =
+      await Promise.all([import('./http.js'), import('./instructions.js'), import('./server.js')]);
+    // One tool runner for every server and request of the process.
+    const toolCall = createToolCall(serverOptions);
+    const newServer = () => createMcpServer(serverOptions, toolCall);
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({
         host,
         port,
         newServer,
+        // Dynamic mode's toolset tools belong to a session: each request gets an SDK server.
+        toolCall: toolMode === 'static' ? toolCall : undefined,
         log: info,
         logger: httpService?.logger,
         metrics: httpService?.metrics,

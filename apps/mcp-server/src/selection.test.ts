@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, refusedCall, stdioClient } from './testing/client.js';
 import { exitOf, killAll } from './testing/process.js';
 
 afterEach(killAll);
@@ -34,12 +34,13 @@ describe('--read-only', () => {
       expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
       expect(tools.map((tool) => tool.name)).not.toContain('key-delete');
 
-      const refused = await call(client, 'key-delete', { ID: id });
-      expect(refused.isError).toBe(true);
-      expect(refused.text).toMatch(
+      // Not offered, so unknown to the client: -32602, with the flag that hides it.
+      const refused = await refusedCall(client, 'key-delete', { ID: id });
+      expect(refused.code).toBe(-32602);
+      expect(refused.message).toMatch(
         /key-delete is not available: hidden by --read-only \(CLOUDCALL_READ_ONLY\)/,
       );
-      expect(refused.structured).toMatchObject({ error_id: 'tool_hidden', retryable: false });
+      expect(refused.data).toMatchObject({ error_id: 'tool_hidden' });
 
       const still = await call(client, 'key-get', { ID: id });
       expect(still.json).toMatchObject({ ssh_key: { id, name: 'laptop' } });
@@ -80,10 +81,10 @@ describe('--tools and --exclude-tools', () => {
       expect(listed).not.toContain('db-cluster-list');
       expect(listed.every((name) => /^(vm-|db-cluster-get-|size-list$)/.test(name))).toBe(true);
 
-      const excluded = await call(client, 'vm-delete', { ID: 1 });
-      expect(excluded.text).toMatch(/hidden by --exclude-tools \(CLOUDCALL_EXCLUDE_TOOLS\)/);
-      const notIncluded = await call(client, 'key-list');
-      expect(notIncluded.text).toMatch(/key-list is not available: not in --tools \(CLOUDCALL_TOOLS\)/);
+      const excluded = await refusedCall(client, 'vm-delete', { ID: 1 });
+      expect(excluded.message).toMatch(/hidden by --exclude-tools \(CLOUDCALL_EXCLUDE_TOOLS\)/);
+      const notIncluded = await refusedCall(client, 'key-list');
+      expect(notIncluded.message).toMatch(/key-list is not available: not in --tools \(CLOUDCALL_TOOLS\)/);
       const listing = await call(client, 'size-list', { PerPage: 1 });
       expect(listing.isError).toBe(false);
     } finally {

@@ -51,6 +51,8 @@ export interface McpServerOptions {
   /** Confirmation, protection rules and the audit log (`--confirm`, `--protect`, `--policy`, `--audit-log`). */
   guard?: ServerGuard;
   log: (line: string) => void;
+  /** A successful call's line (the HTTP server logs it at debug: its request line says as much); `log` when absent. */
+  logCall?: (line: string) => void;
   /** A failed call's line (the HTTP server logs it at warn); `log` when absent. */
   warn?: (line: string) => void;
   /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
@@ -175,75 +177,44 @@ function sharedValidator(): AjvJsonSchemaValidator {
   return validator;
 }
 
-export function createMcpServer(options: McpServerOptions): Server {
-  const dynamic = options.toolMode === 'dynamic';
+/** What a tools/call needs of the request it answers, from the SDK server or the HTTP fast path. */
+export interface CallExtra {
+  signal: AbortSignal;
+  authInfo?: AuthInfo | undefined;
+  requestId: string | number;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+  /** The session's SDK server, for confirmation through elicitation; none without a session. */
+  server?: Server | undefined;
+}
+
+export type ToolCall = (params: CallToolParams, extra: CallExtra) => Promise<CallToolResult>;
+type CallToolParams = z.output<typeof CallToolRequest>['params'];
+
+/**
+ * tools/call for the offered tools (not dynamic mode's toolset tools, which are a session's).
+ * Made once and shared: by every SDK server of the process, and by the stateless HTTP fast path.
+ * Throws the -32602 McpError for a tool not offered.
+ */
+export function createToolCall(options: McpServerOptions): ToolCall {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const hidden = options.hidden ?? new Map<string, string>();
-  const instructions = instructionsFor({
-    version: options.version,
-    sandbox: options.sandbox,
-    showSecrets: Boolean(options.showSecrets),
-    dynamic,
-  });
-  const server = new Server(serverInfo(options.version), {
-    capabilities: capabilitiesFor({ dynamic }),
-    instructions,
-    // One validator for every instance: the SDK would build a new Ajv for each server, which is
-    // for every request with --stateless (cloudcall asks clients for no input to validate).
-    jsonSchemaValidator: sharedValidator(),
-  });
-
+  const dynamic = options.toolMode === 'dynamic';
+  const logCall = options.logCall ?? options.log;
   // The definitions of the tools offered: what `plan` may plan.
   let offered: Map<string, AnyTool> | undefined;
   const offeredOf = (all: Map<string, AnyTool>) => {
     offered ??= new Map([...all].filter(([name]) => byName.has(name)));
     return offered;
   };
-
-  // Dynamic mode: the tools this session has enabled, in the order offered.
-  const enabled = new Set<string>();
-  const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    // A client that lists tools is about to call one: load what calls need once this answer is out.
-    setImmediate(() => warmUp(options));
-    if (!toolsets) return { tools: listingOf(options.tools) };
-    const listed = listingOf(options.tools);
-    return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
-  });
-
-  server.setRequestHandler(CallToolRequest, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
-    const meta = toolsets?.byName.get(name);
-    if (meta) return meta.call(args ?? {});
-    const tool = byName.get(name);
-    if (!tool) {
-      const reason = hidden.get(name);
-      if (reason) {
-        return failure({
-          message: `Tool ${name} is not available: ${reason}.`,
-          error_id: 'tool_hidden',
-          retryable: false,
-          hint: 'The person running this server chose the tools it offers; use another tool or ask them to change the flag.',
-        });
-      }
-      const near = closest(name, [...byName.keys()]);
-      return failure({
-        message: `Unknown tool ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`,
-        error_id: 'unknown_tool',
-        retryable: false,
-        hint: dynamic
-          ? 'toolset-list shows the tools this server offers.'
-          : 'tools/list shows the tools this server offers.',
-      });
-    }
+  return async ({ name, arguments: args, _meta }, extra) => {
+    if (!byName.has(name)) throw unknownTool(name, hidden.get(name), [...byName.keys()], dynamic);
     const started = Date.now();
     const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote } = kit.core;
     const definition = kit.tools.get(name);
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
-      const progress = progressSender(request.params._meta?.progressToken, extra);
+      const progress = progressSender(_meta?.progressToken, extra);
       if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
       const result = await runGuarded(
         kit.guard,
@@ -251,7 +222,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         args ?? {},
         { client, signal: extra.signal, progress, clock: options.clock },
         {
-          server,
+          server: extra.server,
           guard: options.guard ?? { confirm: 'auto', rules: [] },
           offered: offeredOf(kit.tools),
           requestId: extra.requestId,
@@ -260,7 +231,7 @@ export function createMcpServer(options: McpServerOptions): Server {
           auditScope: options.auditScope ?? 'all',
         },
       );
-      options.log(`tool ${name}: ok in ${Date.now() - started} ms`);
+      logCall(`tool ${name}: ok in ${Date.now() - started} ms`);
       options.onCall?.(name, 'ok', Date.now() - started);
       const budget = rateLimitNote(client.rateLimit);
       const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
@@ -276,9 +247,89 @@ export function createMcpServer(options: McpServerOptions): Server {
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
     }
+  };
+}
+
+/**
+ * Checks tools/call params as the SDK server does (the schema its request handler gets), for a
+ * path that answers without it: the params, or undefined where the SDK server must answer.
+ */
+export function callParams(request: unknown): CallToolParams | undefined {
+  try {
+    const parsed = CallToolRequest.safeParse(request);
+    return parsed.success ? parsed.data.params : undefined;
+  } catch {
+    return undefined; // the McpError the schema throws for params of the wrong shape
+  }
+}
+
+/** An MCP server for one session (over HTTP with --stateless, one request); `call` may be shared. */
+export function createMcpServer(options: McpServerOptions, call: ToolCall = createToolCall(options)): Server {
+  const dynamic = options.toolMode === 'dynamic';
+  const instructions = instructionsFor({
+    version: options.version,
+    sandbox: options.sandbox,
+    showSecrets: Boolean(options.showSecrets),
+    dynamic,
+  });
+  const server = new Server(serverInfo(options.version), {
+    capabilities: capabilitiesFor({ dynamic }),
+    instructions,
+    // One validator for every instance: the SDK would build a new Ajv for each server, which is
+    // for every request with --stateless (cloudcall asks clients for no input to validate).
+    jsonSchemaValidator: sharedValidator(),
+  });
+
+  // Dynamic mode: the tools this session has enabled, in the order offered.
+  const enabled = new Set<string>();
+  const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // A client that lists tools is about to call one: load what calls need once this answer is out.
+    setImmediate(() => warmUp(options));
+    if (!toolsets) return { tools: listingOf(options.tools) };
+    const listed = listingOf(options.tools);
+    return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
+  });
+
+  server.setRequestHandler(CallToolRequest, async (request, extra): Promise<CallToolResult> => {
+    const meta = toolsets?.byName.get(request.params.name);
+    if (meta) return meta.call(request.params.arguments ?? {});
+    return call(request.params, { ...extra, server });
   });
 
   return server;
+}
+
+/**
+ * A call to a tool this server does not offer: the JSON-RPC error -32602 the specification lists
+ * for an unknown tool (a protocol error, not a tool result), whether the name is no tool at all or
+ * one a flag hides. The message says which, and `data` carries the same facts an error result's
+ * structuredContent would (error_id, hint).
+ */
+function unknownTool(
+  name: string,
+  reason: string | undefined,
+  offered: readonly string[],
+  dynamic: boolean,
+): McpError {
+  if (reason) {
+    return new McpError(ErrorCode.InvalidParams, `Tool ${name} is not available: ${reason}.`, {
+      error_id: 'tool_hidden',
+      hint: 'The person running this server chose the tools it offers; use another tool or ask them to change the flag.',
+    });
+  }
+  const near = closest(name, offered);
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown tool ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`,
+    {
+      error_id: 'unknown_tool',
+      hint: dynamic
+        ? 'toolset-list shows the tools this server offers.'
+        : 'tools/list shows the tools this server offers.',
+    },
+  );
 }
 
 /**

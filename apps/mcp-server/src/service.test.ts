@@ -403,7 +403,7 @@ describe('operations', () => {
     expect((await get('/healthz')).status).toBe(200);
   });
 
-  it('logs a failed tool call at warn and a good one at info, each with its request id', async () => {
+  it('logs a failed tool call at warn and a good one in its request line at info, each with its request id', async () => {
     const { url, output } = await startHttp([...HTTP, '--sandbox', '--sandbox-state', ':memory:']);
     const client = await httpClient(url);
     expect((await call(client, 'key-list', {})).isError).toBe(false);
@@ -412,13 +412,15 @@ describe('operations', () => {
     // The log lines are written as the calls end, and may come just after the answers.
     await waitForOutput(
       output,
-      /tool key-list: ok[\s\S]*tool key-get: |tool key-get: [\s\S]*tool key-list: ok/,
+      /"tool":"key-list"[\s\S]*tool key-get: |tool key-get: [\s\S]*"tool":"key-list"/,
     );
     const lines = output()
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string });
-    const ok = lines.find((line) => line.msg.startsWith('tool key-list: ok'));
+      .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string; tool?: string });
+    // One line per call that went well: its request's, naming the tool (no second line for it).
+    expect(lines.filter((line) => line.msg.startsWith('tool key-list'))).toEqual([]);
+    const ok = lines.find((line) => line.msg === 'request' && line.tool === 'key-list');
     const failed = lines.find((line) => line.msg.startsWith('tool key-get: '));
     // pino's levels: 30 info, 40 warn.
     expect(ok).toMatchObject({ level: 30, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });

@@ -6,6 +6,11 @@
  * line that is not JSON-RPC without an answer. This transport answers such lines instead: -32700
  * for a line that is not JSON, -32600 for JSON that is not a JSON-RPC message and for a line over
  * the limit, whose rest it skips without buffering it. It closes when its input ends.
+ *
+ * Batches (a JSON array of messages on one line) follow the protocol version the session
+ * negotiated: 2024-11-05 and 2025-03-26 have them, so each message goes to the server and the
+ * answers to a batch's requests go back as one array, once all are in; 2025-06-18 removed them,
+ * so from that version on (and before initialize) a batch is refused with -32600.
  */
 
 import type { Readable, Writable } from 'node:stream';
@@ -13,10 +18,14 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
+  isInitializeRequest,
+  isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioHandover } from './handshake.js';
 
@@ -51,6 +60,12 @@ export class StdioLineTransport implements Transport {
   private skipped: { head: Buffer; tail: Buffer } | undefined;
   private closed = false;
   private readonly handover: StdioHandover | undefined;
+  /** The protocol version the session runs at, once the server has answered initialize. */
+  private protocolVersion: string | undefined;
+  /** Ids of initialize requests not yet answered: their answer names the protocol version. */
+  private readonly initializing = new Set<RequestId>();
+  /** Batches being answered: each request id -> its batch, whose answers go out together. */
+  private readonly batches = new Map<RequestId, Batch>();
 
   constructor(options: StdioLineOptions) {
     this.input = options.input;
@@ -68,7 +83,7 @@ export class StdioLineTransport implements Transport {
     this.input.on('error', this.onStreamError);
     this.output.on('error', this.onStreamError);
     if (!taken) return;
-    for (const message of this.handover?.replay ?? []) this.onmessage?.(message as JSONRPCMessage);
+    for (const message of this.handover?.replay ?? []) this.deliver(message as JSONRPCMessage);
     if (taken.bytes.length) this.onData(taken.bytes);
     if (taken.ended) this.onEnd();
   }
@@ -76,6 +91,16 @@ export class StdioLineTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const answered = this.handover?.answered;
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    if (id !== undefined && this.initializing.delete(id)) {
+      const version = 'result' in message ? message.result.protocolVersion : undefined;
+      this.protocolVersion = typeof version === 'string' ? version : undefined;
+    }
+    const batch = id === undefined ? undefined : this.batches.get(id);
+    if (batch && id !== undefined) {
+      this.batches.delete(id);
+      batch.answers.push(message);
+      return --batch.waiting === 0 ? this.write(batch.answers) : Promise.resolve();
+    }
     if (id !== undefined && answered?.delete(id)) {
       // Already answered before the SDK loaded (the replayed initialize): a different answer
       // from the SDK server would mean the early one was wrong, which is worth a log line.
@@ -151,6 +176,10 @@ export class StdioLineTransport implements Transport {
       this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
       return;
     }
+    if (Array.isArray(value)) {
+      this.readBatch(value);
+      return;
+    }
     const message = JSONRPCMessageSchema.safeParse(value);
     if (!message.success) {
       this.answerError(
@@ -160,7 +189,62 @@ export class StdioLineTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(message.data);
+    this.deliver(message.data);
+  }
+
+  /** A batch: refused as a whole at 2025-06-18 and later, else each message handled in turn. */
+  private readBatch(values: unknown[]): void {
+    const version = this.protocolVersion;
+    if (version === undefined || version >= BATCHES_REMOVED_IN) {
+      this.answerError(
+        null,
+        ErrorCode.InvalidRequest,
+        version === undefined
+          ? 'Invalid Request: a batch cannot start a session; send initialize on its own'
+          : `Invalid Request: batches are not part of protocol version ${version} (removed in ${BATCHES_REMOVED_IN}); send one message per line`,
+      );
+      return;
+    }
+    if (values.length === 0) {
+      this.answerError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
+      return;
+    }
+    const batch: Batch = { answers: [], waiting: 0 };
+    const messages: JSONRPCMessage[] = [];
+    for (const value of values) {
+      const message = JSONRPCMessageSchema.safeParse(value);
+      if (!message.success) {
+        batch.answers.push(invalidRequest(idOf(value)));
+      } else if (isInitializeRequest(message.data) && isJSONRPCRequest(message.data)) {
+        // 2025-03-26: "the initialize request MUST NOT be part of a JSON-RPC batch".
+        batch.answers.push(invalidRequest(message.data.id, 'initialize cannot be part of a batch'));
+      } else {
+        messages.push(message.data);
+        if (isJSONRPCRequest(message.data) && !this.batches.has(message.data.id)) {
+          this.batches.set(message.data.id, batch);
+          batch.waiting++;
+        }
+      }
+    }
+    // Answers to refused members only, or nothing at all when the batch held only notifications.
+    if (batch.waiting === 0 && batch.answers.length) {
+      this.write(batch.answers).catch((error: unknown) => this.onerror?.(error as Error));
+    }
+    for (const message of messages) this.deliver(message);
+  }
+
+  /**
+   * Hands a message to the server. An initialize sets the version the server will choose (the
+   * client's when supported, else the latest, as the SDK server does), so that a batch read
+   * before its answer is out is judged by it; the answer itself then confirms it.
+   */
+  private deliver(message: JSONRPCMessage): void {
+    if (isInitializeRequest(message) && isJSONRPCRequest(message)) {
+      this.initializing.add(message.id);
+      const asked = message.params.protocolVersion;
+      this.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    }
+    this.onmessage?.(message);
   }
 
   private refuseOversized(): void {
@@ -180,7 +264,7 @@ export class StdioLineTransport implements Transport {
     this.write(answer).catch((error: unknown) => this.onerror?.(error as Error));
   }
 
-  private write(message: JSONRPCMessage): Promise<void> {
+  private write(message: JSONRPCMessage | readonly JSONRPCMessage[]): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
         reject(new Error('stdio transport is closed'));
@@ -189,6 +273,24 @@ export class StdioLineTransport implements Transport {
       this.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
     });
   }
+}
+
+/** The first protocol version without JSON-RPC batches. */
+export const BATCHES_REMOVED_IN = '2025-06-18';
+
+/** A batch being answered: the answers so far, and how many of its requests are unanswered. */
+interface Batch {
+  answers: JSONRPCMessage[];
+  waiting: number;
+}
+
+/** A batch member that is not a JSON-RPC message (or may not be in a batch), answered in the batch. */
+function invalidRequest(id: RequestId | null, why = 'not a JSON-RPC 2.0 request, notification or response') {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
+  } as unknown as JSONRPCMessage;
 }
 
 /** The id of something that looked like a request, when it has a usable one. */

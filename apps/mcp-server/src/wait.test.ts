@@ -11,10 +11,8 @@ import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call, createSandboxVm, stdioClient } from './testing/client.js';
 import { type InProcessServer, inProcessServer } from './testing/in-process.js';
-
-const UBUNTU = 161928327;
 
 let server: InProcessServer;
 let client: Client;
@@ -29,16 +27,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function createVm(name: string): Promise<number> {
-  const result = await call(client, 'vm-create', {
-    Name: name,
-    Size: 's-1vcpu-1gb',
-    ImageID: UBUNTU,
-    Region: 'nyc3',
-  });
-  expect(result.isError, result.text).toBe(false);
-  return (result.json as { droplet: { id: number } }).droplet.id;
-}
+const createVm = (name: string) => createSandboxVm(client, name);
 
 const textOf = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
 
@@ -221,13 +210,7 @@ describe('the built server with --sandbox', () => {
     const other = await startSandbox({ statePath });
     const built = await stdioClient(['--sandbox', '--sandbox-state', statePath, '--families', 'account,vms']);
     try {
-      const created = await call(built.client, 'vm-create', {
-        Name: 'built-wait',
-        Size: 's-1vcpu-1gb',
-        ImageID: UBUNTU,
-        Region: 'nyc3',
-      });
-      const id = (created.json as { droplet: { id: number } }).droplet.id;
+      const id = await createSandboxVm(built.client, 'built-wait');
       await other.advanceClock(5_000);
       expect((await call(built.client, 'power-off-vm', { ID: id })).isError).toBe(false);
       await other.advanceClock(5_000);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -58,6 +58,39 @@ export async function call(
     json = undefined;
   }
   return { isError: result.isError === true, text, json, structured: result.structuredContent };
+}
+
+/**
+ * Calls a tool this server must refuse as a protocol error (an unknown or hidden tool: JSON-RPC
+ * -32602), and returns that error's code, message and data; fails when the call is answered.
+ */
+export async function refusedCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ code: number; message: string; data: unknown }> {
+  try {
+    await client.callTool({ name, arguments: args });
+  } catch (error) {
+    if (error instanceof McpError) return { code: error.code, message: error.message, data: error.data };
+    throw error;
+  }
+  throw new Error(`tools/call ${name} was answered; a JSON-RPC error was expected`);
+}
+
+/** The sandbox's Ubuntu image, for VMs a test creates. */
+const UBUNTU = 161928327;
+
+/** Creates a small VM in the sandbox (through the server's vm-create) and returns its id. */
+export async function createSandboxVm(client: Client, name: string): Promise<number> {
+  const result = await call(client, 'vm-create', {
+    Name: name,
+    Size: 's-1vcpu-1gb',
+    ImageID: UBUNTU,
+    Region: 'nyc3',
+  });
+  if (result.isError) throw new Error(`vm-create ${name} failed: ${result.text}`);
+  return (result.json as { droplet: { id: number } }).droplet.id;
 }
 
 /** A listed tool's hints as a host reads them: MCP's defaults for any hint not listed. */
