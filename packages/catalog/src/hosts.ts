@@ -11,7 +11,7 @@ export const VSCODE_TOOL_LIMIT = 128;
  * Flags that keep the server under VS Code's limit with every family but databases
  * (126 tools, `plan` and `audit-list` included). `--tool-mode dynamic` (2 tools at start) and `--read-only` (76) are the others.
  */
-export const SMALL_PROFILE: readonly string[] = ['--families', 'account,networking,vms,images'];
+export const SMALL_PROFILE: readonly string[] = ['--families', 'account,vms,images'];
 
 export interface HostSetup {
   /** The Streamable HTTP endpoint of a running server, such as `http://127.0.0.1:3333/mcp`. */

@@ -103,9 +103,10 @@ describe('volumes', () => {
   });
 
   it('refuses a bad create, naming the field, and creates nothing', async () => {
+    await volume('data-taken');
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ name: 'Data' }, /name must be lowercase/],
-      [{ name: 'data-1' }, /already exists in nyc3/],
+      [{ name: 'data-taken' }, /already exists in nyc3/],
       [{ size_gigabytes: 0 }, /size_gigabytes must be an integer from 1 to 16384/],
       [{ size_gigabytes: 16_385 }, /size_gigabytes/],
       [{ filesystem_type: 'btrfs' }, /filesystem_type must be ext4 or xfs/],
@@ -521,6 +522,8 @@ describe('projects', () => {
 
 describe('the state file', () => {
   it('keeps volumes, snapshots, projects and assignments across a restart', async () => {
+    // Its own volume, so that the state is not empty whichever tests ran before (shuffled in CI).
+    await volume('data-kept');
     const before = await storage();
     expect(before.volumes.length).toBeGreaterThan(0);
     await sandbox.close();

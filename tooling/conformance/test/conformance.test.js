@@ -13,10 +13,12 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
-const SERVER = require.resolve('@cloudcall/mcp-server/dist/main.js');
+// By path: the app is no dependency of this package (see turbo.json).
+const SERVER = fileURLToPath(new URL('../../../apps/mcp-server/dist/main.js', import.meta.url));
 const SUITE = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
   'dist/index.js',

@@ -99,8 +99,8 @@ describe('pnpm start', () => {
     const other = await freePort();
     const { url, stderr } = await pnpmStart(['--port', String(other), '--families', 'vms']);
     expect(url).toBe(`http://127.0.0.1:${other}/mcp`);
-    expect(stderr).toMatch(/serving 44 tools from vms/);
-    expect((await overHttp(url)).tools).toBe(44);
+    expect(stderr).toMatch(/serving 58 tools from vms/);
+    expect((await overHttp(url)).tools).toBe(58);
   }, 120_000);
 });
 
@@ -128,21 +128,21 @@ describe('every snippet the server prints', () => {
       'cloudcall',
       first.url,
     ]);
-    expect(await overHttp(first.url)).toEqual({ tools: 182, server: 'cloudcall', ok: true });
+    expect(await overHttp(first.url)).toEqual({ tools: 205, server: 'cloudcall', ok: true });
   });
 
   it('Claude Code over stdio: the command after -- starts a server that answers', async () => {
     const command = words(snippets(first.stderr)[1]?.text ?? '');
     expect(command.slice(0, 5)).toEqual(['claude', 'mcp', 'add', 'cloudcall', '--']);
     const [program = '', ...args] = command.slice(5);
-    expect(await overStdio(program, args)).toEqual({ tools: 182, server: 'cloudcall', ok: true });
+    expect(await overStdio(program, args)).toEqual({ tools: 205, server: 'cloudcall', ok: true });
   });
 
   it('Claude Desktop: the configuration points at a file that exists and starts the server', async () => {
     const config = JSON.parse(snippets(first.stderr)[2]?.text ?? '');
     const { command, args } = config.mcpServers.cloudcall;
     expect(args[0]).toBe(join(ROOT, 'apps/mcp-server/dist/main.js'));
-    expect(await overStdio(command, args)).toEqual({ tools: 182, server: 'cloudcall', ok: true });
+    expect(await overStdio(command, args)).toEqual({ tools: 205, server: 'cloudcall', ok: true });
   });
 
   it('Cursor: the configuration names this server’s URL', async () => {
@@ -153,7 +153,7 @@ describe('every snippet the server prints', () => {
 
   it('VS Code: "servers", over HTTP, with the 128-tool limit said; and a stdio entry under it', async () => {
     const [, , , , http, stdio] = snippets(first.stderr);
-    expect(http?.where).toMatch(/at most 128 tools and this server serves 182/);
+    expect(http?.where).toMatch(/at most 128 tools and this server serves 205/);
     const httpConfig = JSON.parse(http?.text ?? '');
     expect(httpConfig).toEqual({ servers: { cloudcall: { type: 'http', url: first.url } } });
     const { command, args, type } = JSON.parse(stdio?.text ?? '').servers.cloudcall;

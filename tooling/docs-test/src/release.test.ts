@@ -72,9 +72,11 @@ describe('changeset version', () => {
       const changelog = readFileSync(join(copy, path, 'CHANGELOG.md'), 'utf8');
       expect(changelog, path).toMatch(
         new RegExp(
-          `^# ${manifest.name}\\n\\n## ${manifest.version.replaceAll('.', '\\.')}\\n\\n### Minor Changes\\n\\n- First release of `,
+          `^# ${manifest.name}\\n\\n## ${manifest.version.replaceAll('.', '\\.')}\\n\\n### Minor Changes\\n\\n- `,
         ),
       );
+      // Among the entries (later changesets add their own), the package's first-release one.
+      expect(changelog, path).toMatch(/^- First release of /m);
       expect(changelog, path).not.toMatch(INTERNAL);
     }
     expect(readdirSync(join(copy, '.changeset')).sort()).toEqual(['README.md', 'config.json']);
