@@ -15,11 +15,11 @@ describe('cloudcall with no arguments', () => {
     const result = await cli.run([]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^ {2}account \(13\) +account, balance, billing-history, invoice, key, action, wait$/m,
+      /^ {2}account \(22\) +account, balance, billing-history, invoice, key, action, wait, project$/m,
     );
     expect(result.stdout).toMatch(/^ {2}vms \(\d+\) +vm, /m);
     const account = await cli.run(['help', 'account']);
-    expect(account.stdout).toMatch(/Account \(13 tools\)/);
+    expect(account.stdout).toMatch(/Account \(22 tools\)/);
     expect(account.stdout).toMatch(/^\s+invoice-get-summary\s+Get invoice summary$/m);
     expect(account.stdout).toMatch(/^\s+key-create\s+Create SSH key$/m);
     expect((await cli.run(['help', 'images'])).stdout).toMatch(/^\s+region-list\s+List regions$/m);

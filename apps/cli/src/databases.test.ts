@@ -294,7 +294,7 @@ describe('bad input through the CLI', () => {
         '{"verbosity":9}',
       );
       expect(verbosity.code).toBe(2);
-      expect(verbosity.stderr).toMatch(/argument config\.verbosity: .*5/);
+      expect(verbosity.stderr).toMatch(/--config \(at verbosity\): .*5/);
 
       const closed = await freePort();
       const unreachable = await sandbox(

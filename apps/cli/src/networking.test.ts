@@ -187,7 +187,14 @@ describe('a networking scenario through the CLI', () => {
       '--InboundRules',
       JSON.stringify([{ Protocol: 'tcp', PortRange: '80-70', Sources: ['0.0.0.0/0'] }]),
     );
-    await failsWithoutChange(/GLBSettings/, 'load-balancer-create', '--Name', 'edge', '--Type', 'GLOBAL');
+    await failsWithoutChange(
+      /--glb-settings: is required for a GLOBAL load balancer/,
+      'load-balancer-create',
+      '--Name',
+      'edge',
+      '--Type',
+      'GLOBAL',
+    );
     await failsWithoutChange(
       /REGIONAL_NETWORK.*tcp and udp/,
       'load-balancer-create',

@@ -157,7 +157,7 @@ describe('a VM lifecycle through the CLI', () => {
       '[{"resource_id":1,"resource_type":"vm"}]',
     );
     expect(badType.code).toBe(2);
-    expect(badType.stderr).toMatch(/Resources\.0\.resource_type/);
+    expect(badType.stderr).toMatch(/--Resources \(at 0\.resource_type\): Invalid option: .*got "vm"/);
     expect(await ok('tag-delete', '--Name', 'cli-web', '--force')).toEqual({ ok: true });
     expect((await ok('vm-get', '--ID', String(id))).droplet.tags).toEqual(['cli-new']);
     const gone = await sandbox('tag-get', '--Name', 'cli-web');

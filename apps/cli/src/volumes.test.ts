@@ -77,7 +77,7 @@ describe('volumes through the CLI', () => {
       'nyc3',
     );
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('Name');
+    expect(result.stderr).toContain('--name: ');
     expect(result.stderr).toContain('lowercase letters');
   });
 });

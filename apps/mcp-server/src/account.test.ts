@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('the account family over MCP stdio', () => {
-  it('lists the thirteen account tools (and the guard tools plan and audit-list) with their hints and input schemas', async () => {
+  it('lists the twenty-two account tools, projects included (and the guard tools plan and audit-list), with their hints and input schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
@@ -40,6 +40,15 @@ describe('the account family over MCP stdio', () => {
         'key-delete',
         'key-get',
         'key-list',
+        'project-list',
+        'project-get',
+        'project-get-default',
+        'project-create',
+        'project-update',
+        'project-update-default',
+        'project-delete',
+        'project-list-resources',
+        'project-assign-resources',
         'wait',
         'plan',
         'audit-list',

@@ -142,7 +142,7 @@ export const FLAGS = {
     type: 'string',
     multiple: true,
     value: 'RULE',
-    help: 'refuse destructive tools on resources matching tag:NAME, name:NAME or id:ID (repeatable, or a,b)',
+    help: 'refuse every tool that would change a resource matching tag:NAME, name:NAME or id:ID; allow:TOOL lets a named tool through (repeatable, or a,b)',
   },
   policy: { type: 'string', value: 'FILE', help: 'JSON file of protection rules: {"protect": [...]}' },
   'audit-log': { type: 'string', value: 'FILE', help: 'append one JSON line per mutating call to FILE' },

@@ -93,12 +93,16 @@ async function connectHttp(url: string, credential: string, sessionId?: string) 
   return { client, transport };
 }
 
-type Entry = { caller?: string; tool: string; args: { Name?: string } };
-const auditLines = (file: string): Entry[] =>
+type Entry = { caller?: string; tool: string; phase?: string; args: { Name?: string } };
+/** Every line of the audit file: the write-ahead intent lines (`phase: "intent"`) and the outcomes. */
+const allAuditLines = (file: string): Entry[] =>
   readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Entry);
+/** The outcome lines only (one per call; they have no `phase`). */
+const auditLines = (file: string): Entry[] =>
+  allAuditLines(file).filter((entry) => entry.phase === undefined);
 
 async function auditList(client: Client) {
   const listed = await call(client, 'audit-list');
@@ -279,4 +283,9 @@ it('over stdio, audit lines name the local user', async () => {
   cleanup.push(close);
   await createKey(client, 'local-key');
   expect(auditLines(log).map((entry) => entry.caller)).toEqual([`local:${userInfo().username}`]);
+  // The write-ahead intent line names the caller too.
+  expect(allAuditLines(log).map((entry) => [entry.phase, entry.caller])).toEqual([
+    ['intent', `local:${userInfo().username}`],
+    [undefined, `local:${userInfo().username}`],
+  ]);
 });

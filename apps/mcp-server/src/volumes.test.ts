@@ -3,7 +3,8 @@
  * its state in a file: a VM gets a volume (attached at creation, detached, attached by name,
  * resized, snapshotted, a second volume made from the snapshot), the wait tool follows a volume
  * action, the resources move into a project, and the guard holds: a protection rule on a volume
- * refuses its detach and delete, and both tools are listed as destructive.
+ * refuses every tool that changes it (attach, detach, delete), and detach and delete are listed as
+ * destructive.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -158,12 +159,14 @@ describe('volumes over MCP stdio', () => {
     expect((await ok('volume-list', { Name: 'copy' })).volumes.map((v: Json) => v.id)).toEqual([the.copy]);
   });
 
-  it('holds a protection rule on a volume: its detach and delete are refused, nothing sent', async () => {
+  it('holds a protection rule on a volume: its attach, detach and delete are refused, nothing sent', async () => {
     const { volume } = await ok('volume-create', { Name: 'keep-me', SizeGigabytes: 1, Region: 'nyc3' });
-    await ok('volume-attach', { ID: volume.id, VmID: the.vm });
+    // Every tool that changes a protected resource is refused, not only the destructive ones.
+    await refused('volume-attach', { ID: volume.id, VmID: the.vm }, 'is protected by rule name:keep-me');
     await refused('volume-detach', { ID: volume.id, VmID: the.vm }, 'is protected by rule name:keep-me');
     await refused('volume-delete', { ID: volume.id }, 'is protected by rule name:keep-me');
-    expect((await ok('volume-get', { ID: volume.id })).volume.droplet_ids).toEqual([the.vm]);
+    // Nothing was sent: the volume is still there, attached to nothing.
+    expect((await ok('volume-get', { ID: volume.id })).volume.droplet_ids).toEqual([]);
   });
 });
 

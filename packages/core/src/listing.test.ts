@@ -72,7 +72,7 @@ describe('toolListing', () => {
     expect(listingSchema(tool).properties?.Rules).toEqual({
       type: 'array',
       items: { type: 'object' },
-      description: 'Rules Shape: [{Protocol:tcp|udp,Sources?:[str]}]',
+      description: 'Rules: [{Protocol:tcp|udp,Sources?:[str]}]',
     });
   });
 });

@@ -54,7 +54,8 @@ export function listedAnnotations(hints: ToolAnnotations): Partial<ToolAnnotatio
 export function toolListing(tool: AnyTool): ToolListing {
   return {
     name: tool.name,
-    description: tool.description,
+    // A one-sentence description's closing period tells a model nothing and costs a byte on every turn.
+    description: tool.description.replace(/\.$/, ''),
     inputSchema: listingSchema(tool),
     annotations: listedAnnotations(tool.annotations),
   };
@@ -85,7 +86,8 @@ function listArgument(schema: Schema): Schema {
     const listed: Schema = { type: plain.type };
     if (plain.type === 'array') listed.items = { type: 'object' };
     if ('default' in plain) listed.default = plain.default;
-    listed.description = description ? `${description} Shape: ${shape}` : shape;
+    // "Kept if omitted: [{…}]": the description, then the shape it describes.
+    listed.description = description ? `${description.replace(/\.$/, '')}: ${shape}` : shape;
     return listed;
   }
   return plain;

@@ -91,7 +91,7 @@ export const imagesTools = [
     name: 'image-get',
     family: 'images',
     title: 'Get image',
-    description: 'One image.',
+    description: 'Get one image.',
     details:
       'Shows one image: type, distribution, regions where it can be used, minimum disk size and status.',
     input: z.strictObject({ ID: ImageId }),

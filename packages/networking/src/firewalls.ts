@@ -78,7 +78,7 @@ const setTools = [
     'Add firewall rules',
     'POST',
     'rules',
-    'Add rules.',
+    'Append rules.',
     'Adds inbound and/or outbound rules to the firewall; give InboundRules, OutboundRules or both.',
   ],
   [
@@ -177,8 +177,8 @@ export const firewallTools = [
       VmIDs: z.array(z.number().int().positive()).optional().describe('VM ids'),
       Tags: z.array(tagName()).optional().describe('VM tags'),
       // Beyond the spec: more rules at once (doctl's several rules), after the flat ones.
-      InboundRules: z.array(inboundRule).min(1).optional().describe('More inbound rules.'),
-      OutboundRules: z.array(outboundRule).min(1).optional().describe('More outbound rules.'),
+      InboundRules: z.array(inboundRule).min(1).optional().describe('More rules.'),
+      OutboundRules: z.array(outboundRule).min(1).optional().describe('More rules.'),
     }),
     annotations: annotations.create,
     request: {

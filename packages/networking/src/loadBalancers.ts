@@ -207,7 +207,7 @@ const memberTools = [
     'Add forwarding rules',
     'POST',
     'forwarding_rules',
-    'Add rules.',
+    'Append rules.',
     'Adds forwarding rules (entry protocol/port to target protocol/port) to the balancer.',
   ],
   [

@@ -83,7 +83,7 @@ export const vpcTools = [
     name: 'vpc-list',
     family: 'networking',
     title: 'List VPCs',
-    description: 'List VPCs.',
+    description: 'List all VPCs.',
     input: z.strictObject(page),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/vpcs', query: pageQuery },
