@@ -44,7 +44,10 @@ export function guardOptions(): Option[] {
     new Option('-f, --force', 'skip the y/N of destructive tools (or --yes)'),
     new Option('--yes', 'same as --force').hideHelp(),
     new Option('--dry-run', 'show the request, target and price; send nothing'),
-    new Option('--protect <rule>', 'refuse every change to resources matching tag:X, name:X or id:X (allow:TOOL lets a tool through)').argParser(collect),
+    new Option(
+      '--protect <rule>',
+      'refuse every change to resources matching tag:X, name:X or id:X (allow:TOOL lets a tool through)',
+    ).argParser(collect),
     new Option('--policy <file>', 'JSON file of protection rules (or CLOUDCALL_POLICY)'),
     new Option('--audit-log <file>', 'log mutating calls here (or CLOUDCALL_AUDIT_LOG)'),
   ];
