@@ -138,6 +138,19 @@ describe('load balancer settings', () => {
 
 describe('firewalls', () => {
   it('accepts empty target lists beside addresses, and lists the firewalls of a VM', async () => {
+    // A VM of its own, with a tag of its own: other tests' firewalls (run before or after, the
+    // suite is shuffled in CI) apply to the shared VM.
+    const own = await call('droplets_create', {
+      json: {
+        name: 'fidelity-fw',
+        region: REGION,
+        size: 's-1vcpu-1gb',
+        image: 'ubuntu-24-04-x64',
+        tags: ['fw-web'],
+      },
+    });
+    expect(own.status, own.text).toBe(202);
+    const vmId = own.body.droplet.id as number;
     const created = await call('firewalls_create', {
       json: {
         name: 'fw-empty-lists',
@@ -161,7 +174,7 @@ describe('firewalls', () => {
     const byTag = await call('firewalls_create', {
       json: {
         name: 'fw-by-tag',
-        tags: ['web'],
+        tags: ['fw-web'],
         inbound_rules: [{ protocol: 'tcp', ports: '80', sources: { addresses: ['0.0.0.0/0'] } }],
       },
     });
