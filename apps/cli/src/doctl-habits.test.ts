@@ -133,6 +133,25 @@ describe("doctl's habits", () => {
     expect(short.stderr).toMatch(/--ttl: Too small/);
   });
 
+  it('a domain without --ip-address is added with no records; with one, its apex record', async () => {
+    const bare = await ok('domain', 'create', 'bare.example');
+    expect(bare.domain.name).toBe('bare.example');
+    const types = (name: string) =>
+      ok('domain-record-list', name).then((list) => list.domain_records.map((r: Json) => r.type).sort());
+    expect(await types('bare.example')).toEqual(['NS', 'NS', 'NS', 'SOA']);
+    await ok('domain', 'create', 'apex.example', '--ip-address', '192.0.2.9');
+    expect(await types('apex.example')).toEqual(['A', 'NS', 'NS', 'NS', 'SOA']);
+    // The spec's tool still takes the address as required: leaving out the name is still refused,
+    // and a bad address is not taken for a missing one.
+    const nameless = await cli.sandbox('domain', 'create');
+    expect(nameless.code).toBe(EXIT.input);
+    expect(nameless.stderr).toMatch(/--name: is required/);
+    const bad = await cli.sandbox('domain', 'create', 'bad.example', '--ip-address', 'nope');
+    expect(bad.code).toBe(EXIT.input);
+    expect(bad.stderr).toMatch(/--ip-address: expected an IPv4 or IPv6 address/);
+    expect((await ok('domain-list')).domains.map((d: Json) => d.name)).not.toContain('bad.example');
+  });
+
   it('a database user is --user or --name on every user tool', async () => {
     await ok(
       ...['db-cluster-create', 'users-db', '--engine', 'pg', '--region', 'nyc3'],

@@ -225,6 +225,34 @@ export const CLI_DEFAULTS: readonly CliDefault[] = [
   },
 ];
 
+/**
+ * A tool the CLI runs instead when an argument the spec requires is left out, where doctl lets it
+ * be: `domain create example.com` adds the domain with no records. The tool keeps its argument
+ * required (as the MCP server lists it); the command just does not ask for it.
+ */
+export interface CliSubstitute {
+  tool: string;
+  argument: string;
+  /** The tool run when the argument is not given. */
+  use: string;
+  /** What leaving it out does, for help. */
+  says: string;
+}
+
+export const CLI_SUBSTITUTES: readonly CliSubstitute[] = [
+  {
+    tool: 'domain-create',
+    argument: 'IPAddress',
+    use: 'domain-create-bare',
+    says: 'leave it out to add the domain with no records (domain-create-bare), as doctl',
+  },
+];
+
+/** The substitutes of a tool, by the argument whose absence calls for them. */
+export function substitutesFor(tool: AnyTool): CliSubstitute[] {
+  return CLI_SUBSTITUTES.filter((entry) => entry.tool === tool.name);
+}
+
 /** The defaults that apply to a tool. */
 export function defaultsFor(tool: AnyTool, flags: readonly FlagSpec[]): CliDefault[] {
   return CLI_DEFAULTS.filter((entry) => entry.applies(tool, flags));

@@ -208,7 +208,10 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
       // Once per id given first (`vm-delete 1 2`), stopping at the first that fails.
       for (const args of each) {
-        exitCode = await execute(tool, args, options, line.named, line.defaults);
+        // An argument left out that doctl lets be left out: the tool that takes none runs.
+        const instead = line.substitutes.find((entry) => args[entry.argument] === undefined);
+        const run = (instead && (await findTool(instead.use))) || tool;
+        exitCode = await execute(run, args, options, line.named, line.defaults);
         if (exitCode !== EXIT.ok) break;
       }
     });

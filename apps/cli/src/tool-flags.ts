@@ -6,7 +6,14 @@
 import { type AnyTool, inputJsonSchema } from '@cloudcall/core';
 import { Argument, type Command, Option } from 'commander';
 import { exampleFor, positionalArgument, primaryArgument } from './commands.js';
-import { aliasesFor, type CliDefault, defaultsFor, liftFirstRules } from './doctl.js';
+import {
+  aliasesFor,
+  type CliDefault,
+  type CliSubstitute,
+  defaultsFor,
+  liftFirstRules,
+  substitutesFor,
+} from './doctl.js';
 import { kebabName, normalizeFlags } from './flag-names.js';
 import { FlagError, type FlagSpec, flagsOf, type JsonSchema, readFlag } from './flags.js';
 import { handles, type NamedArguments, type NamedKind, namedArguments } from './names.js';
@@ -18,6 +25,8 @@ export interface ToolCommandLine {
   named: NamedArguments;
   /** Arguments the CLI fills when they are not given (doctl.ts). */
   defaults: CliDefault[];
+  /** Arguments whose absence runs another tool (doctl.ts). */
+  substitutes: CliSubstitute[];
   /**
    * The tool's arguments, and the values of the command's other options, as parsed. `each` holds
    * one set of arguments per id given first: `vm-delete 1 2` runs the tool twice.
@@ -46,10 +55,10 @@ export function defaultFlagFor(argument: string): string {
 export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Option[]): ToolCommandLine {
   const schemaFlags = flagsOf(inputJsonSchema(tool) as JsonSchema);
   const defaults = defaultsFor(tool, schemaFlags);
-  // An argument with a CLI default is not required on the command line.
-  const flags = schemaFlags.map((flag) =>
-    defaults.some((entry) => entry.argument === flag.name) ? { ...flag, required: false } : flag,
-  );
+  const substitutes = substitutesFor(tool);
+  const optional = new Set([...defaults, ...substitutes].map((entry) => entry.argument));
+  // An argument with a CLI default or a substitute is not required on the command line.
+  const flags = schemaFlags.map((flag) => (optional.has(flag.name) ? { ...flag, required: false } : flag));
   const named = namedArguments(tool, flags, primaryArgument(tool, flags));
   const primary = positionalArgument(tool, flags);
   // Several ids at once where doctl takes them: `vm-delete 1 2 --force`.
@@ -61,9 +70,15 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
   const longsOf = new Map<string, string[]>();
   for (const flag of flags) {
     const fallback = defaults.find((entry) => entry.argument === flag.name);
+    const instead = substitutes.find((entry) => entry.argument === flag.name);
     const option = new Option(
       `--${kebabName(flag.name)}${valueHint(flag)}`,
-      describe(flag, flag === primary, named.get(flag.name), fallback?.says),
+      describe(
+        flag,
+        flag === primary,
+        named.get(flag.name),
+        fallback ? `default: ${fallback.says}` : instead?.says,
+      ),
     );
     byAttribute.set(option.attributeName(), flag);
     longsOf.set(flag.name, [`--${kebabName(flag.name)}`]);
@@ -150,6 +165,7 @@ export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Op
     primary,
     named,
     defaults,
+    substitutes,
     read(parsed) {
       const args: Record<string, unknown> = {};
       const local: Record<string, unknown> = {};
@@ -205,7 +221,7 @@ function describe(
 ): string {
   const extra = [
     flag.required ? 'required' : undefined,
-    fallback ? `default: ${fallback}` : undefined,
+    fallback,
     kind ? `the ${kind.label}'s ${handles(kind)}` : undefined,
     positional ? 'or give it first, without the flag' : undefined,
     flag.choices ? `one of ${flag.choices.join(', ')}` : undefined,

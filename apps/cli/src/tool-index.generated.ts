@@ -82,6 +82,7 @@ export const TOOL_FAMILY: Readonly<Record<string, FamilyName>> = {
  "db-cluster-delete-replica": "databases",
  "db-cluster-promote-replica": "databases",
  "domain-create": "networking",
+ "domain-create-bare": "networking",
  "domain-delete": "networking",
  "domain-get": "networking",
  "domain-list": "networking",

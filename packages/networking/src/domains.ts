@@ -147,6 +147,19 @@ export const domainTools = [
     result: returns<{ domain: Domain }>(),
   }),
   defineTool({
+    name: 'domain-create-bare',
+    family: 'networking',
+    beyondSpec: true,
+    title: 'Create domain without records',
+    description: 'Add a domain with no records.',
+    details:
+      'Adds a domain to the DNS service with only the NS and SOA records the platform adds, as doctl does without --ip-address; add records with domain-record-create.',
+    input: z.strictObject({ Name: DomainName }),
+    annotations: annotations.create,
+    request: { method: 'POST', path: '/v2/domains', body: { name: 'Name' } },
+    result: returns<{ domain: Domain }>(),
+  }),
+  defineTool({
     name: 'domain-delete',
     family: 'networking',
     title: 'Delete domain',
