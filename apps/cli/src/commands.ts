@@ -11,6 +11,7 @@
  * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
  */
 import type { AnyTool, ToolFamily } from '@cloudcall/core';
+import { doctlWords } from './doctl.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
 
@@ -66,16 +67,19 @@ function placeTool(tool: AnyTool, resources: readonly string[]): GroupedTool {
  * Rewrites the words that name a tool to its name: `vm create` -> `vm-create`,
  * `db cluster list-users` -> `db-cluster-list-users` (the longest run of words that joined by
  * `-` names a tool), and `vm power-off` -> `power-off-vm` (a resource and one of its verbs).
- * `at` is the index of the first word; words that already name a tool are left alone.
+ * `at` is the index of the first word; words that already name a tool are left alone. doctl's
+ * words come first as cloudcall's (`droplet list` -> `vm list`, doctl.ts).
  */
 export function joinToolWords(
-  words: readonly string[],
+  typed: readonly string[],
   at: number,
   toolNames: ReadonlySet<string>,
   groups: readonly FamilyGroups[],
 ): string[] {
+  const given = typed[at];
+  if (given === undefined || toolNames.has(given)) return [...typed];
+  const words = doctlWords(typed, at);
   const first = words[at];
-  if (first === undefined || toolNames.has(first)) return [...words];
   const verbs = new Map<string, string>();
   for (const { resources } of groups) {
     for (const [resource, tools] of resources) {

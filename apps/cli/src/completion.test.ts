@@ -99,7 +99,7 @@ describe('bash completes from the definitions', () => {
     );
     expect(bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
     expect(bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
-    expect(bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv']);
+    expect(bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv', 'text']);
     expect(bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 

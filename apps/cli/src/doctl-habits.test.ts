@@ -152,6 +152,33 @@ describe("doctl's habits", () => {
     expect((await ok('domain-list')).domains.map((d: Json) => d.name)).not.toContain('bad.example');
   });
 
+  it("doctl's words: droplet, droplet-action, ssh-key, databases, reserved-ip create/delete, -o text", async () => {
+    const vm = (await ok('droplet', 'create', 'words-1', ...VM_FLAGS)).droplet;
+    expect((await ok('droplet', 'list')).droplets.map((d: Json) => d.name)).toContain('words-1');
+    await cli.advance(600_000);
+    const off = await ok('droplet-action', 'power-off', String(vm.id), '--force');
+    expect(off.action.type).toBe('power_off');
+    expect((await ok('ssh-key', 'list')).ssh_keys).toEqual(expect.any(Array));
+    expect((await ok('databases', 'list')).databases).toEqual(expect.any(Array));
+    const ip = (await ok('reserved-ip', 'create', '--region', 'nyc3')).reserved_ip.ip;
+    expect((await ok('reserved-ip', 'list')).reserved_ips.map((r: Json) => r.ip)).toContain(ip);
+    await ok('reserved-ip', 'delete', ip, '--force');
+    expect((await ok('reserved-ip', 'list')).reserved_ips.map((r: Json) => r.ip)).not.toContain(ip);
+    // doctl's -o text is the table.
+    const text = await cli.sandbox('droplet', 'list', '-o', 'text', '--format', 'Name');
+    expect(text.code, text.stderr).toBe(EXIT.ok);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toBe('Name');
+    expect(lines).toContain('words-1');
+    // Their help is the resource's, and a verb neither has is refused naming cloudcall's verbs.
+    const help = await cli.sandbox('droplet', '--help');
+    expect(help.code).toBe(EXIT.ok);
+    expect(help.stdout).toMatch(/^vm:$/m);
+    const bad = await cli.sandbox('droplet', 'bogus');
+    expect(bad.code).toBe(EXIT.input);
+    expect(bad.stderr).toMatch(/vm has no verb "bogus"; its verbs: create, /);
+  });
+
   it('a database user is --user or --name on every user tool', async () => {
     await ok(
       ...['db-cluster-create', 'users-db', '--engine', 'pg', '--region', 'nyc3'],

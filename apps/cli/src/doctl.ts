@@ -9,6 +9,35 @@ import { isIP } from 'node:net';
 import type { AnyTool, ToolContext } from '@cloudcall/core';
 import { FlagError, type FlagSpec } from './flags.js';
 
+/**
+ * doctl's command words, as cloudcall's: its resources (`droplet list` is `vm list`) and the verbs
+ * it names differently (`reserved-ip create` is `reserved-ip reserve`). Read before the words are
+ * joined into a tool's name, so `droplet-action power-off 123` reaches `power-off-vm`.
+ */
+export const DOCTL_RESOURCES: Readonly<Record<string, string>> = {
+  droplet: 'vm',
+  'droplet-action': 'vm',
+  'ssh-key': 'key',
+  'reserved-ip-action': 'reserved-ip',
+  databases: 'db-cluster',
+};
+
+export const DOCTL_VERBS: Readonly<Record<string, string>> = {
+  'reserved-ip create': 'reserve',
+  'reserved-ip delete': 'release',
+};
+
+/** `words` with doctl's resource and verb at `at` spelled as cloudcall's. */
+export function doctlWords(words: readonly string[], at: number): string[] {
+  const resource = DOCTL_RESOURCES[words[at] ?? ''];
+  if (resource === undefined && !DOCTL_VERBS[`${words[at]} ${words[at + 1]}`]) return [...words];
+  const out = [...words];
+  if (resource !== undefined) out[at] = resource;
+  const verb = DOCTL_VERBS[`${out[at]} ${out[at + 1]}`];
+  if (verb !== undefined) out[at + 1] = verb;
+  return out;
+}
+
 /** A doctl flag that fills one of a tool's arguments. */
 export interface FlagAlias {
   /** The flag as doctl spells it, without `--`. */

@@ -3,6 +3,7 @@
  * tool), `cloudcall help <family>` lists one family and `help <resource>` one resource, and
  * `<resource> <verb>` words are joined into the tool's name before commander sees them.
  */
+
 import { InputError, type ToolFamily } from '@cloudcall/core';
 import type { Command } from 'commander';
 import {
@@ -13,6 +14,7 @@ import {
   groupTools,
   joinToolWords,
 } from './commands.js';
+import { DOCTL_RESOURCES } from './doctl.js';
 
 const grouped = new WeakMap<readonly ToolFamily[], FamilyGroups[]>();
 
@@ -61,8 +63,8 @@ export function helpFor(
   if (asked) words = words.slice(0, -1);
   if (words[0] === 'help' && words.length > 1) words = words.slice(1);
   else if (words.length > 1 && !asked) return undefined;
-  // A resource's name may be typed as its words (`db cluster` for db-cluster).
-  const wanted = words.join('-');
+  // A resource's name may be typed as its words (`db cluster` for db-cluster), or as doctl's.
+  const wanted = DOCTL_RESOURCES[words.join('-')] ?? words.join('-');
   // A tool's own help (`cloudcall wait --help`) is its flags: commander's.
   if (asked && program.commands.some((command) => command.name() === wanted)) return undefined;
   const groups = groupsOf(families);
@@ -94,9 +96,10 @@ export function joinCommandWords(
   if (names.has(argv[at] as string)) return [...argv];
   const groups = groupsOf(families);
   const joined = joinToolWords(argv, at, names, groups);
-  const resource = argv[at] as string;
+  // Not joined into a tool: the resource as typed (or as doctl's word for it).
+  const resource = joined[at] as string;
   const tools = groups.flatMap((group) => group.resources.get(resource) ?? []);
-  if (joined[at] === resource && tools.length) {
+  if (!names.has(resource) && tools.length) {
     // A resource with a verb it does not have: say which it has.
     const verb = argv[at + 1] ?? '';
     throw new InputError(

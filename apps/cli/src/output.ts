@@ -57,11 +57,20 @@ export function formatFor(
   return formatResult(result, { format, terminal: io.isTty, color: useColor(io.isTty, io.env) });
 }
 
-/** `-o` for a command's own result: the formats of the tools' results. */
+/**
+ * `-o`: the formats of the tools' results, and doctl's `text` for `table`. Commander checks the
+ * choice (its own message and help); `text` is then read as `table`.
+ */
 export function outputOption(): Option {
-  return new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
-    OUTPUT_FORMATS,
-  );
+  const option = new Option(
+    '-o, --output <format>',
+    "default: table on a terminal, json in a pipe; doctl's text is table",
+  ).choices([...OUTPUT_FORMATS, 'text']);
+  const choose = option.parseArg;
+  return option.argParser((value: string, previous: unknown) => {
+    const format = choose ? choose(value, previous) : value;
+    return format === 'text' ? 'table' : format;
+  });
 }
 
 export async function formatResult(result: unknown, options: OutputOptions): Promise<string> {

@@ -36,8 +36,8 @@ import {
   ColumnError,
   checkQuery,
   formatResult,
-  OUTPUT_FORMATS,
   type OutputFormat,
+  outputOption,
   QueryError,
   useColor,
 } from './output.js';
@@ -100,9 +100,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
     new Option('-t, --token <token>', `API token (comes before ${TOKEN_ENV_VARS[0]} and contexts)`),
     new Option('--trace', 'print HTTP requests and responses to stderr, masked'),
     new Option('--show-secrets', 'show secrets (database passwords) in results'),
-    new Option('-o, --output <format>', 'default: table on a terminal, json in a pipe').choices(
-      OUTPUT_FORMATS,
-    ),
+    outputOption(),
     new Option('--format <columns>', 'columns: ID,Name or paths like region.slug'),
     new Option('--no-header', 'no header row in table, wide and tsv output'),
     new Option('--query <jmespath>', 'a JMESPath expression applied to the result'),
