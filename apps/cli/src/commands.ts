@@ -79,7 +79,6 @@ export function joinToolWords(
   const given = typed[at];
   if (given === undefined || toolNames.has(given)) return [...typed];
   const words = doctlWords(typed, at);
-  const first = words[at];
   const verbs = new Map<string, string>();
   for (const { resources } of groups) {
     for (const [resource, tools] of resources) {
