@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { CALLER_PREFIXES } from '@cloudcall/guard';
 import { bindProblem } from './bind.js';
 import type { FlagName } from './flags.js';
 import { DEFAULT_GRACE_SECONDS, DEFAULT_MAX_IN_FLIGHT } from './service-flags.js';
@@ -159,6 +160,12 @@ export function readClientKeys(file: string): ClientKey[] {
     if (rest.length || (name !== undefined && !KEY_NAME.test(name))) {
       throw new Error(
         `--client-keys ${file} line ${index + 1}: after the digest comes at most one name, of letters, digits and ._@:+- (up to 64)`,
+      );
+    }
+    const taken = CALLER_PREFIXES.find((prefix) => name?.toLowerCase().startsWith(prefix));
+    if (taken) {
+      throw new Error(
+        `--client-keys ${file} line ${index + 1}: a key's name may not start with ${taken} (the apps name other callers so; the key would read their audit lines)`,
       );
     }
     const digest = Buffer.from(hex, 'hex');

@@ -63,6 +63,14 @@ export interface GuardOptions {
   unconfirmed: 'run' | { refuse: string; hint?: string };
 }
 
+/**
+ * The prefixes of caller ids the apps make themselves: `local:` (this process's user), `cli:` (a
+ * CLI context), `token:` (a passed-through token's hash), `key:` (an unnamed client key). A name
+ * given to anything else (a client key's) must not start with one, or it would read another
+ * caller's audit lines.
+ */
+export const CALLER_PREFIXES = ['local:', 'cli:', 'token:', 'key:'] as const;
+
 /** `local:NAME`: the caller id of a call made by whoever runs this process. */
 export function localCaller(): string {
   try {

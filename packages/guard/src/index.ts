@@ -20,6 +20,7 @@ export {
   readAudit,
 } from './audit.js';
 export {
+  CALLER_PREFIXES,
   type ConfirmQuestion,
   type Decision,
   type GuardOptions,
