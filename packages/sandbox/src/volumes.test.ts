@@ -520,6 +520,43 @@ describe('projects', () => {
   });
 });
 
+describe('a deleted resource leaves its project', () => {
+  it('a domain or reserved IP made again under the same name or address starts in the default project', async () => {
+    const project = (await call('projects_create', { json: { name: 'again', purpose: 'Service or API' } }))
+      .body.project;
+    const urns = (reply: Reply) => reply.body.resources.map((r: { urn: string }) => r.urn);
+    const held = async () =>
+      urns(
+        await call('projects_list_resources', { params: { project_id: project.id }, query: '?per_page=200' }),
+      );
+    const inDefault = async () =>
+      urns(await call('projects_list_resources_default', { query: '?per_page=200' }));
+    expect((await call('domains_create', { json: { name: 'again.example' } })).status).toBe(201);
+    const ip = (await call('reservedIPs_create', { json: { region: REGION, project_id: project.id } })).body
+      .reserved_ip.ip;
+    const droplet = await vm('again-vm');
+    const mine = ['do:domain:again.example', `do:floatingip:${ip}`, `do:droplet:${droplet}`];
+    await call('projects_assign_resources', {
+      params: { project_id: project.id },
+      json: { resources: mine },
+    });
+    expect((await held()).sort()).toEqual([...mine].sort());
+
+    expect((await call('domains_delete', { params: { domain_name: 'again.example' } })).status).toBe(204);
+    expect((await call('reservedIPs_delete', { params: { reserved_ip: ip } })).status).toBe(204);
+    await sandbox.advanceClock(600_000);
+    expect((await call('droplets_destroy', { params: { droplet_id: droplet } })).status).toBe(204);
+    expect(await held()).toEqual([]);
+    // Nothing is left behind for a later resource of the same URN to inherit.
+    const left = Object.keys((await storage()).a);
+    for (const urn of mine) expect(left).not.toContain(urn);
+
+    expect((await call('domains_create', { json: { name: 'again.example' } })).status).toBe(201);
+    expect(await held()).toEqual([]);
+    expect(await inDefault()).toContain('do:domain:again.example');
+  });
+});
+
 describe('the state file', () => {
   it('keeps volumes, snapshots, projects and assignments across a restart', async () => {
     // Its own volume, so that the state is not empty whichever tests ran before (shuffled in CI).

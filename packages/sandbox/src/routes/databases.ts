@@ -29,7 +29,7 @@ import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
 import { vpcFor } from './networking-common.js';
-import { assignToProject, projectForCreate, projectOf } from './projects.js';
+import { assignToProject, dropFromProject, projectForCreate, projectOf } from './projects.js';
 import { tagNewResource } from './tags.js';
 
 /** Creation and resize take this long on the sandbox clock (short, so processes can poll). */
@@ -356,7 +356,7 @@ function clusterView(world: World, cluster: StoredCluster, now: number) {
       pending: false,
       description: [],
     },
-    project_id: projectOf(world, `do:dbaas:${cluster.id}`),
+    project_id: projectOf(world, { urn: `do:dbaas:${cluster.id}`, created_ms: cluster.created_ms }),
     rules: cluster.rules.map((r) => ruleView(cluster, r)),
     storage_size_mib: cluster.storage_size_mib,
   };
@@ -868,6 +868,7 @@ export const databasesRoutes: Route[] = [
     handler: (req, world) => {
       const cluster = findCluster(world, req);
       world.clusters = world.clusters.filter((c) => c !== cluster);
+      dropFromProject(world, `do:dbaas:${cluster.id}`);
       return { status: 204 };
     },
   },

@@ -26,7 +26,7 @@ import {
 import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
 import { dropletById, findOr404, idField, regionView, requireRegion } from './networking-common.js';
-import { assignToProject, projectForCreate, projectOf } from './projects.js';
+import { assignToProject, dropFromProject, projectForCreate, projectOf } from './projects.js';
 
 // ---------------------------------------------------------------- reserved IPs
 
@@ -44,7 +44,7 @@ function reservedIpView(world: World, rip: StoredReservedIp) {
     region: regionView(world, rip.region),
     droplet,
     locked: false,
-    project_id: projectOf(world, `do:floatingip:${rip.ip}`),
+    project_id: projectOf(world, { urn: `do:floatingip:${rip.ip}`, created_ms: rip.reserved_ms }),
   };
 }
 
@@ -192,6 +192,7 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
       handler: (req, world) => {
         const rip = findReserved(world, req, 4);
         world.reservedIps = world.reservedIps.filter((r) => r !== rip);
+        dropFromProject(world, `do:floatingip:${rip.ip}`);
         return { status: 204 };
       },
     },

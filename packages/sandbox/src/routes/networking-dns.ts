@@ -18,6 +18,7 @@ import {
 import { iso } from '../time.js';
 import { nextId, type World } from '../world.js';
 import { findOr404 } from './networking-common.js';
+import { dropFromProject } from './projects.js';
 
 const DOMAIN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const HOST =
@@ -279,6 +280,7 @@ export const dnsRoutes: Route[] = [
     handler: (req, world) => {
       const domain = findDomain(world, req);
       world.domains = world.domains.filter((d) => d !== domain);
+      dropFromProject(world, `do:domain:${domain.name}`);
       world.domainRecords = world.domainRecords.filter((r) => r.domain !== domain.name);
       return { status: 204 };
     },

@@ -28,7 +28,7 @@ import {
   requireTags,
   vpcFor,
 } from './networking-common.js';
-import { assignToProject, projectForCreate, projectOf } from './projects.js';
+import { assignToProject, dropFromProject, projectForCreate, projectOf } from './projects.js';
 import { findDroplet } from './vms.js';
 
 // ---------------------------------------------------------------- firewalls
@@ -655,7 +655,7 @@ function loadBalancerView(world: World, lb: StoredLoadBalancer, now: number) {
     enable_backend_keepalive: settings.enable_backend_keepalive ?? false,
     http_idle_timeout_seconds: settings.http_idle_timeout_seconds ?? 60,
     ...(lb.vpc_uuid ? { vpc_uuid: lb.vpc_uuid } : {}),
-    project_id: projectOf(world, `do:loadbalancer:${lb.id}`),
+    project_id: projectOf(world, { urn: `do:loadbalancer:${lb.id}`, created_ms: lb.created_ms }),
     disable_lets_encrypt_dns_records: false,
     firewall: { deny: [], allow: [] },
     network: lb.network,
@@ -748,6 +748,7 @@ const loadBalancerRoutes: Route[] = [
       const front = world.loadBalancers.find((g) => g.target_load_balancer_ids.includes(lb.id));
       if (front) throw unprocessable(`load balancer is a target of global load balancer ${front.id}`);
       world.loadBalancers = world.loadBalancers.filter((l) => l !== lb);
+      dropFromProject(world, `do:loadbalancer:${lb.id}`);
       return { status: 204 };
     },
   },

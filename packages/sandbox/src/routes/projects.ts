@@ -48,7 +48,7 @@ function accountResources(world: World): ProjectResource[] {
     ...world.domains.map((d) => ({
       urn: `do:domain:${d.name}`,
       path: `/v2/domains/${d.name}`,
-      created_ms: 0,
+      created_ms: Date.parse(d.created_at),
     })),
     ...world.reservedIps
       .filter((r) => r.version === 4)
@@ -66,9 +66,15 @@ export function defaultProject(world: World): StoredProject {
   return found;
 }
 
-/** The id of the project a resource is in: the one it was assigned to, else the default. */
-export function projectOf(world: World, urn: string): string {
-  const assigned = world.projectAssignments[urn]?.project_id;
+/**
+ * The id of the project a resource is in: the one it was assigned to, else the default. An
+ * assignment older than the resource was made for an earlier one of the same URN (a domain or a
+ * reserved IP deleted and made again), and no longer counts: a new resource lands in the default.
+ */
+export function projectOf(world: World, resource: { urn: string; created_ms: number }): string {
+  const assignment = world.projectAssignments[resource.urn];
+  const assigned =
+    assignment && assignment.assigned_ms >= resource.created_ms ? assignment.project_id : undefined;
   return assigned && world.projects.some((p) => p.id === assigned) ? assigned : defaultProject(world).id;
 }
 
@@ -83,6 +89,11 @@ export function projectForCreate(world: World, value: unknown): string | undefin
     throw unprocessable(`project_id: project ${JSON.stringify(value)} does not exist`);
   }
   return value;
+}
+
+/** A deleted resource leaves its project: a new one of the same URN (a domain's name, a reserved IP's address) starts in the default. */
+export function dropFromProject(world: World, urn: string): void {
+  delete world.projectAssignments[urn];
 }
 
 export function assignToProject(world: World, urn: string, projectId: string | undefined, now: number): void {
@@ -117,9 +128,10 @@ function findProject(world: World, request: SandboxRequest): StoredProject {
 
 function resourceView(world: World, resource: ProjectResource, baseUrl: string, status: string) {
   const assignment = world.projectAssignments[resource.urn];
+  const current = assignment && assignment.assigned_ms >= resource.created_ms ? assignment : undefined;
   return {
     urn: resource.urn,
-    assigned_at: iso(assignment?.assigned_ms ?? resource.created_ms),
+    assigned_at: iso(current?.assigned_ms ?? resource.created_ms),
     links: { self: `${baseUrl}${resource.path}` },
     status,
   };
@@ -245,7 +257,7 @@ export const projectsRoutes: Route[] = [
     handler: (req, world) => {
       const project = findProject(world, req);
       if (project.is_default) throw unprocessable('the default project cannot be deleted');
-      const held = accountResources(world).filter((r) => projectOf(world, r.urn) === project.id);
+      const held = accountResources(world).filter((r) => projectOf(world, r) === project.id);
       if (held.length) {
         throw new HttpError(
           412,
@@ -266,7 +278,7 @@ export const projectsRoutes: Route[] = [
     handler: (req, world) => {
       const project = findProject(world, req);
       const resources = accountResources(world)
-        .filter((r) => projectOf(world, r.urn) === project.id)
+        .filter((r) => projectOf(world, r) === project.id)
         .map((r) => resourceView(world, r, req.baseUrl, 'ok'));
       return { body: listBody('resources', resources, req) };
     },

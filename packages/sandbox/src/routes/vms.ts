@@ -29,6 +29,7 @@ import { actionView, nextId, type StoredAction, startAction, type World } from '
 import { actionListReply, actionReply } from './actions.js';
 import { imageView } from './images.js';
 import { vpcFor } from './networking-common.js';
+import { dropFromProject } from './projects.js';
 import { tagNewResource } from './tags.js';
 import { attachVolume, volumeIdsOf } from './volumes.js';
 
@@ -84,6 +85,7 @@ export function dropletView(world: World, droplet: Droplet, now: number): Drople
 /** Deletes a droplet; its backups go with it, its snapshots stay, its volumes are detached. */
 function deleteDroplet(world: World, droplet: Droplet, now: number): void {
   world.droplets = world.droplets.filter((d) => d !== droplet);
+  dropFromProject(world, `do:droplet:${droplet.id}`);
   for (const volume of world.volumes)
     volume.droplet_ids = volume.droplet_ids.filter((id) => id !== droplet.id);
   world.images = images(world).filter(

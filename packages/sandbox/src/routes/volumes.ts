@@ -26,6 +26,7 @@ import {
 import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
 import { dropletById, findOr404, idField, regionView, requireRegion } from './networking-common.js';
+import { dropFromProject } from './projects.js';
 import { tagNewResource } from './tags.js';
 
 /** Lowercase letters, digits and "-", starting with a letter, at most 64 characters. */
@@ -242,6 +243,7 @@ function deleteVolume(world: World, volume: StoredVolume): void {
     );
   }
   world.volumes = world.volumes.filter((v) => v !== volume);
+  dropFromProject(world, `do:volume:${volume.id}`);
 }
 
 /** The actions of a volume, newest first. */
