@@ -98,7 +98,7 @@ beforeAll(async () => {
     'pnpm',
     [
       '--recursive',
-      ...PUBLIC.flatMap((path) => ['--filter', `./${path}`]),
+      ...PUBLIC.flatMap((path) => ['--filter', JSON.parse(read(`${path}/package.json`)).name as string]),
       'pack',
       '--json',
       '--pack-destination',
