@@ -17,7 +17,7 @@
  * audit line per call is JSON naming the tool and outcome, without the secrets or the token; a
  * plan is JSON without the secrets; `Object.prototype` stays clean.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { families, toolsOf } from '@cloudcall/catalog';
@@ -186,6 +186,26 @@ function expectNoSecrets(label: string, text: string): void {
 }
 
 /**
+ * What was appended to a file from byte `from` on: read from there, not the whole log each call
+ * (the log grows to megabytes over the run; reading it all per call made the file quadratic).
+ */
+function appendedSince(path: string, from: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(fstatSync(fd).size - from);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, from + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The guardedRun property of one tool, run once however many tests ask (memoized): resolves to
  * how its calls ended, as the audit log says ("ok", "error", "declined", "refused by rule"...).
  * Calls run one at a time: each reads the audit lines it added.
@@ -226,7 +246,7 @@ async function checkGuardedRun(tool: AnyTool): Promise<string[]> {
 
       // An intent line before each change sent, then one outcome line, all JSON, naming the
       // tool, its caller and how the call ended.
-      const lines = readFileSync(audit.path).subarray(before).toString('utf8').split('\n');
+      const lines = appendedSince(audit.path, before).split('\n');
       expect(lines.pop(), `${label}: the audit line is not ended`).toBe('');
       let parsed: AuditLine[] = [];
       expect(() => {

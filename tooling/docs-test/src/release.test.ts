@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, read } from './markdown.js';
 
 const run = promisify(execFile);
@@ -83,15 +83,46 @@ describe('changeset version', () => {
   }, 60_000);
 });
 
+/** What `pnpm pack` packed of one package: its file list, and where its tarball is unpacked. */
+interface Packed {
+  files: string[];
+  out: string;
+}
+const packs = new Map<string, Packed>();
+
+// Every public package packed by one pnpm process (`pnpm pack --recursive`, filtered to them), as
+// `changeset publish` packs each: one start of pnpm instead of one per package.
+beforeAll(async () => {
+  const out = mkdtempSync(join(tmpdir(), 'cloudcall-pack-'));
+  const { stdout } = await run(
+    'pnpm',
+    [
+      '--recursive',
+      ...PUBLIC.flatMap((path) => ['--filter', JSON.parse(read(`${path}/package.json`)).name as string]),
+      'pack',
+      '--json',
+      '--pack-destination',
+      out,
+    ],
+    { cwd: ROOT },
+  );
+  const packed = JSON.parse(stdout) as { name: string; filename: string; files: { path: string }[] }[];
+  for (const path of PUBLIC) {
+    const { name } = JSON.parse(read(`${path}/package.json`)) as { name: string };
+    const entry = packed.find((p) => p.name === name);
+    if (!entry) continue;
+    const dir = join(out, name.replace('/', '+'));
+    mkdirSync(dir);
+    await run('tar', ['-xzf', entry.filename, '-C', dir]);
+    packs.set(path, { files: entry.files.map((file) => file.path).sort(), out: dir });
+  }
+}, 120_000);
+
 describe.each(PUBLIC)('pnpm pack %s', (path) => {
-  it('packs the built code, README, LICENSE and a manifest with ranges and metadata', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'cloudcall-pack-'));
-    const { stdout } = await run('pnpm', ['pack', '--json', '--pack-destination', out], {
-      cwd: join(ROOT, path),
-    });
-    const packed = JSON.parse(stdout) as { filename: string; files: { path: string }[] };
-    const files = packed.files.map((file) => file.path).sort();
-    await run('tar', ['-xzf', packed.filename, '-C', out]);
+  it('packs the built code, README, LICENSE and a manifest with ranges and metadata', () => {
+    const packed = packs.get(path);
+    expect(packed, `${path} was not packed`).toBeDefined();
+    const { files, out } = packed as Packed;
     const inside = (file: string) => readFileSync(join(out, 'package', file), 'utf8');
 
     expect(files.filter((file) => !file.startsWith('dist/'))).toEqual([

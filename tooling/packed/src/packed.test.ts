@@ -109,18 +109,34 @@ let packedFiles: Record<string, string[]>;
 
 beforeAll(async () => {
   const packs = join(work, 'packs');
-  const tarballs: string[] = [];
+  // Both apps packed by one pnpm process (`pnpm pack --recursive`, filtered to the two by name).
+  const names = Object.values(APPS).map(
+    (app) => (JSON.parse(readFileSync(join(app.dir, 'package.json'), 'utf8')) as { name: string }).name,
+  );
+  const out = await succeed(
+    'pnpm',
+    [
+      '--recursive',
+      ...names.flatMap((name) => ['--filter', name]),
+      'pack',
+      '--pack-destination',
+      packs,
+      '--json',
+    ],
+    APPS.cli.dir,
+    { ...process.env, PATH },
+  );
+  const packed = JSON.parse(out) as { name: string; filename: string; files: { path: string }[] }[];
+  expect(packed.map((entry) => entry.name).sort()).toEqual([...names].sort());
   packedFiles = {};
-  for (const [key, app] of Object.entries(APPS)) {
-    const out = await succeed('pnpm', ['pack', '--pack-destination', packs, '--json'], app.dir, {
-      ...process.env,
-      PATH,
-    });
-    const packed = JSON.parse(out) as { filename: string; files: { path: string }[] };
-    tarballs.push(packed.filename);
-    packedFiles[key] = packed.files.map((file) => file.path).sort();
+  for (const [index, key] of Object.keys(APPS).entries()) {
+    const entry = packed.find((p) => p.name === names[index]);
+    packedFiles[key] = entry?.files.map((file) => file.path).sort() ?? [];
   }
-  installed = await installOffline('install', tarballs);
+  installed = await installOffline(
+    'install',
+    packed.map((entry) => entry.filename),
+  );
 }, 120_000);
 
 afterAll(() => {
@@ -227,16 +243,15 @@ describe('the packed apps', () => {
   it('install the same way from `npm pack` tarballs, whose manifests keep the workspace ranges', async () => {
     const packs = join(work, 'npm-packs');
     mkdirSync(packs);
-    const tarballs: string[] = [];
-    for (const app of Object.values(APPS)) {
-      const out = await succeed(
-        'npm',
-        ['pack', '--pack-destination', packs, '--json'],
-        app.dir,
-        npmEnv('npm-pack'),
-      );
-      tarballs.push(join(packs, (JSON.parse(out) as { filename: string }[])[0]!.filename));
-    }
+    // Both apps packed by one npm process (`npm pack <folder> <folder>`).
+    const out = await succeed(
+      'npm',
+      ['pack', ...Object.values(APPS).map((app) => app.dir), '--pack-destination', packs, '--json'],
+      packs,
+      npmEnv('npm-pack'),
+    );
+    const tarballs = (JSON.parse(out) as { filename: string }[]).map((entry) => join(packs, entry.filename));
+    expect(tarballs).toHaveLength(2);
     const dir = await installOffline('npm-install', tarballs);
     const cli = await run(join('node_modules', '.bin', APPS.cli.bin), ['--version'], dir, {
       PATH,
