@@ -575,7 +575,8 @@ describe('memory under oversized bodies', () => {
   const SIZE = 50 * 1024 * 1024;
   const SCRIPT = `
 const { startSandbox } = await import(process.argv[1]);
-const sandbox = await startSandbox();
+// Four bodies of 50 MB at once take more than the default 5 s to send on a busy machine.
+const sandbox = await startSandbox({ refusedBodyLingerMs: 120_000 });
 const report = () => process.stdout.write(JSON.stringify({
   url: sandbox.url,
   rss: process.memoryUsage().rss,

@@ -65,6 +65,11 @@ export interface SandboxOptions {
    * without reaching it. An exception it throws is logged, not answered.
    */
   onRequest?: (info: SandboxRequestInfo) => void;
+  /**
+   * How long the rest of a refused (413) body may keep coming before the sandbox answers and cuts
+   * the sender off. Default 5 s; a test sending hundreds of MB on a busy machine may need longer.
+   */
+  refusedBodyLingerMs?: number;
 }
 
 export interface Sandbox {
@@ -123,6 +128,7 @@ function compile(route: Route): CompiledRoute {
 /** Starts the sandbox and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.now ?? Date.now;
+  const lingerMs = options.refusedBodyLingerMs ?? LINGER_MS;
   const store = new Store<World>({
     path: options.statePath,
     seed: () => seedWorld(clock()),
@@ -227,14 +233,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         headers.connection = 'close';
         tooLargeAnswer();
       } else {
-        afterRestOfBody(req, headers, tooLargeAnswer);
+        afterRestOfBody(req, headers, tooLargeAnswer, lingerMs);
       }
       return;
     }
     if (expectsContinue) res.writeContinue();
     const body = await readBody(req, BODY_LIMIT);
     if (body === undefined) {
-      afterRestOfBody(req, headers, tooLargeAnswer);
+      afterRestOfBody(req, headers, tooLargeAnswer, lingerMs);
       return;
     }
 
@@ -370,9 +376,14 @@ function tooLarge(): HttpError {
 
 /**
  * Reads the rest of a refused body and drops it (never keeping any), then calls `answer`: once the
- * body ends, or after LINGER_MS with `connection: close` for a client that is still sending.
+ * body ends, or after `lingerMs` (LINGER_MS by default) with `connection: close` for a client that is still sending.
  */
-function afterRestOfBody(req: IncomingMessage, headers: Record<string, string>, answer: () => void): void {
+function afterRestOfBody(
+  req: IncomingMessage,
+  headers: Record<string, string>,
+  answer: () => void,
+  lingerMs: number,
+): void {
   req.removeAllListeners('data');
   req.resume();
   if (req.complete) {
@@ -382,7 +393,7 @@ function afterRestOfBody(req: IncomingMessage, headers: Record<string, string>, 
   const timer = setTimeout(() => {
     headers.connection = 'close';
     answer();
-  }, LINGER_MS);
+  }, lingerMs);
   const done = () => {
     clearTimeout(timer);
     answer();
