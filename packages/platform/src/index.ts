@@ -1,0 +1,33 @@
+/**
+ * The platform's object shapes and value lists, generated from the committed, description-free
+ * subset of its OpenAPI description (scripts/generate.mjs): the family packages and the sandbox
+ * build their types on these, so a shape is written once.
+ */
+import type { components, operations } from './schemas.generated.js';
+
+export type { components, operations, paths } from './schemas.generated.js';
+
+/** The component schemas by name: `Schemas['droplet']`, `Schemas['action']`... */
+export type Schemas = components['schemas'];
+
+/** An operation's JSON answer with the status (200 unless given): `ResponseBody<'droplets_list'>`. */
+export type ResponseBody<
+  Id extends keyof operations,
+  Status extends number = 200,
+> = operations[Id]['responses'] extends { [S in Status]: { content: { 'application/json': infer Body } } }
+  ? Body
+  : never;
+
+/** An operation's JSON request body: `RequestBody<'droplets_create'>`. */
+export type RequestBody<Id extends keyof operations> = operations[Id] extends {
+  requestBody?: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** One value of a generated value list: `EnumValue<typeof DROPLET_STATUS>` is `'new' | 'active' | ...`. */
+export type EnumValue<List extends readonly string[]> = List[number];
+
+// The value lists are generated (one per `enum` of the subset's schemas, named by where it is);
+// naming each here again would be a second list to keep in step.
+export * from './enums.generated.js';
