@@ -20,6 +20,7 @@ const subsetUrl = import.meta.resolve('@cloudcall/openapi-subset/subset.json');
  * only: no prose, so every description is empty) and its component schemas.
  */
 export function openapiDocument(subset) {
+  subset = withoutAccessMarkers(subset);
   const paths = {};
   for (const [operationId, operation] of Object.entries(subset.operations)) {
     paths[operation.path] ??= {};
@@ -44,6 +45,22 @@ export function openapiDocument(subset) {
     paths,
     components: { schemas: subset.components.schemas },
   };
+}
+
+/**
+ * The subset without `readOnly`/`writeOnly` (a boolean keyword, never a property, whose value is
+ * a schema): openapi-typescript would make such fields `readonly`, which says nothing about an
+ * answer and stops the sandbox from keeping its objects in the same shapes.
+ */
+function withoutAccessMarkers(value) {
+  if (Array.isArray(value)) return value.map(withoutAccessMarkers);
+  if (value === null || typeof value !== 'object') return value;
+  const out = {};
+  for (const [key, sub] of Object.entries(value)) {
+    if ((key === 'readOnly' || key === 'writeOnly') && typeof sub === 'boolean') continue;
+    out[key] = withoutAccessMarkers(sub);
+  }
+  return out;
 }
 
 /** `droplet`, `status` -> `DROPLET_STATUS`; `urn-2` -> `URN_2`. */

@@ -1877,20 +1877,20 @@ export interface components {
             resource?: string;
         };
         ca: {
-            readonly certificate: string;
+            certificate: string;
         };
         certificate: {
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             dns_names?: string[];
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             name?: string;
             /** Format: date-time */
-            readonly not_after?: string;
-            readonly sha1_fingerprint?: string;
+            not_after?: string;
+            sha1_fingerprint?: string;
             /** @enum {string} */
-            readonly state?: "pending" | "verified" | "error";
+            state?: "pending" | "verified" | "error";
             /** @enum {string} */
             type?: "custom" | "lets_encrypt";
         };
@@ -1927,7 +1927,7 @@ export interface components {
             user?: string;
         };
         connection_pools: {
-            readonly pools?: components["schemas"]["connection_pool"][];
+            pools?: components["schemas"]["connection_pool"][];
         };
         database: {
             name: string;
@@ -1944,15 +1944,15 @@ export interface components {
             autoscale?: components["schemas"]["database_autoscale_params"];
             connection?: components["schemas"]["database_connection"] & unknown;
             /** Format: date-time */
-            readonly created_at?: string;
-            readonly db_names?: string[] | null;
+            created_at?: string;
+            db_names?: string[] | null;
             do_settings?: components["schemas"]["do_settings"] & unknown;
             /** @enum {string} */
             engine: "pg" | "mysql" | "redis" | "valkey" | "mongodb" | "kafka" | "opensearch" | "advanced_pg" | "advanced_mysql";
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             maintenance_window?: components["schemas"]["database_maintenance_window"] & unknown;
-            readonly metrics_endpoints?: components["schemas"]["database_service_endpoint"][];
+            metrics_endpoints?: components["schemas"]["database_service_endpoint"][];
             name: string;
             num_nodes: number;
             private_connection?: components["schemas"]["database_connection"] & unknown;
@@ -1962,32 +1962,32 @@ export interface components {
             region: string;
             rules?: components["schemas"]["firewall_rule"][];
             schema_registry_connection?: components["schemas"]["schema_registry_connection"] & unknown;
-            readonly semantic_version?: string;
+            semantic_version?: string;
             size: string;
             standby_connection?: components["schemas"]["database_connection"] & unknown;
             standby_private_connection?: components["schemas"]["database_connection"] & unknown;
             /** @enum {string} */
-            readonly status?: "creating" | "online" | "resizing" | "migrating" | "forking";
+            status?: "creating" | "online" | "resizing" | "migrating" | "forking";
             storage_size_mib?: number;
             tags?: string[] | null;
             ui_connection?: components["schemas"]["opensearch_connection"] & unknown;
-            readonly users?: components["schemas"]["database_user"][] | null;
+            users?: components["schemas"]["database_user"][] | null;
             version?: string;
-            readonly version_end_of_availability?: string;
-            readonly version_end_of_life?: string;
+            version_end_of_availability?: string;
+            version_end_of_life?: string;
         };
         database_cluster_read: {
             connection?: components["schemas"]["database_connection"] & unknown;
             /** Format: date-time */
-            readonly created_at?: string;
-            readonly db_names?: string[] | null;
+            created_at?: string;
+            db_names?: string[] | null;
             do_settings?: components["schemas"]["do_settings"] & unknown;
             /** @enum {string} */
             engine: "pg" | "mysql" | "redis" | "valkey" | "mongodb" | "kafka" | "opensearch" | "advanced_pg" | "advanced_mysql";
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             maintenance_window?: components["schemas"]["database_maintenance_window"] & unknown;
-            readonly metrics_endpoints?: components["schemas"]["database_service_endpoint"][];
+            metrics_endpoints?: components["schemas"]["database_service_endpoint"][];
             name: string;
             num_nodes: number;
             private_connection?: components["schemas"]["database_connection"] & unknown;
@@ -1997,19 +1997,19 @@ export interface components {
             region: string;
             rules?: components["schemas"]["firewall_rule"][];
             schema_registry_connection?: components["schemas"]["schema_registry_connection"] & unknown;
-            readonly semantic_version?: string;
+            semantic_version?: string;
             size: string;
             standby_connection?: components["schemas"]["database_connection"] & unknown;
             standby_private_connection?: components["schemas"]["database_connection"] & unknown;
             /** @enum {string} */
-            readonly status?: "creating" | "online" | "resizing" | "migrating" | "forking";
+            status?: "creating" | "online" | "resizing" | "migrating" | "forking";
             storage_size_mib?: number;
             tags?: string[] | null;
             ui_connection?: components["schemas"]["opensearch_connection"] & unknown;
-            readonly users?: components["schemas"]["database_user"][] | null;
+            users?: components["schemas"]["database_user"][] | null;
             version?: string;
-            readonly version_end_of_availability?: string;
-            readonly version_end_of_life?: string;
+            version_end_of_availability?: string;
+            version_end_of_life?: string;
         };
         database_cluster_resize: {
             /** Format: int32 */
@@ -2021,67 +2021,67 @@ export interface components {
             config?: components["schemas"]["mysql_advanced_config"] | components["schemas"]["postgres_advanced_config"] | components["schemas"]["redis_advanced_config"] | components["schemas"]["valkey_advanced_config"] | components["schemas"]["mongo_advanced_config"] | components["schemas"]["kafka_advanced_config"] | components["schemas"]["opensearch_advanced_config"];
         };
         database_connection: {
-            readonly database?: string;
-            readonly host?: string;
-            readonly password?: string;
-            readonly port?: number;
-            readonly ssl?: boolean;
-            readonly uri?: string;
-            readonly user?: string;
+            database?: string;
+            host?: string;
+            password?: string;
+            port?: number;
+            ssl?: boolean;
+            uri?: string;
+            user?: string;
         };
         database_layout_option: {
             num_nodes?: number;
-            readonly sizes?: string[];
+            sizes?: string[];
         };
         database_layout_options: {
-            readonly layouts?: components["schemas"]["database_layout_option"][];
+            layouts?: components["schemas"]["database_layout_option"][];
         };
         database_maintenance_window: {
             day: string;
-            readonly description?: string[];
+            description?: string[];
             hour: string;
-            readonly pending?: boolean;
+            pending?: boolean;
         } | null;
         database_region_options: {
-            readonly regions?: string[];
+            regions?: string[];
         };
         database_replica: {
             connection?: unknown & components["schemas"]["database_connection"];
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             do_settings?: components["schemas"]["do_settings"] & unknown;
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             name: string;
             private_connection?: unknown & components["schemas"]["database_connection"];
             private_network_uuid?: string;
             region?: string;
             size?: string;
             /** @enum {string} */
-            readonly status?: "creating" | "online" | "resizing" | "migrating" | "forking";
+            status?: "creating" | "online" | "resizing" | "migrating" | "forking";
             storage_size_mib?: number;
             tags?: string[];
         };
         database_replica_read: {
             connection?: unknown & components["schemas"]["database_connection"];
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             do_settings?: components["schemas"]["do_settings"] & unknown;
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             name: string;
             private_connection?: unknown & components["schemas"]["database_connection"];
             private_network_uuid?: string;
             region?: string;
             size?: string;
             /** @enum {string} */
-            readonly status?: "creating" | "online" | "resizing" | "migrating" | "forking";
+            status?: "creating" | "online" | "resizing" | "migrating" | "forking";
             storage_size_mib?: number;
             tags?: string[];
         };
         database_service_endpoint: {
-            readonly host?: string;
-            readonly port?: number;
+            host?: string;
+            port?: number;
         };
         database_storage_autoscale_params: {
             enabled: boolean;
@@ -2089,13 +2089,13 @@ export interface components {
             threshold_percent?: number;
         };
         database_user: {
-            readonly access_cert?: string;
-            readonly access_key?: string;
+            access_cert?: string;
+            access_key?: string;
             mysql_settings?: components["schemas"]["mysql_settings"];
             name: string;
-            readonly password?: string;
+            password?: string;
             /** @enum {string} */
-            readonly role?: "primary" | "normal";
+            role?: "primary" | "normal";
             settings?: components["schemas"]["user_settings"];
         };
         database_version_availabilities: components["schemas"]["database_version_availability"][];
@@ -2105,7 +2105,7 @@ export interface components {
             version?: string;
         };
         database_version_options: {
-            readonly versions?: string[];
+            versions?: string[];
         };
         disk_info: {
             size?: {
@@ -2123,13 +2123,13 @@ export interface components {
         domain: {
             ip_address?: string;
             name?: string;
-            readonly ttl?: number | null;
-            readonly zone_file?: string | null;
+            ttl?: number | null;
+            zone_file?: string | null;
         };
         domain_record: {
             data?: string;
             flags?: number | null;
-            readonly id?: number;
+            id?: number;
             name?: string;
             port?: number | null;
             priority?: number | null;
@@ -2225,10 +2225,10 @@ export interface components {
             hour?: 0 | 4 | 8 | 12 | 16 | 20;
             /** @enum {string} */
             plan?: "daily" | "weekly";
-            readonly retention_period_days?: number;
+            retention_period_days?: number;
             /** @enum {string} */
             weekday?: "SUN" | "MON" | "TUE" | "WED" | "THU" | "FRI" | "SAT";
-            readonly window_length_hours?: number;
+            window_length_hours?: number;
         };
         droplet_backup_policy_record: {
             backup_enabled?: boolean;
@@ -2297,23 +2297,23 @@ export interface components {
         existing_tags_array: string[] | null;
         firewall: {
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             droplet_ids?: number[] | null;
-            readonly id?: string;
+            id?: string;
             name?: string;
-            readonly pending_changes?: {
+            pending_changes?: {
                 droplet_id?: number;
                 removing?: boolean;
                 status?: string;
             }[];
             /** @enum {string} */
-            readonly status?: "waiting" | "succeeded" | "failed";
+            status?: "waiting" | "succeeded" | "failed";
             tags?: components["schemas"]["existing_tags_array"] & unknown;
         } & components["schemas"]["firewall_rules"];
         firewall_rule: {
-            readonly cluster_uuid?: string;
+            cluster_uuid?: string;
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             description?: string;
             /** @enum {string} */
             type: "droplet" | "k8s" | "ip_addr" | "tag" | "app";
@@ -2432,7 +2432,7 @@ export interface components {
             description?: components["schemas"]["image_description"];
             distribution?: components["schemas"]["distribution"];
             error_message?: string;
-            readonly id?: number;
+            id?: number;
             min_disk_size?: number | null;
             name?: components["schemas"]["image_name"];
             public?: boolean;
@@ -2679,7 +2679,7 @@ export interface components {
              */
             algorithm: "round_robin" | "least_connections";
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             /** @default false */
             disable_lets_encrypt_dns_records: boolean;
             domains?: components["schemas"]["domains"][];
@@ -2694,9 +2694,9 @@ export interface components {
             /** @default 60 */
             http_idle_timeout_seconds: number;
             /** Format: uuid */
-            readonly id?: string;
-            readonly ip?: string;
-            readonly ipv6?: string;
+            id?: string;
+            ip?: string;
+            ipv6?: string;
             name?: string;
             /**
              * @default EXTERNAL
@@ -2720,7 +2720,7 @@ export interface components {
             /** @default 1 */
             size_unit: number;
             /** @enum {string} */
-            readonly status?: "new" | "active" | "errored";
+            status?: "new" | "active" | "errored";
             sticky_sessions?: components["schemas"]["sticky_sessions"];
             target_load_balancer_ids?: string[];
             /**
@@ -2932,12 +2932,12 @@ export interface components {
             thread_pool_write_size?: number;
         };
         opensearch_connection: {
-            readonly host?: string;
-            readonly password?: string;
-            readonly port?: number;
-            readonly ssl?: boolean;
-            readonly uri?: string;
-            readonly user?: string;
+            host?: string;
+            password?: string;
+            port?: number;
+            ssl?: boolean;
+            uri?: string;
+            user?: string;
         };
         options: {
             options?: {
@@ -3065,18 +3065,18 @@ export interface components {
         };
         project_base: {
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             description?: string;
             /** @enum {string} */
             environment?: "Development" | "Staging" | "Production";
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             name?: string;
-            readonly owner_id?: number;
-            readonly owner_uuid?: string;
+            owner_id?: number;
+            owner_uuid?: string;
             purpose?: string;
             /** Format: date-time */
-            readonly updated_at?: string;
+            updated_at?: string;
         };
         redis_advanced_config: {
             /** @enum {string} */
@@ -3198,12 +3198,12 @@ export interface components {
             urn?: components["schemas"]["urn"];
         };
         schema_registry_connection: {
-            readonly host?: string;
-            readonly password?: string;
-            readonly port?: number;
-            readonly ssl?: boolean;
-            readonly uri?: string;
-            readonly user?: string;
+            host?: string;
+            password?: string;
+            port?: number;
+            ssl?: boolean;
+            uri?: string;
+            user?: string;
         };
         simple_charge: {
             amount?: string;
@@ -3279,7 +3279,7 @@ export interface components {
         };
         tags: {
             name?: string;
-            readonly resources?: components["schemas"]["tags_metadata"] & {
+            resources?: components["schemas"]["tags_metadata"] & {
                 databases?: unknown & components["schemas"]["tags_metadata"];
                 droplets?: unknown & components["schemas"]["tags_metadata"];
                 imgages?: unknown & components["schemas"]["tags_metadata"];
@@ -3369,19 +3369,19 @@ export interface components {
             size_gigabytes: number;
         };
         volume_base: {
-            readonly created_at?: string;
+            created_at?: string;
             description?: string;
-            readonly droplet_ids?: number[] | null;
-            readonly id?: string;
+            droplet_ids?: number[] | null;
+            id?: string;
             name?: string;
             size_gigabytes?: number;
             tags?: components["schemas"]["tags_array"];
         };
         volume_base_read: {
-            readonly created_at?: string;
+            created_at?: string;
             description?: string;
-            readonly droplet_ids?: number[] | null;
-            readonly id?: string;
+            droplet_ids?: number[] | null;
+            id?: string;
             name?: string;
             size_gigabytes?: number;
             tags?: components["schemas"]["tags_array_read"];
@@ -3389,7 +3389,7 @@ export interface components {
         volume_full: components["schemas"]["volume_base_read"] & {
             filesystem_label?: string;
             filesystem_type?: string;
-            readonly region?: unknown & components["schemas"]["region"];
+            region?: unknown & components["schemas"]["region"];
         };
         volume_snapshot_id: {
             snapshot_id?: string;
@@ -3413,9 +3413,9 @@ export interface components {
         vpc: components["schemas"]["vpc_updatable"] & components["schemas"]["vpc_create"] & components["schemas"]["vpc_default"] & components["schemas"]["vpc_base"];
         vpc_base: {
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             urn?: components["schemas"]["urn-2"];
         };
         vpc_create: {
@@ -3433,11 +3433,11 @@ export interface components {
         vpc_peering: components["schemas"]["vpc_peering_base"] & components["schemas"]["vpc_peering_create"] & components["schemas"]["vpc_peering_updatable"];
         vpc_peering_base: {
             /** Format: date-time */
-            readonly created_at?: string;
+            created_at?: string;
             /** Format: uuid */
-            readonly id?: string;
+            id?: string;
             /** @enum {string} */
-            readonly status?: "PROVISIONING" | "ACTIVE" | "DELETING";
+            status?: "PROVISIONING" | "ACTIVE" | "DELETING";
         };
         vpc_peering_create: {
             vpc_ids?: string[];
