@@ -6,6 +6,7 @@
  * (`do:droplet:123`), which any family's answer gives the parts of.
  */
 import { annotations, defineTool, LIMITS, pageArgs, pageQuery, returns, text, uuid } from '@cloudcall/core';
+import { PROJECT_BASE_ENVIRONMENT } from '@cloudcall/platform';
 import { z } from 'zod';
 import type { Project, ProjectList, ProjectResourceList, ProjectResources } from './types.js';
 
@@ -14,7 +15,7 @@ const ProjectId = uuid('Project id');
 const Name = text('Project name', { max: 175 });
 const Purpose = text('Purpose, e.g. "Web Application"', { max: 255 });
 const Description = text('Description', { max: 255 });
-const Environment = z.enum(['Development', 'Staging', 'Production']).describe('Environment');
+const Environment = z.enum(PROJECT_BASE_ENVIRONMENT).describe('Environment');
 /** A resource's URN as the platform names it for projects. */
 const Urn = z
   .string()

@@ -5,6 +5,10 @@
  * be a dot segment or hold a slash.
  */
 import { intAsString, LIMITS, slug, text, uuid } from '@cloudcall/core';
+import {
+  REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE,
+  USER_SETTINGS_MONGO_USER_SETTINGS_ROLE,
+} from '@cloudcall/platform';
 import { z } from 'zod';
 
 /** A cluster UUID argument. */
@@ -273,7 +277,10 @@ export const redisConfig = z
       .regex(/^[KEg$lshzxeA]*$/, 'expected keyspace notification flags from "KEg$lshzxeA"')
       .optional()
       .describe('Keyspace notification flags, such as "Ex".'),
-    redis_persistence: z.enum(['off', 'rdb']).optional().describe('Persistence: rdb, or off.'),
+    redis_persistence: z
+      .enum(REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE)
+      .optional()
+      .describe('Persistence: rdb, or off.'),
     redis_acl_channels_default: z
       .enum(['allchannels', 'resetchannels'])
       .optional()
@@ -351,7 +358,7 @@ export const userSettings = z
           .array(text('A database name.', { max: LIMITS.name }))
           .optional()
           .describe('Databases the role applies to.'),
-        role: z.enum(['readOnly', 'readWrite', 'dbAdmin']).optional().describe('MongoDB role.'),
+        role: z.enum(USER_SETTINGS_MONGO_USER_SETTINGS_ROLE).optional().describe('MongoDB role.'),
       })
       .optional()
       .describe('MongoDB role and databases.'),

@@ -22,6 +22,11 @@ import {
   text,
   uuid,
 } from '@cloudcall/core';
+import {
+  DATABASE_CLUSTER_ENGINE,
+  EVICTION_POLICY_MODEL,
+  PGBOUNCER_ADVANCED_CONFIG_AUTODB_POOL_MODE,
+} from '@cloudcall/platform';
 import { z } from 'zod';
 import { startOnlineMigration } from './migration.js';
 import {
@@ -114,7 +119,11 @@ const clusterTools = [
       'Creates a managed database cluster. It starts in status `creating` and becomes `online` after a short while (poll db-cluster-get). Engines, versions (such as "16" for pg or "8" for valkey), sizes and regions: db-cluster-list-options. The name is unique, 3 to 63 characters; the node count includes standby nodes; tags are comma-separated, such as "prod,cache"; project_id puts it in a project (project-list), else it goes to the default project.',
     input: z.strictObject({
       name: z.string().min(3).max(63).describe('3-63 chars'),
-      engine: z.enum(['pg', 'mysql', 'valkey', 'mongodb', 'kafka', 'opensearch']).describe('Engine'),
+      // The description's engines but redis (retired for valkey) and the advanced_* ones, as the spec lists them.
+      engine: z
+        .enum(DATABASE_CLUSTER_ENGINE)
+        .exclude(['redis', 'advanced_pg', 'advanced_mysql'])
+        .describe('Engine'),
       version: engineVersion('e.g. 16'),
       region: regionSlug('e.g. nyc3'),
       size: sizeSlug('e.g. db-s-1vcpu-1gb'),
@@ -755,7 +764,7 @@ const logicalDbTools = [
 
 const pool = poolName('Pool name');
 const poolSettings = {
-  mode: z.enum(['session', 'transaction', 'statement']).describe('PgBouncer mode'),
+  mode: z.enum(PGBOUNCER_ADVANCED_CONFIG_AUTODB_POOL_MODE).describe('PgBouncer mode'),
   size: z.number().int().min(1).describe('Backend connections'),
   db: dbName('Database name'),
   user: userName('User; default inbound').optional(),
@@ -827,14 +836,6 @@ const poolTools = [
 ] as const;
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-const EVICTION_POLICIES = [
-  'noeviction',
-  'allkeys_lru',
-  'allkeys_random',
-  'volatile_lru',
-  'volatile_random',
-  'volatile_ttl',
-] as const;
 
 const maintenanceTools = [
   defineTool({
@@ -848,7 +849,7 @@ const maintenanceTools = [
     input: byId,
     annotations: annotations.read,
     request: { method: 'GET', path: `${cluster}/eviction_policy` },
-    result: returns<{ eviction_policy: (typeof EVICTION_POLICIES)[number] }>(),
+    result: returns<{ eviction_policy: (typeof EVICTION_POLICY_MODEL)[number] }>(),
   }),
   defineTool({
     name: 'db-cluster-set-eviction-policy',
@@ -858,7 +859,10 @@ const maintenanceTools = [
     description: 'Set the Valkey/Redis eviction policy.',
     details:
       'Sets which keys a Valkey (or Redis) cluster evicts when memory is full: noeviction (writes fail instead), allkeys_lru, allkeys_random, or volatile_lru, volatile_random, volatile_ttl (only keys with an expiry).',
-    input: z.strictObject({ id, eviction_policy: z.enum(EVICTION_POLICIES).describe('e.g. allkeys_lru') }),
+    input: z.strictObject({
+      id,
+      eviction_policy: z.enum(EVICTION_POLICY_MODEL).describe('e.g. allkeys_lru'),
+    }),
     annotations: annotations.update,
     request: {
       method: 'PUT',

@@ -1,161 +1,62 @@
-/** The platform's answers to the database tools, as library users receive them. */
-import type { Links, Meta } from '@cloudcall/core';
+/**
+ * The platform's answers to the database tools, as library users receive them: the shapes of the
+ * platform's OpenAPI description (@cloudcall/platform, generated), under the names this package
+ * has always exported. `Always` marks what the description leaves optional and the platform
+ * always sends (an object's id, what a caller passes on to the next tool).
+ */
+import type { Always, DATABASE_CLUSTER_ENGINE, ListAnswer, ResponseBody, Schemas } from '@cloudcall/platform';
 
-export type DatabaseEngine = 'pg' | 'mysql' | 'valkey' | 'redis' | 'mongodb' | 'kafka' | 'opensearch';
+export type DatabaseEngine = (typeof DATABASE_CLUSTER_ENGINE)[number];
 
 /** How to reach a cluster. The platform returns the password of the admin user here. */
-export interface DatabaseConnection {
-  uri: string;
-  database: string;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  ssl: boolean;
-}
+export type DatabaseConnection = Schemas['database_connection'];
 
-export interface DatabaseFirewallRule {
-  uuid: string;
-  cluster_uuid: string;
-  type: 'ip_addr' | 'droplet' | 'k8s' | 'tag' | 'app';
-  value: string;
-  created_at: string;
-}
+export type DatabaseFirewallRule = Schemas['firewall_rule'];
 
-export interface DatabaseUser {
-  name: string;
-  role: 'primary' | 'normal';
-  password?: string;
-  mysql_settings?: { auth_plugin: 'mysql_native_password' | 'caching_sha2_password' };
-  settings?: DatabaseUserSettings;
-}
+export type DatabaseUser = Schemas['database_user'];
 
-export interface DatabaseUserSettings {
-  acl?: { id?: string; topic: string; permission: 'admin' | 'consume' | 'produce' | 'produceconsume' }[];
-  opensearch_acl?: { index?: string; permission?: 'deny' | 'admin' | 'read' | 'readwrite' | 'write' }[];
-  mongo_user_settings?: { databases?: string[]; role?: 'readOnly' | 'readWrite' | 'dbAdmin' };
-}
+export type DatabaseUserSettings = Schemas['user_settings'];
 
-export interface DatabaseCluster {
-  id: string;
-  name: string;
-  engine: DatabaseEngine;
-  version: string;
-  semantic_version: string;
-  num_nodes: number;
-  size: string;
-  region: string;
-  status: 'creating' | 'online' | 'resizing' | 'migrating' | 'forking';
-  created_at: string;
-  tags: string[] | null;
-  db_names: string[] | null;
-  connection: DatabaseConnection;
-  private_connection: DatabaseConnection;
-  users: DatabaseUser[] | null;
-  maintenance_window: { day: string; hour: string; pending: boolean; description: string[] } | null;
-  storage_size_mib: number;
-  project_id: string;
-  rules: DatabaseFirewallRule[];
-}
+export type DatabaseCluster = Always<
+  Schemas['database_cluster'],
+  'id' | 'status' | 'created_at' | 'connection' | 'private_connection'
+>;
 
-export interface DatabaseClusterList {
-  databases: DatabaseCluster[];
-  links: Links;
-  meta: Meta;
-}
+export type DatabaseClusterList = ListAnswer<'databases_list_clusters', 'databases', DatabaseCluster>;
 
-export interface DatabaseBackupList {
-  backups: { created_at: string; size_gigabytes: number }[];
-  links: Links;
-  meta: Meta;
-}
+export type DatabaseBackupList = ResponseBody<'databases_list_backups'>;
 
-export interface DatabaseEngineOptions {
-  regions: string[];
-  versions: string[];
+/** What an engine offers: the description's region, version and layout lists. */
+export type DatabaseEngineOptions = NonNullable<NonNullable<Schemas['options']['options']>['pg']> & {
   /** The version a cluster created without one gets, where the platform says it. */
   default_version?: string;
-  layouts: { num_nodes: number; sizes: string[] }[];
-}
+};
 
-export interface DatabaseOptions {
-  options: Partial<Record<DatabaseEngine, DatabaseEngineOptions>>;
-  version_availability: Partial<
-    Record<
-      DatabaseEngine,
-      { version: string; end_of_life: string | null; end_of_availability: string | null }[]
-    >
-  >;
-}
+export type DatabaseOptions = Schemas['options'];
 
 /** The state of an online migration: `running` while data is replicated, `canceled` once stopped. */
-export interface OnlineMigration {
-  id: string;
-  status: 'running' | 'syncing' | 'canceled' | 'error' | 'done';
-  created_at: string;
-}
+export type OnlineMigration = Always<Schemas['online_migration'], 'id' | 'status' | 'created_at'>;
 
-/** The body of the online-migration HTTP operation (`PUT /v2/databases/{uuid}/online-migration`). */
-export interface OnlineMigrationRequest {
-  source: {
-    host: string;
-    /** The engine's usual port when omitted. */
-    port?: number;
-    dbname?: string;
-    username?: string;
-    password?: string;
-  };
-  disable_ssl?: boolean;
+/**
+ * The body of the online-migration HTTP operation (`PUT /v2/databases/{uuid}/online-migration`).
+ * The description requires `ignore_dbs`; the tool's argument is optional (as the spec has it) and
+ * is sent only when given.
+ */
+export type OnlineMigrationRequest = Omit<Schemas['source_database'], 'ignore_dbs'> & {
   ignore_dbs?: string[];
-}
+};
 
-export interface KafkaTopic {
-  name: string;
-  state: 'active' | 'configuring' | 'deleting' | 'unknown';
-  replication_factor: number;
-  partitions: { id: number; size: number; in_sync_replicas: number; earliest_offset: number }[];
-  config: Record<string, unknown>;
-}
+export type KafkaTopic = Schemas['kafka_topic_verbose'];
 
-export interface KafkaTopicList {
-  topics: { name: string; state: KafkaTopic['state']; partition_count: number; replication_factor: number }[];
-  links: Links;
-  meta: Meta;
-}
+export type KafkaTopicList = ListAnswer<'databases_list_kafka_topics', 'topics'>;
 
-export interface DatabaseUserList {
-  users: DatabaseUser[];
-  links: Links;
-  meta: Meta;
-}
+export type DatabaseUserList = ListAnswer<'databases_list_users', 'users'>;
 
 /** A logical database inside a cluster. */
-export interface LogicalDatabase {
-  name: string;
-}
+export type LogicalDatabase = Schemas['database'];
 
 /** A PgBouncer connection pool of a PostgreSQL cluster. */
-export interface ConnectionPool {
-  name: string;
-  mode: 'session' | 'transaction' | 'statement';
-  size: number;
-  db: string;
-  user?: string;
-  connection?: DatabaseConnection;
-  private_connection?: DatabaseConnection;
-}
+export type ConnectionPool = Schemas['connection_pool'];
 
 /** A read-only replica of a PostgreSQL or MySQL cluster. */
-export interface DatabaseReplica {
-  id: string;
-  name: string;
-  region: string;
-  size: string;
-  status: 'creating' | 'online' | 'resizing' | 'migrating' | 'forking';
-  tags?: string[];
-  created_at: string;
-  private_network_uuid?: string;
-  connection?: DatabaseConnection;
-  private_connection?: DatabaseConnection;
-  storage_size_mib?: number;
-}
+export type DatabaseReplica = Always<Schemas['database_replica'], 'id' | 'status'>;

@@ -18,6 +18,7 @@ import {
   text,
   UUID_PATTERN,
 } from '@cloudcall/core';
+import { SNAPSHOTS_RESOURCE_TYPE } from '@cloudcall/platform';
 import { z } from 'zod';
 import type { Image, ImageAction, ImageList, RegionList, SizeList, Snapshot, SnapshotList } from './types.js';
 
@@ -206,7 +207,7 @@ export const imagesTools = [
       "Lists the account's snapshots: of VMs (resource_type droplet; they are images too, in image-list with Type user) and of volumes. ResourceType keeps one kind. Each names the resource it was taken of (resource_id). Paginated.",
     input: z.strictObject({
       ...page,
-      ResourceType: z.enum(['droplet', 'volume']).optional().describe('droplet: VM snapshots'),
+      ResourceType: z.enum(SNAPSHOTS_RESOURCE_TYPE).optional().describe('droplet: VM snapshots'),
     }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/snapshots', query: { ...pageQuery, resource_type: 'ResourceType' } },

@@ -1,42 +1,22 @@
-/** The platform's answers to the image and size tools, as library users receive them. */
-import type { Action, Links, Meta, Region, Size } from '@cloudcall/core';
+/**
+ * The platform's answers to the image and size tools, as library users receive them: the shapes
+ * of the platform's OpenAPI description (@cloudcall/platform, generated), under the names this
+ * package has always exported. `Always` marks what the description leaves optional and the
+ * platform always sends.
+ */
+import type { Action, Region, Size } from '@cloudcall/core';
+import type { Always, ListAnswer, Schemas } from '@cloudcall/platform';
 
-export interface Image {
-  id: number;
-  name: string;
-  /** base (public distribution or application), snapshot, backup, custom or admin. */
-  type: 'base' | 'snapshot' | 'backup' | 'custom' | 'admin';
-  distribution: string;
-  slug: string | null;
-  public: boolean;
-  regions: string[];
-  created_at: string;
-  min_disk_size: number | null;
-  size_gigabytes: number | null;
-  description?: string;
-  tags?: string[] | null;
-  status?: 'NEW' | 'available' | 'pending' | 'deleted' | 'retired';
-  error_message?: string;
-}
+export type Image = Always<Schemas['image'], 'id' | 'name' | 'type' | 'regions' | 'created_at'>;
 
-export type ImageList = { images: Image[]; links: Links; meta: Meta };
-export type SizeList = { sizes: Size[]; links: Links; meta: Meta };
-export type RegionList = { regions: Region[]; links: Links; meta: Meta };
+export type ImageList = ListAnswer<'images_list', 'images', Image>;
+export type SizeList = ListAnswer<'sizes_list', 'sizes'>;
+export type RegionList = ListAnswer<'regions_list', 'regions'>;
 
 export type { Region, Size };
 /** An image action (transfer, convert). */
 export type ImageAction = Action;
 
 /** A snapshot of a VM (numeric id, as a string: it is an image too) or of a volume (UUID). */
-export interface Snapshot {
-  id: string;
-  name: string;
-  created_at: string;
-  regions: string[];
-  min_disk_size: number;
-  size_gigabytes: number;
-  resource_id: string;
-  resource_type: 'droplet' | 'volume';
-  tags: string[] | null;
-}
-export type SnapshotList = { snapshots: Snapshot[]; links: Links; meta: Meta };
+export type Snapshot = Schemas['snapshots'];
+export type SnapshotList = ListAnswer<'snapshots_list', 'snapshots'>;

@@ -13,6 +13,7 @@ import {
   tagName,
   uuid,
 } from '@cloudcall/core';
+import { FIREWALL_RULE_BASE_PROTOCOL } from '@cloudcall/platform';
 import { z } from 'zod';
 import {
   inboundRule,
@@ -35,7 +36,7 @@ const AddressList = commaList('CIDRs, comma-separated').pipe(
     .min(1, 'expected at least one IP address or CIDR block'),
 );
 
-const Protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Rule protocol');
+const Protocol = z.enum(FIREWALL_RULE_BASE_PROTOCOL).describe('Rule protocol');
 
 const Tags = z.array(tagName()).min(1).describe('VM tags');
 

@@ -14,13 +14,17 @@ import {
   tagName,
   uuid,
 } from '@cloudcall/core';
+import {
+  GLB_SETTINGS_TARGET_PROTOCOL,
+  LOAD_BALANCER_BASE_NETWORK,
+  LOAD_BALANCER_BASE_NETWORK_STACK,
+  LOAD_BALANCER_BASE_TYPE,
+} from '@cloudcall/platform';
 import { z } from 'zod';
 import { forwardingRules, forwardingWire, page, vmId, vmIds } from './shapes.js';
 import type { LoadBalancer, LoadBalancerList } from './types.js';
 
 const LoadBalancerId = uuid('LB id');
-
-const TYPES = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'] as const;
 
 const regionPriorities = z
   .record(z.string().regex(REGION_SLUG, 'expected a region slug such as "nyc1"'), z.number().int().min(1))
@@ -31,7 +35,7 @@ const failoverThreshold = z
   .min(1)
   .max(99)
   .describe('Percentage of failed targets at which a region is failed over.');
-const targetProtocol = z.enum(['http', 'https', 'http2']).describe('Protocol towards the targets.');
+const targetProtocol = z.enum(GLB_SETTINGS_TARGET_PROTOCOL).describe('Protocol towards the targets.');
 const targetPort = z.number().int().min(1).max(65535).describe('Port on the targets, such as 80.');
 const cdnEnabled = z.boolean().describe('Cache responses at the edge (CDN).');
 
@@ -114,10 +118,10 @@ const fields = {
   VmIDs: z.array(vmId).min(1).optional().describe('VM ids, or Tag'),
   Tag: tagName().optional().describe('VM tag'),
   ForwardingRules: forwardingRules('Needed unless GLOBAL.').optional(),
-  Type: z.enum(TYPES).default('REGIONAL').describe('LB type'),
-  Network: z.enum(['EXTERNAL', 'INTERNAL']).default('EXTERNAL').describe('Public or VPC'),
+  Type: z.enum(LOAD_BALANCER_BASE_TYPE).default('REGIONAL').describe('LB type'),
+  Network: z.enum(LOAD_BALANCER_BASE_NETWORK).default('EXTERNAL').describe('Public or VPC'),
   SizeUnit: z.number().int().min(1).max(100).optional().describe('Node count'),
-  NetworkStack: z.enum(['IPV4', 'DUALSTACK']).optional().describe('IP stack'),
+  NetworkStack: z.enum(LOAD_BALANCER_BASE_NETWORK_STACK).optional().describe('IP stack'),
   ProjectID: uuid('Project id').optional(),
   TargetLoadBalancerIDs: z.array(LoadBalancerId).min(1).optional().describe('GLOBAL only'),
   GLBSettings: glbSettings.optional(),
@@ -129,10 +133,10 @@ type LbArgs = {
   VmIDs?: number[] | undefined;
   Tag?: string | undefined;
   ForwardingRules?: z.output<ReturnType<typeof forwardingRules>> | undefined;
-  Type: (typeof TYPES)[number];
-  Network: 'EXTERNAL' | 'INTERNAL';
+  Type: (typeof LOAD_BALANCER_BASE_TYPE)[number];
+  Network: (typeof LOAD_BALANCER_BASE_NETWORK)[number];
   SizeUnit?: number | undefined;
-  NetworkStack?: 'IPV4' | 'DUALSTACK' | undefined;
+  NetworkStack?: (typeof LOAD_BALANCER_BASE_NETWORK_STACK)[number] | undefined;
   ProjectID?: string | undefined;
   TargetLoadBalancerIDs?: string[] | undefined;
   GLBSettings?: z.output<typeof glbSettings> | undefined;

@@ -5,6 +5,11 @@
  */
 import { isIP } from 'node:net';
 import { LIMITS, pageArgs, tagName, UUID_PATTERN, uuid } from '@cloudcall/core';
+import {
+  FIREWALL_RULE_BASE_PROTOCOL,
+  FORWARDING_RULE_ENTRY_PROTOCOL,
+  FORWARDING_RULE_TARGET_PROTOCOL,
+} from '@cloudcall/platform';
 import { z } from 'zod';
 
 /** Networking lists page by 20 (the spec's Limits table). */
@@ -48,7 +53,7 @@ export const vmId = z
 export const vmIds = (description: string) =>
   z.array(z.number().int().positive()).min(1).describe(description);
 
-const protocol = z.enum(['tcp', 'udp', 'icmp']).describe('Protocol: tcp, udp or icmp.');
+const protocol = z.enum(FIREWALL_RULE_BASE_PROTOCOL).describe('Protocol: tcp, udp or icmp.');
 
 /** "22", "8000-9000", "all" or "0" (all ports); icmp ignores ports. */
 export const portRange = z
@@ -166,11 +171,11 @@ const port = (what: string) => z.number().int().min(1).max(65535).describe(what)
 export const forwardingRule = z
   .strictObject({
     EntryProtocol: z
-      .enum(['http', 'https', 'http2', 'http3', 'tcp', 'udp'])
+      .enum(FORWARDING_RULE_ENTRY_PROTOCOL)
       .describe('Protocol the load balancer listens with: http, https, http2, http3, tcp or udp.'),
     EntryPort: port('Port the load balancer listens on, such as 80.'),
     TargetProtocol: z
-      .enum(['http', 'https', 'http2', 'tcp', 'udp'])
+      .enum(FORWARDING_RULE_TARGET_PROTOCOL)
       .describe('Protocol used towards the VMs: http, https, http2, tcp or udp.'),
     TargetPort: port('Port on the VMs receiving the traffic, such as 8080.'),
     TlsPassthrough: z

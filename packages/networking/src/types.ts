@@ -1,119 +1,33 @@
-/** The platform's answers to the networking tools, as library users receive them. */
-import type { Action, Links, Meta } from '@cloudcall/core';
+/**
+ * The platform's answers to the networking tools, as library users receive them: the shapes of
+ * the platform's OpenAPI description (@cloudcall/platform, generated), under the names this
+ * package has always exported. `Always` marks what the description leaves optional and the
+ * platform always sends (an object's id, what a caller passes on to the next tool).
+ */
+import type { Action } from '@cloudcall/core';
+import type { Always, ListAnswer, Schemas } from '@cloudcall/platform';
 
-interface Paged {
-  links: Links;
-  meta: Meta;
-}
+export type Domain = Always<Schemas['domain'], 'name'>;
 
-export interface Domain {
-  name: string;
-  ttl: number | null;
-  zone_file: string | null;
-}
+export type DomainRecord = Always<Schemas['domain_record'], 'id' | 'name' | 'data'>;
 
-export interface DomainRecord {
-  id: number;
-  type: string;
-  name: string;
-  data: string;
-  priority: number | null;
-  port: number | null;
-  ttl: number;
-  weight: number | null;
-  flags: number | null;
-  tag: string | null;
-}
+export type Certificate = Always<Schemas['certificate'], 'id' | 'name' | 'state' | 'type'>;
 
-export interface Certificate {
-  id: string;
-  name: string;
-  not_after: string;
-  sha1_fingerprint: string;
-  created_at: string;
-  dns_names: string[];
-  state: 'pending' | 'verified' | 'error';
-  type: 'custom' | 'lets_encrypt';
-}
+export type FirewallRuleTarget = Schemas['firewall_rule_target'];
 
-export interface FirewallRuleTarget {
-  addresses?: string[];
-  droplet_ids?: number[];
-  load_balancer_uids?: string[];
-  tags?: string[];
-}
+export type FirewallInboundRule = NonNullable<Schemas['firewall_rules']['inbound_rules']>[number];
 
-export interface FirewallInboundRule {
-  protocol: 'tcp' | 'udp' | 'icmp';
-  ports: string;
-  sources: FirewallRuleTarget;
-}
+export type FirewallOutboundRule = NonNullable<Schemas['firewall_rules']['outbound_rules']>[number];
 
-export interface FirewallOutboundRule {
-  protocol: 'tcp' | 'udp' | 'icmp';
-  ports: string;
-  destinations: FirewallRuleTarget;
-}
+export type Firewall = Always<Schemas['firewall'], 'id' | 'name' | 'status'>;
 
-export interface Firewall {
-  id: string;
-  name: string;
-  status: 'waiting' | 'succeeded' | 'failed';
-  inbound_rules: FirewallInboundRule[];
-  outbound_rules: FirewallOutboundRule[];
-  created_at: string;
-  droplet_ids: number[];
-  tags: string[];
-  pending_changes: { droplet_id: number; removing: boolean; status: string }[];
-}
+export type WireForwardingRule = Schemas['forwarding_rule'];
 
-export interface WireForwardingRule {
-  entry_protocol: string;
-  entry_port: number;
-  target_protocol: string;
-  target_port: number;
-  certificate_id?: string;
-  tls_passthrough?: boolean;
-}
+export type LoadBalancer = Always<Schemas['load_balancer'], 'id' | 'name' | 'status'>;
 
-export interface LoadBalancer {
-  id: string;
-  name: string;
-  ip: string;
-  ipv6?: string;
-  status: 'new' | 'active' | 'errored';
-  type: 'REGIONAL' | 'REGIONAL_NETWORK' | 'GLOBAL';
-  network: 'EXTERNAL' | 'INTERNAL';
-  network_stack: 'IPV4' | 'DUALSTACK';
-  size_unit: number;
-  region?: { slug: string; name: string; [field: string]: unknown };
-  forwarding_rules: WireForwardingRule[];
-  droplet_ids: number[];
-  tag?: string;
-  vpc_uuid?: string;
-  project_id?: string;
-  target_load_balancer_ids?: string[];
-  glb_settings?: Record<string, unknown>;
-  health_check: Record<string, unknown>;
-  sticky_sessions: Record<string, unknown>;
-  created_at: string;
-  [field: string]: unknown;
-}
+export type ReservedIp = Always<Schemas['reserved_ip'], 'ip'>;
 
-export interface ReservedIp {
-  ip: string;
-  region: { slug: string; name: string; [field: string]: unknown };
-  droplet: ({ id: number; name: string } & Record<string, unknown>) | null;
-  locked: boolean;
-  project_id?: string;
-}
-
-export interface ReservedIpv6 {
-  ip: string;
-  region_slug: string;
-  reserved_at: string;
-  droplet: ({ id: number; name: string } & Record<string, unknown>) | null;
-}
+export type ReservedIpv6 = Always<Schemas['reserved_ipv6'], 'ip'>;
 
 /** reserved-ip-reserve answers per Type: `reserved_ip` (ipv4) or `reserved_ipv6` (ipv6). */
 export type ReservedIpReserved =
@@ -123,64 +37,28 @@ export type ReservedIpReserved =
 export type ReservedIpAnswer = { reserved_ip: ReservedIp } | { reserved_ipv6: ReservedIpv6 };
 
 export type ReservedIpList =
-  | ({ reserved_ips: ReservedIp[] } & Paged)
-  | ({ reserved_ipv6s: ReservedIpv6[] } & Paged);
+  | ListAnswer<'reservedIPs_list', 'reserved_ips', ReservedIp>
+  | ListAnswer<'reservedIPv6_list', 'reserved_ipv6s', ReservedIpv6>;
 
-export interface VpcPeering {
-  id: string;
-  name: string;
-  vpc_ids: [string, string];
-  status: 'PROVISIONING' | 'ACTIVE' | 'DELETING';
-  created_at: string;
-}
+export type VpcPeering = Always<Schemas['vpc_peering'], 'id' | 'name' | 'status'>;
 
-export interface ByoipPrefix {
-  uuid: string;
-  name: string;
-  prefix: string;
-  region: string;
-  status: string;
-  validations: { name: string; note: string; status: string }[];
-  failure_reason: string;
-  advertised: boolean;
-  locked: boolean;
-  project_id?: string;
-}
+export type ByoipPrefix = Always<Schemas['byoip_prefix'], 'uuid'>;
 
-export interface ByoipPrefixResource {
-  id: number;
-  byoip: string;
-  region: string;
-  resource: string;
-  assigned_at: string;
-}
+export type ByoipPrefixResource = Schemas['byoip_prefix_resource'];
 
-export interface Vpc {
-  id: string;
-  urn: string;
-  name: string;
-  description: string;
-  region: string;
-  ip_range: string;
-  default: boolean;
-  created_at: string;
-}
+export type Vpc = Always<Schemas['vpc'], 'id' | 'name'>;
 
-export interface VpcMember {
-  urn: string;
-  name: string;
-  created_at: string;
-}
+export type VpcMember = Schemas['vpc_member'];
 
-export type DomainList = { domains: Domain[] } & Paged;
-export type DomainRecordList = { domain_records: DomainRecord[] } & Paged;
-export type CertificateList = { certificates: Certificate[] } & Paged;
-export type FirewallList = { firewalls: Firewall[] } & Paged;
-export type LoadBalancerList = { load_balancers: LoadBalancer[] } & Paged;
-export type VpcPeeringList = { vpc_peerings: VpcPeering[] } & Paged;
-export type ByoipPrefixList = { byoip_prefixes: ByoipPrefix[] } & Paged;
-export type ByoipPrefixResourceList = { ips: ByoipPrefixResource[] } & Paged;
-export type VpcList = { vpcs: Vpc[] } & Paged;
-export type VpcMemberList = { members: VpcMember[] } & Paged;
+export type DomainList = ListAnswer<'domains_list', 'domains', Domain>;
+export type DomainRecordList = ListAnswer<'domains_list_records', 'domain_records', DomainRecord>;
+export type CertificateList = ListAnswer<'certificates_list', 'certificates', Certificate>;
+export type FirewallList = ListAnswer<'firewalls_list', 'firewalls', Firewall>;
+export type LoadBalancerList = ListAnswer<'loadBalancers_list', 'load_balancers', LoadBalancer>;
+export type VpcPeeringList = ListAnswer<'vpcPeerings_list', 'vpc_peerings', VpcPeering>;
+export type ByoipPrefixList = ListAnswer<'byoipPrefixes_list', 'byoip_prefixes', ByoipPrefix>;
+export type ByoipPrefixResourceList = ListAnswer<'byoipPrefixes_list_resources', 'ips'>;
+export type VpcList = ListAnswer<'vpcs_list', 'vpcs', Vpc>;
+export type VpcMemberList = ListAnswer<'vpcs_list_members', 'members'>;
 
 export type { Action };

@@ -18,6 +18,7 @@ import {
   newVpc,
   type Vpc,
 } from './families/networking.js';
+import type { Droplet } from './families/vms.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
 import { iso } from './time.js';
@@ -115,12 +116,12 @@ function addDroplet(
       backup_ids: [],
       next_backup_window: null,
       snapshot_ids: [],
-      image: w.images[0] as unknown as Record<string, unknown>,
+      image: w.images[0] as unknown as Droplet['image'],
       volume_ids: [],
-      size: size as unknown as Record<string, unknown>,
+      size: size!,
       size_slug: size?.slug ?? 's-1vcpu-1gb',
       networks: { v4: [], v6: [] },
-      region: regionObject as unknown as Record<string, unknown> & { slug: string },
+      region: regionObject,
       tags: options.tags ?? [],
       vpc_uuid: options.vpc ?? ensureDefaultVpc(w, region, now).id,
     });

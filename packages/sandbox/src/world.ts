@@ -3,6 +3,7 @@
  * Progress (an action going from in-progress to completed) is derived from timestamps when read,
  * never advanced by timers, so it holds across processes and restarts.
  */
+import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import {
   type NetworkingState,
@@ -21,12 +22,7 @@ import { iso } from './time.js';
 /** Bumped when the saved shape changes incompatibly. */
 export const WORLD_VERSION = 1;
 
-export interface SshKey {
-  id: number;
-  fingerprint: string;
-  public_key: string;
-  name: string;
-}
+export type SshKey = Required<Schemas['sshKeys']>;
 
 /** An action as stored; `actionView` derives its status at read time. */
 export interface StoredAction {

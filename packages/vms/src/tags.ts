@@ -5,6 +5,7 @@
  * beyond the spec.
  */
 import { annotations, defineTool, pageQuery, returns, tagName, UUID_PATTERN } from '@cloudcall/core';
+import { TAGS_RESOURCE_RESOURCES_RESOURCE_TYPE } from '@cloudcall/platform';
 import { z } from 'zod';
 import { page } from './schemas.js';
 import type { Tag, TagList } from './types.js';
@@ -12,7 +13,8 @@ import type { Tag, TagList } from './types.js';
 const TagName = tagName('Tag name');
 
 /** What the platform's tag endpoints can tag, by its resource type names. */
-const RESOURCE_TYPES = ['droplet', 'image', 'volume', 'volume_snapshot', 'database'] as const;
+// The description's resource types, and databases, which the spec's tag tools take too.
+const RESOURCE_TYPES = [...TAGS_RESOURCE_RESOURCES_RESOURCE_TYPE, 'database'] as const;
 
 /** One resource to tag: numeric ids for VMs (droplet) and images, UUIDs for the others. */
 const Resource = z

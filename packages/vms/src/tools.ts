@@ -19,6 +19,7 @@ import {
   text,
   uuid,
 } from '@cloudcall/core';
+import { DROPLET_BACKUP_POLICY_PLAN, DROPLET_BACKUP_POLICY_WEEKDAY } from '@cloudcall/platform';
 import { z } from 'zod';
 import { vmRelatedTools } from './related.js';
 import { page, TagName, VmId } from './schemas.js';
@@ -340,8 +341,8 @@ const VM_ACTIONS = [
     details:
       'Changes when a VM with backups enabled is backed up: Plan daily (kept 7 days) or weekly (kept 4 weeks, on Weekday, Sunday unless told), in a 4-hour window starting at Hour UTC (0, 4, 8, 12, 16 or 20). vm-get-backup-policy shows the policy and the next window.',
     args: {
-      Plan: z.enum(['daily', 'weekly']).describe('daily or weekly'),
-      Weekday: z.enum(['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']).optional().describe('Weekly only'),
+      Plan: z.enum(DROPLET_BACKUP_POLICY_PLAN).describe('daily or weekly'),
+      Weekday: z.enum(DROPLET_BACKUP_POLICY_WEEKDAY).optional().describe('Weekly only'),
       Hour: z.literal([0, 4, 8, 12, 16, 20]).optional().describe('Window start, UTC'),
     },
     check: (args: { Plan: string; Weekday?: string }, context: z.RefinementCtx) => {

@@ -1,59 +1,20 @@
-/** The platform's answers to the VM tools, as library users receive them. */
-import type { Action, Links, Meta, Region, Size } from '@cloudcall/core';
+/**
+ * The platform's answers to the VM tools, as library users receive them: the shapes of the
+ * platform's OpenAPI description (@cloudcall/platform, generated), under the names this package
+ * has always exported. `Always` marks what the description leaves optional and the platform
+ * always sends.
+ */
+import type { Action, Region, Size } from '@cloudcall/core';
+import type { Always, ListAnswer, ResponseBody, Schemas } from '@cloudcall/platform';
 
-export interface VmImage {
-  id: number;
-  name: string;
-  type: string;
-  distribution: string;
-  slug: string | null;
-  public: boolean;
-  regions: string[];
-  min_disk_size: number | null;
-  size_gigabytes: number | null;
-  status?: string;
-}
-
-export interface NetworkV4 {
-  ip_address: string;
-  netmask: string;
-  gateway: string;
-  type: 'public' | 'private';
-}
-
-export interface NetworkV6 {
-  ip_address: string;
-  netmask: number;
-  gateway: string;
-  type: 'public';
-}
+export type VmImage = Schemas['image'];
+export type NetworkV4 = Schemas['network_v4'];
+export type NetworkV6 = Schemas['network_v6'];
 
 /** A VM (the platform's droplet). */
-export interface Vm {
-  id: number;
-  name: string;
-  memory: number;
-  vcpus: number;
-  disk: number;
-  locked: boolean;
-  status: 'new' | 'active' | 'off' | 'archive';
-  created_at: string;
-  features: string[];
-  backup_ids: number[];
-  next_backup_window: { start: string; end: string } | null;
-  snapshot_ids: number[];
-  image: VmImage;
-  volume_ids: string[];
-  size: VmSize;
-  size_slug: string;
-  networks: { v4: NetworkV4[]; v6: NetworkV6[] };
-  region: VmRegion;
-  tags: string[];
-  vpc_uuid?: string;
-  kernel?: { id: number; name: string; version: string } | null;
-}
+export type Vm = Schemas['droplet'];
 
-export type VmList = { droplets: Vm[]; links: Links; meta: Meta };
+export type VmList = ListAnswer<'droplets_list', 'droplets'>;
 export type VmCreated = { droplet: Vm; links: { actions: { id: number; rel: string; href: string }[] } };
 export type VmActionResult = { action: VmAction };
 export type VmActionsResult = { actions: VmAction[] };
@@ -63,100 +24,44 @@ export type VmRegion = Region;
 export type VmAction = Action;
 
 /** A snapshot or backup of a VM, as the VM's lists show it. */
-export interface VmSnapshot {
-  id: number;
-  name: string;
-  type: 'snapshot' | 'backup';
-  created_at: string;
-  regions: string[];
-  min_disk_size: number;
-  size_gigabytes: number;
-}
-export type VmSnapshotList = { snapshots: VmSnapshot[]; links: Links; meta: Meta };
-export type VmBackupList = { backups: VmSnapshot[]; links: Links; meta: Meta };
+export type VmSnapshot = Schemas['droplet_snapshot'];
+export type VmSnapshotList = ListAnswer<'droplets_list_snapshots', 'snapshots'>;
+export type VmBackupList = ListAnswer<'droplets_list_backups', 'backups'>;
 
-export interface VmKernel {
-  id: number;
-  name: string;
-  version: string;
-}
-export type VmKernelList = { kernels: VmKernel[]; links: Links; meta: Meta };
+export type VmKernel = NonNullable<Schemas['kernel']>;
+export type VmKernelList = ListAnswer<'droplets_list_kernels', 'kernels', VmKernel>;
 
 /** How and when a VM is backed up. */
-export interface VmBackupPolicyRecord {
-  droplet_id: number;
-  backup_enabled: boolean;
-  backup_policy?: {
-    plan: 'daily' | 'weekly';
-    weekday?: 'SUN' | 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT';
-    hour: number;
-    window_length_hours: number;
-    retention_period_days: number;
-  };
-  next_backup_window: { start: string; end: string } | null;
-}
+export type VmBackupPolicyRecord = Always<
+  Schemas['droplet_backup_policy_record'],
+  'droplet_id' | 'backup_enabled'
+>;
 
 /** A billable resource tied to a VM, with its monthly cost in USD. */
-export interface VmAssociatedResource {
-  id: string;
-  name: string;
-  cost: string;
-}
-export interface VmAssociatedResources {
-  reserved_ips: VmAssociatedResource[];
-  floating_ips: VmAssociatedResource[];
-  snapshots: VmAssociatedResource[];
-  volumes: VmAssociatedResource[];
-  volume_snapshots: VmAssociatedResource[];
-}
+export type VmAssociatedResource = Schemas['associated_resource'];
+/** The platform sends all five lists, empty or not. */
+export type VmAssociatedResources = Always<
+  ResponseBody<'droplets_list_associatedResources'>,
+  'reserved_ips' | 'floating_ips' | 'snapshots' | 'volumes' | 'volume_snapshots'
+>;
 
 /** How many resources carry a tag, and the last one tagged. */
-export interface TagStats {
-  count: number;
-  last_tagged_uri?: string;
-}
-export interface Tag {
-  name: string;
-  resources: TagStats & {
-    droplets: TagStats;
-    images: TagStats;
-    volumes: TagStats;
-    volume_snapshots: TagStats;
-    databases: TagStats;
-  };
-}
-export type TagList = { tags: Tag[]; links: Links; meta: Meta };
+export type TagStats = Schemas['tags_metadata'];
+/**
+ * A tag. The description names the images' count `imgages`; the platform (and so the sandbox)
+ * sends `images`.
+ */
+export type Tag = Always<Schemas['tags'], 'name' | 'resources'> & { resources: { images?: TagStats } };
+export type TagList = ListAnswer<'tags_list', 'tags', Tag>;
 
 /** A block-storage volume. */
-export interface Volume {
-  id: string;
-  name: string;
-  description: string;
-  size_gigabytes: number;
-  region: Region;
-  /** The VM it is attached to: empty, or one id. */
-  droplet_ids: number[];
-  created_at: string;
-  filesystem_type: string;
-  filesystem_label: string;
-  tags: string[];
-}
-export type VolumeList = { volumes: Volume[]; links: Links; meta: Meta };
+export type Volume = Always<Schemas['volume_full'], 'id' | 'name'>;
+export type VolumeList = ListAnswer<'volumes_list', 'volumes', Volume>;
 
 /** An action on a volume (attach_volume, detach_volume, resize_volume). */
 export type VolumeAction = Action;
-export type VolumeActionList = { actions: VolumeAction[]; links: Links; meta: Meta };
+export type VolumeActionList = ListAnswer<'volumeActions_list', 'actions', VolumeAction>;
 
 /** A snapshot of a volume. */
-export interface VolumeSnapshot {
-  id: string;
-  name: string;
-  created_at: string;
-  regions: string[];
-  min_disk_size: number;
-  size_gigabytes: number;
-  resource_id: string;
-  resource_type: 'volume';
-  tags: string[];
-}
-export type VolumeSnapshotList = { snapshots: VolumeSnapshot[]; links: Links; meta: Meta };
+export type VolumeSnapshot = Schemas['snapshots'];
+export type VolumeSnapshotList = ListAnswer<'volumeSnapshots_list', 'snapshots', VolumeSnapshot>;

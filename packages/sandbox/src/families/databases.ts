@@ -6,7 +6,13 @@
  * timestamps when read, on the sandbox clock.
  */
 
-export type ClusterEngine = 'pg' | 'mysql' | 'valkey' | 'mongodb' | 'kafka' | 'opensearch';
+import type { Schemas } from '@cloudcall/platform';
+
+/** The description's engines that the sandbox runs (not redis, retired for valkey, nor advanced_*). */
+export type ClusterEngine = Exclude<
+  Schemas['database_cluster']['engine'],
+  'redis' | 'advanced_pg' | 'advanced_mysql'
+>;
 
 export interface StoredDbUser {
   name: string;

@@ -7,8 +7,10 @@
  * as ids and resolved against `droplets` when read, so a deleted VM simply drops out, as on the
  * platform, without the vms code knowing about networking.
  */
+
 import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
+import type { Schemas } from '@cloudcall/platform';
 import { iso } from '../time.js';
 
 /** How long created things take to become ready (LB `new`->`active`, ACME `pending`->`verified`...). */
@@ -90,9 +92,9 @@ export interface ForwardingRule {
   certificate_id?: string;
 }
 
-export type LoadBalancerType = 'REGIONAL' | 'REGIONAL_NETWORK' | 'GLOBAL';
+export type LoadBalancerType = Schemas['load_balancer_base']['type'];
 
-export type LoadBalancerAlgorithm = 'round_robin' | 'least_connections';
+export type LoadBalancerAlgorithm = Schemas['load_balancer_base']['algorithm'];
 
 export interface StoredLoadBalancer {
   id: string;
@@ -102,8 +104,8 @@ export interface StoredLoadBalancer {
   ip: string;
   ipv6: string | null;
   region: string | null;
-  network: 'EXTERNAL' | 'INTERNAL';
-  network_stack: 'IPV4' | 'DUALSTACK';
+  network: Schemas['load_balancer_base']['network'];
+  network_stack: Schemas['load_balancer_base']['network_stack'];
   size_unit: number;
   /** The older size slug (`lb-small`...), when the balancer was sized by one; absent in older state files. */
   size?: string | null;

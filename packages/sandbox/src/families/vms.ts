@@ -7,6 +7,7 @@
  * readers apply the patches that are due (`dropletAt`, `imageAt`) and writers fold them in
  * (`settle`) before changing anything, so the lifecycle holds across processes and restarts.
  */
+import { REGION_SLUG, type Schemas } from '@cloudcall/platform';
 import type { Image } from '../seed/catalog.js';
 
 /** A change the platform applies at `at_ms` (sandbox clock). */
@@ -15,34 +16,14 @@ export interface Scheduled<T> {
   patch: Partial<T>;
 }
 
-/** A droplet as the platform shows it (stored in wire shape; status derived where time matters). */
-export interface Droplet {
-  id: number;
-  name: string;
-  memory: number;
-  vcpus: number;
-  disk: number;
-  locked: boolean;
-  status: 'new' | 'active' | 'off' | 'archive';
-  created_at: string;
-  features: string[];
-  /** Stored empty: the view derives it from the droplet's backup images. */
-  backup_ids: number[];
-  next_backup_window: { start: string; end: string } | null;
-  /** Stored empty: the view derives it from the droplet's snapshot images. */
-  snapshot_ids: number[];
-  image: Record<string, unknown>;
-  volume_ids: string[];
-  size: Record<string, unknown>;
-  size_slug: string;
-  networks: {
-    v4: { ip_address: string; netmask: string; gateway: string; type: 'public' | 'private' }[];
-    v6: { ip_address: string; netmask: number; gateway: string; type: 'public' }[];
-  };
-  region: Record<string, unknown> & { slug: string };
-  tags: string[];
+/**
+ * A droplet as the platform shows it (the description's `droplet`, stored in wire shape; status
+ * derived where time matters), with the sandbox's bookkeeping. `backup_ids` and `snapshot_ids` are
+ * stored empty: the view derives them from the droplet's backup and snapshot images.
+ */
+export interface Droplet extends Omit<Schemas['droplet'], 'vpc_uuid'> {
+  /** Every droplet the sandbox makes is in a VPC. */
   vpc_uuid: string;
-  kernel?: Record<string, unknown> | null;
   /** Changes still to come (boot finishing, action effects); see `dropletAt`. */
   _pending?: Scheduled<Droplet>[];
   [extra: string]: unknown;
@@ -61,23 +42,7 @@ export interface StoredImage extends Image {
 }
 
 /** Region slugs the API's image schema can name in `regions` (its enum predates atl1). */
-export const IMAGE_REGION_SLUGS: ReadonlySet<string> = new Set([
-  'ams1',
-  'ams2',
-  'ams3',
-  'blr1',
-  'fra1',
-  'lon1',
-  'nyc1',
-  'nyc2',
-  'nyc3',
-  'sfo1',
-  'sfo2',
-  'sfo3',
-  'sgp1',
-  'tor1',
-  'syd1',
-]);
+export const IMAGE_REGION_SLUGS: ReadonlySet<string> = new Set(REGION_SLUG);
 
 export interface VmsState {
   droplets: Droplet[];

@@ -1,8 +1,28 @@
 /**
  * The advanced-configuration keys each engine accepts, with their JSON type and the ranges or
- * values the platform allows (derived from the API description's config schemas). The sandbox
+ * values the platform allows (derived from the API description's config schemas; the value lists
+ * are its generated ones). The sandbox
  * validates config updates against this table; defaults seed a new cluster's config.
  */
+
+import {
+  KAFKA_ADVANCED_CONFIG_COMPRESSION_TYPE,
+  KAFKA_ADVANCED_CONFIG_LOG_CLEANUP_POLICY,
+  KAFKA_ADVANCED_CONFIG_LOG_MESSAGE_TIMESTAMP_TYPE,
+  MONGO_ADVANCED_CONFIG_DEFAULT_READ_CONCERN,
+  MYSQL_ADVANCED_CONFIG_INTERNAL_TMP_MEM_STORAGE_ENGINE,
+  MYSQL_ADVANCED_CONFIG_LOG_OUTPUT,
+  POSTGRES_ADVANCED_CONFIG_DEFAULT_TOAST_COMPRESSION,
+  POSTGRES_ADVANCED_CONFIG_LOG_ERROR_VERBOSITY,
+  POSTGRES_ADVANCED_CONFIG_PG_STAT_STATEMENTS_TRACK,
+  POSTGRES_ADVANCED_CONFIG_SYNCHRONOUS_REPLICATION,
+  POSTGRES_ADVANCED_CONFIG_TRACK_COMMIT_TIMESTAMP,
+  POSTGRES_ADVANCED_CONFIG_TRACK_FUNCTIONS,
+  POSTGRES_ADVANCED_CONFIG_TRACK_IO_TIMING,
+  REDIS_ADVANCED_CONFIG_REDIS_ACL_CHANNELS_DEFAULT,
+  REDIS_ADVANCED_CONFIG_REDIS_MAXMEMORY_POLICY,
+  REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE,
+} from '@cloudcall/platform';
 
 /** [type, minimum, maximum] for numbers; [type, allowed values] for strings; [type] otherwise. */
 export type ConfigRule =
@@ -17,7 +37,7 @@ export type ConfigEngine = 'kafka' | 'mongodb' | 'mysql' | 'opensearch' | 'pg' |
 export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
   kafka: {
     auto_create_topics_enable: ['boolean'],
-    compression_type: ['string', ['gzip', 'snappy', 'lz4', 'zstd', 'uncompressed', 'producer']],
+    compression_type: ['string', KAFKA_ADVANCED_CONFIG_COMPRESSION_TYPE],
     connections_max_idle_ms: ['integer', 1000, 3600000],
     default_replication_factor: ['integer', 1, 10],
     group_initial_rebalance_delay_ms: ['integer', 0, 300000],
@@ -27,14 +47,14 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
     log_cleaner_max_compaction_lag_ms: ['integer', 30000],
     log_cleaner_min_cleanable_ratio: ['number', 0.2, 0.9],
     log_cleaner_min_compaction_lag_ms: ['integer', 0],
-    log_cleanup_policy: ['string', ['delete', 'compact', 'compact,delete']],
+    log_cleanup_policy: ['string', KAFKA_ADVANCED_CONFIG_LOG_CLEANUP_POLICY],
     log_flush_interval_messages: ['integer', 1],
     log_flush_interval_ms: ['integer', 0],
     log_index_interval_bytes: ['integer', 0, 104857600],
     log_index_size_max_bytes: ['integer', 1048576, 104857600],
     log_message_downconversion_enable: ['boolean'],
     log_message_timestamp_difference_max_ms: ['integer', 0],
-    log_message_timestamp_type: ['string', ['CreateTime', 'LogAppendTime']],
+    log_message_timestamp_type: ['string', KAFKA_ADVANCED_CONFIG_LOG_MESSAGE_TIMESTAMP_TYPE],
     log_preallocate: ['boolean'],
     log_retention_bytes: ['integer', -1],
     log_retention_hours: ['integer', -1, 2147483647],
@@ -58,7 +78,7 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
     transaction_state_log_segment_bytes: ['integer', 1048576, 2147483647],
   },
   mongodb: {
-    default_read_concern: ['string', ['local', 'available', 'majority']],
+    default_read_concern: ['string', MONGO_ADVANCED_CONFIG_DEFAULT_READ_CONCERN],
     default_write_concern: ['string'],
     slow_op_threshold_ms: ['integer', 0],
     transaction_lifetime_limit_seconds: ['integer', 1],
@@ -95,8 +115,8 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
     innodb_thread_concurrency: ['integer', 0, 1000],
     innodb_write_io_threads: ['integer', 1, 64],
     interactive_timeout: ['integer', 30, 604800],
-    internal_tmp_mem_storage_engine: ['string', ['TempTable', 'MEMORY']],
-    log_output: ['string', ['INSIGHTS', 'TABLE', 'INSIGHTS,TABLE', 'NONE']],
+    internal_tmp_mem_storage_engine: ['string', MYSQL_ADVANCED_CONFIG_INTERNAL_TMP_MEM_STORAGE_ENGINE],
+    log_output: ['string', MYSQL_ADVANCED_CONFIG_LOG_OUTPUT],
     long_query_time: ['number', 0, 3600],
     max_allowed_packet: ['integer', 102400, 1073741824],
     max_execution_time: ['integer', 0, 4294967295],
@@ -177,11 +197,11 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
     bgwriter_lru_maxpages: ['integer', 0, 1073741823],
     bgwriter_lru_multiplier: ['number', 0, 10],
     deadlock_timeout: ['integer', 500, 1800000],
-    default_toast_compression: ['string', ['lz4', 'pglz']],
+    default_toast_compression: ['string', POSTGRES_ADVANCED_CONFIG_DEFAULT_TOAST_COMPRESSION],
     idle_in_transaction_session_timeout: ['integer', 0, 604800000],
     jit: ['boolean'],
     log_autovacuum_min_duration: ['integer', -1, 2147483647],
-    log_error_verbosity: ['string', ['TERSE', 'DEFAULT', 'VERBOSE']],
+    log_error_verbosity: ['string', POSTGRES_ADVANCED_CONFIG_LOG_ERROR_VERBOSITY],
     log_line_prefix: [
       'string',
       [
@@ -209,34 +229,31 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
     max_worker_processes: ['integer', 8, 96],
     'pg_partman_bgw.interval': ['integer', 3600, 604800],
     'pg_partman_bgw.role': ['string'],
-    'pg_stat_statements.track': ['string', ['all', 'top', 'none']],
+    'pg_stat_statements.track': ['string', POSTGRES_ADVANCED_CONFIG_PG_STAT_STATEMENTS_TRACK],
     pgbouncer: ['object'],
     shared_buffers_percentage: ['number', 20, 60],
     stat_monitor_enable: ['boolean'],
-    synchronous_replication: ['string', ['off', 'quorum']],
+    synchronous_replication: ['string', POSTGRES_ADVANCED_CONFIG_SYNCHRONOUS_REPLICATION],
     temp_file_limit: ['integer', -1, 2147483647],
     timescaledb: ['object'],
     timezone: ['string'],
     track_activity_query_size: ['integer', 1024, 10240],
-    track_commit_timestamp: ['string', ['off', 'on']],
-    track_functions: ['string', ['all', 'pl', 'none']],
-    track_io_timing: ['string', ['off', 'on']],
+    track_commit_timestamp: ['string', POSTGRES_ADVANCED_CONFIG_TRACK_COMMIT_TIMESTAMP],
+    track_functions: ['string', POSTGRES_ADVANCED_CONFIG_TRACK_FUNCTIONS],
+    track_io_timing: ['string', POSTGRES_ADVANCED_CONFIG_TRACK_IO_TIMING],
     wal_sender_timeout: ['integer', 0, 10800000],
     wal_writer_delay: ['integer', 10, 200],
     work_mem: ['integer', 1, 1024],
   },
   valkey: {
-    redis_acl_channels_default: ['string', ['allchannels', 'resetchannels']],
+    redis_acl_channels_default: ['string', REDIS_ADVANCED_CONFIG_REDIS_ACL_CHANNELS_DEFAULT],
     redis_io_threads: ['integer', 1, 32],
     redis_lfu_decay_time: ['integer', 1, 120],
     redis_lfu_log_factor: ['integer', 0, 100],
-    redis_maxmemory_policy: [
-      'string',
-      ['noeviction', 'allkeys-lru', 'allkeys-random', 'volatile-lru', 'volatile-random', 'volatile-ttl'],
-    ],
+    redis_maxmemory_policy: ['string', REDIS_ADVANCED_CONFIG_REDIS_MAXMEMORY_POLICY],
     redis_notify_keyspace_events: ['string'],
     redis_number_of_databases: ['integer', 1, 128],
-    redis_persistence: ['string', ['off', 'rdb']],
+    redis_persistence: ['string', REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE],
     redis_pubsub_client_output_buffer_limit: ['integer', 32, 512],
     redis_ssl: ['boolean'],
     redis_timeout: ['integer', 0, 31536000],

@@ -4,8 +4,16 @@
  * timestamps on the sandbox clock when read. Starting a migration checks its source for real in
  * the route's `prepare` step (outside the write transaction), then records it.
  */
+
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import {
+  KAFKA_TOPIC_CONFIG_CLEANUP_POLICY,
+  KAFKA_TOPIC_CONFIG_MESSAGE_TIMESTAMP_TYPE,
+  USER_SETTINGS_ACL_PERMISSION,
+  USER_SETTINGS_MONGO_USER_SETTINGS_ROLE,
+  USER_SETTINGS_OPENSEARCH_ACL_PERMISSION,
+} from '@cloudcall/platform';
 import {
   type ClusterEngine,
   clusterPlacement,
@@ -210,7 +218,8 @@ const TOPIC_DEFAULTS: Record<string, unknown> = {
 
 /** The topic config keys and their rules (the platform's topic config). */
 const TOPIC_RULES: Record<string, ConfigRule> = {
-  cleanup_policy: ['string', ['delete', 'compact', 'compact_delete']],
+  cleanup_policy: ['string', KAFKA_TOPIC_CONFIG_CLEANUP_POLICY],
+  // The description spells lz4 `Iz4` here; the platform (and its Kafka) takes lz4.
   compression_type: ['string', ['producer', 'gzip', 'snappy', 'lz4', 'zstd', 'uncompressed']],
   delete_retention_ms: ['integer', 0],
   file_delete_delay_ms: ['integer', 0],
@@ -222,7 +231,7 @@ const TOPIC_RULES: Record<string, ConfigRule> = {
   message_down_conversion_enable: ['boolean'],
   message_format_version: ['string'],
   message_timestamp_difference_max_ms: ['integer', 0],
-  message_timestamp_type: ['string', ['create_time', 'log_append_time']],
+  message_timestamp_type: ['string', KAFKA_TOPIC_CONFIG_MESSAGE_TIMESTAMP_TYPE],
   min_cleanable_dirty_ratio: ['number', 0, 1],
   min_compaction_lag_ms: ['integer', 0],
   min_insync_replicas: ['integer', 1],
@@ -1534,7 +1543,7 @@ function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string,
       throw unprocessable(`settings.${key} applies only to ${ENGINES[engine].label} clusters`);
     }
   }
-  const list = (key: string, permissions: string[], nameKey: string) => {
+  const list = (key: string, permissions: readonly string[], nameKey: string) => {
     const value = settings[key];
     if (value === undefined) return;
     if (!Array.isArray(value)) throw unprocessable(`settings.${key} must be an array`);
@@ -1546,11 +1555,14 @@ function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string,
       }
     });
   };
-  list('acl', ['admin', 'consume', 'produce', 'produceconsume'], 'topic');
-  list('opensearch_acl', ['deny', 'admin', 'read', 'readwrite', 'write'], 'index');
+  list('acl', USER_SETTINGS_ACL_PERMISSION, 'topic');
+  list('opensearch_acl', USER_SETTINGS_OPENSEARCH_ACL_PERMISSION, 'index');
   const mongo = settings.mongo_user_settings as Record<string, unknown> | undefined;
   if (mongo !== undefined) {
-    if (mongo.role !== undefined && !['readOnly', 'readWrite', 'dbAdmin'].includes(mongo.role as string)) {
+    if (
+      mongo.role !== undefined &&
+      !(USER_SETTINGS_MONGO_USER_SETTINGS_ROLE as readonly unknown[]).includes(mongo.role)
+    ) {
       throw unprocessable('settings.mongo_user_settings.role must be readOnly, readWrite or dbAdmin');
     }
     if (

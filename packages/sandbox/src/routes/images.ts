@@ -3,6 +3,7 @@
  * account's own (snapshots, backups, custom imports), image actions, and the size and region
  * catalogues VMs are created from.
  */
+import { DISTRIBUTION } from '@cloudcall/platform';
 import {
   DURATIONS,
   IMAGE_REGION_SLUGS,
@@ -28,21 +29,7 @@ import { actionListReply, actionReply } from './actions.js';
 import { tagNewResource } from './tags.js';
 
 /** Values the API's `distribution` enum allows. */
-const DISTRIBUTIONS: readonly Distribution[] = [
-  'Arch Linux',
-  'CentOS',
-  'CoreOS',
-  'Debian',
-  'Fedora',
-  'Fedora Atomic',
-  'FreeBSD',
-  'Gentoo',
-  'openSUSE',
-  'RancherOS',
-  'Rocky Linux',
-  'Ubuntu',
-  'Unknown',
-];
+const DISTRIBUTIONS: readonly Distribution[] = DISTRIBUTION;
 
 const images = (world: World) => world.images as StoredImage[];
 

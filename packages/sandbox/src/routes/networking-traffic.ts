@@ -1,6 +1,14 @@
 /** Firewalls and load balancers: what sits in front of VMs. */
+
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import {
+  FORWARDING_RULE_ENTRY_PROTOCOL,
+  FORWARDING_RULE_TARGET_PROTOCOL,
+  GLB_SETTINGS_TARGET_PROTOCOL,
+  HEALTH_CHECK_PROTOCOL,
+  LOAD_BALANCER_BASE_TYPE,
+} from '@cloudcall/platform';
 import {
   allocateAddress,
   type ForwardingRule,
@@ -320,9 +328,9 @@ const firewallRoutes: Route[] = [
 
 // ---------------------------------------------------------------- load balancers
 
-const LB_TYPES: LoadBalancerType[] = ['REGIONAL', 'REGIONAL_NETWORK', 'GLOBAL'];
-const ENTRY_PROTOCOLS = ['http', 'https', 'http2', 'http3', 'tcp', 'udp'];
-const TARGET_PROTOCOLS = ['http', 'https', 'http2', 'tcp', 'udp'];
+const LB_TYPES: readonly string[] = LOAD_BALANCER_BASE_TYPE;
+const ENTRY_PROTOCOLS: readonly string[] = FORWARDING_RULE_ENTRY_PROTOCOL;
+const TARGET_PROTOCOLS: readonly string[] = FORWARDING_RULE_TARGET_PROTOCOL;
 const LB_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{0,254}$/;
 /** The node count each of the older `size` slugs stands for. */
 const LB_SIZES: Record<string, number> = { 'lb-small': 1, 'lb-medium': 3, 'lb-large': 6 };
@@ -405,7 +413,7 @@ function checkGlbSettings(value: unknown): Record<string, unknown> {
     throw unprocessable('glb_settings is required for a GLOBAL load balancer');
   }
   const settings = value as Record<string, unknown>;
-  if (!['http', 'https', 'http2'].includes(String(settings.target_protocol))) {
+  if (!(GLB_SETTINGS_TARGET_PROTOCOL as readonly string[]).includes(String(settings.target_protocol))) {
     throw unprocessable('glb_settings.target_protocol must be http, https or http2');
   }
   requirePort(settings.target_port, 'glb_settings.target_port');
@@ -420,7 +428,7 @@ function intIn(value: unknown, field: string, min: number, max: number): number 
   return value;
 }
 
-const HEALTH_PROTOCOLS = ['http', 'https', 'tcp'];
+const HEALTH_PROTOCOLS: readonly string[] = HEALTH_CHECK_PROTOCOL;
 
 /**
  * `health_check` as given: each field checked, the ones left out filled from `base` (what the

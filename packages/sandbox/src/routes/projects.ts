@@ -6,13 +6,15 @@
  * project cannot be deleted, nor stop being the default except by making another one default; a
  * project that still holds resources cannot be deleted (412).
  */
+
 import { randomUUID } from 'node:crypto';
+import { PROJECT_BASE_ENVIRONMENT } from '@cloudcall/platform';
 import type { StoredProject } from '../families/projects.js';
 import { HttpError, listBody, notFound, type Route, type SandboxRequest, unprocessable } from '../http.js';
 import { iso } from '../time.js';
 import type { World } from '../world.js';
 
-const ENVIRONMENTS = ['Development', 'Staging', 'Production'];
+const ENVIRONMENTS: readonly string[] = PROJECT_BASE_ENVIRONMENT;
 const URN = /^do:(dbaas|domain|droplet|floatingip|loadbalancer|space|volume|kubernetes|vpc):(.+)$/;
 
 /** A resource of the account as projects see it: its URN, where it is read, and when it was made. */

@@ -3,6 +3,7 @@
  * tag) and droplet kernels. Effects the platform applies when an action completes are scheduled
  * on the droplet (families/vms.ts) and appear when the sandbox clock reaches them.
  */
+import { DROPLET_BACKUP_POLICY_WEEKDAY } from '@cloudcall/platform';
 import {
   type Droplet,
   DURATIONS,
@@ -43,7 +44,7 @@ const BACKUP_PLANS = {
   daily: { window_length_hours: 4, retention_period_days: 7 },
   weekly: { window_length_hours: 4, retention_period_days: 28 },
 } as const;
-const WEEKDAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] as const;
+const WEEKDAYS = DROPLET_BACKUP_POLICY_WEEKDAY;
 const WINDOW_STARTS = [0, 4, 8, 12, 16, 20] as const;
 
 /** A droplet's backup policy as the sandbox keeps it (`_backup_policy`). */
@@ -290,7 +291,7 @@ function sizeFor(world: World, slug: unknown, region: string, purpose: string): 
   return size;
 }
 
-function sizeObject(size: Size): Record<string, unknown> {
+function sizeObject(size: Size): Size {
   const { disk_info: _diskInfo, gpu_info: _gpuInfo, ...rest } = structuredClone(size);
   return rest;
 }
@@ -510,7 +511,7 @@ function startDropletAction(world: World, droplet: Droplet, body: Record<string,
         features: [...new Set([...droplet.features, 'ipv6'])],
         networks: {
           v4: droplet.networks.v4,
-          v6: droplet.networks.v6.length ? droplet.networks.v6 : [v6Network(droplet.id % 100_000)],
+          v6: droplet.networks.v6?.length ? droplet.networks.v6 : [v6Network(droplet.id % 100_000)],
         },
       };
       break;

@@ -6,77 +6,32 @@
  * `now` always yields the same account, with no randomness. Amounts are computed in cents from the
  * catalogue's prices, so invoices, their line items, the billing history and the balance all agree.
  */
+import type { Always, Schemas } from '@cloudcall/platform';
 import { HOURS_PER_BILLING_MONTH, sizes } from './catalog.js';
 
-export type AccountStatus = 'active' | 'warning' | 'locked';
+export type AccountStatus = Schemas['account']['status'];
 
-export interface Account {
-  droplet_limit: number;
-  floating_ip_limit: number;
-  reserved_ip_limit: number;
-  volume_limit: number;
-  email: string;
-  name: string;
-  uuid: string;
-  email_verified: boolean;
-  status: AccountStatus;
-  status_message: string;
-  team: { uuid: string; name: string };
-}
+/** The description's account, every field present, and the limits it leaves out that the platform sends. */
+export type Account = Required<Schemas['account']> & { reserved_ip_limit: number; volume_limit: number };
 
-export interface Balance {
-  month_to_date_balance: string;
-  account_balance: string;
-  month_to_date_usage: string;
-  generated_at: string;
-}
+export type Balance = Required<Schemas['balance']>;
 
-export type BillingHistoryType =
-  | 'ACHFailure'
-  | 'Adjustment'
-  | 'AttemptFailed'
-  | 'Chargeback'
-  | 'Credit'
-  | 'CreditExpiration'
-  | 'Invoice'
-  | 'Payment'
-  | 'Refund'
-  | 'Reversal';
+export type BillingHistoryType = NonNullable<Schemas['billing_history']['type']>;
 
-export interface BillingHistoryEntry {
-  description: string;
-  /** Dollars as a decimal string; negative for money received (payments, credits). */
-  amount: string;
-  invoice_id?: string;
-  invoice_uuid?: string;
-  date: string;
-  type: BillingHistoryType;
-}
+/** Amounts are dollars as a decimal string; negative for money received (payments, credits). */
+export type BillingHistoryEntry = Always<
+  Schemas['billing_history'],
+  'description' | 'amount' | 'date' | 'type'
+>;
 
 /** The `invoice_preview` schema, used both for closed invoices and for the current month's preview. */
-export interface Invoice {
-  invoice_uuid: string;
-  invoice_id: string;
-  amount: string;
-  /** `YYYY-MM`. */
-  invoice_period: string;
-  updated_at: string;
-}
+export type Invoice = Required<Schemas['invoice_preview']>;
 
-export interface InvoiceItem {
-  product: string;
-  resource_uuid?: string;
-  resource_id?: string;
-  group_description: string;
-  description: string;
-  amount: string;
-  /** Hours, as a decimal string. */
-  duration: string;
-  duration_unit: string;
-  start_time: string;
-  end_time: string;
-  project_name: string;
-}
+/** Every field but the resource's id or UUID, one of which a line has. Durations are hours. */
+export type InvoiceItem = Always<
+  Schemas['invoice_item'],
+  Exclude<keyof Schemas['invoice_item'], 'resource_uuid' | 'resource_id'>
+>;
 
 export interface SeededAccount {
   account: Account;

@@ -84,7 +84,7 @@ describe('regions and sizes', () => {
         Number.isInteger(size.memory) && Number.isInteger(size.vcpus) && Number.isInteger(size.disk),
       ).toBe(true);
       expect(size.description).not.toBe('');
-      expect(size.disk_info?.[0]?.size.amount).toBe(size.disk);
+      expect(size.disk_info?.[0]?.size?.amount).toBe(size.disk);
     }
     const monthly = sizes.map((size) => size.price_monthly);
     expect(monthly).toEqual([...monthly].sort((a, b) => a - b));

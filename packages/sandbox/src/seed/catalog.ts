@@ -5,86 +5,26 @@
  * The catalogue is static: it does not change with the account's state, only with this file.
  */
 
+import type { Schemas } from '@cloudcall/platform';
+
 /** Values of the `distribution` enum; the API's schema rejects anything else (e.g. "AlmaLinux"). */
-export type Distribution =
-  | 'Arch Linux'
-  | 'CentOS'
-  | 'CoreOS'
-  | 'Debian'
-  | 'Fedora'
-  | 'Fedora Atomic'
-  | 'FreeBSD'
-  | 'Gentoo'
-  | 'openSUSE'
-  | 'RancherOS'
-  | 'Rocky Linux'
-  | 'Ubuntu'
-  | 'Unknown';
+export type Distribution = Schemas['distribution'];
 
-export type ImageType = 'base' | 'snapshot' | 'backup' | 'custom' | 'admin';
-export type ImageStatus = 'NEW' | 'available' | 'pending' | 'deleted' | 'retired';
+export type ImageType = NonNullable<Schemas['image']['type']>;
+export type ImageStatus = NonNullable<Schemas['image']['status']>;
 
-export interface Region {
-  name: string;
-  slug: string;
-  features: string[];
-  available: boolean;
-  /** Slugs of the sizes that can be created in this region right now. */
-  sizes: string[];
-}
+export type Region = Schemas['region'];
 
-export interface DiskInfo {
-  type: 'local' | 'boot' | 'scratch';
-  size: { amount: number; unit: string };
-}
+export type Size = Schemas['size'];
 
-export interface GpuInfo {
-  count: number;
-  model: string;
-  vram: { amount: number; unit: string };
-}
+/**
+ * An image as the sandbox sends it: every field of the description's `image`, none left out; its
+ * region slugs are strings here, checked against the description's list (REGION_SLUG) where an
+ * image gets one.
+ */
+export type Image = Omit<Required<Schemas['image']>, 'regions'> & { regions: string[] };
 
-export interface Size {
-  slug: string;
-  /** MiB. */
-  memory: number;
-  vcpus: number;
-  /** GB. */
-  disk: number;
-  /** TB of outbound transfer included per month. */
-  transfer: number;
-  price_monthly: number;
-  price_hourly: number;
-  /** Slugs of the regions the size can be created in. */
-  regions: string[];
-  available: boolean;
-  description: string;
-  disk_info?: DiskInfo[];
-  gpu_info?: GpuInfo;
-}
-
-export interface Image {
-  id: number;
-  name: string;
-  type: ImageType;
-  distribution: Distribution;
-  slug: string | null;
-  public: boolean;
-  regions: string[];
-  created_at: string;
-  min_disk_size: number | null;
-  size_gigabytes: number | null;
-  description: string;
-  tags: string[] | null;
-  status: ImageStatus;
-  error_message: string;
-}
-
-export interface Kernel {
-  id: number;
-  name: string;
-  version: string;
-}
+export type Kernel = Required<NonNullable<Schemas['kernel']>>;
 
 /** The two public image listings of `GET /v2/images?type=...`; user images are `?private=true`. */
 export type PublicImageKind = 'distribution' | 'application';
