@@ -3,7 +3,7 @@
  * (runAllPages follows `links.pages.next`), `--wait` and `--timeout` on tools whose answer can be
  * waited for (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
  */
-import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/account';
+
 import {
   type AnyTool,
   CancelledError,
@@ -16,6 +16,7 @@ import {
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
+import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { Option } from 'commander';
 
 export interface PlumbingOptions {

@@ -39,11 +39,10 @@ const changesBody = {
 } as const;
 const atLeastOne = (keys: readonly string[]) => (args: Record<string, unknown>, context: z.RefinementCtx) => {
   if (keys.every((key) => args[key] === undefined)) {
-    const [first, ...rest] = keys;
     context.addIssue({
       code: 'custom',
-      path: [first ?? ''],
-      message: `is required when none of ${rest.join(', ')} is given: a change needs one`,
+      path: keys.slice(0, 1),
+      message: `is required when none of ${keys.slice(1).join(', ')} is given: a change needs one`,
     });
   }
 };

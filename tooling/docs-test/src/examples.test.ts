@@ -28,6 +28,7 @@ const LIBRARIES = [
   'vms',
   'images',
   'guard',
+  'wait',
   'catalog',
   'sandbox',
 ];

@@ -21,7 +21,18 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, read } from './markdown.js';
 
 const run = promisify(execFile);
-const PUBLIC = ['core', 'account', 'databases', 'networking', 'vms', 'images', 'guard', 'catalog', 'sandbox']
+const PUBLIC = [
+  'core',
+  'account',
+  'databases',
+  'networking',
+  'vms',
+  'images',
+  'guard',
+  'wait',
+  'catalog',
+  'sandbox',
+]
   .map((name) => `packages/${name}`)
   .concat(['apps/cli', 'apps/mcp-server']);
 const ALL = ['apps', 'packages', 'tooling'].flatMap((dir) =>
