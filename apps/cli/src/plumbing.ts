@@ -7,15 +7,13 @@
 import {
   type AnyTool,
   CancelledError,
-  durationMs,
   InputError,
-  pageArgument,
-  runAllPages,
   runTool,
   type ToolContext,
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
+import { durationMs, pageArgument, runAllPages } from '@cloudcall/core/internal';
 import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { Option } from 'commander';
 

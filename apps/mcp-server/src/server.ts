@@ -3,7 +3,8 @@
  * tools/call running them, with every failure answered as an `isError` tool result.
  */
 import { closest, globPattern } from '@cloudcall/catalog/select';
-import type { AnyTool, ApiClient, ErrorReport, ToolClock, ToolProgress } from '@cloudcall/core';
+import type { AnyTool, ApiClient, ToolClock, ToolProgress } from '@cloudcall/core';
+import type { ErrorReport } from '@cloudcall/core/internal';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {

@@ -2,7 +2,8 @@
  * The account family as a library: each tool's API operation (checked against the API
  * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { type AnyTool, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { buildRequest } from '@cloudcall/core/internal';
 import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,7 +5,8 @@
  * one family, and need no other family's tools: a resource is named by its URN
  * (`do:droplet:123`), which any family's answer gives the parts of.
  */
-import { annotations, defineTool, LIMITS, pageArgs, pageQuery, returns, text, uuid } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, pageArgs, pageQuery, text, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import type { Project, ProjectList, ProjectResourceList, ProjectResources } from './types.js';
 

@@ -13,20 +13,18 @@ import {
   CancelledError,
   defineTool,
   type RequestMapping,
-  rateLimitSpacing,
   sendRequest,
-  sleep,
   TimeoutError,
   type ToolClock,
   type ToolContext,
   type ToolProgress,
   type ToolWait,
   type WaitKind as ToolWaitKind,
-  UUID_PATTERN,
   WaitFailedError,
   type WaitTarget,
   WaitTimeoutError,
 } from '@cloudcall/core';
+import { rateLimitSpacing, sleep, UUID_PATTERN } from '@cloudcall/core/internal';
 import { z } from 'zod';
 
 interface WaitKind {
