@@ -4,7 +4,8 @@
  * and saves it; no command prints a token whole.
  */
 import { loadFamily } from '@cloudcall/catalog/lazy';
-import { CancelledError, createClient, InputError, maskToken, runTool } from '@cloudcall/core';
+import { CancelledError, createClient, InputError, runTool } from '@cloudcall/core';
+import { maskToken } from '@cloudcall/core/internal';
 import { Command } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, updateConfig } from './config.js';
 import { formatFor, type OutputFormat, outputOption } from './output.js';

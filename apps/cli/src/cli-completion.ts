@@ -2,7 +2,7 @@
  * The `completion` command and the hidden `__complete` the scripts call, wired to the program.
  */
 import type { AnyTool, ToolFamily } from '@cloudcall/core';
-import { inputJsonSchema } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { Argument, Command, type Option } from 'commander';
 import { completeWords, completionScript, SHELLS, type Shell } from './completion.js';
 import { flagsOf, type JsonSchema } from './flags.js';

@@ -11,6 +11,7 @@
  * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
  */
 import type { AnyTool, ToolFamily } from '@cloudcall/core';
+import { wrapWords } from '@cloudcall/core/internal';
 import { doctlWords } from './doctl.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
@@ -175,7 +176,7 @@ export function familiesOverview(groups: readonly FamilyGroups[]): string {
   const width = Math.max(...heads.map((head) => head.length));
   const lines: string[] = [];
   groups.forEach(({ resources }, index) => {
-    const list = wrap([...resources.keys()].join(', '), 96 - width);
+    const list = wrapWords([...resources.keys()].join(', '), 96 - width);
     lines.push(`  ${(heads[index] as string).padEnd(width)}  ${list[0]}`);
     for (const more of list.slice(1)) lines.push(`  ${''.padEnd(width)}  ${more}`);
   });
@@ -197,21 +198,6 @@ export function familyHelp(groups: FamilyGroups): string {
     'is the same as the tool "<resource>-<verb>" (cloudcall vm create = cloudcall vm-create).',
   );
   return `${lines.join('\n')}\n`;
-}
-
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + word.length + 1 > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
 }
 
 /** What the word finder needs of an option: its spellings and whether it takes a value. */

@@ -17,7 +17,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { configDirectory, InputError, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core';
+import { InputError } from '@cloudcall/core';
+import { configDirectory, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 
 export interface Context {
   token: string;

@@ -4,7 +4,7 @@
  * separators are ignored, which would make a spelling ambiguous.
  */
 import { families } from '@cloudcall/catalog';
-import { inputJsonSchema } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { kebabName, looseKey, normalizeFlags, UnknownFlagError } from './flag-names.js';
 import { flagsOf, type JsonSchema } from './flags.js';

@@ -4,7 +4,7 @@
  * path placeholder has a positional primary argument.
  */
 import { families } from '@cloudcall/catalog';
-import { inputJsonSchema } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { groupTools, joinToolWords, primaryArgument } from './commands.js';
 import { flagsOf, type JsonSchema } from './flags.js';

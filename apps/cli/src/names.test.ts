@@ -4,7 +4,8 @@
  * beside them.
  */
 import { families } from '@cloudcall/catalog';
-import { type AnyTool, inputJsonSchema, parseArgs } from '@cloudcall/core';
+import { type AnyTool, parseArgs } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { primaryArgument } from './commands.js';
 import { flagsOf, type JsonSchema } from './flags.js';

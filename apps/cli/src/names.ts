@@ -15,15 +15,12 @@ import {
   type AnyTool,
   ClientApiError,
   InputError,
-  pageArgument,
   parseArgs,
-  perPageArgument,
-  runAllPages,
   runTool,
   sendRequest,
   type ToolContext,
-  UUID_PATTERN,
 } from '@cloudcall/core';
+import { pageArgument, perPageArgument, runAllPages, UUID_PATTERN } from '@cloudcall/core/internal';
 import type { FlagSpec } from './flags.js';
 
 export interface NamedKind {

@@ -3,19 +3,18 @@
  * (runAllPages follows `links.pages.next`), `--wait` and `--timeout` on tools whose answer can be
  * waited for (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
  */
-import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/account';
+
 import {
   type AnyTool,
   CancelledError,
-  durationMs,
   InputError,
-  pageArgument,
-  runAllPages,
   runTool,
   type ToolContext,
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
+import { durationMs, pageArgument, runAllPages } from '@cloudcall/core/internal';
+import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { Option } from 'commander';
 
 export interface PlumbingOptions {

@@ -11,16 +11,14 @@ import {
   CloudcallError,
   createClient,
   DEFAULT_BASE_URL,
-  defaultSandboxStatePath,
-  describeError,
   InputError,
   maskSecrets,
   runTool,
-  TOKEN_ENV_VARS,
   type ToolClock,
   type ToolProgress,
-  traceLine,
 } from '@cloudcall/core';
+import { defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import { describeError, traceLine } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';

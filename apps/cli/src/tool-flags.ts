@@ -3,7 +3,8 @@
  * accepted too), its primary argument also positional, a generated example in its help, and
  * names in place of ids where the table in names.ts says so.
  */
-import { type AnyTool, inputJsonSchema } from '@cloudcall/core';
+import type { AnyTool } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { Argument, type Command, Option } from 'commander';
 import { exampleFor, positionalArgument, primaryArgument } from './commands.js';
 import {

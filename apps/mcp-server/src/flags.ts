@@ -6,6 +6,7 @@
  * start.
  */
 import { DEFAULT_BASE_URL, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import { wrapWords } from '@cloudcall/core/internal';
 import {
   DEFAULT_GRACE_SECONDS,
   DEFAULT_MAX_IN_FLIGHT,
@@ -180,25 +181,9 @@ export const ENV_HELP: readonly [string, string][] = [
 const WIDTH = 80;
 const COLUMN = 27;
 
-/** `text` in lines of at most `width` characters, broken at spaces. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 /** One entry of the help: the name in the left column, the text wrapped in the right one. */
 function helpEntry(left: string, text: string): string {
-  const [first = '', ...rest] = wrap(text, WIDTH - COLUMN);
+  const [first = '', ...rest] = wrapWords(text, WIDTH - COLUMN);
   const pad = ' '.repeat(COLUMN);
   const head = `  ${left}`;
   const lines = head.length < COLUMN - 1 ? [`${head.padEnd(COLUMN)}${first}`] : [head, `${pad}${first}`];

@@ -3,7 +3,8 @@
  * `--protect`, `--policy` and `--audit-log`, confirmation through `elicitation/create` when the
  * client can answer it, and guard refusals as `isError` results.
  */
-import type { AnyTool, ErrorReport, ToolContext } from '@cloudcall/core';
+import type { AnyTool, ToolContext } from '@cloudcall/core';
+import type { ErrorReport } from '@cloudcall/core/internal';
 import type { AuditLog, ConfirmQuestion, Decision, ProtectRule } from '@cloudcall/guard';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 

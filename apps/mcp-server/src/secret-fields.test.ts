@@ -4,7 +4,8 @@
  * passwords, the credentials in connection URIs, and a private key in a plan's request body. The
  * server runs against a sandbox this test reads directly, so the test knows the real values.
  */
-import { HIDDEN, SECRET_FIELDS, URI_FIELDS } from '@cloudcall/core';
+import { HIDDEN } from '@cloudcall/core';
+import { SECRET_FIELDS, URI_FIELDS } from '@cloudcall/core/internal';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
 import { secretsIn } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

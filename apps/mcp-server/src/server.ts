@@ -3,7 +3,8 @@
  * tools/call running them, with every failure answered as an `isError` tool result.
  */
 import { closest, globPattern } from '@cloudcall/catalog/select';
-import type { AnyTool, ApiClient, ErrorReport, ToolClock, ToolProgress } from '@cloudcall/core';
+import type { AnyTool, ApiClient, ToolClock, ToolProgress } from '@cloudcall/core';
+import type { ErrorReport } from '@cloudcall/core/internal';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -124,7 +125,7 @@ interface CallKit {
   core: typeof import('@cloudcall/core');
   reportError: typeof import('@cloudcall/catalog').reportError;
   guard: typeof import('@cloudcall/guard');
-  pendingWaits: typeof import('@cloudcall/account').pendingWaits;
+  pendingWaits: typeof import('@cloudcall/wait').pendingWaits;
 }
 
 let callKit: Promise<CallKit> | undefined;
@@ -133,15 +134,15 @@ export function loadCallKit(): Promise<CallKit> {
     import('@cloudcall/core'),
     import('@cloudcall/catalog'),
     import('@cloudcall/guard'),
-    import('@cloudcall/account'),
-  ]).then(([core, catalog, guard, account]) => ({
+    import('@cloudcall/wait'),
+  ]).then(([core, catalog, guard, waiting]) => ({
     tools: new Map(
       [...catalog.toolsOf(catalog.families), ...guard.guardTools].map((tool) => [tool.name, tool]),
     ),
     core,
     reportError: catalog.reportError,
     guard,
-    pendingWaits: account.pendingWaits,
+    pendingWaits: waiting.pendingWaits,
   }));
   return callKit;
 }

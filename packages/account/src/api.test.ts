@@ -2,7 +2,8 @@
  * The account family as a library: each tool's API operation (checked against the API
  * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { type AnyTool, buildRequest, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { type AnyTool, ClientApiError, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { buildRequest } from '@cloudcall/core/internal';
 import { connectSandbox, type SandboxConnection, sshPublicKey } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import {
   operation,
   validateRequest,
 } from '../../../tooling/openapi/index.js';
-import { accountApi, accountTools, WAIT_KINDS } from './index.js';
+import { accountApi, accountTools } from './index.js';
 
 let connection: SandboxConnection;
 /** What the sandbox saw: one line per request. */
@@ -51,19 +52,6 @@ const OPERATIONS: Record<string, string> = {
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
-/** The operation each kind of `wait` polls. */
-const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
-  action: 'actions_get',
-  vm: 'droplets_get',
-  database: 'databases_get_cluster',
-  'load-balancer': 'loadBalancers_get',
-  certificate: 'certificates_get',
-  image: 'images_get',
-  'vpc-peering': 'vpcPeerings_get',
-  'database-replica': 'databases_get_replica',
-  'byoip-prefix': 'byoipPrefixes_get',
-};
-
 describe('requests on the wire', () => {
   const requestTools = (accountTools as readonly AnyTool[]).filter((tool) => tool.request);
 
@@ -71,12 +59,6 @@ describe('requests on the wire', () => {
     expect(accountTools.filter((tool) => !(tool as AnyTool).request).map((tool) => tool.name)).toEqual([
       'wait',
     ]);
-  });
-
-  it.each(Object.entries(WAIT_KINDS))('wait for %s polls its get operation', (kind, { request }) => {
-    const expected = operation(WAIT_OPERATIONS[kind as keyof typeof WAIT_KINDS]);
-    expect(request.method).toBe(expected.method);
-    expect(template(request.path)).toBe(template(expected.path));
   });
 
   it.each(requestTools.map((tool) => [tool.name, tool] as const))(
@@ -250,5 +232,25 @@ describe('project tools', () => {
     expect(() => parseArgs(project('project-update'), { ID: PROJECT, IsDefault: false })).toThrow(
       /IsDefault/,
     );
+  });
+});
+
+describe('waiting, moved to @cloudcall/wait', () => {
+  it('lists the wait tool of @cloudcall/wait among the account tools, and re-exports its helpers unchanged', async () => {
+    const waiting = await import('@cloudcall/wait');
+    const account = await import('./index.js');
+    expect(accountTools).toContain(waiting.waitTool);
+    for (const name of [
+      'MAX_WAIT_SECONDS',
+      'POLL',
+      'WAIT_KINDS',
+      'pendingWaits',
+      'waitAfter',
+      'waitFor',
+      'waitTargets',
+      'waitTool',
+    ] as const) {
+      expect(account[name], name).toBe(waiting[name]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * @cloudcall/account: account information, balance, billing history, invoices, SSH keys,
  * actions, projects (see projects.ts for why they live here), and `wait` for actions and resources
- * to be ready, as tool definitions and as a typed API.
+ * to be ready (its logic is @cloudcall/wait's), as tool definitions and as a typed API.
  *
  * ```ts
  * import { createClient } from '@cloudcall/core';
@@ -11,9 +11,9 @@
  * ```
  */
 import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cloudcall/core';
+import * as waiting from '@cloudcall/wait';
 import { projectTools } from './projects.js';
 import { accountTools as requestTools } from './tools.js';
-import { waitTool } from './wait.js';
 
 export type {
   Account,
@@ -36,22 +36,32 @@ export type {
   SshKey,
   SshKeyList,
 } from './types.js';
-export {
-  MAX_WAIT_SECONDS,
-  POLL,
-  pendingWaits,
-  WAIT_KINDS,
-  type WaitArgs,
-  type WaitKindName,
-  type WaitTargetArgs,
-  waitAfter,
-  waitFor,
-  waitTargets,
-  waitTool,
-} from './wait.js';
+// Waiting moved to @cloudcall/wait; these names stay here for one release.
+/** @deprecated Import `MAX_WAIT_SECONDS` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const MAX_WAIT_SECONDS = waiting.MAX_WAIT_SECONDS;
+/** @deprecated Import `POLL` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const POLL = waiting.POLL;
+/** @deprecated Import `WAIT_KINDS` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const WAIT_KINDS = waiting.WAIT_KINDS;
+/** @deprecated Import `pendingWaits` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const pendingWaits = waiting.pendingWaits;
+/** @deprecated Import `waitAfter` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const waitAfter = waiting.waitAfter;
+/** @deprecated Import `waitFor` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const waitFor = waiting.waitFor;
+/** @deprecated Import `waitTargets` from `@cloudcall/wait`; this re-export goes in the next release. */
+export const waitTargets = waiting.waitTargets;
+/** @deprecated Import `waitTool` from `@cloudcall/wait` (it stays among `accountTools`); this re-export goes in the next release. */
+export const waitTool = waiting.waitTool;
+/** @deprecated Import `WaitArgs` from `@cloudcall/wait`; this re-export goes in the next release. */
+export type WaitArgs = waiting.WaitArgs;
+/** @deprecated Import `WaitKindName` from `@cloudcall/wait`; this re-export goes in the next release. */
+export type WaitKindName = waiting.WaitKindName;
+/** @deprecated Import `WaitTargetArgs` from `@cloudcall/wait`; this re-export goes in the next release. */
+export type WaitTargetArgs = waiting.WaitTargetArgs;
 
 /** Every account tool: one platform request each (tools.ts, projects.ts), and `wait`, which polls. */
-export const accountTools = [...requestTools, waitTool, ...projectTools] as const;
+export const accountTools = [...requestTools, waiting.waitTool, ...projectTools] as const;
 
 export const accountFamily: ToolFamily = {
   name: 'account',

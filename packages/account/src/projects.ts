@@ -5,7 +5,8 @@
  * one family, and need no other family's tools: a resource is named by its URN
  * (`do:droplet:123`), which any family's answer gives the parts of.
  */
-import { annotations, defineTool, LIMITS, pageArgs, pageQuery, returns, text, uuid } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, pageArgs, pageQuery, text, uuid } from '@cloudcall/core/internal';
 import { PROJECT_BASE_ENVIRONMENT } from '@cloudcall/platform';
 import { z } from 'zod';
 import type { Project, ProjectList, ProjectResourceList, ProjectResources } from './types.js';
@@ -40,11 +41,10 @@ const changesBody = {
 } as const;
 const atLeastOne = (keys: readonly string[]) => (args: Record<string, unknown>, context: z.RefinementCtx) => {
   if (keys.every((key) => args[key] === undefined)) {
-    const [first, ...rest] = keys;
     context.addIssue({
       code: 'custom',
-      path: [first ?? ''],
-      message: `is required when none of ${rest.join(', ')} is given: a change needs one`,
+      path: keys.slice(0, 1),
+      message: `is required when none of ${keys.slice(1).join(', ')} is given: a change needs one`,
     });
   }
 };

@@ -2,17 +2,8 @@
  * The account family: account information, balance, billing history, invoices, SSH keys and
  * actions. Each tool is one platform request, described by its mapping.
  */
-import {
-  annotations,
-  defineTool,
-  LIMITS,
-  numericId,
-  pageArgs,
-  pageQuery,
-  returns,
-  text,
-  uuid,
-} from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, numericId, pageArgs, pageQuery, text, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import type {
   Account,

@@ -3,7 +3,7 @@
  * string in every tool's input JSON Schema (nested ones included: array items, object fields,
  * record keys and values) must be bounded as defined by `boundedString` below.
  */
-import { inputJsonSchema } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { families, toolsOf } from './index.js';
 

@@ -4,15 +4,8 @@
  * what exists for a path that answered 404, and a few known refusals by status and message.
  * Both apps add the hint to the error report (`reportError`).
  */
-import {
-  ApiError,
-  CloudcallError,
-  type ErrorReport,
-  errorReport,
-  InputError,
-  WaitFailedError,
-  WaitTimeoutError,
-} from '@cloudcall/core';
+import { ApiError, CloudcallError, InputError, WaitFailedError, WaitTimeoutError } from '@cloudcall/core';
+import { type ErrorReport, errorReport } from '@cloudcall/core/internal';
 import { OPERATION_SCOPES } from './scopes.generated.js';
 
 /** Path templates (most specific first) and what a 404 on them means. */

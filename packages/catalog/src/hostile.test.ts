@@ -18,12 +18,11 @@ import {
   ApiClient,
   ApiError,
   bindTools,
-  camelName,
   InputError,
-  inputJsonSchema,
   parseArgs,
   UnexpectedResponseError,
 } from '@cloudcall/core';
+import { camelName, inputJsonSchema } from '@cloudcall/core/internal';
 import { subset } from '@cloudcall/openapi-subset';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';

@@ -2,7 +2,7 @@
  * Every list tool's pages can be followed (runAllPages, the CLI's --all, names looked up past the
  * first page), whether it maps a request or runs a handler.
  */
-import { pageArgument, perPageArgument } from '@cloudcall/core';
+import { pageArgument, perPageArgument } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { families, toolsOf } from './index.js';
 

@@ -7,7 +7,7 @@
  */
 
 import type { FamilyName, ToolAnnotations } from '@cloudcall/core';
-import { closest, globPattern } from '@cloudcall/core';
+import { closest, globPattern } from '@cloudcall/core/internal';
 
 // Where the apps have always found them; they live in core, which the guard shares.
 export { closest, globPattern };

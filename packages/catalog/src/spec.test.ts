@@ -4,7 +4,7 @@
  * names, families, argument names, required-ness, types and defaults, and annotations by rule.
  */
 import { readFileSync } from 'node:fs';
-import { inputJsonSchema } from '@cloudcall/core';
+import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { families, selectFamilies, toolsOf } from './index.js';
 

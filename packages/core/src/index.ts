@@ -1,23 +1,10 @@
 /**
- * @cloudcall/core: the API client, the error hierarchy, retries, and the tool contract that every
- * cloudcall family package defines its tools with.
+ * @cloudcall/core: the API client, the error hierarchy, pagination, rate limit information and
+ * the tool contract that every cloudcall family package defines its tools with. This entry is the
+ * public API, covered by semver (docs/library.md, "The public API of @cloudcall/core").
+ * `@cloudcall/core/credentials` reads a token and the config paths; the helpers the cloudcall
+ * packages share among themselves are `@cloudcall/core/internal`, which semver does not cover.
  */
-export {
-  boolAsString,
-  commaList,
-  intAsString,
-  LIMITS,
-  numericId,
-  pageArgs,
-  pageQuery,
-  REGION_SLUG,
-  regionSlug,
-  slug,
-  tagName,
-  text,
-  UUID_PATTERN,
-  uuid,
-} from './args.js';
 export {
   ApiClient,
   type ApiResponse,
@@ -35,25 +22,15 @@ export {
   VERSION,
 } from './client.js';
 export {
-  type Credentials,
-  configDirectory,
-  defaultSandboxStatePath,
-  resolveCredentials,
-  TOKEN_ENV_VARS,
-} from './credentials.js';
-export { durationMs } from './duration.js';
-export {
   ApiError,
   type ApiErrorInit,
   CancelledError,
   ClientApiError,
   CloudcallError,
-  describeError,
   type ErrorKind,
   InputError,
   type InputIssue,
   NetworkError,
-  redact,
   ServerApiError,
   TimeoutError,
   UnexpectedResponseError,
@@ -62,56 +39,23 @@ export {
   type WaitTarget,
   WaitTimeoutError,
 } from './errors.js';
-export { listedAnnotations, listingSchema, shapeOf, type ToolListing, toolListing } from './listing.js';
-export { closest, globPattern } from './names.js';
-export {
-  type Links,
-  type ListResponse,
-  type Meta,
-  pageArgument,
-  paginate,
-  perPageArgument,
-  runAllPages,
-} from './pagination.js';
+export type { ToolListing } from './listing.js';
+export { toolListing } from './listing.js';
+export { type Links, type ListResponse, type Meta, paginate } from './pagination.js';
 export type { Action, Region, Size } from './platform.js';
-export {
-  LOW_RATE_LIMIT_SHARE,
-  type RateLimit,
-  rateLimitFromHeaders,
-  rateLimitLow,
-  rateLimitNote,
-  rateLimitSpacing,
-} from './rate-limit.js';
-export { type ErrorReport, errorReport } from './report.js';
-export {
-  backoffDelay,
-  defaultRetryOptions,
-  IDEMPOTENT_METHODS,
-  parseRetryAfter,
-  RETRYABLE_STATUSES,
-  type RetryOptions,
-  sleep,
-} from './retry.js';
-export { HIDDEN, maskSecrets, SECRET_FIELDS, URI_FIELDS } from './secrets.js';
+export { type RateLimit, rateLimitNote } from './rate-limit.js';
+export type { RetryOptions } from './retry.js';
+export { HIDDEN, maskSecrets } from './secrets.js';
 export {
   type AnyTool,
   annotations,
   type BoundTools,
   bindTools,
-  buildRequest,
-  camelName,
   defineTool,
-  encodeSegment,
   type FamilyName,
   type FieldMap,
-  fillPath,
   type InputSchema,
-  inputJsonSchema,
-  MAX_DEPTH,
-  NO_CONTENT,
-  omitUndefined,
   parseArgs,
-  pathSegmentProblem,
   type RequestMapping,
   returns,
   runTool,
@@ -125,4 +69,3 @@ export {
   type ToolWait,
   type WaitKind,
 } from './tool.js';
-export { maskToken, traceLine } from './trace.js';

@@ -2,9 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { pageArgs, pageQuery } from './args.js';
 import { ApiClient, type ClientEvent } from './client.js';
-import { annotations, defineTool, pageArgs, pageQuery } from './index.js';
 import { runAllPages } from './pagination.js';
+import { annotations, defineTool } from './tool.js';
 import { maskToken, traceLine } from './trace.js';
 
 const TOKEN = 'dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab';

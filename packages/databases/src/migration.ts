@@ -3,7 +3,8 @@
  * `PUT {base_url}/v2/databases/{database_cluster_uuid}/online-migration` and a bearer token.
  * The `db-cluster-start-online-migration` tool (and so the CLI command) goes through it.
  */
-import { type ApiClient, InputError, sendRequest, UUID_PATTERN } from '@cloudcall/core';
+import { type ApiClient, InputError, sendRequest } from '@cloudcall/core';
+import { UUID_PATTERN } from '@cloudcall/core/internal';
 import type { OnlineMigration, OnlineMigrationRequest } from './types.js';
 
 /**

@@ -4,7 +4,7 @@
  * settings). Every string has a bound; names that fill a path segment have a shape that can never
  * be a dot segment or hold a slash.
  */
-import { intAsString, LIMITS, slug, text, uuid } from '@cloudcall/core';
+import { intAsString, LIMITS, slug, text, uuid } from '@cloudcall/core/internal';
 import {
   REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE,
   USER_SETTINGS_MONGO_USER_SETTINGS_ROLE,

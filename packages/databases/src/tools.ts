@@ -6,22 +6,24 @@
  */
 import {
   annotations,
-  boolAsString,
-  commaList,
   defineTool,
   InputError,
   type InputSchema,
-  intAsString,
-  LIMITS,
-  regionSlug,
   returns,
   sendRequest,
   type ToolContext,
   type ToolDefinition,
+} from '@cloudcall/core';
+import {
+  boolAsString,
+  commaList,
+  intAsString,
+  LIMITS,
+  regionSlug,
   tagName,
   text,
   uuid,
-} from '@cloudcall/core';
+} from '@cloudcall/core/internal';
 import {
   DATABASE_CLUSTER_ENGINE,
   EVICTION_POLICY_MODEL,

@@ -8,7 +8,7 @@
  * rewritten, and a log removed or rotated (renamed away) is created afresh at its path.
  */
 import { closeSync, constants, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { durationMs, globPattern } from '@cloudcall/core';
+import { durationMs, globPattern } from '@cloudcall/core/internal';
 
 export type FrontEnd = 'cli' | 'mcp';
 

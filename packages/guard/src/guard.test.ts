@@ -5,7 +5,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, MAX_DEPTH, runTool, type Size, type ToolContext } from '@cloudcall/core';
+import { InputError, runTool, type Size, type ToolContext } from '@cloudcall/core';
+import { MAX_DEPTH } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import {
   type AuditEntry,

@@ -13,16 +13,15 @@ import {
   type AnyTool,
   ApiError,
   CloudcallError,
-  errorReport,
   InputError,
   type InputIssue,
-  MAX_DEPTH,
   maskSecrets,
   parseArgs,
   type RequestOptions,
   runTool,
   type ToolContext,
 } from '@cloudcall/core';
+import { errorReport, MAX_DEPTH } from '@cloudcall/core/internal';
 import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outcome } from './audit.js';
 import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';

@@ -24,13 +24,12 @@ import { families, toolsOf } from '@cloudcall/catalog';
 import {
   type AnyTool,
   ApiError,
-  errorReport,
   InputError,
-  inputJsonSchema,
   parseArgs,
   runTool,
   UnexpectedResponseError,
 } from '@cloudcall/core';
+import { errorReport, inputJsonSchema } from '@cloudcall/core/internal';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
 import { hostileArgumentsOf, type JsonSchema } from '@cloudcall/testing/arbitrary';
 import fc from 'fast-check';

@@ -5,7 +5,7 @@
  * match them against the targets the guard reads before each mutating request.
  */
 import { readFileSync } from 'node:fs';
-import { globPattern } from '@cloudcall/core';
+import { globPattern } from '@cloudcall/core/internal';
 import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 import type { Target } from './target.js';

@@ -8,13 +8,8 @@
  * listed. A request may also change resources its body names (`resources` to tag or assign,
  * `droplet_id`, `droplet_ids`, `tags` a new resource joins): `bodyTargets` finds those.
  */
-import {
-  type ApiClient,
-  encodeSegment,
-  paginate,
-  type QueryValue,
-  type RequestOptions,
-} from '@cloudcall/core';
+import { type ApiClient, paginate, type QueryValue, type RequestOptions } from '@cloudcall/core';
+import { encodeSegment } from '@cloudcall/core/internal';
 
 export interface Resource {
   id?: string | number;

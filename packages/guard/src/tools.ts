@@ -6,12 +6,12 @@
 import {
   type AnyTool,
   annotations,
-  closest,
   defineTool,
   InputError,
   returns,
   type ToolContext,
 } from '@cloudcall/core';
+import { closest } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { type AuditEntry, OUTCOMES, parseSince, readAudit } from './audit.js';
 import { type Plan, planCall } from './guard.js';

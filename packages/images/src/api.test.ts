@@ -2,7 +2,8 @@
  * The images family as a library: the requests its tools send (checked against the API
  * description), arguments refused before any request, and the typed API against the sandbox.
  */
-import { type AnyTool, buildRequest, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { type AnyTool, InputError, parseArgs, runTool } from '@cloudcall/core';
+import { buildRequest } from '@cloudcall/core/internal';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,20 +4,17 @@
  * snapshots are images; volumes have them too), the VM sizes of size-list and the regions of
  * region-list (what every Region argument names).
  */
+import { annotations, defineTool, returns, sendRequest } from '@cloudcall/core';
 import {
-  annotations,
-  defineTool,
   LIMITS,
   numericId,
   pageArgs,
   pageQuery,
   regionSlug,
-  returns,
-  sendRequest,
   tagName,
   text,
   UUID_PATTERN,
-} from '@cloudcall/core';
+} from '@cloudcall/core/internal';
 import { SNAPSHOTS_RESOURCE_TYPE } from '@cloudcall/platform';
 import { z } from 'zod';
 import type { Image, ImageAction, ImageList, RegionList, SizeList, Snapshot, SnapshotList } from './types.js';

@@ -3,16 +3,8 @@
  * own API path, so these tools pick the request by `Type`) and BYOIP prefixes.
  */
 import { isIP } from 'node:net';
-import {
-  annotations,
-  defineTool,
-  LIMITS,
-  pageQuery,
-  regionSlug,
-  returns,
-  sendRequest,
-  uuid,
-} from '@cloudcall/core';
+import { annotations, defineTool, returns, sendRequest } from '@cloudcall/core';
+import { LIMITS, pageQuery, regionSlug, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { page } from './shapes.js';
 import type {

@@ -3,7 +3,8 @@
  * authority (the platform's `lets_encrypt` type). Private keys go to the platform only: they are
  * never echoed in results, errors or logs.
  */
-import { annotations, defineTool, LIMITS, pageQuery, returns, uuid } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, pageQuery, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { page } from './shapes.js';
 import type { Certificate, CertificateList } from './types.js';

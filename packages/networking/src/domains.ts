@@ -4,7 +4,8 @@
  * the tool splits them into the platform's fields.
  */
 import { isIP } from 'node:net';
-import { annotations, defineTool, LIMITS, numericId, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, numericId, pageQuery } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { page } from './shapes.js';
 import type { Domain, DomainList, DomainRecord, DomainRecordList } from './types.js';

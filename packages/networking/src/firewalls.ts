@@ -2,17 +2,8 @@
  * Cloud firewalls. `firewall-create` builds one inbound and one outbound rule from its flat
  * arguments; the add/remove tools change one set of a firewall each (a table, one row per tool).
  */
-import {
-  annotations,
-  commaList,
-  defineTool,
-  LIMITS,
-  pageQuery,
-  returns,
-  type ToolAnnotations,
-  tagName,
-  uuid,
-} from '@cloudcall/core';
+import { annotations, defineTool, returns, type ToolAnnotations } from '@cloudcall/core';
+import { commaList, LIMITS, pageQuery, tagName, uuid } from '@cloudcall/core/internal';
 import { FIREWALL_RULE_BASE_PROTOCOL } from '@cloudcall/platform';
 import { z } from 'zod';
 import {

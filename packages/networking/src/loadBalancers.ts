@@ -3,17 +3,8 @@
  * and GLOBAL (in front of regional balancers or VMs, with a CDN). The type decides which
  * arguments are required; those rules are checked before any request.
  */
-import {
-  annotations,
-  defineTool,
-  LIMITS,
-  pageQuery,
-  REGION_SLUG,
-  regionSlug,
-  returns,
-  tagName,
-  uuid,
-} from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, pageQuery, REGION_SLUG, regionSlug, tagName, uuid } from '@cloudcall/core/internal';
 import {
   GLB_SETTINGS_TARGET_PROTOCOL,
   LOAD_BALANCER_BASE_NETWORK,

@@ -4,7 +4,7 @@
  * the wire (the platform's snake_case fields).
  */
 import { isIP } from 'node:net';
-import { LIMITS, pageArgs, tagName, UUID_PATTERN, uuid } from '@cloudcall/core';
+import { LIMITS, pageArgs, tagName, UUID_PATTERN, uuid } from '@cloudcall/core/internal';
 import {
   FIREWALL_RULE_BASE_PROTOCOL,
   FORWARDING_RULE_ENTRY_PROTOCOL,

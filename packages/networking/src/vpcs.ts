@@ -1,5 +1,6 @@
 /** VPCs (private networks per region), their members, and peerings between two VPCs. */
-import { annotations, defineTool, LIMITS, pageQuery, regionSlug, returns, uuid } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, pageQuery, regionSlug, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { isIpv4Cidr, page } from './shapes.js';
 import type { Vpc, VpcList, VpcMemberList, VpcPeering, VpcPeeringList } from './types.js';

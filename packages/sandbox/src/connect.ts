@@ -1,7 +1,8 @@
 /**
  * A client wired to an in-process sandbox: what the apps' `--sandbox` flag uses.
  */
-import { ApiClient, type ClientOptions, sleep, type ToolClock } from '@cloudcall/core';
+import { ApiClient, type ClientOptions, type ToolClock } from '@cloudcall/core';
+import { sleep } from '@cloudcall/core/internal';
 import { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 import type { Store } from './store.js';
 import type { World } from './world.js';

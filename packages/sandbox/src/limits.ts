@@ -3,7 +3,7 @@
  * its handler runs: so an over-long value is refused with the platform's 422 naming the field, and
  * never reaches the world (a 20 MB key name once made every later write 27 times slower).
  */
-import { LIMITS, MAX_DEPTH } from '@cloudcall/core';
+import { LIMITS, MAX_DEPTH } from '@cloudcall/core/internal';
 import { unprocessable } from './http.js';
 
 /**

@@ -3,7 +3,7 @@
  * by default, so what an agent creates through the MCP server a person sees with the CLI, and
  * `:memory:` keeps one run apart. Also what `cloudcall sandbox reset` and `status` do to a file.
  */
-import { defaultSandboxStatePath } from '@cloudcall/core';
+import { defaultSandboxStatePath } from '@cloudcall/core/credentials';
 import { Store } from './store.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 

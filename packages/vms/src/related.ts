@@ -3,7 +3,8 @@
  * kernels it can boot, its backup policy, the VMs sharing its hardware, and the billable resources
  * tied to it (what deleting it leaves behind). All beyond the spec.
  */
-import { annotations, defineTool, type InputSchema, pageQuery, returns } from '@cloudcall/core';
+import { annotations, defineTool, type InputSchema, returns } from '@cloudcall/core';
+import { pageQuery } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { page, VmId } from './schemas.js';
 import type {

@@ -4,7 +4,8 @@
  * `*-vms-tag` tools act on every VM carrying one, and vm-create creates those it names. All
  * beyond the spec.
  */
-import { annotations, defineTool, pageQuery, returns, tagName, UUID_PATTERN } from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { pageQuery, tagName, UUID_PATTERN } from '@cloudcall/core/internal';
 import { TAGS_RESOURCE_RESOURCES_RESOURCE_TYPE } from '@cloudcall/platform';
 import { z } from 'zod';
 import { page } from './schemas.js';

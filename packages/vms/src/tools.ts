@@ -3,22 +3,18 @@
  * VM can run, and the same actions applied to every VM carrying a tag. The actions are two tables,
  * one row per tool; each row becomes a tool posting `{type, ...}` to the droplet actions endpoint.
  */
+import { annotations, defineTool, returns, type ToolAnnotations, type ToolDefinition } from '@cloudcall/core';
 import {
-  annotations,
-  defineTool,
   LIMITS,
   numericId,
   omitUndefined,
   pageQuery,
   regionSlug,
-  returns,
   slug,
-  type ToolAnnotations,
-  type ToolDefinition,
   tagName,
   text,
   uuid,
-} from '@cloudcall/core';
+} from '@cloudcall/core/internal';
 import { DROPLET_BACKUP_POLICY_PLAN, DROPLET_BACKUP_POLICY_WEEKDAY } from '@cloudcall/platform';
 import { z } from 'zod';
 import { vmRelatedTools } from './related.js';

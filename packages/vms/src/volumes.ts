@@ -11,18 +11,8 @@
  * see it, so a protection rule on the volume would not hold. Attaching, which loses nothing, is
  * offered by name too. The CLI takes a volume's name wherever a volume id is expected.
  */
-import {
-  annotations,
-  defineTool,
-  LIMITS,
-  numericId,
-  pageQuery,
-  regionSlug,
-  returns,
-  tagName,
-  text,
-  uuid,
-} from '@cloudcall/core';
+import { annotations, defineTool, returns } from '@cloudcall/core';
+import { LIMITS, numericId, pageQuery, regionSlug, tagName, text, uuid } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { page, VmId } from './schemas.js';
 import type {

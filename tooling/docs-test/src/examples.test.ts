@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { codeBlocks, newUserEnv, ROOT, read } from './markdown.js';
+import { codeBlocks, LIBRARIES, newUserEnv, ROOT, read } from './markdown.js';
 
 const run = promisify(execFile);
 const HERE = join(ROOT, 'tooling/docs-test');
@@ -20,17 +20,6 @@ const BINS: Record<string, string> = {
   cloudcall: join(ROOT, 'apps/cli/dist/bin.cjs'),
   'cloudcall-mcp': join(ROOT, 'apps/mcp-server/dist/main.js'),
 };
-const LIBRARIES = [
-  'core',
-  'account',
-  'databases',
-  'networking',
-  'vms',
-  'images',
-  'guard',
-  'catalog',
-  'sandbox',
-];
 
 async function runTypeScript(name: string, source: string) {
   const { outputText, diagnostics } = ts.transpileModule(source, {

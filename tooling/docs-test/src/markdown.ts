@@ -11,6 +11,21 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8');
 
+/** The published library packages (under packages/), each with a README example that runs. */
+export const LIBRARIES = [
+  'core',
+  'platform',
+  'account',
+  'databases',
+  'networking',
+  'vms',
+  'images',
+  'guard',
+  'wait',
+  'catalog',
+  'sandbox',
+] as const;
+
 /** The environment of a new user: a temporary HOME and sandbox state, no token, no colour. */
 export function newUserEnv(): Record<string, string> {
   const home = mkdtempSync(join(tmpdir(), 'cloudcall-new-user-'));

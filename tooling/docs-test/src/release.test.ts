@@ -18,23 +18,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, read } from './markdown.js';
+import { LIBRARIES, ROOT, read } from './markdown.js';
 
 const run = promisify(execFile);
-const PUBLIC = [
-  'core',
-  'platform',
-  'account',
-  'databases',
-  'networking',
-  'vms',
-  'images',
-  'guard',
-  'catalog',
-  'sandbox',
-]
-  .map((name) => `packages/${name}`)
-  .concat(['apps/cli', 'apps/mcp-server']);
+const PUBLIC = LIBRARIES.map((name) => `packages/${name}`).concat(['apps/cli', 'apps/mcp-server']);
 const ALL = ['apps', 'packages', 'tooling'].flatMap((dir) =>
   readdirSync(join(ROOT, dir))
     .map((name) => `${dir}/${name}`)

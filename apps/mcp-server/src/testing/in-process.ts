@@ -14,7 +14,8 @@
  * framing, HTTP) is tested through the built app: ./client.js (stdioClient) and ./process.js.
  */
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
-import { sleep, type ToolClock } from '@cloudcall/core';
+import type { ToolClock } from '@cloudcall/core';
+import { sleep } from '@cloudcall/core/internal';
 import { connectSandbox, type Sandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';

@@ -5,7 +5,7 @@
  * deletes the image (gone from `/v2/images` and the VM's `snapshot_ids` too). Volume snapshots
  * (`world.volumeSnapshots`, UUIDs) are listed and deleted here too, as on the platform.
  */
-import { UUID_PATTERN } from '@cloudcall/core';
+import { UUID_PATTERN } from '@cloudcall/core/internal';
 import { imageVisible, type StoredImage } from '../families/vms.js';
 import { badRequest, listBody, notFound, type Route, type SandboxRequest } from '../http.js';
 import type { World } from '../world.js';

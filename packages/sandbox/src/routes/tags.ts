@@ -5,7 +5,7 @@
  * on a resource (a VM, an image or a cluster created with tags) creates the tag, as the platform
  * does. Volumes and volume snapshots carry tags the same way.
  */
-import { LIMITS } from '@cloudcall/core';
+import { LIMITS } from '@cloudcall/core/internal';
 import { type StoredTag, TAGGABLE_TYPES, type TaggableType } from '../families/tags.js';
 import type { StoredImage } from '../families/vms.js';
 import { HttpError, listBody, notFound, type Route, type SandboxRequest, unprocessable } from '../http.js';

@@ -7,7 +7,7 @@
  * action's effect shows at once (the action itself completes later, as actions do).
  */
 import { randomUUID } from 'node:crypto';
-import { UUID_PATTERN } from '@cloudcall/core';
+import { UUID_PATTERN } from '@cloudcall/core/internal';
 import {
   MAX_VOLUME_GB,
   type StoredVolume,

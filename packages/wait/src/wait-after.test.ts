@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pendingWaits, waitTargets } from './wait.js';
+import { pendingWaits, waitTargets } from './index.js';
 
 describe('waitTargets', () => {
   it('reads the id of the answer the tool gives', () => {

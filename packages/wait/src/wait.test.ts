@@ -30,7 +30,11 @@ let sandbox: Sandbox;
 let seen: string[] = [];
 
 beforeAll(async () => {
+  // The sandbox's real clock stands still: only the waits' pauses move its time, so a VM boots
+  // after the same polls however slow the machine is.
+  const started = Date.now();
   connection = await connectSandbox({
+    now: () => started,
     onRequest: ({ method, target, status }) => seen.push(`${method} ${target} ${status}`),
   });
   sandbox = connection.sandbox;

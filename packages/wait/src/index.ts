@@ -1,9 +1,11 @@
 /**
- * `wait`: polls an action until it completes, or a VM, database cluster or replica, load balancer,
- * certificate, custom image, VPC peering or BYOIP prefix until it is ready, so an agent makes one
- * call instead of a dozen reads. It lives in
- * the account family because the family owns actions; the other kinds are read with their own
- * GET, mapped here like any tool's request.
+ * @cloudcall/wait: waiting, the layer both apps share. `wait` polls an action until it completes,
+ * or a VM, database cluster or replica, load balancer, certificate, custom image, VPC peering or
+ * BYOIP prefix until it is ready, so an agent makes one call instead of a dozen reads; each kind is
+ * read with its own GET, mapped here like any tool's request. `waitAfter` and `pendingWaits` wait
+ * for (or name the waits for) what a tool call started, as the tool's `wait` field says: the CLI's
+ * `--wait` and the note after an MCP tool result that says which `wait` call comes next. It depends on core alone, never on a family;
+ * the `wait` tool is listed in the account family (which owns actions), as it always was.
  */
 import {
   ApiError,
@@ -11,20 +13,18 @@ import {
   CancelledError,
   defineTool,
   type RequestMapping,
-  rateLimitSpacing,
   sendRequest,
-  sleep,
   TimeoutError,
   type ToolClock,
   type ToolContext,
   type ToolProgress,
   type ToolWait,
   type WaitKind as ToolWaitKind,
-  UUID_PATTERN,
   WaitFailedError,
   type WaitTarget,
   WaitTimeoutError,
 } from '@cloudcall/core';
+import { rateLimitSpacing, sleep, UUID_PATTERN } from '@cloudcall/core/internal';
 import { z } from 'zod';
 
 interface WaitKind {
