@@ -8,7 +8,11 @@ import { HIDDEN, SECRET_FIELDS, URI_FIELDS } from '@cloudcall/core';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
 import { secretsIn } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call } from './testing/client.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 let connection: SandboxConnection;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 /**
  * Streamable HTTP sessions are bounded: a cap on open sessions (503 past it) and an idle timeout
- * after which a session is closed and its id is unknown (404). Real server process, real SDK client.
+ * after which a session is closed and its id is unknown (404). The server as main.ts starts it, in
+ * this process (a process of its own where its heap limit matters), real SDK client over HTTP.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -9,16 +10,20 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
+import { killAll, startHttp } from './testing/main.js';
 import {
   httpRequest,
   INITIALIZE,
-  killAll,
+  killAll as killProcesses,
   openSession,
-  startHttp,
+  startHttp as startProcess,
   waitForOutput,
 } from './testing/process.js';
 
-afterEach(killAll);
+afterEach(async () => {
+  killProcesses();
+  await killAll();
+});
 
 async function connect(url: string, sessionId?: string): Promise<Client> {
   const client = new Client({ name: 'sessions-test', version: '1.0.0' });
@@ -136,7 +141,8 @@ describe('Streamable HTTP sessions', () => {
   });
 
   it('with default settings and the 96 MB heap of the report, 400 abandoned sessions leave it up: past 100, 503', async () => {
-    const { url, child } = await startHttp(
+    // A process of its own: the heap limit is the process's.
+    const { url, child } = await startProcess(
       ['--transport', 'http', '--port', '0', '--sandbox', '--quiet'],
       {},
       ['--max-old-space-size=96'],

@@ -12,7 +12,11 @@ import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, okCall, stdioClient } from './testing/client.js';
+import { call, hintsOf, okCall } from './testing/client.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 const UBUNTU = 161928327;
 const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-volumes-')), 'sandbox.json');
