@@ -10,6 +10,7 @@ export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } 
 export { staleness } from './generated.js';
 export { PATH_HOSTILE } from './hostile.js';
 export { type FoundSecret, secretsIn } from './secrets.js';
+export { afterEveryTest, everyTestPassed, type SuiteTasks } from './suite.js';
 export { freePort };
 
 export interface RedisServer {
