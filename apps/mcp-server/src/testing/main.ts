@@ -19,7 +19,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StartExit, startServer } from '../start.js';
 import { MAIN, serverEnv } from './client.js';
-import type { RawStdio } from './process.js';
+import { type RawStdio, rawLines } from './process.js';
 
 /** A server started in this process, with what it wrote and how it ended. */
 interface Started {
@@ -191,45 +191,5 @@ export async function stdioClient(
 /** The server on stdio, spoken to in raw lines (as ./process.js's rawStdio). */
 export function rawStdio(args: string[], env: Record<string, string> = {}): RawStdio {
   const server = start(args, env);
-  let buffered = '';
-  const lines: string[] = [];
-  const waiting: ((line: string) => void)[] = [];
-  server.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    for (let at = buffered.indexOf('\n'); at !== -1; at = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
-  const write = (text: string | Buffer) =>
-    new Promise<void>((resolve, reject) =>
-      server.stdin.write(text, (error) => (error ? reject(error) : resolve())),
-    );
-  const within = <T>(promise: Promise<T>, what: string) => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}; stderr: ${server.stderr()}`)), 10_000);
-    });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-  };
-  return {
-    write,
-    send: (message) => write(`${JSON.stringify(message)}\n`),
-    next: () => {
-      const ready = lines.shift();
-      const line =
-        ready !== undefined
-          ? Promise.resolve(ready)
-          : within(new Promise<string>((resolve) => waiting.push(resolve)), 'no answer on stdout');
-      return line.then((text) => JSON.parse(text) as Record<string, unknown>);
-    },
-    end: () => {
-      server.stdin.end();
-      return within(server.exit, 'still running 10 s after stdin closed');
-    },
-    stderr: server.stderr,
-  };
+  return rawLines({ stdin: server.stdin, stdout: server.stdout, stderr: server.stderr, exited: server.exit });
 }
