@@ -28,7 +28,7 @@ async function ok(...args: string[]): Promise<Json> {
 
 /** Runs a command that must fail with a message matching `message`, leaving the state file as it was. */
 async function failsWithoutChange(message: RegExp, ...args: string[]): Promise<void> {
-  const before = readFileSync(cli.statePath, 'utf8');
+  const before = await cli.stateText();
   const result = await sandbox(...args);
   expect(result.code, `${args.join(' ')} should fail; stdout: ${result.stdout}`).not.toBe(0);
   expect(result.stderr).toMatch(message);

@@ -113,8 +113,7 @@ describe('a VM lifecycle through the CLI', () => {
   });
 
   it('bad input exits 2 naming the argument; a refused create exits 3 naming the problem; state unchanged', async () => {
-    await ok('vm-list');
-    const before = readFileSync(cli.statePath, 'utf8');
+    const before = await cli.stateText();
     const missing = await sandbox('vm-create', '--Name', 'x', '--Size', 's-1vcpu-1gb', '--Region', 'nyc3');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--image-id: is required/);
