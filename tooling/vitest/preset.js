@@ -12,12 +12,6 @@ const floors = JSON.parse(readFileSync(new URL('./coverage-floors.json', import.
 /** A seed given by TEST_SEED replays an order; otherwise each CI run draws its own (printed by vitest). */
 const seed = process.env.TEST_SEED ? Number(process.env.TEST_SEED) : undefined;
 const shuffle = Boolean(process.env.CI) || seed !== undefined;
-/**
- * Packages whose test files are scenarios: each file's tests build on one another in a stateful
- * sandbox (create, then act, then "called every tool"), as a user's session would. Their files are
- * shuffled, the tests inside a file are not; every other package shuffles both.
- */
-const SCENARIO_FILES = new Set(['@cloudcall/mcp-server', '@cloudcall/cli']);
 
 export default defineConfig({
   test: {
@@ -28,7 +22,7 @@ export default defineConfig({
     // Integration suites spawn processes and servers; two cores is all CI has.
     maxWorkers: 2,
     sequence: {
-      shuffle: shuffle && { files: true, tests: !SCENARIO_FILES.has(name) },
+      shuffle: shuffle && { files: true, tests: true },
       ...(seed === undefined ? {} : { seed }),
     },
     coverage: {

@@ -6,14 +6,15 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configPath } from './config.js';
 import { EXIT } from './program.js';
 import { cliRunner, onTerminal } from './testing/run.js';
 
-const cli = cliRunner();
-const XDG = `${cli.home}/config`;
-const config = configPath({ XDG_CONFIG_HOME: XDG });
+/** Each test's own config directory: a test sees only what it saved. */
+let cli: ReturnType<typeof cliRunner>;
+let XDG: string;
+let config: string;
 const TYPED = 'dop_v1_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc3333';
 const PROMPT = 'API token (input hidden):';
 let sandbox: Sandbox;
@@ -24,6 +25,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox.close();
+});
+beforeEach(() => {
+  cli = cliRunner();
+  XDG = `${cli.home}/config`;
+  config = configPath({ XDG_CONFIG_HOME: XDG });
+  // The requests of this test only.
+  seen.length = 0;
 });
 
 /** The CLI on a pseudo-terminal; `keys` are typed once the token prompt has appeared. */

@@ -89,7 +89,7 @@ describe('flags', () => {
   });
 
   it('a near-miss flag exits 2 with "did you mean", before any request', async () => {
-    const before = readFileSync(cli.statePath, 'utf8');
+    const before = await cli.stateText();
     const typo = await sandbox('key-create', '--nmae', 'x', '--public-key', 'k');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(

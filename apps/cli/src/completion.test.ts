@@ -36,14 +36,21 @@ function syntaxCheck(shell: string, text: string) {
   return spawnSync(shell, ['-n', file], { encoding: 'utf8' });
 }
 
+/** The bash script `cloudcall completion bash` prints, in a file (written once per file). */
+let bashScript: string | undefined;
+
 /** What bash offers for the command line `words` (the last word is being completed). */
-function bashComplete(words: string[]): string[] {
+async function bashComplete(words: string[]): Promise<string[]> {
+  if (!bashScript) {
+    bashScript = join(cli.home, 'cloudcall.bash');
+    writeFileSync(bashScript, await script('bash'));
+  }
   const quoted = words.map((word) => `'${word}'`).join(' ');
   const result = spawnSync(
     'bash',
     [
       '-c',
-      `source <(cloudcall completion bash) && COMP_WORDS=(cloudcall ${quoted}) && COMP_CWORD=${words.length} && { _cloudcall_complete; printf '%s\\n' "\${COMPREPLY[@]}"; }`,
+      `source '${bashScript}' && COMP_WORDS=(cloudcall ${quoted}) && COMP_CWORD=${words.length} && { _cloudcall_complete; printf '%s\\n' "\${COMPREPLY[@]}"; }`,
     ],
     { encoding: 'utf8', env: { PATH, HOME: cli.home } },
   );
@@ -84,31 +91,31 @@ describe('completion scripts', () => {
   });
 });
 
-describe('bash completes from the definitions', () => {
-  it('tools and resources, then verbs', () => {
-    expect(bashComplete(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
-    expect(bashComplete(['vm-get-'])).toEqual(['vm-get-backup-policy']);
-    expect(bashComplete(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
-    expect(bashComplete(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
+describe('bash completes from the definitions', async () => {
+  it('tools and resources, then verbs', async () => {
+    expect(await bashComplete(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(await bashComplete(['vm-get-'])).toEqual(['vm-get-backup-policy']);
+    expect(await bashComplete(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
+    expect(await bashComplete(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
   });
 
-  it('kebab flags of the tool, then enum values', () => {
-    expect(bashComplete(['vm-create', '--image'])).toEqual(['--image-id']);
-    expect(bashComplete(['load-balancer-add-vms', '--'])).toEqual(
+  it('kebab flags of the tool, then enum values', async () => {
+    expect(await bashComplete(['vm-create', '--image'])).toEqual(['--image-id']);
+    expect(await bashComplete(['load-balancer-add-vms', '--'])).toEqual(
       expect.arrayContaining(['--load-balancer-id', '--vm-ids', '--output']),
     );
-    expect(bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
-    expect(bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
-    expect(bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv', 'text']);
-    expect(bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    expect(await bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
+    expect(await bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
+    expect(await bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv', 'text']);
+    expect(await bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 
-  it("the options a tool's command adds: --wait and --timeout, --all", () => {
-    expect(bashComplete(['vm-create', '--wa'])).toEqual(['--wait']);
-    expect(bashComplete(['vm', 'power-off', '--ti'])).toEqual(['--timeout']);
-    expect(bashComplete(['vm-list', '--al'])).toEqual(['--all']);
+  it("the options a tool's command adds: --wait and --timeout, --all", async () => {
+    expect(await bashComplete(['vm-create', '--wa'])).toEqual(['--wait']);
+    expect(await bashComplete(['vm', 'power-off', '--ti'])).toEqual(['--timeout']);
+    expect(await bashComplete(['vm-list', '--al'])).toEqual(['--all']);
     // Only where the command has them, and no candidates for --timeout's own value.
-    expect(bashComplete(['vm-get', '--wa'])).toEqual([]);
-    expect(bashComplete(['vm-create', '--timeout', ''])).toEqual([]);
+    expect(await bashComplete(['vm-get', '--wa'])).toEqual([]);
+    expect(await bashComplete(['vm-create', '--timeout', ''])).toEqual([]);
   });
 });

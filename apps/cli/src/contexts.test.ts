@@ -3,15 +3,22 @@
  * (which accepts any token): `auth init` checks and saves a token (mode 0600), `auth list` masks
  * it, `switch` and `remove` change the file, and tool commands use the context.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configPath, resolveToken, writeConfig } from './config.js';
 import { EXIT } from './program.js';
 import { cliRunner } from './testing/run.js';
 
-const cli = cliRunner();
-const config = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
+/** Each test's own config directory: a test sees only the contexts it saved. */
+let cli: ReturnType<typeof cliRunner>;
+let config: string;
+beforeEach(() => {
+  cli = cliRunner();
+  config = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
+});
 const WORK = 'dop_v1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1111';
 const HOME_TOKEN = 'dop_v1_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2222';
 let sandbox: Sandbox;
@@ -23,6 +30,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
 });
+
+/** `auth init` of a context on the sandbox, expecting success. */
+async function saved(name: string, token: string): Promise<void> {
+  const init = await cli.run(['auth', 'init', '--context', name, '--api-url', sandbox.url], {}, `${token}\n`);
+  expect(init.code, init.stderr).toBe(EXIT.ok);
+}
 
 describe('contexts', () => {
   it('auth init reads the token from stdin, checks it, and saves it with mode 0600', async () => {
@@ -44,6 +57,7 @@ describe('contexts', () => {
   });
 
   it('auth init refuses a token the API refuses, and saves nothing', async () => {
+    await saved('work', WORK);
     const refusing = await startSandbox();
     await refusing.injectFault({ method: 'GET', path: '/v2/account', status: 401 });
     try {
@@ -53,13 +67,17 @@ describe('contexts', () => {
         'nope-token\n',
       );
       expect(init.code).toBe(EXIT.api);
-      expect(JSON.parse(readFileSync(config, 'utf8')).contexts.bad).toBeUndefined();
+      expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({
+        current: 'work',
+        contexts: { work: { token: WORK, apiUrl: sandbox.url } },
+      });
     } finally {
       await refusing.close();
     }
   });
 
   it('tool commands use the current context, and --context picks another', async () => {
+    await saved('work', WORK);
     const init = await cli.run(
       ['auth', 'init', '--context', 'home', '--api-url', sandbox.url],
       {},
@@ -78,6 +96,8 @@ describe('contexts', () => {
   });
 
   it('auth list masks every token; switch and remove change the file', async () => {
+    await saved('work', WORK);
+    await saved('home', HOME_TOKEN);
     const list = await cli.run(['auth', 'list']);
     expect(list.code, list.stderr).toBe(EXIT.ok);
     expect(list.json).toEqual({
@@ -107,7 +127,7 @@ describe('contexts', () => {
 });
 
 describe('token precedence: --token, then --context, then the environment, then the current context', () => {
-  const dir = `${cli.home}/precedence`;
+  const dir = join(mkdtempSync(join(tmpdir(), 'cloudcall-cli-')), 'precedence');
   const env = { XDG_CONFIG_HOME: dir };
   beforeAll(() => {
     writeConfig(configPath(env), {

@@ -3,7 +3,7 @@
  * create, several ids on delete, rule strings with every kind of target, a reserved IP's family
  * from its address, a record's TTL, one spelling of a database user everywhere.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from './program.js';
 import { inlineRunner } from './testing/inline.js';
 import { VM_FLAGS } from './testing/run.js';
@@ -11,8 +11,12 @@ import { VM_FLAGS } from './testing/run.js';
 // biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
 type Json = any;
 
-const cli = inlineRunner();
-afterAll(() => cli.close());
+/** Each test's own config directory, and so its own sandbox state. */
+let cli: ReturnType<typeof inlineRunner>;
+beforeEach(() => {
+  cli = inlineRunner();
+});
+afterEach(() => cli.close());
 
 async function ok(...args: string[]): Promise<Json> {
   const run = await cli.sandbox(...args);

@@ -8,13 +8,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Sandbox, startSandbox, type World } from '@cloudcall/sandbox';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
 
 const UBUNTU = '161928327';
 const REGION = 'sfo3';
 
-const cli = cliRunner();
+/** Each test's own config directory, and so its own sandbox state. */
+let cli: ReturnType<typeof cliRunner>;
 const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
 
 // biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
@@ -28,7 +29,7 @@ async function ok(...args: string[]): Promise<Json> {
 
 /** Runs a command that must fail with a message matching `message`, leaving the state file as it was. */
 async function failsWithoutChange(message: RegExp, ...args: string[]): Promise<void> {
-  const before = readFileSync(cli.statePath, 'utf8');
+  const before = await cli.stateText();
   const result = await sandbox(...args);
   expect(result.code, `${args.join(' ')} should fail; stdout: ${result.stdout}`).not.toBe(0);
   expect(result.stderr).toMatch(message);
@@ -48,8 +49,12 @@ async function helperRead<T>(fn: (world: World) => T): Promise<T> {
   return helper.store.read(fn);
 }
 
-afterAll(async () => {
+beforeEach(() => {
+  cli = cliRunner();
+});
+afterEach(async () => {
   await helper?.close();
+  helper = undefined;
 });
 
 describe('a networking scenario through the CLI', () => {

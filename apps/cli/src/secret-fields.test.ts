@@ -7,7 +7,7 @@
 import { HIDDEN } from '@cloudcall/core';
 import { SECRET_FIELDS, URI_FIELDS } from '@cloudcall/core/internal';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
-import { secretsIn } from '@cloudcall/testing';
+import { leaked, SECRET_SCENARIO, truthOf } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
 
@@ -18,22 +18,18 @@ beforeAll(async () => {
 });
 afterAll(() => connection.close());
 
-const PRIVATE_KEY =
-  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC-cli-canary\n-----END PRIVATE KEY-----\n';
-const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+const PRIVATE_KEY = SECRET_SCENARIO.privateKey('cli-canary');
+const CERT = SECRET_SCENARIO.certificate;
+const { cluster, user } = SECRET_SCENARIO;
 
 describe('secret fields from the API description', () => {
   it('are hidden in every output that holds one, the Kafka access key included', async () => {
     const env = { DIGITALOCEAN_API_TOKEN: SANDBOX_TOKEN };
     const at = ['--api-url', connection.sandbox.url];
     const kafka = await cli.run(
-      [...at, 'db-cluster-create', '--name', 'kafka-cli', '--engine', 'kafka', '--version', '3.8'].concat([
-        '--region',
-        'nyc3',
-        '--size',
-        'db-s-1vcpu-1gb',
-        '--num_nodes',
-        '3',
+      [...at, 'db-cluster-create', '--name', 'kafka-cli', '--engine', cluster.engine].concat([
+        ...['--version', cluster.version, '--region', cluster.region, '--size', cluster.size],
+        ...['--num_nodes', String(cluster.num_nodes)],
       ]),
       env,
     );
@@ -41,12 +37,9 @@ describe('secret fields from the API description', () => {
     const id = (kafka.json as { database: { id: string } }).database.id;
     const runs = [
       kafka,
-      await cli.run([...at, 'db-cluster-create-user', '--id', id, '--name', 'producer'], env),
-      await cli.run([...at, 'db-cluster-get-user', '--id', id, '--user', 'producer'], env),
-      await cli.run(
-        [...at, 'db-cluster-get-user', '--id', id, '--user', 'producer', '--output', 'table'],
-        env,
-      ),
+      await cli.run([...at, 'db-cluster-create-user', '--id', id, '--name', user], env),
+      await cli.run([...at, 'db-cluster-get-user', '--id', id, '--user', user], env),
+      await cli.run([...at, 'db-cluster-get-user', '--id', id, '--user', user, '--output', 'table'], env),
       await cli.run([...at, 'db-cluster-get', '--id', id], env),
       await cli.run(
         [...at, 'custom-certificate-create', '--dry-run', '--Name', 'c', '--PrivateKey', PRIVATE_KEY].concat([
@@ -61,16 +54,12 @@ describe('secret fields from the API description', () => {
       ),
     ];
     for (const run of runs) expect(run.code, `${run.stderr}${run.stdout}`).toBe(0);
-    const truth = await Promise.all([
-      connection.client.request({ method: 'GET', path: `/v2/databases/${id}` }),
-      connection.client.request({ method: 'GET', path: `/v2/databases/${id}/users/producer` }),
-    ]);
-    const secrets = secretsIn(truth, SECRET_FIELDS, URI_FIELDS);
+    const secrets = await truthOf(connection.client, id, SECRET_FIELDS, URI_FIELDS);
     expect(new Set(secrets.map((secret) => secret.field))).toEqual(
       new Set(['password', 'access_key', 'uri']),
     );
     const text = runs.map((run) => run.stdout + run.stderr).join('\n');
-    for (const secret of secrets) expect(text, `${secret.field} shows`).not.toContain(secret.value);
+    expect(leaked(text, secrets)).toEqual([]);
     expect(text).not.toContain('cli-canary');
     expect((runs[2]?.json as { user?: Record<string, string> } | undefined)?.user).toMatchObject({
       password: HIDDEN,

@@ -5,12 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliRunner, VM_FLAGS } from './testing/run.js';
 
 const UBUNTU = '161928327';
 
-const cli = cliRunner();
+/** Each test's own config directory, and so its own sandbox state. */
+let cli: ReturnType<typeof cliRunner>;
 const sandbox = (...args: string[]) => cli.run(['--sandbox', ...args]);
 
 // biome-ignore lint/suspicious/noExplicitAny: command output is checked field by field.
@@ -30,8 +31,12 @@ async function shared(): Promise<Sandbox> {
 }
 const advance = async (ms: number) => (await shared()).advanceClock(ms);
 
-afterAll(async () => {
+beforeEach(() => {
+  cli = cliRunner();
+});
+afterEach(async () => {
   await helper?.close();
+  helper = undefined;
 });
 
 describe('a VM lifecycle through the CLI', () => {
@@ -108,7 +113,7 @@ describe('a VM lifecycle through the CLI', () => {
   });
 
   it('bad input exits 2 naming the argument; a refused create exits 3 naming the problem; state unchanged', async () => {
-    const before = readFileSync(cli.statePath, 'utf8');
+    const before = await cli.stateText();
     const missing = await sandbox('vm-create', '--Name', 'x', '--Size', 's-1vcpu-1gb', '--Region', 'nyc3');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--image-id: is required/);

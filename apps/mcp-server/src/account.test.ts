@@ -9,9 +9,13 @@ import { join } from 'node:path';
 import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, refusedCall, stdioClient } from './testing/client.js';
+import { call, hintsOf, refusedCall } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
+import { killAll, stdioClient } from './testing/main.js';
 import { waitForOutput } from './testing/process.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 let client: Client;
 let close: () => Promise<void>;

@@ -6,8 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
-import { stdioClient } from './testing/client.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 const BUDGET = 50_000;
 const DYNAMIC_BUDGET = 4_096;

@@ -6,14 +6,14 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, createKey, keyExists, stdioClient } from './testing/client.js';
-import { killAll, startHttp } from './testing/process.js';
+import { call, createKey, keyExists } from './testing/client.js';
+import { killAll, startHttp, stdioClient } from './testing/main.js';
 
 let closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(closers.map((close) => close()));
   closers = [];
-  killAll();
+  await killAll();
 });
 
 type Transport = 'stdio' | 'http';

@@ -2,9 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { freePort, startRedisServer } from '@cloudcall/testing';
+import { afterEveryTest, freePort, startRedisServer } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LISTING } from './listing.generated.js';
 import { call as callTool } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
 
@@ -12,7 +13,8 @@ let client: Client;
 let close: () => Promise<void>;
 let clock: Sandbox;
 let redis: { port: number; stop: () => Promise<void> };
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-db-mcp-')), 'sandbox.json');
+/** Each test's own sandbox state, with the six clusters made before it: a test sees only those and what it made. */
+let statePath = '';
 const called = new Set<string>();
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked field by field.
@@ -46,7 +48,8 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 
 const ids: Record<string, string> = {};
 
-beforeAll(async () => {
+beforeEach(async () => {
+  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-db-mcp-')), 'sandbox.json');
   ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'databases' }));
   clock = await startSandbox({ statePath });
   ids.valkey = await createCluster('valkey', '8', { tags: 'cache, prod' });
@@ -62,9 +65,11 @@ beforeAll(async () => {
   await clock.advanceClock(3_000);
 }, 30_000);
 
-afterAll(async () => {
+afterEach(async () => {
   await close?.();
   await clock?.close();
+});
+afterAll(async () => {
   await redis?.stop();
 });
 
@@ -393,9 +398,13 @@ describe('the databases family over MCP stdio', () => {
     expect(wrong.text).toMatch(/Read-only replication is not supported for Valkey/);
   });
 
-  it('called every one of the 56 tools', async () => {
-    const { tools } = await client.listTools();
-    const all = tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
-    expect(all.filter((n) => !called.has(n))).toEqual([]);
-  });
+  // Called every one of the 56 tools: checked once all the tests above ran, in any order.
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest hands the suite second, after fixtures read from a pattern.
+  afterAll(({}, suite) =>
+    afterEveryTest(suite, () => {
+      const all = LISTING.tools.map((t) => t.name).filter((n) => n.startsWith('db-cluster-'));
+      expect(all).toHaveLength(56);
+      expect(all.filter((n) => !called.has(n))).toEqual([]);
+    }),
+  );
 });

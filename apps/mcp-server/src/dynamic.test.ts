@@ -5,9 +5,13 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
-import { call, refusedCall, stdioClient } from './testing/client.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, refusedCall } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 /** Resolves on the next tools/list_changed notification. */
 function nextListChanged(client: Client): Promise<void> {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
 import { envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { flagsPage } from './flags-doc.js';
-import { exitOf, killAll } from './testing/process.js';
+import { exitOf, killAll } from './testing/main.js';
 
 afterEach(killAll);
 

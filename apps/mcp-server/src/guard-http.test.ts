@@ -10,13 +10,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, createKey, keyExists } from './testing/client.js';
-import { killAll, startHttp } from './testing/process.js';
+import { killAll, startHttp } from './testing/main.js';
 
 let clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
-  killAll();
+  await killAll();
 });
 
 /**

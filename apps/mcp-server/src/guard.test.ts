@@ -10,10 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { call } from './testing/client.js';
 import { type InProcessOptions, inProcessServer } from './testing/in-process.js';
-import { exitOf } from './testing/process.js';
+import { exitOf, killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 const UBUNTU = 161928327;
 const dir = mkdtempSync(join(tmpdir(), 'cloudcall-mcp-guard-'));

@@ -1,6 +1,7 @@
 /**
- * The server over Streamable HTTP on loopback, started as the README starts it, with a real MCP
- * client; and the start-up refusals a user meets.
+ * The server over Streamable HTTP on loopback, started as the README starts it (the built server
+ * once, then as main.ts starts it in this process), with a real MCP client; and the start-up
+ * refusals a user meets.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,21 +12,25 @@ import { sshPublicKey } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call } from './testing/client.js';
+import { exitOf, killAll, startHttp as start, stdioClient } from './testing/main.js';
 import {
-  exitOf,
   httpRequest,
   INITIALIZE,
-  killAll,
+  killAll as killProcesses,
   openSession,
-  startHttp as start,
+  startHttp as startProcess,
 } from './testing/process.js';
 
-afterEach(killAll);
+afterEach(async () => {
+  killProcesses();
+  await killAll();
+});
 
 describe('Streamable HTTP', () => {
   it('serves tools on 127.0.0.1 and prints how to connect the usual hosts', async () => {
-    const { url, output } = await start(['--transport', 'http', '--port', '0', '--sandbox']);
+    // The built server as a person starts it: the process-level smoke test of HTTP start-up.
+    const { url, output } = await startProcess(['--transport', 'http', '--port', '0', '--sandbox']);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(output()).toMatch(/claude mcp add --transport http cloudcall http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(output()).toMatch(/Cursor/);

@@ -32,6 +32,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Writable } from 'node:stream';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -116,7 +117,7 @@ export interface HttpService {
   onCall: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
 }
 
-export function createHttpService(options: { quiet: boolean }): HttpService {
+export function createHttpService(options: { quiet: boolean; stream?: Writable }): HttpService {
   const logger = createLogger(options);
   const metrics = createMetrics();
   return {

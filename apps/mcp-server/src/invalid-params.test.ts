@@ -4,7 +4,8 @@
  * raw JSON-RPC, and the server keeps serving.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpRequest, initializeRaw, killAll, openSession, rawStdio, startHttp } from './testing/process.js';
+import { killAll, rawStdio, startHttp } from './testing/main.js';
+import { httpRequest, initializeRaw, openSession } from './testing/process.js';
 
 afterEach(killAll);
 

@@ -4,6 +4,7 @@
  * $request_id) or is made here, and is sent back in the answer's X-Request-Id.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Writable } from 'node:stream';
 import { pino } from 'pino';
 
 export interface RequestContext {
@@ -16,7 +17,8 @@ export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export type Logger = pino.Logger;
 
-export function createLogger(options: { quiet: boolean }): Logger {
+/** The log on `stream` (a test's, in process), or on this process's stderr (fd 2). */
+export function createLogger(options: { quiet: boolean; stream?: Writable }): Logger {
   return pino(
     {
       base: { service: 'cloudcall-mcp' },
@@ -37,6 +39,8 @@ export function createLogger(options: { quiet: boolean }): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     // Synchronous: the last lines before an exit are not lost.
-    pino.destination({ fd: 2, sync: true }),
+    options.stream && options.stream !== process.stderr
+      ? options.stream
+      : pino.destination({ fd: 2, sync: true }),
   );
 }

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectFamilies } from '@cloudcall/catalog';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterEveryTest } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, hintsOf } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
 
@@ -26,7 +27,8 @@ const cert = JSON.parse(
   ),
 ) as { privateKey: string; leafCertificate: string; certificateChain: string; dnsNames: string[] };
 
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-networking-')), 'sandbox.json');
+/** Each test's own sandbox state: a test sees only what it made, whatever ran before it. */
+let statePath = '';
 let client: Client;
 let close: () => Promise<void>;
 let stderr: () => string;
@@ -64,7 +66,8 @@ async function createVm(name: string, region = 'nyc3'): Promise<number> {
   return droplet.id;
 }
 
-beforeAll(async () => {
+beforeEach(async () => {
+  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-networking-')), 'sandbox.json');
   helper = await startSandbox({ statePath });
   ({
     client,
@@ -75,7 +78,7 @@ beforeAll(async () => {
     families: 'account,vms,networking',
   }));
 });
-afterAll(async () => {
+afterEach(async () => {
   await close();
   await helper.close();
 });
@@ -450,7 +453,9 @@ describe('the networking family over MCP stdio', () => {
     await fails('byoip-prefix-create', { Prefix: 'nope', Signature: 'sig', Region: 'nyc3' }, /Prefix/);
   });
 
-  it('called every networking tool', () => {
-    expect([...NETWORKING].filter((name) => !called.has(name))).toEqual([]);
-  });
+  // Called every networking tool: checked once all the tests above ran, in any order.
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest hands the suite second, after fixtures read from a pattern.
+  afterAll(({}, suite) =>
+    afterEveryTest(suite, () => expect([...NETWORKING].filter((name) => !called.has(name))).toEqual([])),
+  );
 });

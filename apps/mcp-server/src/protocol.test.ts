@@ -1,5 +1,5 @@
 /**
- * MCP to the letter, through the built server as a process: cancellation under --stateless
+ * MCP to the letter, through the server as main.ts starts it (in this process): cancellation under --stateless
  * (the official SDK client's own cancel, and raw requests from two callers), resumable streams
  * for stateful HTTP (the SDK client resuming a stream whose connection dropped), and batches by
  * protocol version over stdio and HTTP. The sandbox runs on a state file; a second sandbox on the
@@ -16,7 +16,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxVm } from './testing/client.js';
-import { httpRequest, killAll, rawStdio, startHttp } from './testing/process.js';
+import { killAll, rawStdio, startHttp } from './testing/main.js';
+import { httpRequest } from './testing/process.js';
 import { httpClient } from './testing/service.js';
 
 const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-protocol-')), 'sandbox.json');
@@ -26,7 +27,7 @@ beforeAll(async () => {
   helper = await startSandbox({ statePath });
 });
 afterAll(async () => {
-  killAll();
+  await killAll();
   await helper.close();
 });
 

@@ -7,9 +7,13 @@
 import { HIDDEN } from '@cloudcall/core';
 import { SECRET_FIELDS, URI_FIELDS } from '@cloudcall/core/internal';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
-import { secretsIn } from '@cloudcall/testing';
+import { leaked, SECRET_SCENARIO, truthOf } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call } from './testing/client.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 let connection: SandboxConnection;
 beforeAll(async () => {
@@ -17,9 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => connection.close());
 
-const PRIVATE_KEY =
-  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC-mcp-canary\n-----END PRIVATE KEY-----\n';
-const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+const PRIVATE_KEY = SECRET_SCENARIO.privateKey('mcp-canary');
+const CERT = SECRET_SCENARIO.certificate;
+const { user } = SECRET_SCENARIO;
 
 describe('secret fields from the API description', () => {
   it('are hidden in every result and plan that holds one, the Kafka access key included', async () => {
@@ -33,15 +37,11 @@ describe('secret fields from the API description', () => {
     try {
       const kafka = await call(client, 'db-cluster-create', {
         name: 'kafka-secrets',
-        engine: 'kafka',
-        version: '3.8',
-        region: 'nyc3',
-        size: 'db-s-1vcpu-1gb',
-        num_nodes: 3,
+        ...SECRET_SCENARIO.cluster,
       });
       const id = (kafka.json as { database: { id: string } }).database.id;
-      const created = await call(client, 'db-cluster-create-user', { id, name: 'producer' });
-      const got = await call(client, 'db-cluster-get-user', { id, user: 'producer' });
+      const created = await call(client, 'db-cluster-create-user', { id, name: user });
+      const got = await call(client, 'db-cluster-get-user', { id, user });
       const cluster = await call(client, 'db-cluster-get', { id });
       const plan = await call(client, 'plan', {
         Tool: 'custom-certificate-create',
@@ -52,20 +52,16 @@ describe('secret fields from the API description', () => {
         shown.push(result.text, JSON.stringify(result.structured));
       }
       // What the platform holds, read past the server.
-      const truth = await Promise.all([
-        connection.client.request({ method: 'GET', path: `/v2/databases/${id}` }),
-        connection.client.request({ method: 'GET', path: `/v2/databases/${id}/users/producer` }),
-      ]);
-      const secrets = secretsIn(truth, SECRET_FIELDS, URI_FIELDS);
+      const secrets = await truthOf(connection.client, id, SECRET_FIELDS, URI_FIELDS);
       expect(new Set(secrets.map((secret) => secret.field))).toEqual(
         new Set(['password', 'access_key', 'uri']),
       );
       const text = shown.join('\n');
-      for (const secret of secrets) expect(text, `${secret.field} shows`).not.toContain(secret.value);
+      expect(leaked(text, secrets)).toEqual([]);
       expect(text).not.toContain('mcp-canary');
-      const user = (got.json as { user: Record<string, string> }).user;
-      expect(user).toMatchObject({ password: HIDDEN, access_key: HIDDEN });
-      expect(user.access_cert).toMatch(/^-----BEGIN CERTIFICATE-----/);
+      const shownUser = (got.json as { user: Record<string, string> }).user;
+      expect(shownUser).toMatchObject({ password: HIDDEN, access_key: HIDDEN });
+      expect(shownUser.access_cert).toMatch(/^-----BEGIN CERTIFICATE-----/);
       expect((plan.json as { request: { body: Record<string, string> } }).request.body.private_key).toMatch(
         /^\[hidden/,
       );

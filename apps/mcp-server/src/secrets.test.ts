@@ -5,8 +5,12 @@
  */
 import { ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, stdioClient } from './testing/client.js';
+import { call } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 const createArgs = {
   name: 'pg-secret',

@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, refusedCall, stdioClient } from './testing/client.js';
-import { exitOf, killAll } from './testing/process.js';
+import { call, refusedCall } from './testing/client.js';
+import { exitOf, killAll, stdioClient } from './testing/main.js';
 
 afterEach(killAll);
 

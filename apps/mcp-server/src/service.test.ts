@@ -1,7 +1,8 @@
 /**
- * The HTTP server as a team service, one process at a time: start-up refusals, client keys,
- * Host and Origin lists, progress without sessions, health and metrics, and draining on SIGTERM.
- * Real server processes, official SDK clients, loopback stand-ins.
+ * The HTTP server as a team service: start-up refusals, client keys, Host and Origin lists,
+ * progress without sessions, health and metrics, and draining on SIGTERM. The server as main.ts
+ * starts it, in this process (a process of its own for SIGTERM), official SDK clients over HTTP,
+ * loopback stand-ins.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,20 +15,21 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
+import { exitOf, killAll, startHttp } from './testing/main.js';
 import {
-  exitOf,
   httpRequest,
   INITIALIZE,
-  killAll,
+  killAll as killProcesses,
   openSession,
-  startHttp,
+  startHttp as startProcess,
   waitForOutput,
 } from './testing/process.js';
 import { httpClient, observations, sample, scrape, startStandInApi } from './testing/service.js';
 
 let cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  killAll();
+  killProcesses();
+  await killAll();
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
@@ -432,7 +434,8 @@ describe('operations', () => {
     const api = await startStandInApi();
     cleanup.push(api.close);
     api.hold = 'slow';
-    const { url, child, output } = await startHttp([
+    // A process of its own: SIGTERM and the exit are the process's.
+    const { url, child, output } = await startProcess([
       ...HTTP,
       '--stateless',
       '--auth',
@@ -468,7 +471,7 @@ describe('the shipped deployment settings', () => {
   const root = new URL('../../../', import.meta.url);
   const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-  it("start the built server: the Kubernetes Deployment's args and the Compose and Dockerfile environment", async () => {
+  it("start the server: the Kubernetes Deployment's args and the Compose and Dockerfile environment", async () => {
     const api = await startStandInApi();
     cleanup.push(api.close);
     // On loopback here: the manifests bind 0.0.0.0, which the tests never do.
@@ -527,7 +530,8 @@ describe('the shipped deployment settings', () => {
       new Promise<number>((resolve) => {
         const child = execFile(process.execPath, args, {
           env: { CLOUDCALL_PORT: String(port) },
-          timeout: 3000,
+          // Docker gives it 3 s; a Node start on a loaded CI machine can take longer than that.
+          timeout: 15_000,
         });
         child.once('exit', (code) => resolve(code ?? -1));
       });
@@ -539,15 +543,12 @@ describe('the shipped deployment settings', () => {
         probe.close(() => resolve(port));
       });
     });
-    const { child } = await startHttp(
+    const { stop } = await startHttp(
       ['--transport', 'http', '--stateless', '--auth', 'token-passthrough', `--api-url=${api.urlFor('hc')}`],
       { CLOUDCALL_PORT: String(port) },
     );
     expect(await check(port)).toBe(0);
-    await new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
+    await stop();
     expect(await check(port)).not.toBe(0);
   });
 

@@ -1,6 +1,7 @@
 /**
  * Streamable HTTP sessions are bounded: a cap on open sessions (503 past it) and an idle timeout
- * after which a session is closed and its id is unknown (404). Real server process, real SDK client.
+ * after which a session is closed and its id is unknown (404). The server as main.ts starts it, in
+ * this process (a process of its own where its heap limit matters), real SDK client over HTTP.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -9,16 +10,20 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
+import { killAll, startHttp } from './testing/main.js';
 import {
   httpRequest,
   INITIALIZE,
-  killAll,
+  killAll as killProcesses,
   openSession,
-  startHttp,
+  startHttp as startProcess,
   waitForOutput,
 } from './testing/process.js';
 
-afterEach(killAll);
+afterEach(async () => {
+  killProcesses();
+  await killAll();
+});
 
 async function connect(url: string, sessionId?: string): Promise<Client> {
   const client = new Client({ name: 'sessions-test', version: '1.0.0' });
@@ -82,15 +87,16 @@ describe('Streamable HTTP sessions', () => {
       '--max-sessions',
       '1',
       '--session-idle-timeout',
-      '0.5',
+      '2',
     ]);
     const abandoned = await connect(url);
     expect((await call(abandoned, 'balance-get')).isError).toBe(false);
     const id = (abandoned.transport as StreamableHTTPClientTransport).sessionId!;
     // Gone without DELETE: the client closes its connections and never comes back. (The timeout
-    // is small, yet longer than the gaps between one client's requests on a busy machine.)
+    // is small, yet longer than the gaps between one client's requests on a busy machine, whose
+    // event loop the server shares here.)
     await abandoned.close();
-    await waitForOutput(output, new RegExp(`session ${id} expired after 0.5 s idle`));
+    await waitForOutput(output, new RegExp(`session ${id} expired after 2 s idle`));
 
     const expired = await httpRequest(url, { body: LIST, headers: sessionHeaders(id) });
     const unknown = await httpRequest(url, {
@@ -120,7 +126,7 @@ describe('Streamable HTTP sessions', () => {
       '0',
       '--sandbox',
       '--session-idle-timeout',
-      '0.5',
+      '2',
     ]);
     // The official client keeps a GET stream open for server-to-client messages.
     const client = await connect(url);
@@ -136,7 +142,8 @@ describe('Streamable HTTP sessions', () => {
   });
 
   it('with default settings and the 96 MB heap of the report, 400 abandoned sessions leave it up: past 100, 503', async () => {
-    const { url, child } = await startHttp(
+    // A process of its own: the heap limit is the process's.
+    const { url, child } = await startProcess(
       ['--transport', 'http', '--port', '0', '--sandbox', '--quiet'],
       {},
       ['--max-old-space-size=96'],

@@ -3,7 +3,8 @@
  * CLOUDCALL_ variables (which a host may set for every server it starts) they are ignored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { exitOf, initializeRaw, killAll, rawStdio } from './testing/process.js';
+import { exitOf, killAll, rawStdio } from './testing/main.js';
+import { initializeRaw } from './testing/process.js';
 
 afterEach(killAll);
 

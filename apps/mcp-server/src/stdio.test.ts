@@ -1,16 +1,21 @@
 /**
  * stdio survives bad input: garbage lines, JSON that is not JSON-RPC and oversized messages get a
  * JSON-RPC error and the server keeps serving; it exits when stdin ends. The transport on its own
- * (in process) and the built server as a process, spoken to in raw lines.
+ * (in process) and the server as main.ts starts it (in this process; the built one for its exit),
+ * spoken to in raw lines.
  */
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioLineTransport } from './stdio.js';
-import { call, stdioClient } from './testing/client.js';
-import { initializeRaw, killAll, rawStdio } from './testing/process.js';
+import { call } from './testing/client.js';
+import { killAll, rawStdio, stdioClient } from './testing/main.js';
+import { initializeRaw, killAll as killProcesses, rawStdio as rawProcess } from './testing/process.js';
 
-afterEach(killAll);
+afterEach(async () => {
+  killProcesses();
+  await killAll();
+});
 
 const PING = { jsonrpc: '2.0', id: 99, method: 'ping' };
 
@@ -197,7 +202,8 @@ describe('the server on stdio', () => {
   });
 
   it('exits at once when stdin closes', async () => {
-    const stdio = rawStdio(['--sandbox']);
+    // The built server: the process itself ends (the smoke test of stdio start-up and exit).
+    const stdio = rawProcess(['--sandbox']);
     expect(await stdio.end()).toBe(0);
   });
 

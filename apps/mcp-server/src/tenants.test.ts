@@ -19,12 +19,13 @@ import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, createKey, stdioClient } from './testing/client.js';
-import { httpRequest, killAll, startHttp } from './testing/process.js';
+import { call, createKey } from './testing/client.js';
+import { killAll, startHttp, stdioClient } from './testing/main.js';
+import { httpRequest } from './testing/process.js';
 
 let cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  killAll();
+  await killAll();
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });

@@ -9,14 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
 import { inProcessServer } from './testing/in-process.js';
 
 const UBUNTU = 161928327;
 const DEBIAN = 158441207;
 
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-vms-')), 'sandbox.json');
+/** Each test's own sandbox state: a test sees only what it made, whatever ran before it. */
+let statePath = '';
 let client: Client;
 let close: () => Promise<void>;
 let helper: Sandbox;
@@ -66,11 +67,12 @@ async function createTagged(name: string, tag: string): Promise<number> {
 
 const stateText = () => readFileSync(statePath, 'utf8');
 
-beforeAll(async () => {
+beforeEach(async () => {
+  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-vms-')), 'sandbox.json');
   helper = await startSandbox({ statePath });
   ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'account,vms,images' }));
 });
-afterAll(async () => {
+afterEach(async () => {
   await close();
   await helper.close();
 });

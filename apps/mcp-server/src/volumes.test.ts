@@ -11,11 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, hintsOf, okCall, stdioClient } from './testing/client.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, hintsOf, okCall } from './testing/client.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 const UBUNTU = 161928327;
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-volumes-')), 'sandbox.json');
+/** Each test's own sandbox state: a test sees only what it made, whatever ran before it. */
+let statePath = '';
 let client: Client;
 let close: () => Promise<void>;
 let helper: Sandbox;
@@ -31,7 +36,8 @@ async function refused(name: string, args: Record<string, unknown>, text: string
   expect(result.text).toContain(text);
 }
 
-beforeAll(async () => {
+beforeEach(async () => {
+  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-volumes-')), 'sandbox.json');
   helper = await startSandbox({ statePath });
   ({ client, close } = await stdioClient([
     '--sandbox',
@@ -43,12 +49,29 @@ beforeAll(async () => {
     'name:keep-me',
   ]));
 });
-afterAll(async () => {
+afterEach(async () => {
   await close();
   await helper.close();
 });
 
-const the = { vm: 0, data: '', snapshot: '', copy: '', project: '' };
+/** A 10 GB volume `data` attached to the VM `with-volume` at its creation. */
+async function vmWithVolume(): Promise<{ vm: number; data: string }> {
+  const { volume } = await ok('volume-create', {
+    Name: 'data',
+    SizeGigabytes: 10,
+    Region: 'nyc3',
+    FilesystemType: 'ext4',
+    Tags: ['storage'],
+  });
+  const { droplet } = await ok('vm-create', {
+    Name: 'with-volume',
+    Size: 's-1vcpu-1gb',
+    ImageID: UBUNTU,
+    Region: 'nyc3',
+    Volumes: [volume.id],
+  });
+  return { vm: droplet.id, data: volume.id };
+}
 
 describe('volumes over MCP stdio', () => {
   it('lists the volume and project tools with their annotations', async () => {
@@ -89,23 +112,8 @@ describe('volumes over MCP stdio', () => {
   });
 
   it('creates a VM with a volume attached, detaches it, attaches it by name, waiting on the action', async () => {
-    const { volume } = await ok('volume-create', {
-      Name: 'data',
-      SizeGigabytes: 10,
-      Region: 'nyc3',
-      FilesystemType: 'ext4',
-      Tags: ['storage'],
-    });
-    the.data = volume.id;
-    const { droplet } = await ok('vm-create', {
-      Name: 'with-volume',
-      Size: 's-1vcpu-1gb',
-      ImageID: UBUNTU,
-      Region: 'nyc3',
-      Volumes: [the.data],
-    });
-    the.vm = droplet.id;
-    expect(droplet.volume_ids).toEqual([the.data]);
+    const the = await vmWithVolume();
+    expect((await ok('vm-get', { ID: the.vm })).droplet.volume_ids).toEqual([the.data]);
     const detached = await ok('volume-detach', { ID: the.data, VmID: the.vm });
     expect(detached.action).toMatchObject({
       type: 'detach_volume',
@@ -128,6 +136,7 @@ describe('volumes over MCP stdio', () => {
   });
 
   it("refuses what the platform refuses with the platform's message, and bad input before any request", async () => {
+    const the = await vmWithVolume();
     await refused('volume-delete', { ID: the.data }, 'detach it before deleting it');
     await refused('volume-resize', { ID: the.data, SizeGigabytes: 5 }, 'a volume only grows');
     await refused('volume-create', { Name: 'Data', SizeGigabytes: 10, Region: 'nyc3' }, 'lowercase letters');
@@ -140,6 +149,7 @@ describe('volumes over MCP stdio', () => {
   });
 
   it('resizes, snapshots, and makes a volume of the snapshot', async () => {
+    const the = { ...(await vmWithVolume()), snapshot: '', copy: '' };
     const resized = await ok('volume-resize', { ID: the.data, SizeGigabytes: 20 });
     expect(resized.action.type).toBe('resize_volume');
     const { snapshot } = await ok('volume-snapshot-create', { ID: the.data, Name: 'first' });
@@ -160,6 +170,7 @@ describe('volumes over MCP stdio', () => {
   });
 
   it('holds a protection rule on a volume: its attach, detach and delete are refused, nothing sent', async () => {
+    const the = await vmWithVolume();
     const { volume } = await ok('volume-create', { Name: 'keep-me', SizeGigabytes: 1, Region: 'nyc3' });
     // Every tool that changes a protected resource is refused, not only the destructive ones.
     await refused('volume-attach', { ID: volume.id, VmID: the.vm }, 'is protected by rule name:keep-me');
@@ -172,10 +183,14 @@ describe('volumes over MCP stdio', () => {
 
 describe('projects over MCP stdio', () => {
   it('creates a project, moves the VM and its volume into it, and deletes it once emptied', async () => {
+    const the = { ...(await vmWithVolume()), project: '' };
     const { project: first } = await ok('project-get-default');
     expect(first.is_default).toBe(true);
+    // What is made lands in the default project.
     const inDefault = await ok('project-list-resources', { ID: first.id, PerPage: 200 });
-    expect(inDefault.resources.map((r: Json) => r.urn)).toContain(`do:volume:${the.copy}`);
+    expect(inDefault.resources.map((r: Json) => r.urn)).toEqual(
+      expect.arrayContaining([`do:droplet:${the.vm}`, `do:volume:${the.data}`]),
+    );
 
     const { project } = await ok('project-create', {
       Name: 'storage',

@@ -11,8 +11,12 @@ import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSandboxVm, stdioClient } from './testing/client.js';
+import { call, createSandboxVm } from './testing/client.js';
 import { type InProcessServer, inProcessServer } from './testing/in-process.js';
+import { killAll, stdioClient } from './testing/main.js';
+
+// Servers started through ./testing/main.js that a test left running.
+afterAll(killAll);
 
 let server: InProcessServer;
 let client: Client;

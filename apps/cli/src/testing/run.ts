@@ -12,7 +12,7 @@
  * does: signals (Ctrl-C), the entry's own start-up, pipes closed early, terminals (`onTerminal`).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -46,6 +46,7 @@ export function cliRunner(extraEnv: Record<string, string> = {}, options: { proc
     XDG_CONFIG_HOME: join(home, 'config'),
     ...extraEnv,
   };
+  const statePath = join(home, 'config', 'cloudcall', 'sandbox.json');
   const starting = options.process ? startCli : startInProcess;
   const running = (args: string[], runEnv: Record<string, string>, input?: string) => {
     const run = starting(args, runEnv);
@@ -56,12 +57,20 @@ export function cliRunner(extraEnv: Record<string, string> = {}, options: { proc
     home,
     /** The environment each run gets (for a process started with `startCli`). */
     env,
-    statePath: join(home, 'config', 'cloudcall', 'sandbox.json'),
+    statePath,
     run: (args: string[], more: Record<string, string> = {}, input?: string) =>
       running(args, { ...env, ...more }, input),
     start: (args: string[], more: Record<string, string> = {}) => starting(args, { ...env, ...more }),
     /** A command against the sandbox kept in this runner's config directory. */
     sandbox: (...args: string[]) => running(['--sandbox', ...args], env),
+    /** The sandbox's state file, as text; made first (by a read-only command) when none is yet. */
+    async stateText(): Promise<string> {
+      if (!existsSync(statePath)) {
+        const made = await running(['--sandbox', 'region-list'], env);
+        expect(made.code, made.stderr).toBe(0);
+      }
+      return readFileSync(statePath, 'utf8');
+    },
     /** Like `sandbox`, expecting exit 0: the JSON printed. */
     async ok(...args: string[]): Promise<Json> {
       const result = await running(['--sandbox', ...args], env);

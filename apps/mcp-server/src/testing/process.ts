@@ -3,6 +3,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
 import { MAIN, serverEnv } from './client.js';
 
 const children = new Set<ChildProcess>();
@@ -176,11 +177,22 @@ export function rawStdio(args: string[], env: Record<string, string> = {}): RawS
     stderr += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return rawLines({ stdin: child.stdin, stdout: child.stdout, stderr: () => stderr, exited });
+}
+
+/** A server's stdin and stdout spoken to in raw lines, whether it runs as a process or in this one. */
+export function rawLines(server: {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: () => string;
+  /** Its exit code, once it has exited. */
+  exited: Promise<number | null>;
+}): RawStdio {
   let buffered = '';
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
+  server.stdout.setEncoding('utf8');
+  server.stdout.on('data', (chunk: string) => {
     buffered += chunk;
     for (let at = buffered.indexOf('\n'); at !== -1; at = buffered.indexOf('\n')) {
       const line = buffered.slice(0, at);
@@ -192,8 +204,16 @@ export function rawStdio(args: string[], env: Record<string, string> = {}): RawS
   });
   const write = (text: string | Buffer) =>
     new Promise<void>((resolve, reject) =>
-      child.stdin.write(text, (error) => (error ? reject(error) : resolve())),
+      server.stdin.write(text, (error) => (error ? reject(error) : resolve())),
     );
+  /** `promise`, or a failure saying `what` (and the server's stderr) after 10 s. */
+  const within = <T>(promise: Promise<T>, what: string) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}; stderr: ${server.stderr()}`)), 10_000);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  };
   return {
     write,
     send: (message) => write(`${JSON.stringify(message)}\n`),
@@ -202,34 +222,14 @@ export function rawStdio(args: string[], env: Record<string, string> = {}): RawS
       const line =
         ready !== undefined
           ? Promise.resolve(ready)
-          : new Promise<string>((resolve, reject) => {
-              const timer = setTimeout(
-                () => reject(new Error(`no answer on stdout; stderr: ${stderr}`)),
-                10_000,
-              );
-              waiting.push((got) => {
-                clearTimeout(timer);
-                resolve(got);
-              });
-            });
+          : within(new Promise<string>((resolve) => waiting.push(resolve)), 'no answer on stdout');
       return line.then((text) => JSON.parse(text) as Record<string, unknown>);
     },
-    end: async () => {
-      child.stdin.end();
-      let timer: NodeJS.Timeout | undefined;
-      const hung = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`still running 10 s after stdin closed; stderr: ${stderr}`)),
-          10_000,
-        );
-      });
-      try {
-        return await Promise.race([exited, hung]);
-      } finally {
-        clearTimeout(timer);
-      }
+    end: () => {
+      server.stdin.end();
+      return within(server.exited, 'still running 10 s after stdin closed');
     },
-    stderr: () => stderr,
+    stderr: server.stderr,
   };
 }
 

@@ -1,0 +1,408 @@
+/**
+ * cloudcall-mcp: flags and environment -> API client -> tools -> stdio or Streamable HTTP.
+ * stdout carries JSON-RPC on stdio, so everything the server says goes to stderr.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+// Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
+// on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
+// message needs it); the tool definitions, zod and the API client just after; the sandbox only
+// with --sandbox, the HTTP transport only with --transport http.
+import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
+import type { ApiClient, ToolClock } from '@cloudcall/core';
+import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import packageJson from '../package.json' with { type: 'json' };
+import { apiClients } from './clients.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
+import { type ServerGuard, startGuard } from './guard.js';
+import { EarlyStdio } from './handshake.js';
+import { LISTING } from './listing.generated.js';
+import type { McpServerOptions, ToolMode } from './server.js';
+import type { ServiceSettings } from './service-config.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
+import { listingOf } from './tool-data.js';
+
+const VERSION = packageJson.version;
+
+/** What the server runs with: the process's (main.ts), or a test's in this process. */
+export interface ServerIo {
+  /** The arguments, without node and the script. */
+  argv: string[];
+  env: Record<string, string | undefined>;
+  /** stdin and stdout carry JSON-RPC on stdio. */
+  stdin: Readable;
+  stdout: Writable;
+  /** Everything the server says; the JSON log over HTTP too. */
+  stderr: Writable;
+  /** Ends the server with this exit code (process.exit in the process). */
+  exit: (code: number) => void;
+  /** Called with the server's orderly shutdown, which SIGINT and SIGTERM start. */
+  onSignal: (shutdown: () => Promise<void>) => void;
+  /** The URL of the entry a host starts (dist/main.js), for the connection help. */
+  entry: string;
+}
+
+/** Thrown to end start-up with an exit code once the reason is written (2: refused flags). */
+export class StartExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/**
+ * Starts the server as main.ts does with the process's arguments, environment and streams:
+ * resolves once it serves, with its orderly shutdown (undefined when `--help` or `--version`
+ * asked for no server); rejects with StartExit when start-up is refused.
+ */
+export async function startServer(io: ServerIo): Promise<(() => Promise<void>) | undefined> {
+  const log = (line: string) => void io.stderr.write(`[cloudcall-mcp] ${line}\n`);
+  function fail(message: string): never {
+    io.stderr.write(`cloudcall-mcp: ${message}\n`);
+    throw new StartExit(2);
+  }
+  /** The API URL as logged: without any `user:password@`, and refused (exit 2) when it is no URL. */
+  function shownUrl(text: string): string {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      fail(`--api-url must be a URL such as ${DEFAULT_BASE_URL}, not ${text}`);
+    }
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  }
+  /** A flag's whole-number value of at least `min`, or its default. */
+  function wholeNumber(flag: string, value: string | undefined, fallback: number, min: number, unit: string) {
+    if (value === undefined) return fallback;
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min)
+      fail(`${flag} must be a whole number of ${unit}, at least ${min}, not ${value}`);
+    return number;
+  }
+
+  let flags: ReturnType<typeof parse>['flags'];
+  let commandLine: Set<string>;
+  try {
+    ({ flags, commandLine } = parse(io.argv, io.env));
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${usage(VERSION)}`);
+  }
+  if (flags.help) {
+    io.stderr.write(usage(VERSION));
+    return undefined;
+  }
+  if (flags.version) {
+    io.stderr.write(`${VERSION}\n`);
+    return undefined;
+  }
+  const transport = flags.transport ?? 'stdio';
+  if (transport !== 'stdio' && transport !== 'http')
+    fail(`--transport must be stdio or http, not ${transport}`);
+  if (transport === 'stdio') {
+    const given = HTTP_ONLY.filter((flag) => commandLine.has(flag)).map((flag) => `--${flag}`);
+    if (given.length)
+      fail(`${given.join(', ')} ${given.length > 1 ? 'need' : 'needs'} --transport http (this is stdio)`);
+  }
+  const port = Number(flags.port ?? 3333);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port must be a port number, not ${flags.port}`);
+  const host = flags.host ?? '127.0.0.1';
+  let service: ServiceSettings | undefined;
+  try {
+    service =
+      transport === 'http' ? (await import('./service-config.js')).serviceSettings(flags, host) : undefined;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const passthrough = service?.auth === 'token-passthrough';
+  // Over HTTP: JSON logs and metrics, made first so the API client and the servers report to them.
+  const httpModule = transport === 'http' ? await import('./http.js') : undefined;
+  const httpService = httpModule?.createHttpService({ quiet: Boolean(flags.quiet), stream: io.stderr });
+  const maxSessions = wholeNumber(
+    '--max-sessions',
+    flags['max-sessions'],
+    DEFAULT_MAX_SESSIONS,
+    1,
+    'sessions',
+  );
+  const maxMessageBytes = wholeNumber(
+    '--max-message-bytes',
+    flags['max-message-bytes'],
+    DEFAULT_MAX_MESSAGE_BYTES,
+    1024,
+    'bytes',
+  );
+  const idleSeconds = Number(flags['session-idle-timeout'] ?? DEFAULT_SESSION_IDLE_TIMEOUT_S);
+  // setTimeout's own limit is about 24.8 days.
+  if (!(idleSeconds > 0 && idleSeconds <= 2_000_000))
+    fail(
+      `--session-idle-timeout must be a number of seconds above 0 (at most 2000000), not ${flags['session-idle-timeout']}`,
+    );
+
+  const toolMode = (flags['tool-mode'] ?? 'static') as ToolMode;
+  if (toolMode !== 'static' && toolMode !== 'dynamic')
+    fail(`--tool-mode must be static or dynamic, not ${flags['tool-mode']}`);
+  let families: ReturnType<typeof chooseFamilies<(typeof LISTING.families)[number]>>;
+  let selected: ReturnType<typeof selectTools<(typeof LISTING.tools)[number]>>;
+  try {
+    families = chooseFamilies(flags.families, LISTING.families);
+  } catch (error) {
+    fail(`--families: ${(error as Error).message}`);
+  }
+  try {
+    selected = selectTools(LISTING.tools, {
+      families: flags.families === undefined ? undefined : families.map((family) => family.name),
+      readOnly: Boolean(flags['read-only']),
+      include: flags.tools === undefined ? undefined : parseToolList(flags.tools),
+      exclude: flags['exclude-tools'] === undefined ? undefined : parseToolList(flags['exclude-tools']),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const tools = selected.tools;
+  if (!tools.length)
+    fail('no tools left to serve: --families, --tools, --exclude-tools and --read-only leave none');
+  const info = httpService ? httpService.log : flags.quiet ? () => undefined : log;
+  const onEvent = httpService?.metrics.observeClient;
+
+  // On stdio, initialize and tools/list are answered from here on (handshake.ts), while the guard
+  // and the sandbox start; the SDK server takes over once they have and a message needs it.
+  let ready: (options: McpServerOptions) => void = () => undefined;
+  const options = new Promise<McpServerOptions>((resolve) => {
+    ready = resolve;
+  });
+  const connect = async () => {
+    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions] = await Promise.all([
+      import('./server.js'),
+      import('./stdio.js'),
+      options,
+    ]);
+    const server = createMcpServer(serverOptions);
+    server.onerror = (error) => log(error.message);
+    // The host closing our stdin (or stdout failing) is the end of the session.
+    server.onclose = () => void shutdown();
+    closeTransport = () => server.close();
+    await server.connect(
+      new StdioLineTransport({
+        input: io.stdin,
+        output: io.stdout,
+        maxMessageBytes,
+        handover: early,
+      }),
+    );
+    // A client that got this far is about to call a tool: load what calls need now.
+    warmUp(serverOptions);
+  };
+  const early =
+    transport === 'stdio'
+      ? new EarlyStdio({
+          input: io.stdin,
+          write: (line) => io.stdout.write(line),
+          maxMessageBytes,
+          identity: {
+            version: VERSION,
+            sandbox: Boolean(flags.sandbox),
+            showSecrets: Boolean(flags['show-secrets']),
+            dynamic: toolMode === 'dynamic',
+          },
+          listTools: toolMode === 'static' ? () => listingOf(tools) : undefined,
+          needServer: () =>
+            void connect().catch((error: unknown) => {
+              log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
+              io.exit(1);
+            }),
+        })
+      : undefined;
+  early?.start();
+  /** Where the API is, for /readyz. */
+  let apiUrl: string;
+  let guard: ServerGuard;
+  try {
+    guard = await startGuard(flags);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+
+  let client: (auth?: AuthInfo) => Promise<ApiClient>;
+  let checkToken: ((auth?: AuthInfo) => Promise<void>) | undefined;
+  let clock: ToolClock | undefined;
+  let closeConnection: () => Promise<void>;
+  let sandboxState: string | undefined;
+  if (flags.sandbox) {
+    // The sandbox starts at once: a state file it cannot use stops start-up, saying why.
+    const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
+    // By default the CLI's state file: what an agent creates here, the person sees there.
+    sandboxState = statePathFor(flags['sandbox-state'], io.env);
+    let connection: Awaited<ReturnType<typeof connectSandbox>>;
+    try {
+      connection = await connectSandbox({ statePath: sandboxState, client: { onEvent } });
+    } catch (error) {
+      if (error instanceof StateFileError) fail(error.message);
+      throw error;
+    }
+    const ready = Promise.resolve(connection.client);
+    client = () => ready;
+    // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+    clock = connection.clock;
+    closeConnection = connection.close;
+    apiUrl = connection.sandbox.url;
+    if (passthrough) {
+      // Each caller's token goes to the sandbox too, which accepts any.
+      const clients = apiClients({
+        token: undefined,
+        baseUrl: apiUrl,
+        userAgentSuffix: `mcp-server/${VERSION}`,
+        onEvent,
+      });
+      client = clients.client;
+      checkToken = clients.checkToken;
+      closeConnection = () => clients.close().then(connection.close);
+    }
+    info(
+      `SANDBOX MODE: tools talk to the built-in offline sandbox at ${connection.sandbox.url}, state ${sandboxState ? `in ${sandboxState}` : 'in memory'}. Nothing is real or billed.`,
+    );
+  } else {
+    const credentials = passthrough ? undefined : resolveCredentials(io.env);
+    if (!credentials && !passthrough) {
+      fail(
+        `no API token. Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}) to a personal access token from the control panel's API page, or pass --sandbox to try cloudcall offline.`,
+      );
+    }
+    const baseUrl = shownUrl(flags['api-url'] ?? DEFAULT_BASE_URL);
+    apiUrl = flags['api-url'] ?? DEFAULT_BASE_URL;
+    // The client (and undici) loads with the first call.
+    const clients = apiClients({
+      token: credentials?.token,
+      baseUrl: flags['api-url'],
+      userAgentSuffix: `mcp-server/${VERSION}`,
+      onEvent,
+    });
+    client = clients.client;
+    checkToken = clients.checkToken;
+    closeConnection = clients.close;
+    info(
+      `using the API at ${baseUrl} ${credentials ? `with the token from ${credentials.source}` : "with each request's own token (--auth token-passthrough)"}`,
+    );
+  }
+  info(
+    `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
+  );
+
+  const serverOptions: McpServerOptions = {
+    client,
+    clock,
+    tools,
+    hidden: selected.hidden,
+    families,
+    toolMode,
+    version: VERSION,
+    sandbox: Boolean(flags.sandbox),
+    showSecrets: Boolean(flags['show-secrets']),
+    guard,
+    log: info,
+    // Over HTTP a call's request line says as much (and its metrics count it): debug only.
+    logCall: httpService?.debug ?? info,
+    warn: httpService?.warn ?? info,
+    onCall: httpService?.onCall,
+    tokenFromRequest: passthrough,
+    auditScope: service?.auditScope ?? 'all',
+    checkToken,
+  };
+  let closeTransport: () => Promise<void> = async () => undefined;
+  let closing = false;
+  async function shutdown(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    await closeTransport().catch(() => undefined);
+    await closeConnection().catch(() => undefined);
+    io.exit(0);
+  }
+  io.onSignal(shutdown);
+
+  if (early) {
+    // The SDK server takes over from the early answers when a message needs it (see above).
+    ready(serverOptions);
+  } else {
+    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer, createToolCall }] =
+      await Promise.all([import('./http.js'), import('./instructions.js'), import('./server.js')]);
+    // One tool runner for every server and request of the process.
+    const toolCall = createToolCall(serverOptions);
+    const newServer = () => createMcpServer(serverOptions, toolCall);
+    let running: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      running = await serveHttp({
+        host,
+        port,
+        newServer,
+        // Dynamic mode's toolset tools belong to a session: each request gets an SDK server.
+        toolCall: toolMode === 'static' ? toolCall : undefined,
+        log: info,
+        logger: httpService?.logger,
+        metrics: httpService?.metrics,
+        maxSessions,
+        sessionIdleTimeoutMs: idleSeconds * 1000,
+        maxMessageBytes,
+        ...service,
+        ready: readiness(apiUrl),
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      fail(
+        code === 'EADDRINUSE'
+          ? `port ${port} is in use; choose another with --port`
+          : (error as Error).message,
+      );
+    }
+    closeTransport = running.close;
+    // How to connect a desktop host: for one person on loopback, not for a team service.
+    if (service?.auth === 'none') {
+      io.stderr.write(
+        connectHelp(running.url, {
+          sandbox: Boolean(flags.sandbox),
+          sandboxState,
+          // The bundle's entry (dist/main.js); the help is in a chunk beside it.
+          entry: io.entry,
+          tools: toolMode === 'dynamic' ? undefined : tools.length,
+        }),
+      );
+    }
+    info(
+      `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,
+    );
+  }
+  return shutdown;
+}
+
+/**
+ * The flags, each taken from its CLOUDCALL_ variable when not given on the command line (hosts
+ * such as some MCP clients pass only an environment), and the names given on the command line.
+ * A boolean variable is 1/true/yes or 0/false/no; anything else is refused rather than guessed.
+ * With stdio, the HTTP-only variables are ignored: a host starts every server with the same
+ * environment, and one set up for an HTTP server must not stop a stdio one.
+ */
+function parse(args: string[], env: Record<string, string | undefined>) {
+  const { values } = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: false });
+  const merged: Record<string, string | string[] | boolean | undefined> = { ...values };
+  const commandLine = new Set(Object.keys(values));
+  const stdio = (values.transport ?? env[envName('transport')] ?? 'stdio') === 'stdio';
+  for (const [flag, option] of Object.entries(FLAGS)) {
+    if ('noEnv' in option || merged[flag] !== undefined) continue;
+    if (stdio && 'http' in option) continue;
+    const text = env[envName(flag)];
+    if (text === undefined || text === '') continue;
+    if (option.type === 'string') {
+      merged[flag] = text;
+    } else if (/^(1|true|yes|on)$/i.test(text)) {
+      merged[flag] = true;
+    } else if (/^(0|false|no|off)$/i.test(text)) {
+      merged[flag] = false;
+    } else {
+      throw new Error(
+        `${envName(flag)} must be 1 or 0 (true or false), not ${JSON.stringify(text.slice(0, 20))}`,
+      );
+    }
+  }
+  return { flags: merged as typeof values, commandLine };
+}
