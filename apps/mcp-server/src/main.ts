@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 // Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
 // on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
 // message needs it); the tool definitions, zod and the API client just after; the sandbox only
@@ -26,6 +27,39 @@ import { listingOf } from './tool-data.js';
 const VERSION = packageJson.version;
 
 const log = (line: string) => process.stderr.write(`[cloudcall-mcp] ${line}\n`);
+
+/**
+ * Each call's line on stdio, written after the call's answer: lines logged in the same turn of
+ * the event loop go out in one write, so 16 calls in flight cost one stderr write, not 16, and
+ * none waits in front of its answer.
+ */
+let lines: string[] = [];
+const flushLines = () => {
+  if (!lines.length) return;
+  const text = lines.join('');
+  lines = [];
+  process.stderr.write(text);
+};
+const logLater = (line: string) => {
+  if (lines.push(`[cloudcall-mcp] ${line}\n`) === 1) setImmediate(flushLines);
+};
+// stderr is a pipe or a file, written synchronously: lines still waiting go out at exit.
+process.on('exit', flushLines);
+
+/**
+ * V8's heap sizing for one client over stdio, set before the first call (a desktop host keeps
+ * several servers running; each should stay small). Every flag here is read while the process
+ * runs, not only at start (which is why --max-semi-space-size, read once at start, is not one):
+ * - --semi-space-growth-factor=1: the young generation keeps its first size (1 MiB semi-spaces)
+ *   instead of doubling under load to 16 MiB each, which V8 never gives back;
+ * - --heap-growing-percent=30: the old generation is collected when it has grown 30 % past what
+ *   the last full collection kept, instead of up to 4 times that;
+ * - --liftoff-only: undici's WebAssembly HTTP parser stays in its baseline code instead of being
+ *   compiled again by the optimising compiler, which needs tens of MiB while it works.
+ * docs/benchmark.md has the measurements. Over HTTP (a service, many callers) V8's defaults stay:
+ * there calls per second count more than memory.
+ */
+const STDIO_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30 --liftoff-only';
 
 function fail(message: string): never {
   process.stderr.write(`cloudcall-mcp: ${message}\n`);
@@ -67,6 +101,7 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
+  if (transport === 'stdio') setFlagsFromString(STDIO_HEAP_FLAGS);
   const passthrough = service?.auth === 'token-passthrough';
   // Over HTTP: JSON logs and metrics, made first so the API client and the servers report to them.
   const httpModule = transport === 'http' ? await import('./http.js') : undefined;
@@ -254,7 +289,7 @@ async function main(): Promise<void> {
     guard,
     log: info,
     // Over HTTP a call's request line says as much (and its metrics count it): debug only.
-    logCall: httpService?.debug ?? info,
+    logCall: httpService?.debug ?? (flags.quiet ? info : logLater),
     warn: httpService?.warn ?? info,
     onCall: httpService?.onCall,
     tokenFromRequest: passthrough,
