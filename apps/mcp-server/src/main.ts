@@ -160,24 +160,35 @@ async function main(): Promise<void> {
     ready = resolve;
   });
   const connect = async () => {
-    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions] = await Promise.all([
-      import('./server.js'),
-      import('./stdio.js'),
-      options,
-    ]);
-    const server = createMcpServer(serverOptions);
+    const [
+      { createMcpServer, createToolCall, warmUp },
+      { StdioLineTransport },
+      { sessionCalls },
+      serverOptions,
+    ] = await Promise.all([import('./server.js'), import('./stdio.js'), import('./fast-call.js'), options]);
+    const toolCall = createToolCall(serverOptions);
+    const server = createMcpServer(serverOptions, toolCall);
     server.onerror = (error) => log(error.message);
     // The host closing our stdin (or stdout failing) is the end of the session.
     server.onclose = () => void shutdown();
     closeTransport = () => server.close();
-    await server.connect(
-      new StdioLineTransport({
-        input: process.stdin,
-        output: process.stdout,
-        maxMessageBytes,
-        handover: early,
-      }),
-    );
+    const transport = new StdioLineTransport({
+      input: process.stdin,
+      output: process.stdout,
+      maxMessageBytes,
+      handover: early,
+    });
+    // A plain tools/call goes straight to the runner (fast-call.ts); dynamic mode's tools are the
+    // session server's.
+    if (toolMode === 'static') {
+      transport.calls = sessionCalls(
+        toolCall,
+        server,
+        (message) => transport.send(message),
+        (error) => log(error.message),
+      );
+    }
+    await server.connect(transport);
     // A client that got this far is about to call a tool: load what calls need now.
     warmUp(serverOptions);
   };

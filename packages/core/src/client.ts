@@ -278,7 +278,12 @@ export class ApiClient {
       const timeout = Math.min(this.responseTimeoutMs, remaining);
       const timer = new AbortController();
       const timing = setTimeout(() => timer.abort(), timeout);
-      const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+      // The caller's cancel ends the attempt too: one listener, cheaper per request than a
+      // signal combining both (AbortSignal.any), and removed when the attempt is over.
+      const signal = timer.signal;
+      const cancel = () => timer.abort(options.signal?.reason);
+      if (options.signal?.aborted) cancel();
+      else options.signal?.addEventListener('abort', cancel, { once: true });
       // The attempt's own duration is measured in real time, whatever clock the deadlines use.
       const attemptStarted = Date.now();
       this.onEvent?.({ type: 'request', method, path: options.path, target, attempt, body: options.body });
@@ -314,6 +319,7 @@ export class ApiClient {
         continue;
       } finally {
         clearTimeout(timing);
+        options.signal?.removeEventListener('abort', cancel);
       }
       const status = response.statusCode;
       const rateLimit = rateLimitFromHeaders(response.headers);
