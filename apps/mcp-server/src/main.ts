@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 // Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
 // on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
 // message needs it); the tool definitions, zod and the API client just after; the sandbox only
@@ -47,7 +46,7 @@ const logLater = (line: string) => {
 process.on('exit', flushLines);
 
 /**
- * V8's heap sizing for one client over stdio, set before the first call (a desktop host keeps
+ * V8's heap sizing for one client over stdio, set once the SDK server loads (before the first call) (a desktop host keeps
  * several servers running; each should stay small). Every flag here is read while the process
  * runs, not only at start (which is why --max-semi-space-size, read once at start, is not one):
  * - --semi-space-growth-factor=1: the young generation keeps its first size (1 MiB semi-spaces)
@@ -101,7 +100,6 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  if (transport === 'stdio') setFlagsFromString(STDIO_HEAP_FLAGS);
   const passthrough = service?.auth === 'token-passthrough';
   // Over HTTP: JSON logs and metrics, made first so the API client and the servers report to them.
   const httpModule = transport === 'http' ? await import('./http.js') : undefined;
@@ -160,6 +158,8 @@ async function main(): Promise<void> {
     ready = resolve;
   });
   const connect = async () => {
+    // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
+    (await import('node:v8')).setFlagsFromString(STDIO_HEAP_FLAGS);
     const [
       { createMcpServer, createToolCall, warmUp },
       { StdioLineTransport },
