@@ -48,9 +48,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { bindProblem, isLoopback } from './bind.js';
 import { SessionEventStore } from './event-store.js';
+import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.js';
 import { createLogger, type Logger, requestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { callParams, type ToolCall } from './server.js';
+import type { ToolCall } from './server.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenCaller } from './service-config.js';
 import { BATCHES_REMOVED_IN } from './stdio.js';
 
@@ -366,8 +367,9 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       const cancelled = cancelledId(message);
       if (cancelled !== undefined) calls.get(callKey(caller, cancelled))?.(reasonOf(message));
     }
-    if (options.toolCall && plainCall(req, body)) {
-      await answerCall(options.toolCall, res, body, auth, caller);
+    const params = options.toolCall && plainCall(req, body);
+    if (options.toolCall && params) {
+      await answerCall(options.toolCall, res, (body as { id: RequestId }).id, params, auth, caller);
       return;
     }
     const server = options.newServer();
@@ -413,12 +415,13 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   async function answerCall(
     call: ToolCall,
     res: ServerResponse,
-    request: { id: RequestId; params?: unknown },
+    id: RequestId,
+    params: PlainCallParams,
     auth: AuthInfo | undefined,
     caller: string,
   ): Promise<void> {
     const controller = new AbortController();
-    const key = callKey(caller, request.id);
+    const key = callKey(caller, id);
     const stop = (reason: unknown) => controller.abort(reason);
     calls.set(key, stop);
     res.once('close', () => {
@@ -427,15 +430,15 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     });
     let answer: JSONRPCMessage;
     try {
-      const result = await call(callParams(request) as Parameters<ToolCall>[0], {
+      const result = await call(params, {
         signal: controller.signal,
         authInfo: auth,
-        requestId: request.id,
+        requestId: id,
         sendNotification: async () => undefined,
       });
-      answer = { result, jsonrpc: '2.0', id: request.id };
+      answer = { result, jsonrpc: '2.0', id };
     } catch (error) {
-      answer = errorAnswer(request.id, error);
+      answer = errorAnswer(id, error);
     }
     if (calls.get(key) === stop) calls.delete(key);
     // Cancelled: no answer, as the SDK server gives none (the client has stopped waiting).
@@ -677,30 +680,13 @@ function negotiated(asked: unknown): string {
  * headers the transport requires (Accept, Content-Type, a supported MCP-Protocol-Version).
  * Anything else is the SDK's to answer, errors included.
  */
-function plainCall(req: IncomingMessage, body: unknown): body is { id: RequestId; params?: unknown } {
+function plainCall(req: IncomingMessage, body: unknown): PlainCallParams | undefined {
   const accept = header(req, 'accept') ?? '';
   const version = header(req, 'mcp-protocol-version');
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  if (!isJsonContentType(header(req, 'content-type') ?? null)) return false;
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-  if (!isJSONRPCRequest(body) || body.method !== 'tools/call') return false;
-  const params = body.params as Record<string, unknown> | undefined;
-  if (params?._meta !== undefined || params?.task !== undefined) return false;
-  return callParams(body) !== undefined;
-}
-
-/** A JSON-RPC error answer as the SDK's Protocol makes one from a handler's error. */
-function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
-  const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: {
-      code: Number.isSafeInteger(code) ? (code as number) : -32603,
-      message: message ?? 'Internal error',
-      ...(data !== undefined && { data }),
-    },
-  };
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(header(req, 'content-type') ?? null)) return undefined;
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return plainCallParams(body);
 }
 
 /**

@@ -18,6 +18,7 @@ startServer({
     process.on('SIGTERM', () => void shutdown());
   },
   entry: import.meta.url,
+  ownsProcess: true,
 }).catch((error: unknown) => {
   if (error instanceof StartExit) process.exit(error.code);
   process.stderr.write(`[cloudcall-mcp] fatal: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -251,19 +251,6 @@ export function createToolCall(options: McpServerOptions): ToolCall {
   };
 }
 
-/**
- * Checks tools/call params as the SDK server does (the schema its request handler gets), for a
- * path that answers without it: the params, or undefined where the SDK server must answer.
- */
-export function callParams(request: unknown): CallToolParams | undefined {
-  try {
-    const parsed = CallToolRequest.safeParse(request);
-    return parsed.success ? parsed.data.params : undefined;
-  } catch {
-    return undefined; // the McpError the schema throws for params of the wrong shape
-  }
-}
-
 /** An MCP server for one session (over HTTP with --stateless, one request); `call` may be shared. */
 export function createMcpServer(options: McpServerOptions, call: ToolCall = createToolCall(options)): Server {
   const dynamic = options.toolMode === 'dynamic';
@@ -362,10 +349,12 @@ function waitNote(waits: readonly object[]): string {
 /** A failure: the message as text (with the hint), and every fact as structuredContent. */
 function failure(report: ErrorReport): CallToolResult {
   const text = report.hint ? `${report.message}\nHint: ${report.hint}` : report.message;
+  // In the order of the SDK's result schema, whose parse (on the SDK's path) puts keys so: both
+  // paths then write the same bytes.
   return {
-    isError: true,
     content: [{ type: 'text', text }],
     structuredContent: report as unknown as Record<string, unknown>,
+    isError: true,
   };
 }
 

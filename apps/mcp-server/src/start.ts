@@ -41,7 +41,28 @@ export interface ServerIo {
   onSignal: (shutdown: () => Promise<void>) => void;
   /** The URL of the entry a host starts (dist/main.js), for the connection help. */
   entry: string;
+  /**
+   * The server is this process (main.ts), not a test's: over stdio it sets V8's heap flags
+   * (STDIO_HEAP_FLAGS), and call lines still waiting are written at the process's exit.
+   */
+  ownsProcess?: boolean;
 }
+
+/**
+ * V8's heap sizing for one client over stdio, set once the SDK server loads (before the first
+ * call), since a desktop host keeps several servers running and each should stay small. Every
+ * flag here is read while the process runs, not only at start (which is why
+ * --max-semi-space-size, read once at start, is not one):
+ * - --semi-space-growth-factor=1: the young generation keeps its first size (1 MiB semi-spaces)
+ *   instead of doubling under load to 16 MiB each, which V8 never gives back;
+ * - --heap-growing-percent=30: the old generation is collected when it has grown 30 % past what
+ *   the last full collection kept, instead of up to 4 times that;
+ * - --liftoff-only: undici's WebAssembly HTTP parser stays in its baseline code instead of being
+ *   compiled again by the optimising compiler, which needs tens of MiB while it works.
+ * docs/benchmark.md has the measurements. Over HTTP (a service, many callers) V8's defaults stay:
+ * there calls per second count more than memory.
+ */
+const STDIO_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30 --liftoff-only';
 
 /** Thrown to end start-up with an exit code once the reason is written (2: refused flags). */
 export class StartExit extends Error {
@@ -57,6 +78,23 @@ export class StartExit extends Error {
  */
 export async function startServer(io: ServerIo): Promise<(() => Promise<void>) | undefined> {
   const log = (line: string) => void io.stderr.write(`[cloudcall-mcp] ${line}\n`);
+  /**
+   * Each call's line on stdio, written after the call's answer: lines logged in the same turn of
+   * the event loop go out in one write, so 16 calls in flight cost one stderr write, not 16, and
+   * none waits in front of its answer.
+   */
+  let lines: string[] = [];
+  const flushLines = () => {
+    if (!lines.length) return;
+    const text = lines.join('');
+    lines = [];
+    io.stderr.write(text);
+  };
+  const logLater = (line: string) => {
+    if (lines.push(`[cloudcall-mcp] ${line}\n`) === 1) setImmediate(flushLines);
+  };
+  // stderr is a pipe or a file, written synchronously: lines still waiting go out at exit.
+  if (io.ownsProcess) process.on('exit', flushLines);
   function fail(message: string): never {
     io.stderr.write(`cloudcall-mcp: ${message}\n`);
     throw new StartExit(2);
@@ -174,24 +212,37 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     ready = resolve;
   });
   const connect = async () => {
-    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions] = await Promise.all([
-      import('./server.js'),
-      import('./stdio.js'),
-      options,
-    ]);
-    const server = createMcpServer(serverOptions);
+    // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
+    if (io.ownsProcess) (await import('node:v8')).setFlagsFromString(STDIO_HEAP_FLAGS);
+    const [
+      { createMcpServer, createToolCall, warmUp },
+      { StdioLineTransport },
+      { sessionCalls },
+      serverOptions,
+    ] = await Promise.all([import('./server.js'), import('./stdio.js'), import('./fast-call.js'), options]);
+    const toolCall = createToolCall(serverOptions);
+    const server = createMcpServer(serverOptions, toolCall);
     server.onerror = (error) => log(error.message);
     // The host closing our stdin (or stdout failing) is the end of the session.
     server.onclose = () => void shutdown();
     closeTransport = () => server.close();
-    await server.connect(
-      new StdioLineTransport({
-        input: io.stdin,
-        output: io.stdout,
-        maxMessageBytes,
-        handover: early,
-      }),
-    );
+    const transport = new StdioLineTransport({
+      input: io.stdin,
+      output: io.stdout,
+      maxMessageBytes,
+      handover: early,
+    });
+    // A plain tools/call goes straight to the runner (fast-call.ts); dynamic mode's tools are the
+    // session server's.
+    if (toolMode === 'static') {
+      transport.calls = sessionCalls(
+        toolCall,
+        server,
+        (message) => transport.send(message),
+        (error) => log(error.message),
+      );
+    }
+    await server.connect(transport);
     // A client that got this far is about to call a tool: load what calls need now.
     warmUp(serverOptions);
   };
@@ -303,7 +354,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     guard,
     log: info,
     // Over HTTP a call's request line says as much (and its metrics count it): debug only.
-    logCall: httpService?.debug ?? info,
+    logCall: httpService?.debug ?? (flags.quiet ? info : logLater),
     warn: httpService?.warn ?? info,
     onCall: httpService?.onCall,
     tokenFromRequest: passthrough,
@@ -317,6 +368,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     closing = true;
     await closeTransport().catch(() => undefined);
     await closeConnection().catch(() => undefined);
+    flushLines();
     io.exit(0);
   }
   io.onSignal(shutdown);

@@ -27,6 +27,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { type CallRouter, plainCallParams } from './fast-call.js';
 import type { StdioHandover } from './handshake.js';
 
 export interface StdioLineOptions {
@@ -49,6 +50,11 @@ export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Takes plain tools/calls (fast-call.ts) instead of the server, when set: it answers them
+   * through `send` as the server would, and hears of their cancellation.
+   */
+  calls?: CallRouter;
 
   private readonly input: Readable;
   private readonly output: Writable;
@@ -122,6 +128,7 @@ export class StdioLineTransport implements Transport {
     this.output.off('error', this.onStreamError);
     this.pending = [];
     this.pendingBytes = 0;
+    this.calls?.close();
     this.onclose?.();
   }
 
@@ -180,6 +187,7 @@ export class StdioLineTransport implements Transport {
       this.readBatch(value);
       return;
     }
+    if (this.plainCall(value)) return;
     const message = JSONRPCMessageSchema.safeParse(value);
     if (!message.success) {
       this.answerError(
@@ -239,12 +247,22 @@ export class StdioLineTransport implements Transport {
    * before its answer is out is judged by it; the answer itself then confirms it.
    */
   private deliver(message: JSONRPCMessage): void {
-    if (isInitializeRequest(message) && isJSONRPCRequest(message)) {
+    if (this.plainCall(message)) return;
+    const method = 'method' in message ? message.method : undefined;
+    if (method === 'notifications/cancelled') this.calls?.cancelled(message);
+    if (method === 'initialize' && isInitializeRequest(message) && isJSONRPCRequest(message)) {
       this.initializing.add(message.id);
       const asked = message.params.protocolVersion;
       this.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
     }
     this.onmessage?.(message);
+  }
+
+  /** Hands a plain tools/call to `onPlainCall`; true when it took it. */
+  private plainCall(value: unknown): boolean {
+    if (!this.calls) return false;
+    const params = plainCallParams(value);
+    return params !== undefined && this.calls.call((value as { id: RequestId }).id, params);
   }
 
   private refuseOversized(): void {

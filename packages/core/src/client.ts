@@ -3,10 +3,7 @@
  * cancellation, retries with full-jitter backoff, and one error type per failure kind.
  */
 import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as PoolType } from 'undici';
-// Only the pool and its request method, not undici's whole index (see undici-parts.d.ts).
-import requestThrough from 'undici/lib/api/api-request.js';
-import Pool from 'undici/lib/dispatcher/pool.js';
+import type { Dispatcher } from 'undici';
 import {
   ApiError,
   CancelledError,
@@ -162,16 +159,16 @@ export class ApiClient {
   private readonly secrets: string[];
   private readonly retry: RetryOptions;
   private readonly responseTimeoutMs: number;
-  private readonly dispatcher: Dispatcher;
+  private readonly connection: Connection;
   private readonly ownsDispatcher: boolean;
   private readonly onEvent: ((event: ClientEvent) => void) | undefined;
   /** The last request budget heard, shared with every client `forCall` makes of this one. */
   private readonly budget: { last: RateLimit | undefined };
-  private readonly options: ClientOptions;
   private readonly hooks: readonly CallHooks[];
   private readonly clock: ToolClock;
 
-  constructor(options: ClientOptions) {
+  /** `shared`: the connection pool of a `createClientFactory`, which this client does not own. */
+  constructor(options: ClientOptions, shared?: Connection) {
     if (!options.token) throw new TypeError('An API token is required.');
     const url = new URL(options.baseUrl ?? DEFAULT_BASE_URL);
     this.token = options.token;
@@ -187,9 +184,8 @@ export class ApiClient {
     this.userAgent = `cloudcall/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     this.onEvent = options.onEvent;
     this.clock = options.clock ?? realClock;
-    this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher = options.dispatcher ?? newPool(this.origin, options);
-    this.options = options;
+    this.ownsDispatcher = !options.dispatcher && !shared;
+    this.connection = shared ?? connectionTo(this.origin, options);
     this.hooks = [];
     this.budget = { last: undefined };
   }
@@ -200,9 +196,11 @@ export class ApiClient {
    * to see every request a tool sends, whatever its handler does.
    */
   forCall(hooks: CallHooks): ApiClient {
-    const client = new ApiClient({ ...this.options, dispatcher: this.dispatcher });
-    // Written once here, before anyone holds the new client: the fields stay readonly outside.
-    Object.assign(client, { hooks: [...this.hooks, hooks], budget: this.budget });
+    // Every call makes one: this client with two fields of its own, not a new client (whose
+    // options would be checked and its URL parsed again). Written once here, before anyone holds
+    // the new client: the fields stay readonly outside.
+    const client = Object.create(this) as ApiClient;
+    Object.assign(client, { hooks: [...this.hooks, hooks], ownsDispatcher: false });
     return client;
   }
 
@@ -280,14 +278,20 @@ export class ApiClient {
       const timeout = Math.min(this.responseTimeoutMs, remaining);
       const timer = new AbortController();
       const timing = setTimeout(() => timer.abort(), timeout);
-      const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+      // The caller's cancel ends the attempt too: one listener, cheaper per request than a
+      // signal combining both (AbortSignal.any), and removed when the attempt is over.
+      const signal = timer.signal;
+      const cancel = () => timer.abort(options.signal?.reason);
+      if (options.signal?.aborted) cancel();
+      else options.signal?.addEventListener('abort', cancel, { once: true });
       // The attempt's own duration is measured in real time, whatever clock the deadlines use.
       const attemptStarted = Date.now();
       this.onEvent?.({ type: 'request', method, path: options.path, target, attempt, body: options.body });
       let response: Dispatcher.ResponseData;
       let text: string;
       try {
-        response = await requestThrough.call(this.dispatcher, {
+        const dispatcher = this.connection.dispatcher ?? (await this.connection.open());
+        response = await dispatcher.request({
           origin: this.origin,
           path,
           method,
@@ -315,6 +319,7 @@ export class ApiClient {
         continue;
       } finally {
         clearTimeout(timing);
+        options.signal?.removeEventListener('abort', cancel);
       }
       const status = response.statusCode;
       const rateLimit = rateLimitFromHeaders(response.headers);
@@ -431,7 +436,7 @@ export class ApiClient {
 
   /** Closes the client's own connection pool. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await this.connection.close();
   }
 
   private async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -506,23 +511,55 @@ export interface ClientFactory {
 export function createClientFactory(options: Omit<ClientOptions, 'token'>): ClientFactory {
   const origin = new URL(options.baseUrl ?? DEFAULT_BASE_URL).origin;
   // Many callers at once: a larger pool than one caller's client needs, unless told otherwise.
-  const dispatcher =
-    options.dispatcher ?? newPool(origin, { ...options, connections: options.connections ?? 64 });
+  const connection = connectionTo(origin, { ...options, connections: options.connections ?? 64 });
   return {
-    client: (token) => new ApiClient({ ...options, token, dispatcher }),
-    close: async () => {
-      if (!options.dispatcher) await dispatcher.close();
-    },
+    client: (token) => new ApiClient({ ...options, token }, connection),
+    close: () => connection.close(),
   };
 }
 
-/** The keep-alive pool a client sends through unless given a dispatcher. */
-function newPool(origin: string, options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs'>): PoolType {
-  return new Pool(origin, {
-    connections: options.connections ?? 16,
-    keepAliveTimeout: 30_000,
-    connectTimeout: options.connectTimeoutMs ?? 10_000,
-  });
+/**
+ * Where a client sends its requests: the dispatcher it was given, or its own keep-alive pool,
+ * made with the first request. undici is imported then, through its public entry, so a process
+ * that never sends a request (an MCP server answering `tools/list`, `cloudcall --help`) never
+ * loads it.
+ */
+interface Connection {
+  /** The dispatcher once there is one. */
+  readonly dispatcher: Dispatcher | undefined;
+  /** The dispatcher, made (undici loaded) when there is none yet. */
+  open(): Promise<Dispatcher>;
+  /** Closes the pool, if one was made here (a dispatcher given in the options is the giver's). */
+  close(): Promise<void>;
+}
+
+function connectionTo(
+  origin: string,
+  options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs' | 'dispatcher'>,
+): Connection {
+  const given = options.dispatcher;
+  if (given) return { dispatcher: given, open: async () => given, close: async () => undefined };
+  let pool: Dispatcher | undefined;
+  let opening: Promise<Dispatcher> | undefined;
+  return {
+    get dispatcher() {
+      return pool;
+    },
+    open() {
+      opening ??= import('undici').then(({ Pool }) => {
+        pool = new Pool(origin, {
+          connections: options.connections ?? 16,
+          keepAliveTimeout: 30_000,
+          connectTimeout: options.connectTimeoutMs ?? 10_000,
+        });
+        return pool;
+      });
+      return opening;
+    },
+    async close() {
+      await (pool ?? (await opening?.catch(() => undefined)))?.close();
+    },
+  };
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {
