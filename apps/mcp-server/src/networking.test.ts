@@ -84,11 +84,11 @@ afterEach(async () => {
 });
 
 describe('the networking family over MCP stdio', () => {
-  it('lists the 54 networking tools with annotations by the issue rule', async () => {
+  it('lists the 55 networking tools with annotations by the issue rule', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect(NETWORKING.size).toBe(54);
-    expect(tools.filter((t) => NETWORKING.has(t.name))).toHaveLength(54);
+    expect(NETWORKING.size).toBe(55);
+    expect(tools.filter((t) => NETWORKING.has(t.name))).toHaveLength(55);
     for (const name of [
       'domain-delete',
       'domain-record-delete',
@@ -222,6 +222,10 @@ describe('the networking family over MCP stdio', () => {
     });
     await ok('domain-create', { Name: 'gone.example', IPAddress: '192.0.2.9' });
     expect(await ok('domain-delete', { Name: 'gone.example' })).toEqual({ ok: true });
+    // A domain with no apex record: the NS and SOA records the platform adds, no A.
+    expect((await ok('domain-create-bare', { Name: 'bare.example' })).domain.name).toBe('bare.example');
+    const bare = (await ok('domain-record-list', { Domain: 'bare.example' })).domain_records;
+    expect(bare.map((r: Json) => r.type).sort()).toEqual(['NS', 'NS', 'NS', 'SOA']);
   });
 
   it('certificates: custom (the key never echoed) and ACME', async () => {

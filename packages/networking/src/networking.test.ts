@@ -46,6 +46,7 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string, 
     'domains_create',
     { name: 'example.com', ip_address: '192.0.2.1' },
   ],
+  ['domain-create-bare', { Name: 'example.com' }, 'domains_create', { name: 'example.com' }],
   ['domain-delete', { Name: 'example.com' }, 'domains_delete'],
   ['domain-get', { Name: 'example.com' }, 'domains_get'],
   ['domain-list', {}, 'domains_list'],
@@ -265,8 +266,7 @@ async function recorded(name: string, args: Record<string, unknown>): Promise<Re
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 describe('every networking tool calls its API operation with a valid request', () => {
-  it('covers all 54 tools', () => {
-    expect(networkingTools).toHaveLength(54);
+  it('covers every tool of the family', () => {
     expect(new Set(cases.map(([tool]) => tool))).toEqual(new Set(networkingTools.map((t) => t.name)));
   });
 
