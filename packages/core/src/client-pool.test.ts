@@ -3,10 +3,10 @@
  * and not before; a call's client (`forCall`) shares its parent's pool and budget and closes
  * nothing; a factory's clients share one pool. Over real HTTP on loopback.
  */
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { sep } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, createClientFactory } from './client.js';
 
@@ -45,29 +45,35 @@ async function api(): Promise<{ url: string; peers: Set<number>; tokens: string[
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, peers, tokens };
 }
 
-/** Whether any of undici's modules has been loaded in this process (it is CommonJS). */
-function undiciLoaded(): boolean {
-  return Object.keys(createRequire(import.meta.url).cache).some((file) =>
-    file.includes(`${sep}undici${sep}`),
-  );
-}
+/** The built package, as a user's process loads it. */
+const DIST = new URL('../dist/index.js', import.meta.url).href;
+const run = promisify(execFile);
 
 describe('the connection pool', () => {
   it('loads undici with the first request, not when a client is made, forked or closed', async () => {
+    // In a fresh process (the built package), since another test of this file may have sent a
+    // request first: this process's module cache says nothing about the order of one run.
     const { url } = await api();
-    expect(undiciLoaded()).toBe(false);
-    const unused = createClient({ token: 'token-a', baseUrl: url });
-    unused.forCall({ readOnly: 'key-list' });
-    await unused.close();
-    const factory = createClientFactory({ baseUrl: url });
-    factory.client('token-b');
-    await factory.close();
-    expect(undiciLoaded()).toBe(false);
-
-    const client = createClient({ token: 'token-a', baseUrl: url });
-    await expect(client.request({ method: 'GET', path: '/v2/account' })).resolves.toEqual({ ok: true });
-    expect(undiciLoaded()).toBe(true);
-    await client.close();
+    const script = `
+      const { createRequire } = await import('node:module');
+      const { createClient, createClientFactory } = await import(process.argv[1]);
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => /[\\\\/]undici[\\\\/]/.test(file));
+      const seen = [loaded()];
+      const unused = createClient({ token: 'token-a', baseUrl: process.argv[2] });
+      unused.forCall({ readOnly: 'key-list' });
+      await unused.close();
+      const factory = createClientFactory({ baseUrl: process.argv[2] });
+      factory.client('token-b');
+      await factory.close();
+      seen.push(loaded());
+      const client = createClient({ token: 'token-a', baseUrl: process.argv[2] });
+      seen.push(await client.request({ method: 'GET', path: '/v2/account' }));
+      seen.push(loaded());
+      await client.close();
+      process.stdout.write(JSON.stringify(seen));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, DIST, url]);
+    expect(JSON.parse(stdout)).toEqual([false, false, { ok: true }, true]);
   });
 
   it("gives a call's client the parent's pool and budget and its own hooks; closing it closes nothing", async () => {
