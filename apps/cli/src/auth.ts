@@ -4,7 +4,7 @@
  * and saves it; no command prints a token whole.
  */
 import { loadFamily } from '@cloudcall/catalog/lazy';
-import { CancelledError, createClient, InputError, runTool } from '@cloudcall/core';
+import { CancelledError, InputError } from '@cloudcall/core';
 import { maskToken } from '@cloudcall/core/internal';
 import { Command } from 'commander';
 import { type Config, configPath, DEFAULT_CONTEXT, readConfig, updateConfig } from './config.js';
@@ -47,10 +47,15 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
       const apiUrl = options.apiUrl ?? globals().apiUrl;
       const token = globals().token?.trim() || (await readToken(io));
       if (!token) throw new InputError('no token given: pipe it on stdin or type it at the prompt');
+      // The client and the account family, as a command that runs a tool loads them.
+      const [{ createClient, runTool }, family] = await Promise.all([
+        import('./execute.js'),
+        loadFamily('account'),
+      ]);
       const client = createClient({ token, baseUrl: apiUrl, userAgentSuffix: `cli/${version}` });
       let email: unknown;
       try {
-        const tool = (await loadFamily('account')).tools.find((t) => t.name === 'account-get-information');
+        const tool = family.tools.find((t) => t.name === 'account-get-information');
         const answer = (await runTool(
           tool as NonNullable<typeof tool>,
           {},

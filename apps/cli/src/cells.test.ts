@@ -4,7 +4,8 @@
  */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { cutToCells, formatResult } from './output.js';
+import { formatResult } from './output.js';
+import { cutToCells } from './table.js';
 
 describe('table cells', () => {
   it('aligns the columns after double-width names', async () => {

@@ -1,13 +1,12 @@
 /**
  * The `completion` command and the hidden `__complete` the scripts call, wired to the program.
  */
-import type { AnyTool, ToolFamily } from '@cloudcall/core';
-import { inputJsonSchema } from '@cloudcall/core/internal';
 import { Argument, Command, type Option } from 'commander';
 import { completeWords, completionScript, SHELLS, type Shell } from './completion.js';
-import { flagsOf, type JsonSchema } from './flags.js';
+import { flagsOf } from './flags.js';
 import { groupsOf } from './help.js';
-import { plumbingOptions } from './plumbing.js';
+import { plumbingOptions } from './plumbing-options.js';
+import type { FamilyEntry, ToolEntry } from './tool-entry.js';
 
 /** The word the completion scripts call the CLI with. */
 export const COMPLETE_COMMAND = '__complete';
@@ -30,9 +29,9 @@ export function addCompletion(program: Command, write: (text: string) => void): 
 export function completeCommand(
   words: readonly string[],
   program: Command,
-  families: readonly ToolFamily[],
+  families: readonly FamilyEntry[],
 ): string {
-  const tools = new Map<string, AnyTool>(
+  const tools = new Map<string, ToolEntry>(
     families.flatMap((family) => family.tools.map((tool) => [tool.name, tool])),
   );
   const candidates = completeWords(words, {
@@ -53,7 +52,7 @@ export function completeCommand(
     groups: groupsOf(families),
     flagsOf: (name) => {
       const tool = tools.get(name);
-      return tool ? flagsOf(inputJsonSchema(tool) as JsonSchema) : undefined;
+      return tool ? flagsOf(tool.inputSchema) : undefined;
     },
     toolOptionsOf: (name) => {
       const tool = tools.get(name);

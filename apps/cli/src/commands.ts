@@ -10,26 +10,37 @@
  * resource named as a word of it (`reset-vm-password`); else to its own first word (`wait`). Its
  * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
  */
-import type { AnyTool, ToolFamily } from '@cloudcall/core';
 import { wrapWords } from '@cloudcall/core/internal';
 import { doctlWords } from './doctl.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
+import type { ToolEntry } from './tool-entry.js';
+
+/** What grouping, help and the primary argument read of a tool: its index entry or its definition. */
+export type ListedTool = Pick<ToolEntry, 'name' | 'title' | 'request'>;
+
+/** A family as grouping and help read it: its index entry or the family itself. */
+export interface ListedFamily {
+  name: string;
+  title: string;
+  description: string;
+  tools: readonly ListedTool[];
+}
 
 export interface GroupedTool {
-  tool: AnyTool;
+  tool: ListedTool;
   resource: string;
   verb: string;
 }
 
 export interface FamilyGroups {
-  family: ToolFamily;
+  family: ListedFamily;
   /** Resource -> its tools, in the family's order. */
   resources: Map<string, GroupedTool[]>;
 }
 
 /** Every family's tools by resource. */
-export function groupTools(families: readonly ToolFamily[]): FamilyGroups[] {
+export function groupTools(families: readonly ListedFamily[]): FamilyGroups[] {
   return families.map((family) => {
     const resources = new Set<string>();
     for (const tool of family.tools) {
@@ -46,7 +57,7 @@ export function groupTools(families: readonly ToolFamily[]): FamilyGroups[] {
   });
 }
 
-function placeTool(tool: AnyTool, resources: readonly string[]): GroupedTool {
+function placeTool(tool: ListedTool, resources: readonly string[]): GroupedTool {
   const name = tool.name;
   // An action on the resources with a tag: `power-off-vms-tag` is vm's `power-off-tag`.
   const tagged = resources.find((resource) => name.endsWith(`-${resource}s-tag`));
@@ -115,7 +126,7 @@ const ID_LIKE = /^(id|uuid|ip)$|I[Dd]$/i;
  * a tool whose handler builds the request, its first required id-like argument
  * (`reserved-ip-get`'s `IP`, `wait`'s `ID`). Only a required scalar qualifies.
  */
-export function primaryArgument(tool: AnyTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
+export function primaryArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const scalar = (flag: FlagSpec | undefined) =>
     flag?.required && flag.kind !== 'array' && flag.kind !== 'object' ? flag : undefined;
   if (tool.request) {
@@ -129,7 +140,7 @@ export function primaryArgument(tool: AnyTool, flags: readonly FlagSpec[]): Flag
  * What a tool's command takes first, without a flag: its primary argument, or for a create tool
  * without one, the name of what it creates (`cloudcall vm create web-1 ...`, as doctl).
  */
-export function positionalArgument(tool: AnyTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
+export function positionalArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const primary = primaryArgument(tool, flags);
   if (primary || !tool.name.endsWith('-create')) return primary;
   const name = flags.find((flag) => flag.name.toLowerCase() === 'name');
@@ -155,7 +166,7 @@ function sample(flag: FlagSpec): string {
 
 /** One example call of a tool: its primary argument positionally, then its other required flags. */
 export function exampleFor(
-  tool: AnyTool,
+  tool: ListedTool,
   flags: readonly FlagSpec[],
   /** Values to show for some arguments (an image slug where an image id is expected). */
   samples: ReadonlyMap<string, string> = new Map(),

@@ -3,7 +3,6 @@
  * doctl keeps its auth contexts. The file holds tokens, so it is created with mode 0600 (its
  * directory 0700) and replaced atomically: a temp file written and synced, then renamed over it.
  */
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -74,7 +73,8 @@ function privateDirectory(path: string): void {
 /** Replaces the file atomically, readable and writable by its owner only. */
 export function writeConfig(path: string, config: Config): void {
   privateDirectory(path);
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  // Web Crypto's random bytes (node:crypto is not loaded for the commands that only read).
+  const temp = `${path}.${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);
     try {

@@ -5,9 +5,11 @@
  * address, a database's engine version). Tables, read by tool-flags.ts for any tool with the
  * argument named: no command has code of its own.
  */
-import { isIP } from 'node:net';
-import type { AnyTool, ToolContext } from '@cloudcall/core';
+import type { ToolContext } from '@cloudcall/core';
 import { FlagError, type FlagSpec } from './flags.js';
+
+/** What the tables read of a tool: its name. */
+type NamedTool = { name: string };
 
 /**
  * doctl's command words, as cloudcall's: its resources (`droplet list` is `vm list`) and the verbs
@@ -94,7 +96,10 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
 ];
 
 /** The aliases that apply to a tool with these flags: its argument exists, the spelling is free. */
-export function aliasesFor(tool: AnyTool, flags: readonly FlagSpec[]): (FlagAlias & { target: FlagSpec })[] {
+export function aliasesFor(
+  tool: NamedTool,
+  flags: readonly FlagSpec[],
+): (FlagAlias & { target: FlagSpec })[] {
   return FLAG_ALIASES.flatMap((alias) => {
     if (alias.tools && !alias.tools.includes(tool.name)) return [];
     const target = flags.find((flag) => flag.name === alias.argument);
@@ -207,7 +212,7 @@ export interface CliDefault {
   /** What the default is, for help. */
   says: string;
   /** Whether a tool's flags call for it. */
-  applies: (tool: AnyTool, flags: readonly FlagSpec[]) => boolean;
+  applies: (tool: NamedTool, flags: readonly FlagSpec[]) => boolean;
   /** A value that passes validation, for checking the other arguments before any request. */
   standIn?: unknown;
   value: (args: Record<string, unknown>, lookup: DefaultLookup) => unknown;
@@ -229,7 +234,9 @@ export const CLI_DEFAULTS: readonly CliDefault[] = [
     says: 'from the address (ipv6 if it has a colon), else ipv4, as doctl',
     applies: (_tool, flags) =>
       flags.some((flag) => flag.name === 'Type' && flag.choices?.join() === 'ipv4,ipv6'),
-    value: (args) => (typeof args.IP === 'string' && isIP(args.IP) === 6 ? 'ipv6' : 'ipv4'),
+    // node:net is loaded by the one command that needs it, not by every start.
+    value: async (args) =>
+      typeof args.IP === 'string' && (await import('node:net')).isIP(args.IP) === 6 ? 'ipv6' : 'ipv4',
   },
   {
     // db-cluster-create without --version: the newest version the platform offers for the engine.
@@ -278,12 +285,12 @@ export const CLI_SUBSTITUTES: readonly CliSubstitute[] = [
 ];
 
 /** The substitutes of a tool, by the argument whose absence calls for them. */
-export function substitutesFor(tool: AnyTool): CliSubstitute[] {
+export function substitutesFor(tool: NamedTool): CliSubstitute[] {
   return CLI_SUBSTITUTES.filter((entry) => entry.tool === tool.name);
 }
 
 /** The defaults that apply to a tool. */
-export function defaultsFor(tool: AnyTool, flags: readonly FlagSpec[]): CliDefault[] {
+export function defaultsFor(tool: NamedTool, flags: readonly FlagSpec[]): CliDefault[] {
   return CLI_DEFAULTS.filter((entry) => entry.applies(tool, flags));
 }
 

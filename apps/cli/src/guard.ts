@@ -1,6 +1,7 @@
 /**
- * The CLI's side of the guard rails (the logic is @cloudcall/guard's): the flags, the y/N prompt
- * on a terminal, the refusal off one, dry-run plans, and the `audit` command.
+ * The CLI's side of the guard rails (the logic is @cloudcall/guard's): the y/N prompt on a
+ * terminal, the refusal off one, dry-run plans, and what the `audit` command shows. The flags and
+ * the command are declared in guard-flags.ts; this is loaded by a command that runs.
  */
 import { createInterface } from 'node:readline';
 import type { AnyTool, ToolContext } from '@cloudcall/core';
@@ -21,42 +22,11 @@ import {
   protectionRules,
   readAudit,
 } from '@cloudcall/guard';
-import { Command, Option } from 'commander';
-import { formatFor, type OutputFormat, outputOption } from './output.js';
-
-export interface GuardFlags {
-  force?: boolean;
-  yes?: boolean;
-  dryRun?: boolean;
-  protect?: string[];
-  policy?: string;
-  auditLog?: string;
-}
+import type { GuardFlags } from './guard-flags.js';
+import { formatFor, type OutputFormat } from './output.js';
 
 /** Exit code of a call the guard stopped (nothing was sent), and of bad guard settings. */
 const REFUSED = 2;
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** The guard's flags, accepted before the tool name and after it, like the connection options. */
-export function guardOptions(): Option[] {
-  return [
-    new Option('-f, --force', 'skip the y/N of destructive tools (or --yes)'),
-    new Option('--yes', 'same as --force').hideHelp(),
-    new Option('--dry-run', 'show the request, target and price; send nothing'),
-    new Option(
-      '--protect <rule>',
-      'refuse every change to resources matching tag:X, name:X or id:X (allow:TOOL lets a tool through)',
-    ).argParser(collect),
-    new Option('--policy <file>', 'JSON file of protection rules (or CLOUDCALL_POLICY)'),
-    new Option('--audit-log <file>', 'log mutating calls here (or CLOUDCALL_AUDIT_LOG)'),
-  ];
-}
-
-/** `--protect` given both before and after the tool name: every rule counts. */
-export function mergeGuardFlags(before: GuardFlags, after: GuardFlags): GuardFlags {
-  return before.protect && after.protect ? { protect: [...before.protect, ...after.protect] } : {};
-}
 
 export interface CliGuardIo {
   stdout: (text: string) => void;
@@ -216,69 +186,51 @@ function planText(plan: Plan): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON. */
-export function auditCommand(io: CliGuardIo, setExit: (code: number) => void): Command {
-  return new Command('audit')
-    .summary('Read the audit log')
-    .description('Show the audit log of mutating calls (--audit-log or CLOUDCALL_AUDIT_LOG), oldest first.')
-    .addOption(new Option('--audit-log <file>', 'the log to read (default CLOUDCALL_AUDIT_LOG)'))
-    .addOption(new Option('--since <when>', 'only entries since a duration ago (30m, 1h, 2d) or a date'))
-    .addOption(
-      new Option('--tool <glob>', 'only these tools (names or globs; repeatable)').argParser(collect),
-    )
-    .addOption(
-      new Option(
-        '--outcome <outcome>',
-        'only ok, error, refused or declined (repeatable or comma-separated)',
-      ).argParser(collect),
-    )
-    .addOption(outputOption())
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .exitOverride()
-    .action(
-      async (options: {
-        auditLog?: string;
-        since?: string;
-        tool?: string[];
-        outcome?: string[];
-        output?: OutputFormat;
-      }) => {
-        const path = options.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
-        if (!path) {
-          io.stderr('cloudcall: audit: give the log with --audit-log FILE or CLOUDCALL_AUDIT_LOG\n');
-          return setExit(REFUSED);
-        }
-        let entries: AuditEntry[];
-        try {
-          entries = readAudit(path, {
-            ...(options.since ? { since: parseSince(options.since) } : {}),
-            ...(options.tool ? { tools: options.tool } : {}),
-            ...(options.outcome ? { outcomes: parseOutcomes(options.outcome) } : {}),
-          }).entries;
-        } catch (error) {
-          io.stderr(`cloudcall: audit: ${(error as Error).message}\n`);
-          return setExit(REFUSED);
-        }
-        const format = options.output ?? (io.isTty ? 'table' : 'json');
-        const shown =
-          format === 'json'
-            ? { entries }
-            : {
-                entries: entries.map((entry) => ({
-                  time: entry.time,
-                  front_end: entry.front_end,
-                  tool: entry.tool,
-                  target: entry.target
-                    ? String(entry.target.name ?? entry.target.id ?? entry.target.path ?? '')
-                    : '',
-                  outcome: entry.status ? `${entry.outcome} ${entry.status}` : entry.outcome,
-                  reason: entry.reason ?? entry.error_id ?? '',
-                  request_id: entry.request_id ?? '',
-                  ms: entry.duration_ms,
-                })),
-              };
-        io.stdout(await formatFor(shown, format, io));
-        return setExit(0);
-      },
-    );
+/** What `cloudcall audit` was asked (guard-flags.ts declares the command). */
+export interface AuditOptions {
+  auditLog?: string;
+  since?: string;
+  tool?: string[];
+  outcome?: string[];
+  output?: OutputFormat;
+}
+
+/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON; the exit code. */
+export async function showAudit(options: AuditOptions, io: CliGuardIo): Promise<number> {
+  const path = options.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
+  if (!path) {
+    io.stderr('cloudcall: audit: give the log with --audit-log FILE or CLOUDCALL_AUDIT_LOG\n');
+    return REFUSED;
+  }
+  let entries: AuditEntry[];
+  try {
+    entries = readAudit(path, {
+      ...(options.since ? { since: parseSince(options.since) } : {}),
+      ...(options.tool ? { tools: options.tool } : {}),
+      ...(options.outcome ? { outcomes: parseOutcomes(options.outcome) } : {}),
+    }).entries;
+  } catch (error) {
+    io.stderr(`cloudcall: audit: ${(error as Error).message}\n`);
+    return REFUSED;
+  }
+  const format = options.output ?? (io.isTty ? 'table' : 'json');
+  const shown =
+    format === 'json'
+      ? { entries }
+      : {
+          entries: entries.map((entry) => ({
+            time: entry.time,
+            front_end: entry.front_end,
+            tool: entry.tool,
+            target: entry.target
+              ? String(entry.target.name ?? entry.target.id ?? entry.target.path ?? '')
+              : '',
+            outcome: entry.status ? `${entry.outcome} ${entry.status}` : entry.outcome,
+            reason: entry.reason ?? entry.error_id ?? '',
+            request_id: entry.request_id ?? '',
+            ms: entry.duration_ms,
+          })),
+        };
+  io.stdout(await formatFor(shown, format, io));
+  return 0;
 }

@@ -4,7 +4,7 @@
  * `<resource> <verb>` words are joined into the tool's name before commander sees them.
  */
 
-import { InputError, type ToolFamily } from '@cloudcall/core';
+import { InputError } from '@cloudcall/core';
 import type { Command } from 'commander';
 import {
   commandWordIndex,
@@ -13,13 +13,14 @@ import {
   familyHelp,
   groupTools,
   joinToolWords,
+  type ListedFamily,
 } from './commands.js';
 import { DOCTL_RESOURCES } from './doctl.js';
 
-const grouped = new WeakMap<readonly ToolFamily[], FamilyGroups[]>();
+const grouped = new WeakMap<readonly ListedFamily[], FamilyGroups[]>();
 
 /** The families' tools by resource, worked out once per list of families. */
-export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
+export function groupsOf(families: readonly ListedFamily[]): FamilyGroups[] {
   const known = grouped.get(families);
   if (known) return known;
   const groups = groupTools(families);
@@ -28,7 +29,7 @@ export function groupsOf(families: readonly ToolFamily[]): FamilyGroups[] {
 }
 
 /** What the root help adds after its options: families and resources, examples. */
-export function rootHelpText(families: readonly ToolFamily[]): string {
+export function rootHelpText(families: readonly ListedFamily[]): string {
   return `
 Families and their resources ("cloudcall help <family>" lists the tools):
 ${familiesOverview(groupsOf(families))}
@@ -51,7 +52,7 @@ prints a completion script.
  */
 export function helpFor(
   argv: readonly string[],
-  families: readonly ToolFamily[],
+  families: readonly ListedFamily[],
   program: Command,
 ): string | undefined {
   // Global options before the words (`cloudcall --sandbox help vms`) do not change the help.
@@ -83,7 +84,7 @@ const HELP_FLAGS = new Set(['--help', '-h']);
 export function joinCommandWords(
   argv: readonly string[],
   program: Command,
-  families: readonly ToolFamily[],
+  families: readonly ListedFamily[],
 ): string[] {
   const at = commandWordIndex(argv, program.options);
   if (at === -1) return [...argv];

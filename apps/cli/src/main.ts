@@ -25,7 +25,7 @@ if (asksVersion(argv)) {
   });
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());
-  const [{ runCli }, { askOnTerminal }] = await Promise.all([import('./program.js'), import('./guard.js')]);
+  const { runCli } = await import('./program.js');
   process.exitCode = await runCli(
     argv,
     {
@@ -35,7 +35,10 @@ if (asksVersion(argv)) {
       isTty: Boolean(process.stdout.isTTY),
       stderrIsTty: Boolean(process.stderr.isTTY),
       stdin: process.stdin,
-      ask: process.stdin.isTTY ? askOnTerminal : undefined,
+      // The guard asks (guard.ts is loaded by then: it runs the destructive tool).
+      ask: process.stdin.isTTY
+        ? async (question, signal) => (await import('./guard.js')).askOnTerminal(question, signal)
+        : undefined,
       signal: controller.signal,
     },
     version,

@@ -9,7 +9,8 @@ import { inputJsonSchema } from '@cloudcall/core/internal';
 import { describe, expect, it } from 'vitest';
 import { primaryArgument } from './commands.js';
 import { flagsOf, type JsonSchema } from './flags.js';
-import { checkWithNames, namedArguments, withPlaceholders } from './names.js';
+import { checkWithNames, withPlaceholders } from './name-lookup.js';
+import { namedArguments } from './names.js';
 
 const tools = families.flatMap((family) => family.tools);
 

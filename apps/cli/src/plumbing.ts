@@ -1,7 +1,7 @@
 /**
- * What a tool command adds to a tool's own flags, from its definition: `--all` on list tools
- * (runAllPages follows `links.pages.next`), `--wait` and `--timeout` on tools whose answer can be
- * waited for (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
+ * What a tool command's own options do (plumbing-options.ts declares them): `--all` follows
+ * `links.pages.next` (runAllPages), `--wait` and `--timeout` wait for what the answer yields
+ * (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
  */
 
 import {
@@ -13,42 +13,14 @@ import {
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
-import { durationMs, pageArgument, runAllPages } from '@cloudcall/core/internal';
+import { durationMs, runAllPages } from '@cloudcall/core/internal';
 import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
-import { Option } from 'commander';
-
-export interface PlumbingOptions {
-  all?: boolean;
-  wait?: boolean;
-  timeout?: string;
-}
+import { DEFAULT_TIMEOUT, type PlumbingOptions } from './plumbing-options.js';
 
 export interface PlumbingIo {
   stderr: (text: string) => void;
   /** Whether stderr is a terminal: a live progress line there, one line per status change otherwise. */
   stderrIsTty?: boolean | undefined;
-}
-
-/** How long `--wait` waits unless `--timeout` says otherwise. */
-export const DEFAULT_TIMEOUT = '5m';
-
-/** The options a tool's command gets besides its arguments. */
-export function plumbingOptions(tool: AnyTool): Option[] {
-  const options: Option[] = [];
-  if (pageArgument(tool) !== undefined) {
-    options.push(new Option('--all', 'fetch every page (following links.pages.next) and merge them'));
-  }
-  if (tool.wait) {
-    const ready = WAIT_KINDS[tool.wait.kind];
-    options.push(
-      new Option('--wait', `wait until the ${tool.wait.kind} is ${ready.ready}, showing its ${ready.field}`),
-      new Option(
-        '--timeout <duration>',
-        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT}); past it, the resource as last seen is printed and the exit code is 5`,
-      ),
-    );
-  }
-  return options;
 }
 
 /** A duration such as `90`, `90s`, `5m`, `1h` or `1500ms`, in seconds. */

@@ -3,46 +3,25 @@
  * every argument a flag named as the argument, help generated from the schema.
  */
 import { hintFor } from '@cloudcall/catalog/hints';
-import { loadFamilies, loadFamily } from '@cloudcall/catalog/lazy';
-import {
-  type AnyTool,
-  type ApiClient,
-  ApiError,
-  CloudcallError,
-  createClient,
-  DEFAULT_BASE_URL,
-  InputError,
-  maskSecrets,
-  runTool,
-  type ToolClock,
-  type ToolProgress,
-} from '@cloudcall/core';
-import { defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
-import { describeError, traceLine } from '@cloudcall/core/internal';
+import { loadFamily } from '@cloudcall/catalog/lazy';
+import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
+import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import { describeError } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
 import { commandWordIndex } from './commands.js';
-import { resolveToken, TOKEN_SOURCES } from './config.js';
-import type { CliDefault, DefaultLookup } from './doctl.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
-import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags, startGuard } from './guard.js';
+import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags } from './guard-flags.js';
 import { helpFor, joinCommandWords, rootHelpText } from './help.js';
-import { checkWithNames, type NamedArguments, resolveNames, type ToolLookup } from './names.js';
-import {
-  ColumnError,
-  checkQuery,
-  formatResult,
-  type OutputFormat,
-  outputOption,
-  QueryError,
-  useColor,
-} from './output.js';
-import { type PlumbingOptions, plumbingOptions, runPlumbed } from './plumbing.js';
+import type { ToolLookup } from './names.js';
+import { ColumnError, type OutputFormat, outputOption, QueryError } from './output.js';
+import { type PlumbingOptions, plumbingOptions } from './plumbing-options.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { type FamilyEntry, familyOf, type ToolEntry } from './tool-entry.js';
 import { addToolFlags, defaultFlagFor } from './tool-flags.js';
-import { TOOL_FAMILY } from './tool-index.generated.js';
+import { FAMILY_INDEX } from './tool-index.generated.js';
 
 /** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
@@ -71,7 +50,7 @@ export interface Io {
   signal?: AbortSignal;
 }
 
-interface GlobalOptions extends PlumbingOptions, GuardFlags {
+export interface GlobalOptions extends PlumbingOptions, GuardFlags {
   apiUrl?: string;
   sandbox?: boolean;
   sandboxState?: string;
@@ -106,14 +85,16 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
   ];
 }
 
-/** Runs the CLI with the given argv (without node and script) and returns the exit code. */
+/**
+ * Runs the CLI with the given argv (without node and script) and returns the exit code. The
+ * commands, their help, flags and completion come from the build-time index; a command that runs
+ * a tool loads that tool's family (and any other a name lookup needs) and execute.ts.
+ */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
-  const families = await familiesFor(argv, io.env);
-  const toolsByName = new Map(families.flatMap((family) => family.tools.map((tool) => [tool.name, tool])));
-  // Looking up names may need a list tool of another family (vm-list for --vm-ids web-1).
+  const families = familiesFor(argv, io.env);
+  // The definition that runs: its family loaded (looking up names may need a list tool of another
+  // family: vm-list for --vm-ids web-1).
   const findTool: ToolLookup = async (name) => {
-    const known = toolsByName.get(name);
-    if (known) return known;
     const family = familyOf(name);
     return family ? (await loadFamily(family)).tools.find((tool) => tool.name === name) : undefined;
   };
@@ -161,7 +142,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       exitCode = code;
     }),
   );
-  const flagged = new Map<Command, AnyTool>();
+  const flagged = new Map<Command, ToolEntry>();
   for (const family of families) {
     for (const tool of family.tools) program.addCommand(toolCommand(tool));
   }
@@ -170,7 +151,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
 
   /** A tool's command with name and summary only: flags are added when the command is run. */
-  function toolCommand(tool: AnyTool): Command {
+  function toolCommand(tool: ToolEntry): Command {
     const hints = [
       tool.annotations.readOnlyHint ? 'read-only' : undefined,
       tool.annotations.destructiveHint ? 'DESTRUCTIVE' : undefined,
@@ -194,7 +175,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     if (tool) addFlags(command, tool);
   });
 
-  function addFlags(command: Command, tool: AnyTool): void {
+  function addFlags(command: Command, tool: ToolEntry): void {
     const line = addToolFlags(command, tool, [...connectionOptions(io.env), ...plumbingOptions(tool)]);
     flagFor = line.flagFor;
     running = tool.name;
@@ -203,115 +184,16 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const before = program.opts<GlobalOptions>();
       const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
       // Once per id given first (`vm-delete 1 2`), stopping at the first that fails.
+      const { execute } = await import('./execute.js');
       for (const args of each) {
         // An argument left out that doctl lets be left out: the tool that takes none runs.
         const instead = line.substitutes.find((entry) => args[entry.argument] === undefined);
-        const run = (instead && (await findTool(instead.use))) || tool;
-        exitCode = await execute(run, args, options, line.named, line.defaults);
+        const run = (instead && (await findTool(instead.use))) || (await findTool(tool.name));
+        if (!run) throw new Error(`${tool.name} is in the tool index but not in its family`);
+        exitCode = await execute(run, args, options, line.named, line.defaults, io, version, findTool);
         if (exitCode !== EXIT.ok) break;
       }
     });
-  }
-
-  async function execute(
-    tool: AnyTool,
-    args: Record<string, unknown>,
-    options: GlobalOptions,
-    named: NamedArguments,
-    defaults: readonly CliDefault[],
-  ): Promise<number> {
-    // Checked before anything is sent (names stand as ids of their kind until looked up).
-    if (options.query !== undefined) await checkQuery(options.query);
-    // Defaults the CLI works out: at once from the other arguments, or (standing in meanwhile)
-    // from the platform once connected.
-    const missing = defaults.filter((entry) => args[entry.argument] === undefined);
-    const later = missing.filter((entry) => entry.standIn !== undefined);
-    for (const entry of missing) {
-      if (entry.standIn === undefined) args[entry.argument] = await entry.value(args, noLookup);
-    }
-    const standIns = Object.fromEntries(later.map((entry) => [entry.argument, entry.standIn]));
-    // (A dry run reports invalid arguments in its plan instead.)
-    if (!options.dryRun) checkWithNames(tool, { ...args, ...standIns }, named);
-    const guard = startGuard(options, io, options.output);
-    if (typeof guard === 'number') return guard;
-    let client: ApiClient;
-    let close: () => Promise<void>;
-    let clock: ToolClock | undefined;
-    /** Who is calling, on audit lines: `cli:CONTEXT` for a context's token, else the local user. */
-    let caller: string | undefined;
-    const onEvent = options.trace
-      ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
-      : undefined;
-    if (options.sandbox) {
-      // Loaded only when asked for: most runs talk to the real API.
-      const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
-      let connection: Awaited<ReturnType<typeof connectSandbox>>;
-      try {
-        connection = await connectSandbox({
-          statePath: statePathFor(options.sandboxState, io.env),
-          client: { onEvent },
-        });
-      } catch (error) {
-        // A state file that cannot be used is the caller's to fix, like any other bad input.
-        if (!(error instanceof StateFileError)) throw error;
-        io.stderr(`cloudcall: ${error.message}\n`);
-        return EXIT.input;
-      }
-      client = connection.client;
-      close = connection.close;
-      // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
-      clock = connection.clock;
-    } else {
-      const credentials = resolveToken(io.env, options);
-      if (!credentials) {
-        io.stderr(`cloudcall: no API token. ${TOKEN_SOURCES}, or pass --sandbox to work offline.\n`);
-        return EXIT.input;
-      }
-      if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
-      if (credentials.context !== undefined) caller = `cli:${credentials.context}`;
-      client = createClient({
-        token: credentials.token,
-        baseUrl: options.apiUrl ?? credentials.apiUrl,
-        userAgentSuffix: `cli/${version}`,
-        onEvent,
-      });
-      close = () => client.close();
-    }
-    try {
-      const progress = io.stderrIsTty
-        ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
-        : undefined;
-      const context = { client, signal: io.signal, progress, clock, caller };
-      await resolveNames(args, named, findTool, context);
-      for (const entry of later) {
-        args[entry.argument] = await entry.value(args, async (name, lookupArgs) => {
-          const lookup = await findTool(name);
-          if (!lookup) throw new Error(`${name} is needed for the default of ${entry.argument}`);
-          return runTool(lookup, lookupArgs, context);
-        });
-      }
-      const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
-        const guarded = await guard.run(...call);
-        return 'exit' in guarded ? { code: guarded.exit } : guarded;
-      });
-      if (!('result' in outcome)) return outcome.code;
-      const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
-      io.stdout(
-        await formatResult(shown, {
-          // --format asks for columns: a table, unless another format is named.
-          format: options.output ?? (io.isTty || options.format ? 'table' : 'json'),
-          columns: options.format?.split(',').map((column) => column.trim()),
-          header: options.header,
-          query: options.query,
-          terminal: io.isTty,
-          color: useColor(io.isTty, io.env),
-        }),
-      );
-      return outcome.code ?? EXIT.ok;
-    } finally {
-      guard.close();
-      await close();
-    }
   }
 
   if (argv.length === 0) {
@@ -363,21 +245,17 @@ export function commanderMessage(text: string, command: string): string {
 }
 
 /**
- * The families a run needs: the family of the tool it names (`cloudcall [options] vm-list ...`),
- * from the build-time index, or all of them for anything else (help, `<resource> <verb>`,
- * completion, a misspelt tool to suggest names for).
+ * The families whose tools a run makes commands of, from the build-time index: the family of the
+ * tool it names (`cloudcall [options] vm-list ...`), or all of them for anything else (help,
+ * `<resource> <verb>`, completion, a misspelt tool to suggest names for).
  */
-export async function familiesFor(argv: readonly string[], env: Record<string, string | undefined>) {
+export function familiesFor(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): readonly FamilyEntry[] {
   const at = commandWordIndex(argv, connectionOptions(env));
   const family = at === -1 ? undefined : familyOf(argv[at] as string);
-  return family ? [await loadFamily(family)] : loadFamilies();
-}
-
-/** For defaults worked out from the other arguments alone. */
-const noLookup: DefaultLookup = () => Promise.reject(new Error('no lookup before connecting'));
-
-function familyOf(tool: string) {
-  return Object.hasOwn(TOOL_FAMILY, tool) ? TOOL_FAMILY[tool] : undefined;
+  return family ? FAMILY_INDEX.filter((entry) => entry.name === family) : FAMILY_INDEX;
 }
 
 function reportError(

@@ -3,8 +3,6 @@
  * accepted too), its primary argument also positional, a generated example in its help, and
  * names in place of ids where the table in names.ts says so.
  */
-import type { AnyTool } from '@cloudcall/core';
-import { inputJsonSchema } from '@cloudcall/core/internal';
 import { Argument, type Command, Option } from 'commander';
 import { exampleFor, positionalArgument, primaryArgument } from './commands.js';
 import {
@@ -16,8 +14,9 @@ import {
   substitutesFor,
 } from './doctl.js';
 import { kebabName, normalizeFlags } from './flag-names.js';
-import { FlagError, type FlagSpec, flagsOf, type JsonSchema, readFlag } from './flags.js';
+import { FlagError, type FlagSpec, flagsOf, readFlag } from './flags.js';
 import { handles, type NamedArguments, type NamedKind, namedArguments } from './names.js';
+import type { ToolEntry } from './tool-entry.js';
 
 export interface ToolCommandLine {
   flags: FlagSpec[];
@@ -53,8 +52,8 @@ export function defaultFlagFor(argument: string): string {
 }
 
 /** Adds a tool's flags (and `extra` options, unless a tool flag has their name) to `command`. */
-export function addToolFlags(command: Command, tool: AnyTool, extra: readonly Option[]): ToolCommandLine {
-  const schemaFlags = flagsOf(inputJsonSchema(tool) as JsonSchema);
+export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly Option[]): ToolCommandLine {
+  const schemaFlags = flagsOf(tool.inputSchema);
   const defaults = defaultsFor(tool, schemaFlags);
   const substitutes = substitutesFor(tool);
   const optional = new Set([...defaults, ...substitutes].map((entry) => entry.argument));

@@ -1,0 +1,135 @@
+/**
+ * Running a tool once its command line is read: the defaults the CLI works out, the arguments
+ * checked, the guard, the connection (the sandbox or the platform), names looked up, pages and
+ * waits, the result printed. Loaded (with the tool's family) by a command that runs a tool: help
+ * and completion load none of it, nor zod, the guard or the HTTP client.
+ */
+import {
+  type AnyTool,
+  type ApiClient,
+  createClient,
+  maskSecrets,
+  runTool,
+  type ToolClock,
+  type ToolProgress,
+} from '@cloudcall/core';
+import { traceLine } from '@cloudcall/core/internal';
+import { resolveToken, TOKEN_SOURCES } from './config.js';
+import type { CliDefault, DefaultLookup } from './doctl.js';
+import { startGuard } from './guard.js';
+import { checkWithNames, resolveNames } from './name-lookup.js';
+import type { NamedArguments, ToolLookup } from './names.js';
+import { checkQuery, formatResult, useColor } from './output.js';
+import { runPlumbed } from './plumbing.js';
+import { EXIT, type GlobalOptions, type Io } from './program.js';
+
+// auth init checks a token by running a tool, with what this module runs tools with.
+export { createClient, runTool };
+
+/** Runs `tool` with `args` as the command's options say; the exit code. */
+export async function execute(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  options: GlobalOptions,
+  named: NamedArguments,
+  defaults: readonly CliDefault[],
+  io: Io,
+  version: string,
+  findTool: ToolLookup,
+): Promise<number> {
+  // Checked before anything is sent (names stand as ids of their kind until looked up).
+  if (options.query !== undefined) await checkQuery(options.query);
+  // Defaults the CLI works out: at once from the other arguments, or (standing in meanwhile)
+  // from the platform once connected.
+  const missing = defaults.filter((entry) => args[entry.argument] === undefined);
+  const later = missing.filter((entry) => entry.standIn !== undefined);
+  for (const entry of missing) {
+    if (entry.standIn === undefined) args[entry.argument] = await entry.value(args, noLookup);
+  }
+  const standIns = Object.fromEntries(later.map((entry) => [entry.argument, entry.standIn]));
+  // (A dry run reports invalid arguments in its plan instead.)
+  if (!options.dryRun) checkWithNames(tool, { ...args, ...standIns }, named);
+  const guard = startGuard(options, io, options.output);
+  if (typeof guard === 'number') return guard;
+  let client: ApiClient;
+  let close: () => Promise<void>;
+  let clock: ToolClock | undefined;
+  /** Who is calling, on audit lines: `cli:CONTEXT` for a context's token, else the local user. */
+  let caller: string | undefined;
+  const onEvent = options.trace
+    ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
+    : undefined;
+  if (options.sandbox) {
+    // Loaded only when asked for: most runs talk to the real API.
+    const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
+    let connection: Awaited<ReturnType<typeof connectSandbox>>;
+    try {
+      connection = await connectSandbox({
+        statePath: statePathFor(options.sandboxState, io.env),
+        client: { onEvent },
+      });
+    } catch (error) {
+      // A state file that cannot be used is the caller's to fix, like any other bad input.
+      if (!(error instanceof StateFileError)) throw error;
+      io.stderr(`cloudcall: ${error.message}\n`);
+      return EXIT.input;
+    }
+    client = connection.client;
+    close = connection.close;
+    // Waits count sandbox time, so moving the sandbox clock ends them (tests, demos).
+    clock = connection.clock;
+  } else {
+    const credentials = resolveToken(io.env, options);
+    if (!credentials) {
+      io.stderr(`cloudcall: no API token. ${TOKEN_SOURCES}, or pass --sandbox to work offline.\n`);
+      return EXIT.input;
+    }
+    if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
+    if (credentials.context !== undefined) caller = `cli:${credentials.context}`;
+    client = createClient({
+      token: credentials.token,
+      baseUrl: options.apiUrl ?? credentials.apiUrl,
+      userAgentSuffix: `cli/${version}`,
+      onEvent,
+    });
+    close = () => client.close();
+  }
+  try {
+    const progress = io.stderrIsTty
+      ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
+      : undefined;
+    const context = { client, signal: io.signal, progress, clock, caller };
+    await resolveNames(args, named, findTool, context);
+    for (const entry of later) {
+      args[entry.argument] = await entry.value(args, async (name, lookupArgs) => {
+        const lookup = await findTool(name);
+        if (!lookup) throw new Error(`${name} is needed for the default of ${entry.argument}`);
+        return runTool(lookup, lookupArgs, context);
+      });
+    }
+    const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
+      const guarded = await guard.run(...call);
+      return 'exit' in guarded ? { code: guarded.exit } : guarded;
+    });
+    if (!('result' in outcome)) return outcome.code;
+    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
+    io.stdout(
+      await formatResult(shown, {
+        // --format asks for columns: a table, unless another format is named.
+        format: options.output ?? (io.isTty || options.format ? 'table' : 'json'),
+        columns: options.format?.split(',').map((column) => column.trim()),
+        header: options.header,
+        query: options.query,
+        terminal: io.isTty,
+        color: useColor(io.isTty, io.env),
+      }),
+    );
+    return outcome.code ?? EXIT.ok;
+  } finally {
+    guard.close();
+    await close();
+  }
+}
+
+/** For defaults worked out from the other arguments alone. */
+const noLookup: DefaultLookup = () => Promise.reject(new Error('no lookup before connecting'));

@@ -1,0 +1,62 @@
+/**
+ * The guard's flags and the `audit` command, as the command line declares them (help and
+ * completion show them): what they do is guard.ts's, loaded by a command that runs.
+ */
+import { Command, Option } from 'commander';
+import type { AuditOptions, CliGuardIo } from './guard.js';
+import { outputOption } from './output.js';
+
+export interface GuardFlags {
+  force?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  protect?: string[];
+  policy?: string;
+  auditLog?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The guard's flags, accepted before the tool name and after it, like the connection options. */
+export function guardOptions(): Option[] {
+  return [
+    new Option('-f, --force', 'skip the y/N of destructive tools (or --yes)'),
+    new Option('--yes', 'same as --force').hideHelp(),
+    new Option('--dry-run', 'show the request, target and price; send nothing'),
+    new Option(
+      '--protect <rule>',
+      'refuse every change to resources matching tag:X, name:X or id:X (allow:TOOL lets a tool through)',
+    ).argParser(collect),
+    new Option('--policy <file>', 'JSON file of protection rules (or CLOUDCALL_POLICY)'),
+    new Option('--audit-log <file>', 'log mutating calls here (or CLOUDCALL_AUDIT_LOG)'),
+  ];
+}
+
+/** `--protect` given both before and after the tool name: every rule counts. */
+export function mergeGuardFlags(before: GuardFlags, after: GuardFlags): GuardFlags {
+  return before.protect && after.protect ? { protect: [...before.protect, ...after.protect] } : {};
+}
+
+/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON. */
+export function auditCommand(io: CliGuardIo, setExit: (code: number) => void): Command {
+  return new Command('audit')
+    .summary('Read the audit log')
+    .description('Show the audit log of mutating calls (--audit-log or CLOUDCALL_AUDIT_LOG), oldest first.')
+    .addOption(new Option('--audit-log <file>', 'the log to read (default CLOUDCALL_AUDIT_LOG)'))
+    .addOption(new Option('--since <when>', 'only entries since a duration ago (30m, 1h, 2d) or a date'))
+    .addOption(
+      new Option('--tool <glob>', 'only these tools (names or globs; repeatable)').argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--outcome <outcome>',
+        'only ok, error, refused or declined (repeatable or comma-separated)',
+      ).argParser(collect),
+    )
+    .addOption(outputOption())
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride()
+    .action(async (options: AuditOptions) => {
+      setExit(await (await import('./guard.js')).showAudit(options, io));
+    });
+}

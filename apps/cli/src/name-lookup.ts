@@ -1,0 +1,158 @@
+/**
+ * Names for ids, looked up (names.ts has the table of which arguments take them): each name is
+ * checked as an id of its kind first, then replaced by the id that one list call finds. Loaded
+ * only by a command that runs a tool.
+ */
+import {
+  type AnyTool,
+  ClientApiError,
+  InputError,
+  parseArgs,
+  runTool,
+  sendRequest,
+  type ToolContext,
+} from '@cloudcall/core';
+import { pageArgument, perPageArgument, runAllPages, UUID_PATTERN } from '@cloudcall/core/internal';
+import { handles, type NamedArguments, type NamedKind, type ToolLookup } from './names.js';
+
+/** Whether a value is already an id of the kind: then it is not looked up. */
+function isId(kind: NamedKind, value: string): boolean {
+  return kind.idForm === 'numeric' ? /^\d+$/.test(value) : UUID_PATTERN.test(value);
+}
+
+/**
+ * `args` with each name replaced by a placeholder id of its kind, so that every other argument
+ * can be validated before the list call that looks the names up. The placeholders lie where real
+ * ids do not (the largest safe integers; UUIDs of zeros, which no random UUID is) and skip any
+ * value the arguments hold, so a placeholder never equals an id given beside the name.
+ */
+export function withPlaceholders(
+  args: Record<string, unknown>,
+  named: NamedArguments,
+): Record<string, unknown> {
+  const copy = { ...args };
+  const given = new Set<unknown>();
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    else given.add(value);
+  };
+  collect(args);
+  // One placeholder per distinct name, so that two names stay two ids (`--vpc1 a --vpc2 b` passes
+  // a "must differ" check, as the ids they stand for will).
+  const stands = new Map<string, number | string>();
+  let next = 0;
+  const candidate = (kind: NamedKind, n: number) =>
+    kind.idForm === 'numeric'
+      ? Number.MAX_SAFE_INTEGER - n
+      : `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const placeholderFor = (kind: NamedKind, name: string) => {
+    const key = `${kind.label}\0${name}`;
+    let placeholder = stands.get(key);
+    if (placeholder === undefined) {
+      do placeholder = candidate(kind, next++);
+      while (given.has(placeholder));
+      stands.set(key, placeholder);
+    }
+    return placeholder;
+  };
+  for (const [argument, kind] of named) {
+    const stand = (item: unknown) =>
+      typeof item === 'string' && !isId(kind, item) ? placeholderFor(kind, item) : item;
+    const value = copy[argument];
+    copy[argument] = Array.isArray(value) ? value.map(stand) : stand(value);
+  }
+  return copy;
+}
+
+/**
+ * Validates `args` as the tool will, with each name standing as an id of its kind until it is
+ * looked up. A refusal quotes the values as typed (`got "db-net"`), never the stand-in ids.
+ */
+export function checkWithNames(tool: AnyTool, args: Record<string, unknown>, named: NamedArguments): void {
+  parseArgs(tool, withPlaceholders(args, named), args);
+}
+
+/**
+ * Replaces names (and handles, such as image slugs) by ids in `args`, in place. A handle is looked
+ * up by one call each; each kind is listed once (at its largest page, every page) for the names,
+ * however many of its arguments hold them.
+ */
+export async function resolveNames(
+  args: Record<string, unknown>,
+  named: NamedArguments,
+  tools: ToolLookup,
+  context: ToolContext,
+): Promise<void> {
+  const listed = new Map<NamedKind, Record<string, unknown>[]>();
+  const list = async (kind: NamedKind) => {
+    if (!listed.has(kind)) listed.set(kind, await listAll(kind, tools, context));
+    return listed.get(kind) ?? [];
+  };
+  for (const [argument, kind] of named) {
+    const value = args[argument];
+    const values = Array.isArray(value) ? value : [value];
+    const ids: unknown[] = [];
+    for (const item of values) {
+      if (typeof item !== 'string' || isId(kind, item)) ids.push(item);
+      else
+        ids.push(
+          (await byHandle(item, kind, tools, context)) ?? idOf(item, kind, await list(kind), argument),
+        );
+    }
+    args[argument] = Array.isArray(value) ? ids : ids[0];
+  }
+}
+
+/** The id of what `value` names by the kind's other handle (an image slug), or undefined. */
+async function byHandle(
+  value: string,
+  kind: NamedKind,
+  tools: ToolLookup,
+  context: ToolContext,
+): Promise<unknown> {
+  const { handle } = kind;
+  if (!handle?.form.test(value)) return undefined;
+  const get = await tools(handle.tool);
+  const placeholder = get?.request && /\{(\w+)\}/.exec(get.request.path)?.[1];
+  if (!get?.request || !placeholder)
+    throw new Error(`${handle.tool} is needed to look up ${kind.label} ${handle.word}s`);
+  try {
+    // The tool's own request, unchecked: its schema takes ids only, the platform a slug as well.
+    const answer = await sendRequest<Record<string, unknown>>(get.request, { [placeholder]: value }, context);
+    return (answer[handle.item] as Record<string, unknown> | undefined)?.id;
+  } catch (error) {
+    // Not a slug: perhaps a name.
+    if (error instanceof ClientApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], argument: string): unknown {
+  const matches = items.filter((item) => item.name === name);
+  if (matches.length === 1) return matches[0]?.id;
+  if (matches.length === 0) {
+    throw new InputError(
+      `no ${kind.label} has the ${handles(kind)} ${JSON.stringify(name)} (${kind.list} lists them)`,
+      argument,
+    );
+  }
+  throw new InputError(
+    `${matches.length} ${kind.label}s are named ${JSON.stringify(name)}: ${matches.map((item) => String(item.id)).join(', ')}; give one of these ids`,
+    argument,
+  );
+}
+
+async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext) {
+  const list = await tools(kind.list);
+  if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
+  // The largest page the list tool takes, so that one call sees them all in most accounts; the
+  // pages after it, if any, are followed (a name on page 2 is a name all the same).
+  const perPage = perPageArgument(list);
+  const args = { ...(perPage ? { [perPage]: 200 } : {}), ...kind.listArgs };
+  const result = (
+    pageArgument(list) ? await runAllPages(list, args, context) : await runTool(list, args, context)
+  ) as Record<string, unknown>;
+  const items = result[kind.items];
+  return Array.isArray(items) ? (items as Record<string, unknown>[]) : [];
+}
