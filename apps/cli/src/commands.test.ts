@@ -36,6 +36,17 @@ async function advance(ms: number): Promise<void> {
   }
 }
 
+/**
+ * A command with `--wait`: once it says what it waits for (`pattern`, on stderr), the sandbox
+ * clock moves on, so that nothing sleeps through the platform's time.
+ */
+async function waited(pattern: RegExp, ...args: string[]) {
+  const run = cli.start(['--sandbox', '--sandbox-state', cli.statePath, ...args]);
+  await run.until(pattern);
+  await advance(60_000);
+  return run.exit;
+}
+
 describe('flags', () => {
   it('kebab-case flags, the spec names and case-only variants all reach the same argument', async () => {
     const kebab = await ok(
@@ -198,7 +209,8 @@ describe('names for ids', () => {
   });
 
   it('images by slug (one GET /v2/images/{slug}) or by the name of an own image; an unknown one refused', async () => {
-    const bySlug = await sandbox(
+    const bySlug = await waited(
+      /: vm \d+: new \(/,
       ...['--trace', 'vm-create', '--name', 'by-slug', '--size', 's-1vcpu-1gb'],
       ...['--image-id', 'ubuntu-24-04-x64', '--region', 'nyc3', '--wait'],
     );
@@ -208,7 +220,8 @@ describe('names for ids', () => {
     const imageCalls = bySlug.stderr.match(/> GET \/v2\/images\S*/g);
     expect(imageCalls).toEqual(['> GET /v2/images/ubuntu-24-04-x64']);
     // The action that takes an image: the slug's id reaches the platform.
-    const rebuilt = await sandbox(
+    const rebuilt = await waited(
+      /: action \d+: in-progress \(/,
       '--trace',
       'rebuild-vm',
       'by-slug',
@@ -251,7 +264,15 @@ describe('names for ids', () => {
     );
 
     // An own image (a snapshot) by its name: restore-vm takes it.
-    await ok('snapshot-vm', 'by-slug', '--name', 'by-slug-snap', '--wait');
+    const snapped = await waited(
+      /: action \d+: in-progress \(/,
+      'snapshot-vm',
+      'by-slug',
+      '--name',
+      'by-slug-snap',
+      '--wait',
+    );
+    expect(snapped.code, snapped.stderr).toBe(0);
     const snapshot = (await ok('image-get', 'by-slug-snap')).image;
     expect(snapshot.name).toBe('by-slug-snap');
     const restored = await sandbox(

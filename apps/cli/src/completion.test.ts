@@ -1,7 +1,8 @@
 /**
  * Shell completion: the scripts parse (`bash -n`, `zsh -n`, `fish -n`; `.ci/run` installs zsh and
- * fish when missing), and bash, with the script loaded and the built CLI on its PATH, completes tools,
- * `<resource> <verb>` words, flags and enum values from the definitions.
+ * fish when missing); bash and fish, with the script loaded and the built CLI on their PATH,
+ * complete with it; and the candidates (tools, `<resource> <verb>` words, flags and enum values)
+ * come from the definitions.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -58,6 +59,17 @@ async function bashComplete(words: string[]): Promise<string[]> {
   return result.stdout.split('\n').filter(Boolean);
 }
 
+/**
+ * What `cloudcall __complete <words>` offers, kept as the scripts keep it: the candidates that
+ * start with the word being completed (bash's `compgen -W ... -- "$cur"`), in their order.
+ */
+async function candidates(words: string[]): Promise<string[]> {
+  const result = await cli.run(['__complete', ...words]);
+  expect(result.code, result.stderr).toBe(0);
+  const current = words.at(-1) ?? '';
+  return result.stdout.split('\n').filter((candidate) => candidate !== '' && candidate.startsWith(current));
+}
+
 describe('completion scripts', () => {
   it('bash accepts the bash script', async () => {
     const checked = syntaxCheck('bash', await script('bash'));
@@ -73,15 +85,19 @@ describe('completion scripts', () => {
   it('fish accepts the fish script, and completes with it', async () => {
     needShell('fish');
     expect(syntaxCheck('fish', await script('fish')).status).toBe(0);
-    const complete = (line: string) =>
-      spawnSync('fish', ['-c', `cloudcall completion fish | source; complete -C'${line}'`], {
-        encoding: 'utf8',
-        env: { PATH, HOME: cli.home },
-      })
-        .stdout.split('\n')
-        .filter(Boolean);
-    expect(complete('cloudcall vm-ge')).toEqual(['vm-get', 'vm-get-backup-policy']);
-    expect(complete('cloudcall reserved-ip-list --type ')).toEqual(['ipv4', 'ipv6']);
+    // One fish loads the script and completes both lines (a line of --- between them).
+    const lines = ['cloudcall vm-ge', 'cloudcall reserved-ip-list --type '];
+    const fish = spawnSync(
+      'fish',
+      [
+        '-c',
+        `cloudcall completion fish | source; ${lines.map((line) => `complete -C'${line}'`).join('; echo ---; ')}`,
+      ],
+      { encoding: 'utf8', env: { PATH, HOME: cli.home } },
+    );
+    const [tools, types] = fish.stdout.split('---\n').map((text) => text.split('\n').filter(Boolean));
+    expect(tools).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(types).toEqual(['ipv4', 'ipv6']);
   });
 
   it('refuses a shell it has no script for', async () => {
@@ -91,31 +107,39 @@ describe('completion scripts', () => {
   });
 });
 
-describe('bash completes from the definitions', async () => {
-  it('tools and resources, then verbs', async () => {
+describe('bash, with the script loaded, completes through the built CLI', () => {
+  it('tools, enum values and the options a tool command adds', async () => {
     expect(await bashComplete(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
-    expect(await bashComplete(['vm-get-'])).toEqual(['vm-get-backup-policy']);
-    expect(await bashComplete(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
-    expect(await bashComplete(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
+    expect(await bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
+    expect(await bashComplete(['vm-create', '--wa'])).toEqual(['--wait']);
+  });
+});
+
+describe('the candidates, from the definitions (this process; filtered as the scripts filter them)', () => {
+  it('tools and resources, then verbs', async () => {
+    expect(await candidates(['vm-ge'])).toEqual(['vm-get', 'vm-get-backup-policy']);
+    expect(await candidates(['vm-get-'])).toEqual(['vm-get-backup-policy']);
+    expect(await candidates(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
+    expect(await candidates(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
   });
 
   it('kebab flags of the tool, then enum values', async () => {
-    expect(await bashComplete(['vm-create', '--image'])).toEqual(['--image-id']);
-    expect(await bashComplete(['load-balancer-add-vms', '--'])).toEqual(
+    expect(await candidates(['vm-create', '--image'])).toEqual(['--image-id']);
+    expect(await candidates(['load-balancer-add-vms', '--'])).toEqual(
       expect.arrayContaining(['--load-balancer-id', '--vm-ids', '--output']),
     );
-    expect(await bashComplete(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
-    expect(await bashComplete(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
-    expect(await bashComplete(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv', 'text']);
-    expect(await bashComplete(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    expect(await candidates(['reserved-ip-list', '--type', ''])).toEqual(['ipv4', 'ipv6']);
+    expect(await candidates(['db-cluster-create', '--engine', 'm'])).toEqual(['mysql', 'mongodb']);
+    expect(await candidates(['-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'tsv', 'text']);
+    expect(await candidates(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 
   it("the options a tool's command adds: --wait and --timeout, --all", async () => {
-    expect(await bashComplete(['vm-create', '--wa'])).toEqual(['--wait']);
-    expect(await bashComplete(['vm', 'power-off', '--ti'])).toEqual(['--timeout']);
-    expect(await bashComplete(['vm-list', '--al'])).toEqual(['--all']);
+    expect(await candidates(['vm-create', '--wa'])).toEqual(['--wait']);
+    expect(await candidates(['vm', 'power-off', '--ti'])).toEqual(['--timeout']);
+    expect(await candidates(['vm-list', '--al'])).toEqual(['--all']);
     // Only where the command has them, and no candidates for --timeout's own value.
-    expect(await bashComplete(['vm-get', '--wa'])).toEqual([]);
-    expect(await bashComplete(['vm-create', '--timeout', ''])).toEqual([]);
+    expect(await candidates(['vm-get', '--wa'])).toEqual([]);
+    expect(await candidates(['vm-create', '--timeout', ''])).toEqual([]);
   });
 });

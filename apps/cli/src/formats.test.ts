@@ -4,6 +4,7 @@
  * --no-header, --query (JMESPath), and colour only on a terminal (util-linux `script` makes a
  * real pseudo-terminal) and never with NO_COLOR.
  */
+import { startSandbox } from '@cloudcall/sandbox';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { cliRunner, onTerminal } from './testing/run.js';
@@ -17,11 +18,18 @@ type Json = any;
 
 let vm: Json;
 beforeAll(async () => {
-  const created = await sandbox(
+  const creating = cli.start([
+    ...at,
     ...['vm-create', '--name', 'fmt-1', '--size', 's-1vcpu-1gb', '--image-id', '161928327'],
     // Waited for, so the VM does not change from one command to the next.
     ...['--region', 'nyc3', '--tags', 'web,prod', '--wait'],
-  );
+  ]);
+  // The sandbox's clock moves on (a second sandbox on the state file) once the CLI waits.
+  await creating.until(/: vm \d+: new \(/);
+  const clock = await startSandbox({ statePath: cli.statePath });
+  await clock.advanceClock(60_000);
+  await clock.close();
+  const created = await creating.exit;
   expect(created.code, created.stderr).toBe(0);
   vm = (created.json as Json).droplet;
 });

@@ -22,8 +22,10 @@ const countOf = (json: unknown, resource: string) =>
 
 describe('cloudcall sandbox', () => {
   it('serves the sandbox to a third-party client, then counts and resets what it holds', async () => {
-    // A process: a server that runs until Ctrl-C (the smoke test of the built CLI serving).
+    // A process: a server that runs until Ctrl-C (the smoke test of the built CLI serving); the
+    // commands that talk to it, in this process.
     const cli = cliRunner({}, { process: true });
+    const inline = cliRunner();
     const state = join(cli.home, 'served.json');
     const server = cli.start(['sandbox', 'serve', '--port', '0', '--state', state]);
     await server.until(/Ctrl-C stops it/);
@@ -47,16 +49,16 @@ describe('cloudcall sandbox', () => {
     expect(listed.data.droplets.map((vm) => vm.name)).toEqual(['from-dots']);
 
     // The CLI sees what dots-wrapper created, through the served API.
-    const viaCli = await cli.run(['--api-url', url, '-t', 'sandbox-token', 'vm-list']);
+    const viaCli = await inline.run(['--api-url', url, '-t', 'sandbox-token', 'vm-list']);
     expect(viaCli.code, viaCli.stderr).toBe(EXIT.ok);
     expect(JSON.stringify(viaCli.json)).toContain('"from-dots"');
 
-    const status = await cli.run(['sandbox', 'status', '--state', state]);
+    const status = await inline.run(['sandbox', 'status', '--state', state]);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(countOf(status.json, 'droplets')).toBe(1);
 
     const port = new URL(url).port;
-    const taken = await cli.run(['sandbox', 'serve', '--port', port, '--state', ':memory:']);
+    const taken = await inline.run(['sandbox', 'serve', '--port', port, '--state', ':memory:']);
     expect(taken.code).toBe(EXIT.input);
     expect(taken.stderr).toContain(`--port: port ${port} is in use`);
 
@@ -65,8 +67,8 @@ describe('cloudcall sandbox', () => {
     expect(stopped.code).toBe(EXIT.ok);
     expect(stopped.stderr).toContain('cloudcall: sandbox stopped.');
 
-    expect((await cli.run(['sandbox', 'reset', '--state', state])).code).toBe(EXIT.ok);
-    const after = await cli.run(['sandbox', 'status', '--state', state]);
+    expect((await inline.run(['sandbox', 'reset', '--state', state])).code).toBe(EXIT.ok);
+    const after = await inline.run(['sandbox', 'status', '--state', state]);
     expect(countOf(after.json, 'droplets')).toBe(0);
   });
 

@@ -62,14 +62,10 @@ const heavy = (sources: string[]) =>
 
 describe('a start of the built CLI', () => {
   it.each([
-    [['--version']],
     [['--help']],
     [['help', 'vms']],
     [['vm', 'list', '--help']],
-    [['vm-create', '--help']],
-    [['__complete', 'vm', '']],
     [['__complete', 'vm-create', '--region', '']],
-    [['completion', 'bash']],
   ])('%j loads no tool definition, guard, HTTP client or sandbox', (args) => {
     expect(heavy(loadedSources(args))).toEqual([]);
   });

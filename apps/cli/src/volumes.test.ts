@@ -4,11 +4,35 @@
  * created with a volume, the guard's confirmation for detach and delete, and resources moved into
  * a project by URN.
  */
-import { describe, expect, it } from 'vitest';
-import { cliRunner, VM_FLAGS } from './testing/run.js';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner, type Json, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 const { ok } = cli;
+/** A second sandbox on the CLI's state file, to move its clock. */
+let helper: Sandbox;
+
+beforeAll(async () => {
+  await cli.stateText();
+  helper = await startSandbox({ statePath: cli.statePath });
+});
+afterAll(async () => {
+  await helper.close();
+});
+
+/**
+ * A command with `--wait`, expecting exit 0: once it says what it waits for, the sandbox clock
+ * moves on, so that nothing sleeps through the platform's time. The JSON printed.
+ */
+async function okWaiting(...args: string[]): Promise<Json> {
+  const run = cli.start(['--sandbox', ...args]);
+  await run.until(/: action \d+: in-progress \(/);
+  await helper.advanceClock(60_000);
+  const result = await run.exit;
+  expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.json;
+}
 
 describe('volumes through the CLI', () => {
   it('create, attach at VM creation, detach by name with --wait, attach, resize, snapshot, delete', async () => {
@@ -32,7 +56,7 @@ describe('volumes through the CLI', () => {
     expect((await ok('volume-get', 'logs')).volume.droplet_ids).toEqual([droplet.id]);
 
     // Names where ids are expected (the volume's, the VM's); --wait follows the action to completion.
-    const detached = await ok('volume-detach', 'logs', '--vm-id', 'cli-vol', '--force', '--wait');
+    const detached = await okWaiting('volume-detach', 'logs', '--vm-id', 'cli-vol', '--force', '--wait');
     expect(detached.action).toMatchObject({ type: 'detach_volume', status: 'completed' });
     expect((await ok('vm-get', 'cli-vol')).droplet.volume_ids).toEqual([]);
 
@@ -46,10 +70,13 @@ describe('volumes through the CLI', () => {
       'cli-vol',
     );
     expect(attached.action).toMatchObject({ type: 'attach_volume', status: 'in-progress' });
-    const waited = await ok('wait', '--kind', 'action', '--id', String(attached.action.id));
+    // The wait polls the sandbox's time, which moves on while it waits.
+    const waiting = ok('wait', '--kind', 'action', '--id', String(attached.action.id));
+    await helper.advanceClock(60_000);
+    const waited = await waiting;
     expect(waited.action.status).toBe('completed');
 
-    const resized = await ok('volume-resize', 'logs', '--size-gigabytes', '20', '--force', '--wait');
+    const resized = await okWaiting('volume-resize', 'logs', '--size-gigabytes', '20', '--force', '--wait');
     expect(resized.action).toMatchObject({ type: 'resize_volume', status: 'completed' });
     const { snapshot } = await ok('volume-snapshot-create', 'logs', '--name', 'before-upgrade');
     expect(snapshot).toMatchObject({ min_disk_size: 20, resource_type: 'volume' });

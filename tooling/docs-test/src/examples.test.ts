@@ -4,10 +4,11 @@
  * the built workspace packages); the CLI's lines run by the built CLI; the MCP server's host
  * configuration started as a host would start it, and called.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startSandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ts from 'typescript';
@@ -44,15 +45,38 @@ async function runCliLines(block: string) {
     const words = [...line.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map(
       (match) => match[1] ?? match[2] ?? match[3] ?? '',
     );
-    const { stdout } = await run(process.execPath, [BINS.cloudcall as string, ...words.slice(1)], {
+    const running = run(process.execPath, [BINS.cloudcall as string, ...words.slice(1)], {
       env,
       timeout: 60_000,
-    }).catch((error: { stderr?: string; message: string }) => {
+    });
+    // A line that waits (`--wait`) for the sandbox's VM to boot: once the CLI says what it waits
+    // for, the sandbox's clock moves on (a second sandbox on the state file), so the test does not
+    // sleep through the boot a user sees.
+    if (words.includes('--wait')) void moveClockWhenWaiting(running.child, env.CLOUDCALL_SANDBOX_STATE ?? '');
+    const { stdout } = await running.catch((error: { stderr?: string; message: string }) => {
       throw new Error(`${line}\nfailed: ${error.stderr || error.message}`);
     });
     outputs.push(stdout);
   }
   return outputs;
+}
+
+async function moveClockWhenWaiting(child: ChildProcess, statePath: string): Promise<void> {
+  let stderr = '';
+  await new Promise<void>((resolve) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      if (/: new \(|: in-progress \(/.test(stderr)) resolve();
+    });
+    child.on('close', () => resolve());
+  });
+  if (child.exitCode !== null) return;
+  const clock = await startSandbox({ statePath });
+  try {
+    await clock.advanceClock(60_000);
+  } finally {
+    await clock.close();
+  }
 }
 
 describe('the README', () => {
