@@ -4,6 +4,7 @@
 // the server, so `pnpm start -- --port 4000` and `pnpm start --port 4000` both pick the port
 // (pnpm passes a `--` on to the script; the server would take it for the end of its flags).
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -23,18 +24,25 @@ const turbo = spawn(
   ['exec', 'turbo', 'run', 'build', '--filter=@cloudcall/mcp-server...', '--output-logs=new-only'],
   { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
 );
+// The libraries (the packages with a tsconfig.build.json) are built together, by one task: the
+// root's `compile`, one TypeScript program that checks every package's types too.
+const libraries = readdirSync(`${root}packages`).filter((name) =>
+  existsSync(`${root}packages/${name}/tsconfig.build.json`),
+).length;
 // Each task's lines, kept to show in full when the build fails.
 const output = [];
 let built = 0;
 let reused = 0;
 createInterface({ input: turbo.stdout }).on('line', (line) => {
   output.push(line);
-  const task = /^(@cloudcall\/[\w-]+):build: cache (hit|miss)/.exec(line);
+  const task = /^(@cloudcall\/[\w-]+:build|\/\/:compile): cache (hit|miss)/.exec(line);
   if (!task) return;
-  if (task[2] === 'hit') reused++;
+  const compile = task[1] === '//:compile';
+  const packages = compile ? libraries : 1;
+  if (task[2] === 'hit') reused += packages;
   else {
-    built++;
-    say(`  building ${task[1]}`);
+    built += packages;
+    say(`  building ${compile ? `the ${libraries} libraries (packages/*)` : task[1].replace(/:build$/, '')}`);
   }
 });
 createInterface({ input: turbo.stderr }).on('line', (line) => output.push(line));
