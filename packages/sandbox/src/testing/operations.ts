@@ -6,6 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { assertValidResponse, operation, subset } from '@cloudcall/openapi-subset';
 
+/**
+ * A clock stopped when it is made, for `startSandbox({ now })`: the sandbox's time then moves only
+ * with `advanceClock`, so a state that lasts seconds of sandbox time (a cluster being created, an
+ * action in progress) is still there however slowly a loaded machine runs the test.
+ */
+export function stoppedClock(): () => number {
+  const at = Date.now();
+  return () => at;
+}
+
 export interface Reply {
   status: number;
   text: string;
