@@ -20,7 +20,7 @@ import {
 } from './families/networking.js';
 import type { Droplet } from './families/vms.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply, stoppedClock } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import { iso } from './time.js';
 import { nextId, regionOf, type World } from './world.js';
 
@@ -35,8 +35,8 @@ const cert = JSON.parse(
 };
 
 let sandbox: Sandbox;
-/** The sandbox's clock: its time moves only with advanceClock. */
-const now = stoppedClock();
+/** The sandbox's clock, and this file's for what it writes into the world directly: it moves with advanceClock, not with real time. */
+const now = steppingClock();
 
 beforeAll(async () => {
   sandbox = await startSandbox({ now });

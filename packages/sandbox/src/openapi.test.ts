@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply, stoppedClock } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import { startAction } from './world.js';
 
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -28,8 +28,8 @@ function sshKeyPair(): { publicKey: string; fingerprint: string } {
 }
 
 let sandbox: Sandbox;
-/** The sandbox's clock: its time moves only with advanceClock. */
-const now = stoppedClock();
+/** The sandbox's clock, and this file's for what it writes into the world directly: it moves with advanceClock, not with real time. */
+const now = steppingClock();
 
 /** RFC 4180 rows (CRLF line ends, quoted fields with doubled quotes); written apart from the sandbox's writer. */
 function parseCsv(text: string): string[][] {
