@@ -31,7 +31,7 @@ import {
 } from '@cloudcall/core';
 import { errorReport, inputJsonSchema } from '@cloudcall/core/internal';
 import { connectSandbox, SANDBOX_TOKEN, type SandboxConnection } from '@cloudcall/sandbox';
-import { hostileArgumentsOf, type JsonSchema } from '@cloudcall/testing/arbitrary';
+import { hostileArgumentsOf, type JsonSchema, preview } from '@cloudcall/testing/arbitrary';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -159,29 +159,33 @@ function internal(error: unknown): string | undefined {
   return `${error instanceof Error ? error.name : typeof error}: ${report.message}`;
 }
 
-function preview(value: unknown): string {
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-  } catch {
-    return typeof value;
-  }
-}
-
 const changing = () => seen.filter((request) => request.method !== 'GET' && request.method !== 'HEAD');
 
-function expectClean(label: string): void {
-  expect(
-    seen.filter((request) => request.status >= 500),
-    `${label}: the sandbox failed`,
-  ).toEqual([]);
+/*
+ * The checks below run as plain code, collecting what is wrong, and one assertion per call states
+ * it all: an expect() per check (thousands of calls, a dozen checks each) was a large part of the
+ * file's time. Each problem names the call (`label`).
+ */
+
+/** Problems every call is checked for: a 5xx from the sandbox, a polluted Object.prototype. */
+function cleanProblems(label: () => string): string[] {
+  const problems: string[] = [];
+  const failed = seen.filter((request) => request.status >= 500);
+  if (failed.length) {
+    problems.push(
+      `${label()}: the sandbox failed: ${failed.map((r) => `${r.status} ${r.method} ${r.target}`)}`,
+    );
+  }
   const probe = {} as Record<string, unknown>;
-  expect(probe.polluted, `${label} polluted Object.prototype`).toBeUndefined();
+  if (probe.polluted !== undefined) problems.push(`${label()} polluted Object.prototype`);
+  return problems;
 }
 
-function expectNoSecrets(label: string, text: string): void {
-  expect(text.includes(CANARY), `${label}: a secret argument shows`).toBe(false);
-  expect(text.includes(SANDBOX_TOKEN), `${label}: the token shows`).toBe(false);
+function secretProblems(label: () => string, text: string): string[] {
+  const problems: string[] = [];
+  if (text.includes(CANARY)) problems.push(`${label()}: a secret argument shows`);
+  if (text.includes(SANDBOX_TOKEN)) problems.push(`${label()}: the token shows`);
+  return problems;
 }
 
 /**
@@ -223,7 +227,7 @@ async function checkGuardedRun(tool: AnyTool): Promise<string[]> {
   const ends: string[] = [];
   await fc.assert(
     fc.asyncProperty(callsOf(tool), async ({ raw, confirmation }) => {
-      const label = `${tool.name}(${preview(raw)}) [${confirmation}]`;
+      const label = () => `${tool.name}(${preview(raw)}) [${confirmation}]`;
       const valid = isValid(tool, raw);
       const before = statSync(audit.path).size;
       seen = [];
@@ -233,38 +237,49 @@ async function checkGuardedRun(tool: AnyTool): Promise<string[]> {
       } catch (thrown) {
         error = thrown;
       }
-      expect(internal(error), `${label} failed with an internal error`).toBeUndefined();
-      expectClean(label);
+      const problems: string[] = [];
+      const failure = internal(error);
+      if (failure) problems.push(`${label()} failed with an internal error: ${failure}`);
+      problems.push(...cleanProblems(label));
       if (!valid) {
-        expect(error, `${label}: invalid arguments not refused as such`).toBeInstanceOf(InputError);
-        expect(seen, `${label}: invalid arguments sent requests`).toEqual([]);
+        if (!(error instanceof InputError))
+          problems.push(`${label()}: invalid arguments not refused as such`);
+        if (seen.length) problems.push(`${label()}: invalid arguments sent requests`);
       }
-      if (error instanceof GuardRefusal) {
-        expect(changing(), `${label}: ${error.outcome} but a change was sent`).toEqual([]);
+      if (error instanceof GuardRefusal && changing().length) {
+        problems.push(`${label()}: ${error.outcome} but a change was sent`);
       }
 
       // An intent line before each change sent, then one outcome line, all JSON, naming the
       // tool, its caller and how the call ended.
       const lines = appendedSince(audit.path, before).split('\n');
-      expect(lines.pop(), `${label}: the audit line is not ended`).toBe('');
+      if (lines.pop() !== '') problems.push(`${label()}: the audit line is not ended`);
       let parsed: AuditLine[] = [];
-      expect(() => {
+      try {
         parsed = lines.map((line) => JSON.parse(line) as AuditLine);
-      }, `${label}: an audit line is not JSON`).not.toThrow();
-      const entry = parsed.pop() as AuditEntry;
-      expect(entry && !('phase' in entry), `${label}: no outcome line last`).toBe(true);
-      expect(
-        parsed.map((line) => 'phase' in line && line.phase === 'intent' && line.call === entry.call),
-      ).toEqual(parsed.map(() => true));
-      expect(parsed, `${label}: not one intent per change sent`).toHaveLength(changing().length);
-      expect(entry.tool).toBe(tool.name);
-      expect(entry.caller).toBe('hostile-caller');
-      expect(entry.outcome).toBe(
-        error === undefined ? 'ok' : error instanceof GuardRefusal ? error.outcome : 'error',
-      );
-      for (const line of lines) expectNoSecrets(`${label} audit line`, line);
-      if (entry)
+      } catch {
+        problems.push(`${label()}: an audit line is not JSON`);
+      }
+      const entry = parsed.pop() as AuditEntry | undefined;
+      if (!entry || 'phase' in entry) problems.push(`${label()}: no outcome line last`);
+      else {
+        if (!parsed.every((line) => 'phase' in line && line.phase === 'intent' && line.call === entry.call)) {
+          problems.push(`${label()}: a line before the outcome is not an intent of this call`);
+        }
+        if (parsed.length !== changing().length) {
+          problems.push(`${label()}: ${parsed.length} intent lines for ${changing().length} changes sent`);
+        }
+        const outcome = error === undefined ? 'ok' : error instanceof GuardRefusal ? error.outcome : 'error';
+        const { tool: name, caller } = entry;
+        if (name !== tool.name || caller !== 'hostile-caller' || entry.outcome !== outcome) {
+          problems.push(
+            `${label()}: the outcome line says ${JSON.stringify({ tool: name, caller, outcome: entry.outcome })}, not ${JSON.stringify({ tool: tool.name, caller: 'hostile-caller', outcome })}`,
+          );
+        }
         ends.push(entry.outcome === 'refused' ? `refused by ${entry.reason?.split(' ')[0]}` : entry.outcome);
+      }
+      for (const line of lines) problems.push(...secretProblems(() => `${label()} audit line`, line));
+      expect(problems).toEqual([]);
     }),
     { seed: SEED, numRuns: RUNS },
   );
@@ -290,7 +305,7 @@ describe('planCall with hostile arguments and rules (property-based)', () => {
   it.each(mutatingTools.map((tool) => [tool.name, tool] as const))('%s', async (_name, tool) => {
     await fc.assert(
       fc.asyncProperty(callsOf(tool), async ({ raw }) => {
-        const label = `plan ${tool.name}(${preview(raw)})`;
+        const label = () => `plan ${tool.name}(${preview(raw)})`;
         const valid = isValid(tool, raw);
         seen = [];
         let plan: Awaited<ReturnType<typeof planCall>> | undefined;
@@ -300,22 +315,27 @@ describe('planCall with hostile arguments and rules (property-based)', () => {
         } catch (thrown) {
           error = thrown;
         }
-        expect(internal(error), `${label} failed with an internal error`).toBeUndefined();
-        expectClean(label);
-        expect(changing(), `${label}: a plan sent a change`).toEqual([]);
+        const problems: string[] = [];
+        const failure = internal(error);
+        if (failure) problems.push(`${label()} failed with an internal error: ${failure}`);
+        problems.push(...cleanProblems(label));
+        if (changing().length) problems.push(`${label()}: a plan sent a change`);
         if (!valid) {
-          expect(seen, `${label}: invalid arguments sent requests`).toEqual([]);
-          expect(error, `${label}: invalid arguments threw`).toBeUndefined();
-          expect(plan?.valid, `${label}: invalid arguments planned as valid`).toBe(false);
-          expect(plan?.issues?.length, `${label}: an invalid plan with no issue`).toBeGreaterThan(0);
+          if (seen.length) problems.push(`${label()}: invalid arguments sent requests`);
+          if (error !== undefined) problems.push(`${label()}: invalid arguments threw`);
+          if (plan?.valid !== false) problems.push(`${label()}: invalid arguments planned as valid`);
+          if (!plan?.issues?.length) problems.push(`${label()}: an invalid plan with no issue`);
         }
         if (plan) {
           let text = '';
-          expect(() => {
+          try {
             text = JSON.stringify(plan);
-          }, `${label}: the plan is not JSON`).not.toThrow();
-          expectNoSecrets(label, text);
+          } catch {
+            problems.push(`${label()}: the plan is not JSON`);
+          }
+          problems.push(...secretProblems(label, text));
         }
+        expect(problems).toEqual([]);
       }),
       { seed: SEED, numRuns: RUNS },
     );

@@ -8,7 +8,6 @@
 // --check) fails when a committed copy is stale.
 // Usage: node scripts/generate.mjs [--check]
 import { readFileSync } from 'node:fs';
-import openapiTS, { astToString } from 'openapi-typescript';
 // A relative import, not a dependency: @cloudcall/scripts depends on the catalog, which depends on
 // this package. generated.mjs itself uses Node's standard library only.
 import { emit } from '../../../tooling/scripts/generated.mjs';
@@ -115,6 +114,9 @@ export function enumsSource(subset) {
 }
 
 export async function schemasSource(subset) {
+  // Loaded here, not at the top: it brings the TypeScript compiler (seconds of CPU), which the
+  // test importing this module for its other functions does not need.
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
   const ast = await openapiTS(openapiDocument(subset), {
     alphabetize: true,
     silent: true,

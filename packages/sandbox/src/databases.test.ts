@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
 import { isLoopbackHost } from './routes/databases-source.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 
 let sandbox: Sandbox;
 let redis: { port: number; stop: () => Promise<void> };
@@ -55,7 +55,7 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: steppingClock() });
 });
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { FileBody } from './http.js';
 import { type Sandbox, type SandboxRequestInfo, startSandbox } from './server.js';
-import { callOperation, operationFor } from './testing/operations.js';
+import { callOperation, operationFor, steppingClock } from './testing/operations.js';
 
 const cert = JSON.parse(
   readFileSync(new URL('../test-fixtures/networking-certificate.json', import.meta.url), 'utf8'),
@@ -162,7 +162,7 @@ beforeAll(async () => {
   // dots-wrapper's axios would follow HTTP(S)_PROXY from the environment: loopback goes direct.
   const fromDotsWrapper = createRequire(createRequire(import.meta.url).resolve('dots-wrapper'));
   fromDotsWrapper('axios').defaults.proxy = false;
-  sandbox = await startSandbox({ onRequest: (info) => answers.push(validate(info)) });
+  sandbox = await startSandbox({ now: steppingClock(), onRequest: (info) => answers.push(validate(info)) });
   api = counting(createApiClient({ endpoint: `${sandbox.url}/v2`, token: randomUUID() }));
 });
 

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileLock, type Lease } from './lock.js';
 import { StateFileError, Store } from './store.js';
-import { Child, killChildren, requireBuilt } from './testing/processes.js';
+import { Child, IMPORT_STORE, killChildren, requireBuilt } from './testing/processes.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 
 /** The age fallback in these tests: passing proves the pid check, which does not wait for it. */
@@ -53,9 +53,8 @@ const lockRecord = (path: string) =>
   JSON.parse(readFileSync(`${path}.lock`, 'utf8')) as { pid: number; id: string };
 
 /** Opens the store on the state file, takes the lock and stays inside the transaction for ever. */
-const HOLDER = `
-const [dist, statePath] = process.argv.slice(1);
-const { Store, seedWorld, upgradeWorld } = await import(dist);
+const HOLDER = `${IMPORT_STORE}
+const [statePath] = process.argv.slice(2);
 const store = new Store({ path: statePath, seed: () => seedWorld(), upgrade: upgradeWorld });
 await store.open();
 await store.write(() => {
@@ -159,9 +158,8 @@ describe('a holder that died', () => {
 });
 
 /** Writes keys through the store for ever, printing `ack <id> <name>` after each write resolved. */
-const TORTURE_WRITER = `
-const [dist, statePath, label] = process.argv.slice(1);
-const { Store, seedWorld, upgradeWorld } = await import(dist);
+const TORTURE_WRITER = `${IMPORT_STORE}
+const [statePath, label] = process.argv.slice(2);
 const HOUR = 3_600_000;
 const store = new Store({ path: statePath, seed: () => seedWorld(), upgrade: upgradeWorld, lock: { staleMs: HOUR, timeoutMs: HOUR } });
 await store.open();
@@ -178,7 +176,11 @@ for (let i = 0; ; i++) {
 `;
 
 describe('writers killed at random', () => {
-  it('lose no acknowledged write, never leave a torn file, and never stall the others', async () => {
+  // Twenty processes started and four writing flat out: on two cores shared with other suites this
+  // has taken over 30 s. A stall still fails it: with an hour's fallback, a stuck lock never ends.
+  it('lose no acknowledged write, never leave a torn file, and never stall the others', {
+    timeout: 120_000,
+  }, async () => {
     const dir = freshDir();
     const statePath = join(dir, 'state.json');
     // A large state makes saving the bulk of each write, so kills land inside transactions.
@@ -205,7 +207,12 @@ describe('writers killed at random', () => {
     /** Waits for `n` more acknowledged writes: with an hour's fallback, a stuck lock hangs here. */
     const progress = async (n: number) => {
       const target = acked() + n;
-      while (acked() < target) await Promise.race(live.map((child) => child.next()));
+      while (acked() < target) {
+        // A writer that ended on its own failed (and would make this loop spin): say why.
+        const ended = live.find((child) => child.done);
+        if (ended) throw new Error(`writer ${ended.pid} exited unkilled: ${ended.stderr}`);
+        await Promise.race(live.map((child) => child.next()));
+      }
     };
 
     let killedHolding = 0;

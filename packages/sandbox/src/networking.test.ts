@@ -20,7 +20,7 @@ import {
 } from './families/networking.js';
 import type { Droplet } from './families/vms.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import { iso } from './time.js';
 import { nextId, regionOf, type World } from './world.js';
 
@@ -35,9 +35,11 @@ const cert = JSON.parse(
 };
 
 let sandbox: Sandbox;
+/** The sandbox's clock, and this file's for what it writes into the world directly: it moves with advanceClock, not with real time. */
+const now = steppingClock();
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now });
 });
 afterAll(async () => {
   await sandbox.close();
@@ -99,7 +101,7 @@ function addDroplet(
 ): Promise<number> {
   return sandbox.store.write((w) => {
     const id = nextId(w, 'droplet');
-    const now = Date.now() + w.clockOffsetMs;
+    const at = now() + w.clockOffsetMs;
     const regionObject = regionOf(w, region);
     if (!regionObject) throw new Error(`no region ${region}`);
     const size = w.sizes.find((s) => s.available) ?? w.sizes[0];
@@ -111,7 +113,7 @@ function addDroplet(
       disk: 25,
       locked: false,
       status: 'active',
-      created_at: iso(now),
+      created_at: iso(at),
       features: [],
       backup_ids: [],
       next_backup_window: null,
@@ -123,7 +125,7 @@ function addDroplet(
       networks: { v4: [], v6: [] },
       region: regionObject,
       tags: options.tags ?? [],
-      vpc_uuid: options.vpc ?? ensureDefaultVpc(w, region, now).id,
+      vpc_uuid: options.vpc ?? ensureDefaultVpc(w, region, at).id,
     });
     return id;
   });
@@ -344,7 +346,7 @@ describe('VPC peerings', () => {
         description: '',
         region: 'syd1',
         ip_range: '10.50.0.0/24',
-        now: Date.now(),
+        now: now(),
       });
       w.vpcs.push(vpc);
       return vpc;

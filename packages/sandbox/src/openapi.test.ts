@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import { startAction } from './world.js';
 
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -28,6 +28,8 @@ function sshKeyPair(): { publicKey: string; fingerprint: string } {
 }
 
 let sandbox: Sandbox;
+/** The sandbox's clock, and this file's for what it writes into the world directly: it moves with advanceClock, not with real time. */
+const now = steppingClock();
 
 /** RFC 4180 rows (CRLF line ends, quoted fields with doubled quotes); written apart from the sandbox's writer. */
 function parseCsv(text: string): string[][] {
@@ -107,7 +109,7 @@ async function createKey(name: string) {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now });
 });
 
 afterAll(async () => {
@@ -422,7 +424,7 @@ describe('actions', () => {
   /** Inserts an action through the store, started now on the sandbox clock. */
   async function insertAction(init: { duration_ms: number; errored?: boolean; region_slug?: string | null }) {
     return sandbox.store.write((world) =>
-      startAction(world, Date.now() + world.clockOffsetMs, {
+      startAction(world, now() + world.clockOffsetMs, {
         type: 'create',
         resource_id: 480_000_001,
         resource_type: 'droplet',

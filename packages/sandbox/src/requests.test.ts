@@ -304,16 +304,24 @@ describe('request bodies', () => {
   });
 
   it('answers a client that never finishes an oversized body, then closes the connection', async () => {
-    // 1 MiB and one byte as one chunk, then nothing more: the body never ends.
-    const chunk = 'x'.repeat(BODY_LIMIT + 1);
-    const text = await rawSocket(
-      base,
-      `POST /v2/account/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
-    );
-    // rawSocket returned: the sandbox closed the connection (after LINGER_MS, 5 s), having answered.
-    expect(text).toMatch(/^HTTP\/1\.1 413 /);
-    expect(text).toMatch(/\r\nconnection: close\r\n/i);
-    expect(JSON.parse(text.split('\r\n\r\n')[1] ?? '')).toMatchObject({ id: 'payload_too_large' });
+    // A sandbox of its own that waits 300 ms for the rest of a refused body, not the default 5 s.
+    const lingering = await startSandbox({ refusedBodyLingerMs: 300 });
+    try {
+      // 1 MiB and one byte as one chunk, then nothing more: the body never ends.
+      const chunk = 'x'.repeat(BODY_LIMIT + 1);
+      const started = Date.now();
+      const text = await rawSocket(
+        lingering.url,
+        `POST /v2/account/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      );
+      // rawSocket returned: the sandbox closed the connection (after the linger), having answered.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(text.split('\r\n\r\n')[1] ?? '')).toMatchObject({ id: 'payload_too_large' });
+    } finally {
+      await lingering.close();
+    }
   });
 
   it('refuses an oversized body before the client sends it when it expects 100-continue', async () => {

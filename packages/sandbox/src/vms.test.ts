@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from './server.js';
-import { type CallOptions, callOperation, type Reply } from './testing/operations.js';
+import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 
 let sandbox: Sandbox;
 
@@ -60,7 +60,7 @@ async function actAndComplete(id: number, json: Record<string, unknown>) {
 const dropletCount = () => sandbox.store.read((world) => world.droplets.length);
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: steppingClock() });
 });
 afterAll(async () => {
   await sandbox.close();

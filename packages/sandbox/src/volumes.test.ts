@@ -16,7 +16,6 @@ import type { World } from './world.js';
 
 const REGION = 'nyc3';
 let sandbox: Sandbox;
-const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-volumes-')), 'state.json');
 
 const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
@@ -68,8 +67,9 @@ const attach = (id: string, dropletId: unknown, extra: Record<string, unknown> =
     json: { type: 'attach', droplet_id: dropletId, ...extra },
   });
 
+// In memory: the state file's part is the last test's, with a sandbox of its own.
 beforeAll(async () => {
-  sandbox = await startSandbox({ statePath });
+  sandbox = await startSandbox();
 });
 afterAll(async () => {
   await sandbox.close();
@@ -559,12 +559,35 @@ describe('a deleted resource leaves its project', () => {
 
 describe('the state file', () => {
   it('keeps volumes, snapshots, projects and assignments across a restart', async () => {
-    // Its own volume, so that the state is not empty whichever tests ran before (shuffled in CI).
-    await volume('data-kept');
-    const before = await storage();
-    expect(before.volumes.length).toBeGreaterThan(0);
-    await sandbox.close();
+    const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-volumes-')), 'state.json');
+    const inMemory = sandbox;
     sandbox = await startSandbox({ statePath });
-    expect(await storage()).toEqual(before);
+    try {
+      // One of each, made here: the state is then not empty whatever ran before.
+      const data = await volume('data-kept');
+      const snap = await call('volumeSnapshots_create', {
+        params: { volume_id: data.id },
+        json: { name: 'kept', tags: ['backup'] },
+      });
+      expect(snap.status, snap.text).toBe(201);
+      const project = await call('projects_create', { json: { name: 'kept', purpose: 'Web Application' } });
+      expect(project.status, project.text).toBe(201);
+      const assigned = await call('projects_assign_resources', {
+        params: { project_id: project.body.project.id },
+        json: { resources: [`do:volume:${data.id}`] },
+      });
+      expect(assigned.status, assigned.text).toBe(200);
+      const before = await storage();
+      expect(before.volumes).toHaveLength(1);
+      expect(before.snapshots).toHaveLength(1);
+      expect(before.projects.map((p) => p.name)).toContain('kept');
+      expect(Object.keys(before.a)).toContain(`do:volume:${data.id}`);
+      await sandbox.close();
+      sandbox = await startSandbox({ statePath });
+      expect(await storage()).toEqual(before);
+    } finally {
+      await sandbox.close();
+      sandbox = inMemory;
+    }
   });
 });

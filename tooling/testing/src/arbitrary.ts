@@ -66,20 +66,27 @@ export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
   }
 }
 
+/**
+ * Pattern arbitraries by pattern and lengths. Building one costs milliseconds (fast-check tries
+ * its built-in tricky strings against every character class, an exception each), and a few
+ * dozen patterns recur across hundreds of tool schemas built again for every test; an arbitrary
+ * holds no state between draws, so one built once draws the same values.
+ */
+const patterned = new Map<string, fc.Arbitrary<string>>();
+
 function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? TEXT_CAP, TEXT_CAP));
   const fits = (value: string) =>
     value.length >= minLength && value.length <= (schema.maxLength ?? Number.POSITIVE_INFINITY);
   if (schema.pattern) {
-    const pattern = new RegExp(schema.pattern);
-    try {
-      return fc.stringMatching(pattern, { maxLength }).filter(fits);
-    } catch {
-      // stringMatching does not do lookarounds: strip them to generate, then keep what matches.
-      const loose = new RegExp(schema.pattern.replace(/\(\?<?[!=](?:[^()\\]|\\.)*\)/g, ''));
-      return fc.stringMatching(loose, { maxLength }).filter((value) => fits(value) && pattern.test(value));
+    const key = JSON.stringify([schema.pattern, schema.minLength, schema.maxLength]);
+    let arbitrary = patterned.get(key);
+    if (!arbitrary) {
+      arbitrary = patternOf(schema.pattern, maxLength, fits);
+      patterned.set(key, arbitrary);
     }
+    return arbitrary;
   }
   switch (schema.format) {
     case 'uri':
@@ -92,6 +99,21 @@ function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
       return fc.ipV6();
   }
   return fc.string({ minLength, maxLength });
+}
+
+function patternOf(
+  source: string,
+  maxLength: number,
+  fits: (value: string) => boolean,
+): fc.Arbitrary<string> {
+  const pattern = new RegExp(source);
+  try {
+    return fc.stringMatching(pattern, { maxLength }).filter(fits);
+  } catch {
+    // stringMatching does not do lookarounds: strip them to generate, then keep what matches.
+    const loose = new RegExp(source.replace(/\(\?<?[!=](?:[^()\\]|\\.)*\)/g, ''));
+    return fc.stringMatching(loose, { maxLength }).filter((value) => fits(value) && pattern.test(value));
+  }
 }
 
 function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
@@ -107,6 +129,42 @@ function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
       ? arbitraryOf(schema.additionalProperties)
       : fc.jsonValue({ maxDepth: 1 });
   return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), values, { maxKeys: 3 });
+}
+
+/**
+ * A value as JSON-like text for a failure message, cut at about `limit` characters: cheap however
+ * long or deep the value (JSON.stringify of the hostile pool's 100,000-character string and
+ * 10,000-deep value cost more than the call under test, on every call).
+ */
+export function preview(value: unknown, limit = 160): string {
+  let text = '';
+  const seen = new Set<object>();
+  const walk = (item: unknown): void => {
+    if (text.length > limit) return;
+    if (typeof item === 'string') {
+      text += JSON.stringify(item.length > limit ? item.slice(0, limit) : item);
+    } else if (item === null || typeof item !== 'object') {
+      text += typeof item === 'bigint' ? `${item}n` : String(item);
+    } else if (seen.has(item)) {
+      text += '[Circular]';
+    } else {
+      seen.add(item);
+      const array = Array.isArray(item);
+      text += array ? '[' : '{';
+      let first = true;
+      for (const key of array ? item.keys() : Object.keys(item)) {
+        if (text.length > limit) break;
+        if (!first) text += ',';
+        first = false;
+        if (!array) text += `${JSON.stringify(key)}:`;
+        walk((item as Record<string | number, unknown>)[key]);
+      }
+      text += array ? ']' : '}';
+      seen.delete(item);
+    }
+  };
+  walk(value);
+  return text.length > limit ? `${text.slice(0, limit - 3)}...` : text;
 }
 
 /** A value nested `depth` levels deep, built without recursion. */

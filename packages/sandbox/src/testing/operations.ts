@@ -6,6 +6,19 @@
 import { randomUUID } from 'node:crypto';
 import { assertValidResponse, operation, subset } from '@cloudcall/openapi-subset';
 
+/**
+ * A clock for `startSandbox({ now })` that starts at the real time and moves 1 ms each time it is
+ * read, never by itself: the sandbox's time then moves with `advanceClock`, so a state that lasts
+ * seconds of sandbox time (a cluster being created, an action in progress) is still there however
+ * slowly a loaded machine runs the test; and two things that happen one after the other never
+ * share a millisecond (the sandbox tells an address reserved again from its earlier reservation,
+ * or a resource made again from the one deleted, by their times).
+ */
+export function steppingClock(): () => number {
+  let at = Date.now();
+  return () => at++;
+}
+
 export interface Reply {
   status: number;
   text: string;
