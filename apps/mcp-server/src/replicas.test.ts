@@ -4,12 +4,10 @@
  * once, each passing its own API token through, against a loopback API stand-in that records
  * which replica and which token every request came with.
  *
- * Two replicas show what more would: every call crossing from one process to another (a client's
- * next call lands on the other replica), each replica counting only its own, and one dying under
- * load while the other carries on. Each replica is a process whose start and first calls (loading
- * and compiling the tools) cost more than its share of the calls, so a third one, or more calls
- * per client, would cost more time and show nothing new: what is proved is no call mixing tokens
- * with 50 callers in flight at once, and that concurrency is the number of clients.
+ * Two replicas show what more would: a client's consecutive calls land on different processes,
+ * each replica counts only its own, and one dies under load while the other carries on. The
+ * concurrency that could mix tokens up is the 50 clients in flight at once; each replica's start
+ * and first calls (loading and compiling the tools) cost more than its share of the calls.
  */
 
 import type { ChildProcess } from 'node:child_process';
