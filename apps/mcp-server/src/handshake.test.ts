@@ -11,7 +11,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
-import { LISTING, PROTOCOL } from './listing.generated.js';
+import { LISTING } from './listing.generated.js';
+import { PROTOCOL } from './protocol.generated.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 import { killAll, rawStdio } from './testing/process.js';

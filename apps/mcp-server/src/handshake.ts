@@ -16,7 +16,7 @@
  * own for the same requests.
  */
 import type { Readable } from 'node:stream';
-import { PROTOCOL } from './listing.generated.js';
+import { PROTOCOL } from './protocol.generated.js';
 
 /** A JSON-RPC id. */
 export type Id = string | number;

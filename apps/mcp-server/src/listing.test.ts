@@ -1,8 +1,8 @@
 /**
- * The build-time listing (src/listing.generated.ts, bundled as committed) is what the tool
- * definitions give now: a stale copy would list tools that no longer match what a call validates.
- * Nothing regenerates it but `pnpm generate`, so a changed definition fails here until the
- * refreshed copy is committed.
+ * The build-time listing (src/listing.generated.json, which listing.generated.ts reads; the build
+ * copies it beside the entry as committed) is what the tool definitions give now: a stale copy
+ * would list tools that no longer match what a call validates. Nothing regenerates it but
+ * `pnpm generate`, so a changed definition fails here until the refreshed copy is committed.
  */
 import { readFileSync } from 'node:fs';
 import { families, toolsOf } from '@cloudcall/catalog';
@@ -16,9 +16,18 @@ describe('the build-time listing', () => {
     // The script's own source text, made in this process (which has the tool definitions loaded
     // already) rather than by the script's --check in a Node of its own: the same comparison.
     const script = new URL('../scripts/listing.mjs', import.meta.url).href;
-    const { listingSource } = (await import(script)) as { listingSource: () => string };
-    const committed = readFileSync(new URL('./listing.generated.ts', import.meta.url), 'utf8');
-    expect(committed === listingSource(), 'src/listing.generated.ts is stale: run pnpm generate').toBe(true);
+    const made = (await import(script)) as Record<
+      'listingJson' | 'listingSource' | 'protocolSource',
+      () => string
+    >;
+    for (const [file, text] of [
+      ['listing.generated.json', made.listingJson()],
+      ['listing.generated.ts', made.listingSource()],
+      ['protocol.generated.ts', made.protocolSource()],
+    ] as const) {
+      const committed = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
+      expect(committed === text, `src/${file} is stale: run pnpm generate`).toBe(true);
+    }
   });
 
   it('is the tool definitions, tool for tool', () => {
