@@ -1,8 +1,9 @@
 /**
- * The build-time listing (src/listing.generated.json, which listing.generated.ts reads; the build
- * copies it beside the entry as committed) is what the tool definitions give now: a stale copy
- * would list tools that no longer match what a call validates. Nothing regenerates it but
- * `pnpm generate`, so a changed definition fails here until the refreshed copy is committed.
+ * The build-time listing (src/listing.generated.json and tools-list.generated.json, which
+ * listing.generated.ts reads; the build copies them as committed) is what the tool definitions
+ * give now: a stale copy would list tools that no longer match what a call validates. Nothing
+ * regenerates it but `pnpm generate`, so a changed definition fails here until the refreshed copy
+ * is committed.
  */
 import { readFileSync } from 'node:fs';
 import { families, toolsOf } from '@cloudcall/catalog';
@@ -17,11 +18,12 @@ describe('the build-time listing', () => {
     // already) rather than by the script's --check in a Node of its own: the same comparison.
     const script = new URL('../scripts/listing.mjs', import.meta.url).href;
     const made = (await import(script)) as Record<
-      'listingJson' | 'listingSource' | 'protocolSource',
+      'listingJson' | 'toolsListJson' | 'listingSource' | 'protocolSource',
       () => string
     >;
     for (const [file, text] of [
       ['listing.generated.json', made.listingJson()],
+      ['tools-list.generated.json', made.toolsListJson()],
       ['listing.generated.ts', made.listingSource()],
       ['protocol.generated.ts', made.protocolSource()],
     ] as const) {
