@@ -6,21 +6,23 @@
  * nothing.
  *
  * Usage (an app's "build" script): cloudcall-bundle [entry, default src/main.ts]
+ *        cloudcall-bundle src/main.ts --cjs-entry   (dist/main.js CommonJS, its chunks ES modules)
  *        cloudcall-bundle src/main.ts --one-file DIR   (everything in DIR/main.js, for comparison:
  *        tooling/bench/src/one-file.mjs measures what splitting saves)
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'rolldown';
 
 const cwd = process.cwd();
 const { values, positionals } = parseArgs({
-  options: { 'one-file': { type: 'string' } },
+  options: { 'one-file': { type: 'string' }, 'cjs-entry': { type: 'boolean' } },
   allowPositionals: true,
 });
 const entry = positionals[0] ?? 'src/main.ts';
 const oneFile = values['one-file'];
+const cjsEntry = Boolean(values['cjs-entry']) && !oneFile;
 const outDir = oneFile ? resolve(oneFile) : join(cwd, 'dist');
 const outFile = join(outDir, 'main.js');
 
@@ -36,6 +38,9 @@ const common = {
   resolve: { mainFields: ['module', 'main'] },
   // Lowers any syntax newer than the oldest Node the apps support (package.json engines).
   transform: { target: 'node20.19' },
+  // A file a module reads beside itself (`new URL('./listing.generated.json', import.meta.url)`)
+  // is copied to dist/assets, and the URL points there.
+  experimental: { resolveNewUrlToAsset: true },
   onLog(level, log, handler) {
     // A module the bundler cannot find would be left as an import that fails at run time, in a
     // package that installs no dependencies: refuse to build instead.
@@ -44,26 +49,29 @@ const common = {
   },
 };
 
-const result = await build({
-  ...common,
-  input: entry,
-  plugins: [inlinePackageJson(), thirdPartyLicenses()],
-  output: {
-    // main.js holds what every start runs; each dynamic import() becomes a chunk that Node reads
-    // and parses only when the import runs. One file (--one-file) is parsed whole on every start,
-    // `cloudcall --version` included: about 50 ms more (tooling/bench/src/one-file.mjs).
-    ...(oneFile
-      ? { file: outFile, codeSplitting: false }
-      : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
-    format: 'esm',
-    // The maps stay in dist/ for debugging from a checkout, unreferenced and unpacked: with their
-    // sources they would double the packed size, and without them a shipped map points nowhere.
-    sourcemap: 'hidden',
-    sourcemapExcludeSources: true,
-    // Node parses a whole file before running a line of it: minified, that is less to parse.
-    minify: true,
-  },
-});
+const licenses = thirdPartyLicenses();
+const result = cjsEntry
+  ? await buildCjsEntry()
+  : await build({
+      ...common,
+      input: entry,
+      plugins: [inlinePackageJson(), licenses],
+      output: {
+        // main.js holds what every start runs; each dynamic import() becomes a chunk that Node reads
+        // and parses only when the import runs. One file (--one-file) is parsed whole on every start,
+        // `cloudcall --version` included: about 50 ms more (tooling/bench/src/one-file.mjs).
+        ...(oneFile
+          ? { file: outFile, codeSplitting: false }
+          : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
+        format: 'esm',
+        // The maps stay in dist/ for debugging from a checkout, unreferenced and unpacked: with their
+        // sources they would double the packed size, and without them a shipped map points nowhere.
+        sourcemap: 'hidden',
+        sourcemapExcludeSources: true,
+        // Node parses a whole file before running a line of it: minified, that is less to parse.
+        minify: true,
+      },
+    });
 chmodSync(outFile, 0o755);
 
 // An app with src/bin.ts gets dist/bin.cjs too, its package's `bin`: a CommonJS launcher, which
@@ -85,11 +93,90 @@ const chunks = result.output.filter((output) => output.type === 'chunk');
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const modules = chunks.reduce((count, chunk) => count + Object.keys(chunk.modules).length, 0);
 const chunkBytes = chunks
-  .filter((chunk) => !chunk.isEntry)
+  .filter((chunk) => join(outDir, chunk.fileName) !== outFile)
   .reduce((bytes, chunk) => bytes + statSync(join(outDir, chunk.fileName)).size, 0);
 process.stderr.write(
   `${relative(cwd, outFile)}: ${kib(statSync(outFile).size)}, and ${kib(chunkBytes)} in ${chunks.length - 1} chunks loaded on demand, from ${modules} modules\n`,
 );
+
+/**
+ * --cjs-entry: dist/main.js is CommonJS, so that Node starts it without its ES module loader (about
+ * a quarter of a bare `node -e 0` start on its own), and everything it imports on demand is ES
+ * module chunks, dist/chunks/*.mjs, which Node loads as before: asynchronously, so that the entry
+ * keeps answering while they load. dist/package.json makes the .js files of dist/ CommonJS.
+ *
+ * Two builds: the entry's, in which every dynamic import() of a module (not a Node builtin)
+ * stays an import() of `./chunks/<name>.mjs`; then those modules', as the entries of an ES
+ * module build whose shared code goes in hashed chunks beside them. A module both builds import
+ * statically is in both (the entry keeps to flags, the listing and the start; what it shares with
+ * the chunks is small and holds no state).
+ */
+async function buildCjsEntry() {
+  /** The modules the entry imports on demand: resolved id -> the name of their chunk. */
+  const later = new Map();
+  const names = new Set();
+  const entryResult = await build({
+    ...common,
+    input: entry,
+    plugins: [
+      inlinePackageJson(),
+      licenses,
+      {
+        name: 'cloudcall:imports-on-demand',
+        async resolveDynamicImport(specifier, importer) {
+          if (typeof specifier !== 'string' || specifier.startsWith('node:')) return null;
+          const resolved = await this.resolve(specifier, importer);
+          if (!resolved || resolved.external) return null;
+          let name = later.get(resolved.id);
+          if (!name) {
+            const base = specifier
+              .replace(/^@cloudcall\//, '')
+              .replace(/^\.\//, '')
+              .replace(/\.[jt]s$/, '')
+              .replace(/[^\w-]+/g, '-');
+            name = base;
+            for (let n = 2; names.has(name); n++) name = `${base}-${n}`;
+            names.add(name);
+            later.set(resolved.id, name);
+          }
+          return { id: `./chunks/${name}.mjs`, external: true };
+        },
+      },
+    ],
+    output: {
+      dir: outDir,
+      entryFileNames: 'main.js',
+      format: 'cjs',
+      // import() of a chunk stays import(): the chunks are ES modules.
+      dynamicImportInCjs: true,
+      sourcemap: 'hidden',
+      sourcemapExcludeSources: true,
+      minify: true,
+    },
+  });
+  if (entryResult.output.filter((output) => output.type === 'chunk').length !== 1) {
+    throw new Error('--cjs-entry: the entry must build into dist/main.js alone');
+  }
+  const chunksResult = await build({
+    ...common,
+    input: Object.fromEntries([...later].map(([id, name]) => [name, id])),
+    plugins: [inlinePackageJson(), licenses],
+    output: {
+      dir: outDir,
+      entryFileNames: 'chunks/[name].mjs',
+      chunkFileNames: 'chunks/[name]-[hash].mjs',
+      format: 'esm',
+      sourcemap: 'hidden',
+      sourcemapExcludeSources: true,
+      minify: true,
+    },
+  });
+  writeFileSync(
+    join(outDir, 'package.json'),
+    `${JSON.stringify({ type: 'commonjs', description: 'main.js is CommonJS; its chunks are ES modules (.mjs).' }, null, 2)}\n`,
+  );
+  return { output: [...entryResult.output, ...chunksResult.output] };
+}
 
 /**
  * `createRequire(import.meta.url)('../package.json')`, the way a package reads its own version,
@@ -126,10 +213,11 @@ function inlinePackageJson() {
  * license text, for the packages that have code in the bundle.
  */
 function thirdPartyLicenses() {
+  // Kept across builds (--cjs-entry makes two): the last one writes what both bundled.
+  const packages = new Map();
   return {
     name: 'cloudcall:third-party-licenses',
     generateBundle(_options, bundle) {
-      const packages = new Map();
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk') continue;
         for (const [id, module] of Object.entries(chunk.modules)) {

@@ -4,7 +4,6 @@
  * connection pool, kept for that token's later requests), so one caller's token never serves another's call. Core and undici
  * load with the first call.
  */
-import { createHash } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '@cloudcall/core';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
@@ -73,6 +72,8 @@ export function apiClients(options: ApiClientsOptions): ApiClients {
     client,
     checkToken: async (auth) => {
       const api = await client(auth);
+      // node:crypto loads here, not at start: a stdio server, which passes no tokens through, needs none of it.
+      const { createHash } = await import('node:crypto');
       const key = createHash('sha256')
         .update(auth?.token ?? '', 'utf8')
         .digest('hex');

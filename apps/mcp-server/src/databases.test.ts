@@ -1,7 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import type { Sandbox } from '@cloudcall/sandbox';
 import { afterEveryTest, freePort, startRedisServer } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,8 +10,7 @@ let client: Client;
 let close: () => Promise<void>;
 let clock: Sandbox;
 let redis: { port: number; stop: () => Promise<void> };
-/** Each test's own sandbox state, with the six clusters made before it: a test sees only those and what it made. */
-let statePath = '';
+/** Each test's own sandbox (state in memory), with the six clusters made before it: a test sees only those and what it made. */
 const called = new Set<string>();
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked field by field.
@@ -49,9 +45,9 @@ async function createCluster(engine: string, version: string, extra: Record<stri
 const ids: Record<string, string> = {};
 
 beforeEach(async () => {
-  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-db-mcp-')), 'sandbox.json');
-  ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'databases' }));
-  clock = await startSandbox({ statePath });
+  let sandbox: Sandbox | undefined;
+  ({ client, close, sandbox } = await inProcessServer({ families: 'databases' }));
+  clock = sandbox as Sandbox;
   ids.valkey = await createCluster('valkey', '8', { tags: 'cache, prod' });
   for (const [engine, version] of [
     ['pg', '16'],
@@ -67,7 +63,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await close?.();
-  await clock?.close();
 });
 afterAll(async () => {
   await redis?.stop();

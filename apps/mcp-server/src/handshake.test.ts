@@ -11,7 +11,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
-import { LISTING, PROTOCOL } from './listing.generated.js';
+import { LISTING, toolsListText } from './listing.generated.js';
+import { PROTOCOL } from './protocol.generated.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 import { killAll, rawStdio } from './testing/process.js';
@@ -61,6 +62,10 @@ async function sdkAnswers(identity: ServerIdentity, requests: Record<string, unk
 describe('the answers given before the SDK loads', () => {
   it('use the bundled SDK protocol versions', () => {
     expect(PROTOCOL).toEqual({ latest: LATEST_PROTOCOL_VERSION, supported: SUPPORTED_PROTOCOL_VERSIONS });
+  });
+
+  it("list every tool with the build's text of their entries, which is JSON.stringify's of the listing", () => {
+    expect(toolsListText()).toBe(JSON.stringify(listingOf(LISTING.tools)));
   });
 
   const identities: ServerIdentity[] = [
@@ -135,7 +140,8 @@ describe('EarlyStdio handing over to the SDK server', () => {
       },
       maxMessageBytes: 1 << 20,
       identity,
-      listTools: dynamic ? undefined : () => listingOf(LISTING.tools),
+      // As start.ts for every tool: the build's text of the entries as it is.
+      listTools: dynamic ? undefined : toolsListText,
       needServer: () => {
         events.push('needServer');
         // As main does: the server loads asynchronously, while input keeps arriving.
@@ -150,12 +156,9 @@ describe('EarlyStdio handing over to the SDK server', () => {
       },
     });
     early.start();
-    const answers = () =>
-      written
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { input, early, errors, events, answers, load };
+    const lines = () => written.split('\n').filter(Boolean);
+    const answers = () => lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { input, early, errors, events, answers, lines, load };
   }
 
   it('answers initialize, tools/list and ping itself, then the SDK server answers the rest, each once and in order', async () => {
@@ -191,6 +194,9 @@ describe('EarlyStdio handing over to the SDK server', () => {
       error: { code: -32602, data: { error_id: 'unknown_tool' } },
     });
     expect(byId(5)?.result).toEqual(answers[1]?.result);
+    // Byte for byte: the early list (the build's text) is the line the SDK server wrote.
+    const sdkLine = s.lines().find((text) => text.endsWith('"id":5}'));
+    expect(s.lines()[1]?.replace(/"id":2}$/, '"id":5}')).toBe(sdkLine);
     // Its second answer to initialize was dropped, and it equalled the first.
     await expect.poll(() => s.early.answered.size).toBe(0);
     expect(s.errors).toEqual([]);

@@ -16,7 +16,7 @@
  * own for the same requests.
  */
 import type { Readable } from 'node:stream';
-import { PROTOCOL } from './listing.generated.js';
+import { PROTOCOL } from './protocol.generated.js';
 
 /** A JSON-RPC id. */
 export type Id = string | number;
@@ -105,8 +105,11 @@ export interface EarlyStdioOptions {
   /** Lines longer than this are left to the transport, which refuses them. */
   maxMessageBytes: number;
   identity: ServerIdentity;
-  /** The tools/list entries, or undefined when only the SDK server can list them (dynamic mode). */
-  listTools: (() => readonly unknown[]) | undefined;
+  /**
+   * The tools/list entries as the JSON text of their array (for every tool, the build's text as it
+   * is), or undefined when only the SDK server can list them (dynamic mode).
+   */
+  listTools: (() => string) | undefined;
   /** Called once, when the SDK server is needed: a message only it answers, or the list is out. */
   needServer: () => void;
 }
@@ -118,6 +121,8 @@ export class EarlyStdio implements StdioHandover {
   readonly answered = new Set<Id>();
   readonly sent = new Map<Id, unknown>();
   private chunks: Buffer[] = [];
+  /** The bytes in `chunks`. */
+  private buffered = 0;
   private ended = false;
   /** Set once a message is left for the SDK server: from then on, bytes are only kept. */
   private waiting = false;
@@ -139,12 +144,20 @@ export class EarlyStdio implements StdioHandover {
     input.off('error', this.onEnd);
     const bytes = Buffer.concat(this.chunks);
     this.chunks = [];
+    this.buffered = 0;
     return { bytes, ended: this.ended };
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    if (!this.waiting) this.answerLines();
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.chunks.push(bytes);
+    this.buffered += bytes.length;
+    if (this.waiting) return;
+    // Only a chunk with a newline ends a line: until one comes, the line's chunks are kept as they
+    // are (joining them on every chunk made a long line cost its length squared). A line past the
+    // limit is the transport's to refuse.
+    if (bytes.includes(NEWLINE)) this.answerLines();
+    else if (this.buffered > this.options.maxMessageBytes) this.leave();
   };
 
   private readonly onEnd = (): void => {
@@ -169,6 +182,7 @@ export class EarlyStdio implements StdioHandover {
       buffer = buffer.subarray(newline + 1);
     }
     this.chunks = buffer.length ? [buffer] : [];
+    this.buffered = buffer.length;
   }
 
   /** Answers one line, or returns false to leave it (and all after it) to the SDK server. */
@@ -197,12 +211,16 @@ export class EarlyStdio implements StdioHandover {
       this.answered.add(id as Id);
       this.sent.set(id as Id, result);
     }
-    this.options.write(`${JSON.stringify({ result, jsonrpc: '2.0', id })}\n`);
+    // As the SDK writes an answer, JSON.stringify({ result, jsonrpc, id }), with the tool list's
+    // text as it came.
+    const json = typeof result === 'string' ? result : JSON.stringify(result);
+    this.options.write(`{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
     // The client has its tools and is about to call one: load what calls need now.
     if (method === 'tools/list') setImmediate(() => this.leave());
     return true;
   }
 
+  /** The result to answer with (as JSON text for tools/list), or undefined to leave the message. */
   private resultFor(method: string, params: unknown): unknown {
     if (method === 'initialize') {
       return this.initialized ? undefined : initializeResult(params, this.options.identity);
@@ -212,7 +230,7 @@ export class EarlyStdio implements StdioHandover {
     if (method === 'tools/list' && this.options.listTools) {
       // A cursor, or params of another shape, are the SDK server's to judge.
       const plain = params === undefined || (isObject(params) && params.cursor === undefined);
-      return plain ? { tools: this.options.listTools() } : undefined;
+      return plain ? `{"tools":${this.options.listTools()}}` : undefined;
     }
     return undefined;
   }

@@ -1,14 +1,13 @@
 /**
- * Every networking tool through a real MCP client, in process over the SDK's in-memory transport, against the built-in sandbox
- * keeping its state in a file. A second sandbox on the same file moves the shared clock forward,
- * so lifecycles (load balancer, ACME certificate, peering, BYOIP) complete without sleeping.
+ * Every networking tool through a real MCP client, in process over the SDK's in-memory
+ * transport, against the built-in sandbox (its state in memory, each test its own). The test
+ * moves the sandbox's clock forward, so lifecycles (load balancer, ACME certificate, peering,
+ * BYOIP) complete without sleeping.
  * The test records which tools it called and checks at the end that none was left out.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { selectFamilies } from '@cloudcall/catalog';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import type { Sandbox } from '@cloudcall/sandbox';
 import { afterEveryTest } from '@cloudcall/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,8 +26,7 @@ const cert = JSON.parse(
   ),
 ) as { privateKey: string; leafCertificate: string; certificateChain: string; dnsNames: string[] };
 
-/** Each test's own sandbox state: a test sees only what it made, whatever ran before it. */
-let statePath = '';
+/** Each test's own sandbox: a test sees only what it made, whatever ran before it. */
 let client: Client;
 let close: () => Promise<void>;
 let stderr: () => string;
@@ -54,7 +52,8 @@ async function fails(name: string, args: Record<string, unknown>, message: RegEx
 }
 
 const advance = (ms: number) => helper.advanceClock(ms);
-const stateText = () => readFileSync(statePath, 'utf8');
+/** The whole sandbox state, to see that a refused call changed nothing. */
+const stateText = () => helper.store.read((world) => JSON.stringify(world));
 
 async function createVm(name: string, region = 'nyc3'): Promise<number> {
   const { droplet } = await ok('vm-create', {
@@ -67,20 +66,12 @@ async function createVm(name: string, region = 'nyc3'): Promise<number> {
 }
 
 beforeEach(async () => {
-  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-networking-')), 'sandbox.json');
-  helper = await startSandbox({ statePath });
-  ({
-    client,
-    close,
-    log: stderr,
-  } = await inProcessServer({
-    sandboxState: statePath,
-    families: 'account,vms,networking',
-  }));
+  let sandbox: Sandbox | undefined;
+  ({ client, close, log: stderr, sandbox } = await inProcessServer({ families: 'account,vms,networking' }));
+  helper = sandbox as Sandbox;
 });
 afterEach(async () => {
   await close();
-  await helper.close();
 });
 
 describe('the networking family over MCP stdio', () => {
@@ -274,7 +265,7 @@ describe('the networking family over MCP stdio', () => {
   it('firewalls', async () => {
     const vm1 = await createVm('mcp-fw-1');
     const vm2 = await createVm('mcp-fw-2');
-    const before = stateText();
+    const before = await stateText();
     await fails(
       'firewall-create',
       {
@@ -302,7 +293,7 @@ describe('the networking family over MCP stdio', () => {
       },
       /InboundPortRange/,
     );
-    expect(stateText()).toBe(before);
+    expect(await stateText()).toBe(before);
 
     const { firewall } = await ok('firewall-create', {
       Name: 'mcp-fw',

@@ -1,8 +1,13 @@
 /**
- * The server as a team service: three stateless replicas behind a real nginx (Debian's package,
+ * The server as a team service: two stateless replicas behind a real nginx (Debian's package,
  * round-robin, no stickiness, the proxy settings shipped in deploy/), 50 official-SDK clients at
  * once, each passing its own API token through, against a loopback API stand-in that records
  * which replica and which token every request came with.
+ *
+ * Two replicas show what more would: a client's consecutive calls land on different processes,
+ * each replica counts only its own, and one dies under load while the other carries on. The
+ * concurrency that could mix tokens up is the 50 clients in flight at once; each replica's start
+ * and first calls (loading and compiling the tools) cost more than its share of the calls.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -26,9 +31,9 @@ import {
 } from './testing/service.js';
 
 const CLIENTS = 50;
-const CALLS = 20;
-const REPLICAS = ['r1', 'r2', 'r3'];
-// 1,000 calls through nginx on a small CI machine: room to finish, not a speed test.
+const CALLS = 8;
+const REPLICAS = ['r1', 'r2'];
+// 400 calls through nginx on a small CI machine: room to finish, not a speed test.
 const LONG = 120_000;
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -45,7 +50,7 @@ interface Replica {
   child: ChildProcess;
 }
 
-/** The stand-in API, three replicas of the built server (one --api-url prefix each), nginx. */
+/** The stand-in API, the replicas of the built server (one --api-url prefix each), nginx. */
 async function startService(): Promise<{ api: StandInApi; replicas: Replica[]; nginx: Nginx }> {
   const api = await startStandInApi();
   cleanup.push(api.close);
@@ -83,7 +88,7 @@ async function startServiceWithClients() {
 
 describe('stateless replicas behind nginx, passing each caller token through', () => {
   it(
-    '50 clients x 20 calls all succeed, spread over 3 replicas, each upstream request with its caller token',
+    '50 clients x 8 calls all succeed, spread over both replicas, each upstream request with its caller token',
     async () => {
       const { api, replicas, nginx, tokens, clients } = await startServiceWithClients();
 
@@ -113,7 +118,7 @@ describe('stateless replicas behind nginx, passing each caller token through', (
       // Round-robin without stickiness: every replica answered calls (and initializes) of many clients.
       const perReplica = REPLICAS.map((name) => api.seen.filter((upstream) => upstream.replica === name));
       for (const served of perReplica) {
-        expect(served.length).toBeGreaterThan(CLIENTS * CALLS * 0.15);
+        expect(served.length).toBeGreaterThan(CLIENTS * CALLS * 0.3);
         expect(new Set(served.map((upstream) => Math.floor(upstream.id / 1000))).size).toBeGreaterThan(10);
       }
 
@@ -192,7 +197,7 @@ describe('stateless replicas behind nginx, passing each caller token through', (
       const after = api.seen.slice(seenBefore);
       expect(after.length).toBe(CLIENTS * CALLS - seenBefore);
       expect(after.filter((upstream) => upstream.replica === 'r2')).toEqual([]);
-      expect(new Set(after.map((upstream) => upstream.replica))).toEqual(new Set(['r1', 'r3']));
+      expect(new Set(after.map((upstream) => upstream.replica))).toEqual(new Set(['r1']));
       const wrong = api.seen.filter((upstream) => upstream.token !== tokens[Math.floor(upstream.id / 1000)]);
       expect(wrong).toEqual([]);
     },

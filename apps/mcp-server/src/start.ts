@@ -17,7 +17,7 @@ import { apiClients } from './clients.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
-import { LISTING } from './listing.generated.js';
+import { LISTING, toolsListText } from './listing.generated.js';
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
@@ -258,7 +258,13 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
             showSecrets: Boolean(flags['show-secrets']),
             dynamic: toolMode === 'dynamic',
           },
-          listTools: toolMode === 'static' ? () => listingOf(tools) : undefined,
+          // Every tool (no selection flag): the build's text of their entries as it is.
+          listTools:
+            toolMode !== 'static'
+              ? undefined
+              : tools.length === LISTING.tools.length && tools.every((tool, at) => tool === LISTING.tools[at])
+                ? toolsListText
+                : () => JSON.stringify(listingOf(tools)),
           needServer: () =>
             void connect().catch((error: unknown) => {
               log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
@@ -282,7 +288,10 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let closeConnection: () => Promise<void>;
   let sandboxState: string | undefined;
   if (flags.sandbox) {
-    // The sandbox starts at once: a state file it cannot use stops start-up, saying why.
+    // The sandbox starts at once: a state file it cannot use stops start-up, saying why. On stdio,
+    // after the input already there is answered (a host sends initialize as it starts the server):
+    // loading the sandbox starts Node's ES module loader, which holds this thread a while.
+    if (early) await new Promise((resolve) => setImmediate(resolve));
     const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
     // By default the CLI's state file: what an agent creates here, the person sees there.
     sandboxState = statePathFor(flags['sandbox-state'], io.env);

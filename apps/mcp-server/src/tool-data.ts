@@ -28,6 +28,30 @@ export interface ListingData {
   tools: ToolData[];
 }
 
+/** The listing without the tools/list entries, which come as one JSON text beside it. */
+export interface ListingIndex {
+  families: FamilyData[];
+  tools: Omit<ToolData, 'listing'>[];
+}
+
+/**
+ * The listing, each tool's `listing` parsed from `entries` (the JSON text of the array of every
+ * tool's tools/list entry, in the index's order) once the first one is read.
+ */
+export function listingData(index: ListingIndex, entries: () => string): ListingData {
+  let parsed: Tool[] | undefined;
+  return {
+    families: index.families,
+    tools: index.tools.map((tool, at) => ({
+      ...tool,
+      get listing() {
+        parsed ??= JSON.parse(entries()) as Tool[];
+        return parsed[at] as Tool;
+      },
+    })),
+  };
+}
+
 /** The tools/list entries of a set of tools, collected once per set (over HTTP, one per session). */
 const listings = new WeakMap<readonly ToolData[], Tool[]>();
 export function listingOf(tools: readonly ToolData[]): Tool[] {

@@ -1,13 +1,10 @@
 /**
- * Every vms and images tool through a real MCP client, in process over the SDK's in-memory transport, against the built-in sandbox
- * keeping its state in a file. A second sandbox on the same file moves the shared clock forward
- * (so lifecycles complete without sleeping) and tags VMs through the platform API, as the
- * platform's own tag endpoints would.
+ * Every vms and images tool through a real MCP client, in process over the SDK's in-memory
+ * transport, against the built-in sandbox (its state in memory, each test its own). The test
+ * moves the sandbox's clock forward (so lifecycles complete without sleeping) and tags VMs through
+ * the platform API, as the platform's own tag endpoints would.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Sandbox, sshPublicKey, startSandbox } from '@cloudcall/sandbox';
+import { type Sandbox, sshPublicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call } from './testing/client.js';
@@ -16,8 +13,7 @@ import { inProcessServer } from './testing/in-process.js';
 const UBUNTU = 161928327;
 const DEBIAN = 158441207;
 
-/** Each test's own sandbox state: a test sees only what it made, whatever ran before it. */
-let statePath = '';
+/** Each test's own sandbox: a test sees only what it made, whatever ran before it. */
 let client: Client;
 let close: () => Promise<void>;
 let helper: Sandbox;
@@ -65,16 +61,16 @@ async function createTagged(name: string, tag: string): Promise<number> {
   return ((await response.json()) as Json).droplet.id;
 }
 
-const stateText = () => readFileSync(statePath, 'utf8');
+/** The whole sandbox state, to see that a refused call changed nothing. */
+const stateText = () => helper.store.read((world) => JSON.stringify(world));
 
 beforeEach(async () => {
-  statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-vms-')), 'sandbox.json');
-  helper = await startSandbox({ statePath });
-  ({ client, close } = await inProcessServer({ sandboxState: statePath, families: 'account,vms,images' }));
+  let sandbox: Sandbox | undefined;
+  ({ client, close, sandbox } = await inProcessServer({ families: 'account,vms,images' }));
+  helper = sandbox as Sandbox;
 });
 afterEach(async () => {
   await close();
-  await helper.close();
 });
 
 describe('the vms and images families over MCP stdio', () => {
@@ -306,7 +302,7 @@ describe('the vms and images families over MCP stdio', () => {
 });
 
 describe('vm-create beyond the spec', () => {
-  /** The platform API directly, through the helper sandbox (these families have no VPC tools). */
+  /** The platform API directly, on the server's sandbox (these families have no VPC tools). */
   async function platform(method: string, path: string, body?: unknown): Promise<Json> {
     const response = await fetch(`${helper.url}${path}`, {
       method,
@@ -348,7 +344,7 @@ describe('vm-create beyond the spec', () => {
   });
 
   it("an unknown SSH key or VPC is the platform's 422, and no VM is made", async () => {
-    const before = stateText();
+    const before = await stateText();
     const create = (args: Record<string, unknown>) =>
       call(client, 'vm-create', { Name: 'x', Size: 's-1vcpu-1gb', ImageID: UBUNTU, Region: 'nyc3', ...args });
     expect((await create({ SshKeys: [987654321] })).text).toMatch(
@@ -359,7 +355,7 @@ describe('vm-create beyond the spec', () => {
     );
     const malformed = await create({ SshKeys: ['not-a-key'] });
     expect(malformed.text).toMatch(/^Invalid arguments: .*SshKeys/);
-    expect(stateText()).toBe(before);
+    expect(await stateText()).toBe(before);
   });
 });
 
@@ -448,7 +444,7 @@ describe('tags and snapshots beyond the spec', () => {
 
 describe('bad input', () => {
   it('wrong types and missing arguments: an input error, no request, state unchanged', async () => {
-    const before = stateText();
+    const before = await stateText();
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['vm-create', { Name: 'x', Size: 's-1vcpu-1gb', Region: 'nyc3' }, /argument ImageID: is required/],
       [
@@ -476,7 +472,7 @@ describe('bad input', () => {
       expect(result.text, name).toMatch(/^Invalid arguments: /);
       expect(result.text, name).toMatch(message);
     }
-    expect(stateText()).toBe(before);
+    expect(await stateText()).toBe(before);
   });
 
   it('an action refused while another runs, or while the VM is on, says what to do first', async () => {
@@ -498,7 +494,7 @@ describe('bad input', () => {
   });
 
   it("unknown ids and impossible requests: the platform's 404/422, state unchanged", async () => {
-    const before = stateText();
+    const before = await stateText();
     const notFound: [string, Record<string, unknown>][] = [
       ['vm-get', { ID: 1 }],
       ['vm-delete', { ID: 1 }],
@@ -531,7 +527,7 @@ describe('bad input', () => {
       /not offered in that region: size-list/,
     );
     expect((await call(client, 'image-delete', { ID: UBUNTU })).text).toMatch(/422 .*public image/);
-    expect(stateText()).toBe(before);
+    expect(await stateText()).toBe(before);
   });
 });
 

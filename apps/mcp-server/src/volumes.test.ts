@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, hintsOf, okCall } from './testing/client.js';
 import { killAll, stdioClient } from './testing/main.js';
@@ -120,9 +121,24 @@ describe('volumes over MCP stdio', () => {
       status: 'in-progress',
       resource_type: 'volume',
     });
-    // The wait tool follows a volume action to its end (the sandbox's actions complete in seconds).
-    const waited = await ok('wait', { Kind: 'action', ID: String(detached.action.id), TimeoutSeconds: 60 });
-    expect(waited.action).toMatchObject({ id: detached.action.id, status: 'completed' });
+    // The wait tool follows a volume action to its end: at its first progress (the action still in
+    // progress), the sandbox clock moves past the action's few seconds, as time would.
+    let advanced: Promise<void> | undefined;
+    const waited = (await client.callTool(
+      { name: 'wait', arguments: { Kind: 'action', ID: String(detached.action.id), TimeoutSeconds: 60 } },
+      undefined,
+      {
+        onprogress: () => {
+          advanced ??= helper.advanceClock(10_000);
+        },
+      },
+    )) as CallToolResult;
+    await advanced;
+    expect(waited.isError, JSON.stringify(waited.content)).toBeFalsy();
+    expect(advanced).toBeDefined();
+    expect(waited.structuredContent).toMatchObject({
+      action: { id: detached.action.id, status: 'completed' },
+    });
     expect((await ok('vm-get', { ID: the.vm })).droplet.volume_ids).toEqual([]);
 
     const attached = await ok('volume-attach-by-name', { Name: 'data', Region: 'nyc3', VmID: the.vm });

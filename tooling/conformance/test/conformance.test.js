@@ -13,6 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -23,6 +24,7 @@ const SUITE = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
   'dist/index.js',
 );
+const RUNNER = fileURLToPath(new URL('./scenarios.mjs', import.meta.url));
 
 /** Node 22 for the suite: the pinned binary package for this platform. */
 function node22() {
@@ -40,8 +42,17 @@ const APPLY = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protect
 const STATEFUL_ONLY = ['server-sse-multiple-streams'];
 
 const servers = [];
-afterAll(() => {
-  for (const child of servers) child.kill('SIGTERM');
+afterAll(async () => {
+  await Promise.all(
+    servers.map((child) =>
+      child.exitCode === null && child.signalCode === null
+        ? new Promise((resolve) => {
+            child.once('exit', resolve);
+            child.kill('SIGTERM');
+          })
+        : undefined,
+    ),
+  );
 });
 
 function startServer(args) {
@@ -63,21 +74,40 @@ function startServer(args) {
   });
 }
 
-/** Runs one scenario under Node 22 and resolves with its output and exit code. */
-function scenario(url, name) {
-  const child = spawn(node22(), [SUITE, 'server', '--url', url, '--scenario', name], {
+/**
+ * The suite under Node 22, one process for every scenario of this file (./scenarios.mjs): each
+ * one loaded the suite and its libraries again (about 1.5 s of processor time) for a scenario
+ * that takes a fraction of that. Started with the first scenario; ended after the last test.
+ */
+let runner;
+function suiteRunner() {
+  if (runner) return runner;
+  const child = spawn(node22(), [RUNNER, SUITE], {
     env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'cloudcall-conformance-')) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (text) => {
-    output += text;
-  });
+  servers.push(child);
+  let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (text) => {
-    output += text;
+    stderr += text;
   });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
+  /** Each request's answer, in order: the runner answers one line per scenario, in turn. */
+  const waiting = [];
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(JSON.parse(line)));
+  child.once('exit', (code) => {
+    for (const request of waiting.splice(0))
+      request.reject(new Error(`the runner exited with ${code}: ${stderr}`));
+  });
+  runner = (url, name) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      child.stdin.write(`${JSON.stringify({ url, scenario: name })}\n`);
+    });
+  return runner;
 }
+
+/** Runs one scenario and resolves with its output and exit code, as its own command line gives them. */
+const scenario = (url, name) => suiteRunner()(url, name);
 
 /** Every check passed, none failed or warned, and at least one ran. */
 function expectPassed({ code, output }) {
@@ -104,8 +134,7 @@ describe.each([
       url ??= await startServer(args);
       expectPassed(await scenario(url, name));
     },
-    // Each scenario is a Node 22 process of its own (about 8 s here when idle, past 30 s when
-    // the whole suite runs on a busy machine).
+    // The first scenario starts the suite's Node 22 and the server (seconds on a busy machine).
     180_000,
   );
 });
