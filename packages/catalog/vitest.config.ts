@@ -1,6 +1,8 @@
 import preset from '@cloudcall/vitest-config';
 import { mergeConfig } from 'vitest/config';
 
-// The test files share each worker's modules (the families, zod, the sandbox load once per
-// worker, not once per file): no test file changes a module's state for the next.
-export default mergeConfig(preset, { test: { isolate: false } });
+// The test files share one worker's modules (the families, zod, the sandbox load once, not once
+// per file): no test file changes a module's state for the next. One worker: the hostile table
+// takes most of the time, and a second worker cost more to start and load than the other files
+// take to run.
+export default mergeConfig(preset, { test: { isolate: false, maxWorkers: 1 } });

@@ -85,8 +85,14 @@ function compile(method: string, path: string): Template {
 /** Every operation of the API description: the templates a handler tool's requests must fit. */
 const apiTemplates = Object.values(subset.operations).map((op) => compile(op.method, op.path));
 
+const templates = new Map<AnyTool, Template[]>();
 function templatesOf(tool: AnyTool): Template[] {
-  return tool.request ? [compile(tool.request.method, tool.request.path)] : apiTemplates;
+  let found = templates.get(tool);
+  if (!found) {
+    found = tool.request ? [compile(tool.request.method, tool.request.path)] : apiTemplates;
+    templates.set(tool, found);
+  }
+  return found;
 }
 
 /** The scalar values among a call's arguments, as text: what a path segment may be filled with. */
@@ -129,9 +135,16 @@ function requestProblem(tool: AnyTool, args: Record<string, unknown>, request: S
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
+/** Each tool's function of the library API, bound to the sandbox's client once. */
+const bound = new Map<AnyTool, (args: unknown) => Promise<unknown>>();
+
 async function callTool(tool: AnyTool, raw: unknown): Promise<{ outcome: Outcome; requests: Seen[] }> {
-  const api = bindTools(client, [tool]) as unknown as Record<string, (args: unknown) => Promise<unknown>>;
-  const call = api[camelName(tool.name)] as (args: unknown) => Promise<unknown>;
+  let call = bound.get(tool);
+  if (!call) {
+    const api = bindTools(client, [tool]) as unknown as Record<string, (args: unknown) => Promise<unknown>>;
+    call = api[camelName(tool.name)] as (args: unknown) => Promise<unknown>;
+    bound.set(tool, call);
+  }
   seen = [];
   let outcome: Outcome;
   try {

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, ClientApiError } from '@cloudcall/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAULT_HEADER } from './faults.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { Child, killChildren, requireBuilt } from './testing/processes.js';
@@ -149,8 +149,17 @@ describe('a chosen request budget', () => {
 
 describe('the core client against injected 429s', () => {
   let client: ApiClient;
+  /** The client's waits: recorded, not slept (the sandbox's Retry-After is real seconds). */
+  const slept: number[] = [];
   beforeAll(() => {
-    client = new ApiClient({ token: 'faults-test', baseUrl: sandbox.url });
+    client = new ApiClient({
+      token: 'faults-test',
+      baseUrl: sandbox.url,
+      clock: { now: Date.now, sleep: async (ms) => void slept.push(ms) },
+    });
+  });
+  beforeEach(() => {
+    slept.length = 0;
   });
   afterAll(async () => {
     await client.close();
@@ -163,6 +172,7 @@ describe('the core client against injected 429s', () => {
       path: '/v2/account',
     });
     expect(account.status).toBe('active');
+    expect(slept).toEqual([1_000]);
     expect(await sandbox.matchedRequests(id)).toBe(2);
     expect(client.rateLimit?.remaining).toBeGreaterThan(0);
   });
@@ -176,6 +186,7 @@ describe('the core client against injected 429s', () => {
     expect(error).toMatchObject({ status: 429, id: 'too_many_requests', retryAfterSeconds: 1 });
     expect(error.retryable).toBe(true);
     expect(client.rateLimit?.remaining).toBe(0);
+    expect(slept).toEqual([]);
     expect(await sandbox.matchedRequests(id)).toBe(1);
   });
 });

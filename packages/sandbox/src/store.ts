@@ -25,6 +25,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { cloneData } from './clone.js';
 import { FileLock, isOrphan, type LockOptions, LockTimeoutError, tempName } from './lock.js';
 
 export type { LockOptions } from './lock.js';
@@ -135,7 +136,7 @@ export class Store<W> {
     if (!this.path) {
       const world = this.latest();
       // Work on a copy so that a handler that throws half-way leaves no partial change behind.
-      const draft = structuredClone(world);
+      const draft = cloneData(world);
       const result = fn(draft);
       this.world = draft;
       return result;

@@ -8,6 +8,7 @@
  * (`settle`) before changing anything, so the lifecycle holds across processes and restarts.
  */
 import { REGION_SLUG, type Schemas } from '@cloudcall/platform';
+import { cloneData } from '../clone.js';
 import type { Image } from '../seed/catalog.js';
 
 /** A change the platform applies at `at_ms` (sandbox clock). */
@@ -67,9 +68,9 @@ type WithPending<T> = T & { _pending?: Scheduled<T>[] };
 
 /** The wire object at time `now`: due patches applied, internal `_` fields left out. */
 export function stateAt<T extends object>(stored: WithPending<T>, now: number): T {
-  const view: Record<string, unknown> = structuredClone(stored);
+  const view: Record<string, unknown> = cloneData(stored);
   for (const { at_ms, patch } of stored._pending ?? []) {
-    if (at_ms <= now) Object.assign(view, structuredClone(patch));
+    if (at_ms <= now) Object.assign(view, cloneData(patch));
   }
   for (const key of Object.keys(view)) if (key.startsWith('_')) delete view[key];
   return view as T;
