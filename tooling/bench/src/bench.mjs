@@ -26,10 +26,19 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { httpComparison } from './http-load.mjs';
 import { LineClient } from './line-client.mjs';
-import { coldStart, expectJson, expectVersion, median, shuffle, timeProcess } from './measure.mjs';
+import {
+  benchEnv,
+  coldStart,
+  expectJson,
+  expectVersion,
+  median,
+  positive,
+  shuffle,
+  timeProcess,
+} from './measure.mjs';
 import { replicaScaling, replicasMissing } from './replicas.mjs';
 import { startStandIn } from './stand-in.mjs';
 
@@ -95,14 +104,7 @@ for (const file of [mcpMain, cliMain]) {
 const started = performance.now();
 const api = await startStandIn();
 const scratch = mkdtempSync(join(tmpdir(), 'cloudcall-bench-'));
-// One environment for every process, node -e 0 included: the SDK transport's default set (PATH,
-// HOME...), a fake token, and a config home of our own so nothing reads or writes the user's.
-const env = {
-  ...getDefaultEnvironment(),
-  HOME: scratch,
-  XDG_CONFIG_HOME: join(scratch, 'config'),
-  DIGITALOCEAN_API_TOKEN: 'bench-token-not-a-secret',
-};
+const env = benchEnv(scratch);
 const statePath = join(scratch, 'sandbox.json');
 const reference = flags['no-reference'] ? { missing: 'left out (--no-reference)' } : findReference();
 
@@ -572,13 +574,4 @@ function percentile(sorted, q) {
 
 function progress(text) {
   process.stderr.write(`[bench] ${text}\n`);
-}
-
-function positive(flag, text) {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    process.stderr.write(`${flag} must be a positive whole number, not ${text}\n`);
-    process.exit(2);
-  }
-  return value;
 }

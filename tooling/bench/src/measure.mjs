@@ -3,8 +3,9 @@
  * `tools/list` answer; and the statistics they report. Shared by bench.mjs and one-file.mjs.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /** Spawn to exit, with the output checked: a fast failure is not a fast command. */
@@ -89,4 +90,29 @@ export function shuffle(items) {
     [items[i], items[j]] = [items[j], items[i]];
   }
   return items;
+}
+
+/**
+ * One environment for every measured process, `node -e 0` included: the SDK transport's default
+ * set (PATH, HOME...), a home and config home of our own under `home` so nothing reads or writes
+ * the user's, and a fake token.
+ */
+export function benchEnv(home, extra = {}) {
+  return {
+    ...getDefaultEnvironment(),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    DIGITALOCEAN_API_TOKEN: 'bench-token-not-a-secret',
+    ...extra,
+  };
+}
+
+/** The whole number (1 or more) given to a flag; otherwise says so and exits 2. */
+export function positive(flag, text) {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${flag} must be a positive whole number, not ${text}\n`);
+    process.exit(2);
+  }
+  return value;
 }

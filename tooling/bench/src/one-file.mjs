@@ -16,25 +16,25 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { coldStart, expectJson, expectVersion, median, shuffle, timeProcess } from './measure.mjs';
+import {
+  benchEnv,
+  coldStart,
+  expectJson,
+  expectVersion,
+  median,
+  positive,
+  shuffle,
+  timeProcess,
+} from './measure.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const BUNDLE = join(REPO, 'tooling/bundle/bundle.mjs');
 const NODE = process.execPath;
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1)
-  throw new Error(`--rounds must be a whole number, not ${values.rounds}`);
+const rounds = positive('--rounds', values.rounds);
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-one-file-'));
-const env = {
-  ...getDefaultEnvironment(),
-  HOME: work,
-  XDG_CONFIG_HOME: join(work, 'config'),
-  DIGITALOCEAN_API_TOKEN: 'dop_v1_one_file',
-  CLOUDCALL_SANDBOX_STATE: ':memory:',
-};
+const env = benchEnv(work, { CLOUDCALL_SANDBOX_STATE: ':memory:' });
 // The split build is what `pnpm build` made, run through each package's bin.
 const builds = {
   split: { cli: join(REPO, 'apps/cli/dist/bin.cjs'), mcp: join(REPO, 'apps/mcp-server/dist/main.js') },

@@ -14,28 +14,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { coldStart, median, shuffle, timeProcess } from './measure.mjs';
+import { benchEnv, coldStart, median, positive, shuffle, timeProcess } from './measure.mjs';
 
 const { values, positionals } = parseArgs({
   options: { rounds: { type: 'string', default: '20' } },
   allowPositionals: true,
 });
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1)
-  throw new Error(`--rounds must be a whole number, not ${values.rounds}`);
+const rounds = positive('--rounds', values.rounds);
 const builds = positionals.length
   ? positionals.map((file) => resolve(file))
   : [fileURLToPath(new URL('../../../apps/mcp-server/dist/main.js', import.meta.url))];
 
 const scratch = mkdtempSync(join(tmpdir(), 'cloudcall-startup-'));
-// As bench.mjs: the SDK transport's default environment, a fake token, a config home of our own.
-const env = {
-  ...getDefaultEnvironment(),
-  HOME: scratch,
-  XDG_CONFIG_HOME: join(scratch, 'config'),
-  DIGITALOCEAN_API_TOKEN: 'bench-token-not-a-secret',
-};
+const env = benchEnv(scratch);
 const NODE = process.execPath;
 const cases = { 'node -e 0': () => timeProcess(NODE, ['-e', '0'], env) };
 for (const [index, file] of builds.entries()) {
