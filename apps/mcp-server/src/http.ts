@@ -49,9 +49,9 @@ import {
 import { bindProblem, isLoopback } from './bind.js';
 import { SessionEventStore } from './event-store.js';
 import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.js';
-import { createLogger, type Logger, requestContext } from './logger.js';
+import { createLogger, type Logger, type RequestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import type { ToolCall } from './server.js';
+import type { CallExtra, ToolCall } from './server.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenCaller } from './service-config.js';
 import { BATCHES_REMOVED_IN } from './stdio.js';
 
@@ -69,6 +69,8 @@ export interface HttpOptions {
   log: (line: string) => void;
   /** The JSON logger for one line per request (with its id); none when undefined. */
   logger?: Logger;
+  /** Where the requests being answered are kept for their calls' lines (HttpService.requests). */
+  requests?: Map<string, RequestContext>;
   /** The metrics served at /metrics: made before the servers and clients that feed them. */
   metrics?: Metrics;
   /** The most sessions open at once; past it a new session gets 503. */
@@ -108,28 +110,48 @@ export interface RunningHttp {
 export interface HttpService {
   logger: Logger;
   metrics: Metrics;
+  /** The requests being answered, by REQUEST_KEY: what a call's lines say of their request. */
+  requests: Map<string, RequestContext>;
   /** Plain log lines, in the JSON log. */
   log: (line: string) => void;
-  /** Lines about something that went wrong (a failed tool call), at warn. */
-  warn: (line: string) => void;
+  /** Lines about something that went wrong (a failed tool call), at warn, with the call's request id. */
+  warn: (line: string, extra?: CallExtra) => void;
   /** Lines only worth reading when debugging (a call that went well), at debug. */
-  debug: (line: string) => void;
+  debug: (line: string, extra?: CallExtra) => void;
   /** Told of every tool call as it ends: counted, and named in its request's line. */
-  onCall: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
+  onCall: (tool: string, outcome: 'ok' | 'error', ms: number, extra?: CallExtra) => void;
 }
+
+/**
+ * The header serveHttp sets on each request it answers (whatever the client sent in it) to the
+ * request's own key in `HttpService.requests`. The SDK hands a request's headers to the tool
+ * call (`requestInfo`), so a call's log lines find their request without an AsyncLocalStorage.
+ */
+const REQUEST_KEY = 'x-cloudcall-request-key';
 
 export function createHttpService(options: { quiet: boolean; stream?: Writable }): HttpService {
   const logger = createLogger(options);
   const metrics = createMetrics();
+  const requests = new Map<string, RequestContext>();
+  const contextOf = (extra: CallExtra | undefined) => {
+    const key = extra?.requestInfo?.headers[REQUEST_KEY];
+    return typeof key === 'string' ? requests.get(key) : undefined;
+  };
+  const line = (level: 'warn' | 'debug') => (text: string, extra?: CallExtra) => {
+    const context = contextOf(extra);
+    if (context) logger[level]({ req_id: context.req_id }, text);
+    else logger[level](text);
+  };
   return {
     logger,
     metrics,
-    log: (line) => logger.info(line),
-    warn: (line) => logger.warn(line),
-    debug: (line) => logger.debug(line),
-    onCall: (tool, outcome, ms) => {
+    requests,
+    log: (text) => logger.info(text),
+    warn: line('warn'),
+    debug: line('debug'),
+    onCall: (tool, outcome, ms, extra) => {
       metrics.observeCall(tool, outcome, ms);
-      const context = requestContext.getStore();
+      const context = contextOf(extra);
       if (context) context.tool = tool;
     },
   };
@@ -183,14 +205,22 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   let draining = false;
   let drained: (() => void) | undefined;
 
+  const requests = options.requests ?? new Map<string, RequestContext>();
+  let requestCount = 0;
   const http: HttpServer = createServer((req, res) => {
     const id = requestId(req);
     res.setHeader('x-request-id', id);
     const started = performance.now();
     const path = pathOf(req.url);
+    const key = String(++requestCount);
+    req.headers[REQUEST_KEY] = key;
+    const context: RequestContext = { req_id: id };
+    requests.set(key, context);
     res.once('close', () => {
+      requests.delete(key);
       const fields = {
         req_id: id,
+        ...(context.tool !== undefined && { tool: context.tool }),
         method: req.method,
         path,
         status: res.statusCode,
@@ -200,11 +230,11 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       if (path === '/mcp') logger?.info(fields, 'request');
       else logger?.debug(fields, 'request');
     });
-    requestContext.run({ req_id: id }, () => {
-      route(req, res, path).catch((error: unknown) => {
-        log(`http: ${error instanceof Error ? error.message : String(error)}`);
-        if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal server error');
-      });
+    route(req, res, path).catch((error: unknown) => {
+      const text = `http: ${error instanceof Error ? error.message : String(error)}`;
+      if (logger) logger.info({ req_id: id }, text);
+      else log(text);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal server error');
     });
   });
 
@@ -329,7 +359,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       return { token: '', clientId: key.name, scopes: [] };
     }
     // The caller's own API token, for this request's calls only; the API itself judges it.
-    return { token: presented, clientId: tokenCaller(presented), scopes: [] };
+    return { token: presented, clientId: namesOfToken(presented).clientId, scopes: [] };
   }
 
   /**
@@ -369,7 +399,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     }
     const params = options.toolCall && plainCall(req, body);
     if (options.toolCall && params) {
-      await answerCall(options.toolCall, res, (body as { id: RequestId }).id, params, auth, caller);
+      await answerCall(options.toolCall, req, res, (body as { id: RequestId }).id, params, auth, caller);
       return;
     }
     const server = options.newServer();
@@ -404,7 +434,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await transport.handleRequest(keyedForSdk(req), res, body);
   }
 
   /**
@@ -414,6 +444,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
    */
   async function answerCall(
     call: ToolCall,
+    req: IncomingMessage,
     res: ServerResponse,
     id: RequestId,
     params: PlainCallParams,
@@ -435,6 +466,8 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         authInfo: auth,
         requestId: id,
         sendNotification: async () => undefined,
+        // As the SDK passes them: how the call's log lines find this request.
+        requestInfo: { headers: req.headers },
       });
       answer = { result, jsonrpc: '2.0', id };
     } catch (error) {
@@ -555,7 +588,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         session.idle.unref();
       }
     });
-    await session.transport.handleRequest(req, res, body);
+    await session.transport.handleRequest(keyedForSdk(req), res, body);
   }
 
   function expire(session: Session): void {
@@ -642,12 +675,30 @@ const RETRY_INTERVAL_MS = 1000;
  */
 export function callerOf(auth: AuthInfo | undefined): string {
   if (!auth) return '';
-  return auth.token ? digestOf(auth.token) : auth.clientId;
+  return auth.token ? namesOfToken(auth.token).owner : auth.clientId;
 }
 
-function digestOf(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+/**
+ * What a passed-through token goes by, both from its SHA-256: `owner`, whole (callerOf), and
+ * `clientId`, as audit lines name its caller (tokenCaller). Kept for the token's next requests
+ * rather than hashed on each, the least recently used dropped past MAX_TOKENS (as clients.ts
+ * keeps the token's API client).
+ */
+function namesOfToken(token: string): { owner: string; clientId: string } {
+  let names = tokenNames.get(token);
+  if (names) {
+    tokenNames.delete(token);
+  } else {
+    names = {
+      owner: createHash('sha256').update(token, 'utf8').digest('base64url'),
+      clientId: tokenCaller(token),
+    };
+    if (tokenNames.size >= MAX_TOKENS) tokenNames.delete(tokenNames.keys().next().value as string);
+  }
+  tokenNames.set(token, names);
+  return names;
 }
+const tokenNames = new Map<string, { owner: string; clientId: string }>();
 
 function callKey(caller: string, id: RequestId): string {
   return `${caller} ${typeof id} ${id}`;
@@ -699,11 +750,25 @@ function endCancelled(res: ServerResponse): void {
   res.end();
 }
 
+/**
+ * `req` with its REQUEST_KEY in `rawHeaders` too, where the SDK's transport reads the headers it
+ * hands a call (`requestInfo`); any the client sent under that name are dropped.
+ */
+function keyedForSdk(req: IncomingMessage): IncomingMessage {
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]?.toLowerCase() === REQUEST_KEY) raw.splice(i, 2);
+  raw.push(REQUEST_KEY, req.headers[REQUEST_KEY] as string);
+  return req;
+}
+
 /** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */
 const RETRY_AFTER_S = 1;
+/** Passed-through tokens whose names are kept at once (clients.ts keeps as many clients). */
+const MAX_TOKENS = 1000;
 
 /** The request target's path; a target no URL can be made of is nobody's endpoint. */
 function pathOf(target: string | undefined): string {
+  if (target === '/mcp') return target; // nearly every request: no URL to parse
   try {
     return new URL(target ?? '/', 'http://localhost').pathname;
   } catch {
@@ -774,23 +839,54 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-    return undefined;
-  }
+function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  // Events rather than an async iterator: a body is most often one chunk, and the iterator's
+  // promises and stream bookkeeping cost more than reading it.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        // The rest is not read, so the connection cannot serve another request: it closes once
+        // the answer is out.
+        res.setHeader('connection', 'close');
+        res.once('finish', () => req.destroy());
+        jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      let body: unknown;
+      try {
+        body = JSON.parse(
+          (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
+        );
+      } catch {
+        jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+        resolve(undefined);
+        return;
+      }
+      resolve(body);
+    };
+    // Cut off before its end (the client went away): as the stream reports it.
+    const onClose = () => {
+      done();
+      reject(req.errored ?? new Error('aborted'));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onError);
+    };
+    req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onError);
+  });
 }
 
 function jsonRpcError(

@@ -13,6 +13,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type RequestInfo,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -52,12 +53,15 @@ export interface McpServerOptions {
   /** Confirmation, protection rules and the audit log (`--confirm`, `--protect`, `--policy`, `--audit-log`). */
   guard?: ServerGuard;
   log: (line: string) => void;
-  /** A successful call's line (the HTTP server logs it at debug: its request line says as much); `log` when absent. */
-  logCall?: (line: string) => void;
+  /**
+   * A successful call's line (the HTTP server logs it at debug: its request line says as much);
+   * `log` when absent. `extra` tells which request it belongs to (HTTP: its request id).
+   */
+  logCall?: (line: string, extra: CallExtra) => void;
   /** A failed call's line (the HTTP server logs it at warn); `log` when absent. */
-  warn?: (line: string) => void;
-  /** Told of every call to an offered tool when it ends (the HTTP server's metrics). */
-  onCall?: (tool: string, outcome: 'ok' | 'error', ms: number) => void;
+  warn?: (line: string, extra: CallExtra) => void;
+  /** Told of every call to an offered tool when it ends (the HTTP server's metrics and request line). */
+  onCall?: (tool: string, outcome: 'ok' | 'error', ms: number, extra: CallExtra) => void;
   /**
    * True when each request brings its caller's own API token (`--auth token-passthrough`): a
    * refused token is then the caller's to replace, not the server's environment.
@@ -186,6 +190,8 @@ export interface CallExtra {
   sendNotification: (notification: ServerNotification) => Promise<void>;
   /** The session's SDK server, for confirmation through elicitation; none without a session. */
   server?: Server | undefined;
+  /** Over HTTP, the request's headers (the SDK's requestInfo): how its log lines find it. */
+  requestInfo?: RequestInfo | undefined;
 }
 
 export type ToolCall = (params: CallToolParams, extra: CallExtra) => Promise<CallToolResult>;
@@ -232,8 +238,8 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           auditScope: options.auditScope ?? 'all',
         },
       );
-      logCall(`tool ${name}: ok in ${Date.now() - started} ms`);
-      options.onCall?.(name, 'ok', Date.now() - started);
+      logCall(`tool ${name}: ok in ${Date.now() - started} ms`, extra);
+      options.onCall?.(name, 'ok', Date.now() - started, extra);
       const budget = rateLimitNote(client.rateLimit);
       const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
       return success(options.showSecrets ? result : maskSecrets(result), [
@@ -243,8 +249,8 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     } catch (error) {
       let report = guardReport(kit.guard, error) ?? kit.reportError(error);
       if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
-      (options.warn ?? options.log)(`tool ${name}: ${report.message}`);
-      options.onCall?.(name, 'error', Date.now() - started);
+      (options.warn ?? options.log)(`tool ${name}: ${report.message}`, extra);
+      options.onCall?.(name, 'error', Date.now() - started, extra);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
     }

@@ -11,9 +11,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '@cloudcall/sandbox';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LOG_FLUSH_MS } from './logger.js';
 import { call } from './testing/client.js';
 import { exitOf, killAll, startHttp } from './testing/main.js';
 import {
@@ -405,29 +407,121 @@ describe('operations', () => {
     expect((await get('/healthz')).status).toBe(200);
   });
 
-  it('logs a failed tool call at warn and a good one in its request line at info, each with its request id', async () => {
-    const { url, output } = await startHttp([...HTTP, '--sandbox', '--sandbox-state', ':memory:']);
-    const client = await httpClient(url);
-    expect((await call(client, 'key-list', {})).isError).toBe(false);
-    expect((await call(client, 'key-get', { ID: 987654 })).isError).toBe(true);
-    await client.close();
-    // The log lines are written as the calls end, and may come just after the answers.
-    await waitForOutput(
-      output,
-      /"tool":"key-list"[\s\S]*tool key-get: |tool key-get: [\s\S]*"tool":"key-list"/,
-    );
-    const lines = output()
+  it.each([
+    ['stateful (the SDK server of a session)', [], false],
+    ['stateless (the fast path)', ['--stateless'], false],
+    ['stateless (an SDK server for a call that asks for progress)', ['--stateless'], true],
+  ])(
+    '%s: logs a failed tool call at warn and a good one in its request line at info, each with its request id',
+    async (_mode, flags, progress) => {
+      const { url, output } = await startHttp([
+        ...HTTP,
+        ...flags,
+        '--sandbox',
+        '--sandbox-state',
+        ':memory:',
+      ]);
+      const client = await httpClient(url);
+      const callTool = async (name: string, args: Record<string, unknown>) =>
+        (
+          await client.callTool(
+            { name, arguments: args },
+            undefined,
+            progress ? { onprogress: () => undefined } : {},
+          )
+        ).isError === true;
+      expect(await callTool('key-list', {})).toBe(false);
+      expect(await callTool('key-get', { ID: 987654 })).toBe(true);
+      await client.close();
+      // The log lines are written as the calls end, and may come just after the answers.
+      await waitForOutput(
+        output,
+        /"tool":"key-list"[\s\S]*"tool":"key-get"|"tool":"key-get"[\s\S]*"tool":"key-list"/,
+      );
+      const lines = output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string; tool?: string });
+      // One line per call that went well: its request's, naming the tool (no second line for it).
+      expect(lines.filter((line) => line.msg.startsWith('tool key-list'))).toEqual([]);
+      const ok = lines.find((line) => line.msg === 'request' && line.tool === 'key-list');
+      const failedRequest = lines.find((line) => line.msg === 'request' && line.tool === 'key-get');
+      const failed = lines.find((line) => line.msg.startsWith('tool key-get: '));
+      // pino's levels: 30 info, 40 warn.
+      expect(ok).toMatchObject({ level: 30, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
+      expect(failed).toMatchObject({ level: 40, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
+      // The warn line names the request that carried the call, and no other.
+      expect(failed?.req_id).toBe(failedRequest?.req_id);
+      expect(failed?.req_id).not.toBe(ok?.req_id);
+    },
+  );
+
+  it.each([
+    ['stateful', []],
+    ['stateless', ['--stateless']],
+  ])(
+    "%s: a failed call's warn line finds its request by the key the server set, not one the client sends",
+    async (_mode, flags) => {
+      const { url, output } = await startHttp([
+        ...HTTP,
+        ...flags,
+        '--sandbox',
+        '--sandbox-state',
+        ':memory:',
+      ]);
+      // Every request of this client names its own request id, and forges the header under which
+      // the server keeps a request's key (pointing at no request, or at another one).
+      const client = new Client({ name: 'forger', version: '1.0.0' });
+      const headers = { 'x-request-id': 'client-chosen-id-1', 'x-cloudcall-request-key': '1' };
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+      expect(await call(client, 'key-get', { ID: 987654 })).toMatchObject({ isError: true });
+      await client.close();
+      await waitForOutput(output, /tool key-get: /);
+      const failed = output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; req_id?: string })
+        .find((line) => line.msg.startsWith('tool key-get: '));
+      expect(failed?.req_id).toBe('client-chosen-id-1');
+    },
+  );
+
+  it('writes its buffered log within a moment while it runs, and every line still waiting when it exits', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    const { url, child, output } = await startProcess([
+      ...HTTP,
+      '--stateless',
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('logs'),
+      '--families',
+      'account',
+    ]);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
+    const callLines = () =>
+      output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes('"tool":"key-get"'));
+    // One call and then nothing: its line is out within the flush interval, not at the next 4 KiB.
+    expect((await call(client, 'key-get', { ID: 100 })).isError).toBe(false);
+    const answered = Date.now();
+    await waitForOutput(output, /"tool":"key-get"/);
+    expect(Date.now() - answered).toBeLessThan(LOG_FLUSH_MS + 2_000);
+    // Calls whose lines fill no buffer, then SIGTERM at once: every line is written before the exit.
+    for (let i = 1; i <= 5; i++) expect((await call(client, 'key-get', { ID: 100 + i })).isError).toBe(false);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(callLines()).toHaveLength(6);
+    // Whole lines only: nothing cut or run together.
+    for (const line of output()
       .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string; tool?: string });
-    // One line per call that went well: its request's, naming the tool (no second line for it).
-    expect(lines.filter((line) => line.msg.startsWith('tool key-list'))).toEqual([]);
-    const ok = lines.find((line) => line.msg === 'request' && line.tool === 'key-list');
-    const failed = lines.find((line) => line.msg.startsWith('tool key-get: '));
-    // pino's levels: 30 info, 40 warn.
-    expect(ok).toMatchObject({ level: 30, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
-    expect(failed).toMatchObject({ level: 40, req_id: expect.stringMatching(/^[0-9a-f-]{16,}$/) });
-    expect(failed?.req_id).not.toBe(ok?.req_id);
+      .filter((text) => text.startsWith('{'))) {
+      expect(() => JSON.parse(line)).not.toThrow();
+    }
+    expect(output()).not.toContain('caller-token');
   });
 
   it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {

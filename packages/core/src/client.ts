@@ -2,6 +2,7 @@
  * The API client: undici with a keep-alive pool per base URL, bearer auth, JSON bodies, timeouts,
  * cancellation, retries with full-jitter backoff, and one error type per failure kind.
  */
+import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import {
@@ -149,6 +150,23 @@ export interface ApiResponse<T> {
   rateLimit: RateLimit | undefined;
 }
 
+/**
+ * What stops one attempt (its timeout, or the caller's cancel), in a form undici takes as a
+ * request's `signal`: an EventEmitter with `aborted` and `reason`. Every request makes one, and
+ * it costs a fraction of an AbortController, whose EventTarget was about 2 % of a call's
+ * processor time over HTTP.
+ */
+class AttemptSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 export class ApiClient {
   readonly baseUrl: string;
   readonly userAgent: string;
@@ -276,12 +294,14 @@ export class ApiClient {
       // One timer bounds the whole attempt, headers and body: a body dripping a byte a second
       // cannot hold the call past it.
       const timeout = Math.min(this.responseTimeoutMs, remaining);
-      const timer = new AbortController();
-      const timing = setTimeout(() => timer.abort(), timeout);
+      const signal = new AttemptSignal();
+      const timing = setTimeout(
+        () => signal.abort(new Error(`no complete response within ${timeout} ms`)),
+        timeout,
+      );
       // The caller's cancel ends the attempt too: one listener, cheaper per request than a
       // signal combining both (AbortSignal.any), and removed when the attempt is over.
-      const signal = timer.signal;
-      const cancel = () => timer.abort(options.signal?.reason);
+      const cancel = () => signal.abort(options.signal?.reason);
       if (options.signal?.aborted) cancel();
       else options.signal?.addEventListener('abort', cancel, { once: true });
       // The attempt's own duration is measured in real time, whatever clock the deadlines use.
@@ -304,7 +324,7 @@ export class ApiClient {
         text = this.redact(await response.body.text());
       } catch (error) {
         if (options.signal?.aborted) throw new CancelledError();
-        const failure = timer.signal.aborted
+        const failure = signal.aborted
           ? new TimeoutError(
               `${method} ${this.origin}${options.path}: no complete response within ${timeout} ms`,
               { code: 'UND_ERR_BODY_TIMEOUT', cause: error },
