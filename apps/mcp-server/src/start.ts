@@ -430,6 +430,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       );
     }
     closeTransport = running.close;
+    // The log is buffered (logger.ts): its start-up lines go out now, before the help below.
+    httpService?.logger.flush();
     // How to connect a desktop host: for one person on loopback, not for a team service.
     if (service?.auth === 'none') {
       io.stderr.write(
@@ -445,7 +447,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     info(
       `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,
     );
-    // The log is buffered (logger.ts): whoever waits for this line gets it now.
+    // And whoever waits for this line gets it now.
     httpService?.logger.flush();
   }
   return shutdown;
