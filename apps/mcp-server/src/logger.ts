@@ -61,6 +61,12 @@ function stderrDestination() {
     minLength: LOG_BUFFER_BYTES,
     periodicFlush: LOG_FLUSH_MS,
   });
-  process.on('exit', () => destination.flushSync());
+  process.on('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stderr gone (its reader closed it): nothing left to tell, and no reason to fail the exit.
+    }
+  });
   return destination;
 }

@@ -524,6 +524,29 @@ describe('operations', () => {
     expect(output()).not.toContain('caller-token');
   });
 
+  it('keeps serving when whoever read its log has gone, and still exits 0 on SIGTERM', async () => {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    const { url, child } = await startProcess([
+      ...HTTP,
+      '--stateless',
+      '--auth',
+      'token-passthrough',
+      '--api-url',
+      api.urlFor('gone'),
+      '--families',
+      'account',
+    ]);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // The log's reader closes its end: every line from here on meets a broken pipe.
+    child.stderr?.destroy();
+    const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
+    for (let i = 0; i < 40; i++) expect((await call(client, 'key-get', { ID: i + 1 })).isError).toBe(false);
+    await client.close();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
   it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {
     const api = await startStandInApi();
     cleanup.push(api.close);
