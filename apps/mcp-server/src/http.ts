@@ -33,6 +33,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
+import { readBody } from '@cloudcall/core/internal';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -839,54 +840,22 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
-  // Events rather than an async iterator: a body is most often one chunk, and the iterator's
-  // promises and stream bookkeeping cost more than reading it.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        // The rest is not read, so the connection cannot serve another request: it closes once
-        // the answer is out.
-        res.setHeader('connection', 'close');
-        res.once('finish', () => req.destroy());
-        jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
-      let body: unknown;
-      try {
-        body = JSON.parse(
-          (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
-        );
-      } catch {
-        jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-        resolve(undefined);
-        return;
-      }
-      resolve(body);
-    };
-    // Cut off before its end (the client went away): as the stream reports it.
-    const onClose = () => {
-      done();
-      reject(req.errored ?? new Error('aborted'));
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    const done = () => {
-      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onError);
-    };
-    req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onError);
-  });
+async function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  const body = await readBody(req, limit);
+  if (body === undefined) {
+    // The rest is not read, so the connection cannot serve another request: it closes once the
+    // answer is out.
+    res.setHeader('connection', 'close');
+    res.once('finish', () => req.destroy());
+    jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+    return undefined;
+  }
 }
 
 function jsonRpcError(

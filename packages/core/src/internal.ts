@@ -20,6 +20,7 @@ export {
   UUID_PATTERN,
   uuid,
 } from './args.js';
+export { readBody } from './body.js';
 export { durationMs } from './duration.js';
 export { describeError, redact } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf } from './listing.js';

@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { readBody } from '@cloudcall/core/internal';
 import {
   addRule,
   FAULT_HEADER,
@@ -238,11 +239,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (expectsContinue) res.writeContinue();
-    const body = await readBody(req, BODY_LIMIT);
-    if (body === undefined) {
+    const bytes = await readBody(req, BODY_LIMIT);
+    if (bytes === undefined) {
       afterRestOfBody(req, headers, tooLargeAnswer, lingerMs);
       return;
     }
+    const body = bytes.toString('utf8');
 
     if (!token) {
       answer(401, errorBody(requestId, 'unauthorized', 'Unable to authenticate you.'), path);
@@ -427,30 +429,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     'content-length': String(Buffer.byteLength(text)),
   });
   res.end(text);
-}
-
-/**
- * Reads a request body of at most `limit` bytes. Resolves undefined as soon as it grows past
- * `limit`, dropping what was read: the caller answers 413 and drops the rest.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        req.off('data', onData);
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function parseBody(raw: string): Record<string, unknown> {
