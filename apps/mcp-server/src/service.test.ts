@@ -38,6 +38,47 @@ afterEach(async () => {
 
 const HTTP = ['--transport', 'http', '--port', '0'];
 const temp = () => mkdtempSync(join(tmpdir(), 'cloudcall-service-'));
+
+/** A pino line of the server's log. */
+interface LogLine {
+  level: number;
+  msg: string;
+  req_id?: string;
+  tool?: string;
+}
+
+/** The JSON lines of a server's output (its log), parsed. */
+const logLines = (output: () => string): LogLine[] =>
+  output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+
+/** An in-process HTTP server over an in-memory sandbox, with these flags too. */
+const sandboxHttp = (flags: string[]) =>
+  startHttp([...HTTP, ...flags, '--sandbox', '--sandbox-state', ':memory:']);
+
+/**
+ * A stand-in API and a server process of its own (its signals, its exit and its stderr are the
+ * process's), stateless and passing each caller's token through to the API under `replica`.
+ */
+async function passthroughProcess(replica: string, more: string[] = []) {
+  const api = await startStandInApi();
+  cleanup.push(api.close);
+  const server = await startProcess([
+    ...HTTP,
+    '--stateless',
+    '--auth',
+    'token-passthrough',
+    '--api-url',
+    api.urlFor(replica),
+    '--families',
+    'account',
+    ...more,
+  ]);
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+  return { api, exited, ...server };
+}
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A client-keys file holding the digests of these keys, with a comment and a blank line. */
@@ -414,13 +455,7 @@ describe('operations', () => {
   ])(
     '%s: logs a failed tool call at warn and a good one in its request line at info, each with its request id',
     async (_mode, flags, progress) => {
-      const { url, output } = await startHttp([
-        ...HTTP,
-        ...flags,
-        '--sandbox',
-        '--sandbox-state',
-        ':memory:',
-      ]);
+      const { url, output } = await sandboxHttp(flags);
       const client = await httpClient(url);
       const callTool = async (name: string, args: Record<string, unknown>) =>
         (
@@ -438,10 +473,7 @@ describe('operations', () => {
         output,
         /"tool":"key-list"[\s\S]*"tool":"key-get"|"tool":"key-get"[\s\S]*"tool":"key-list"/,
       );
-      const lines = output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { level: number; msg: string; req_id?: string; tool?: string });
+      const lines = logLines(output);
       // One line per call that went well: its request's, naming the tool (no second line for it).
       expect(lines.filter((line) => line.msg.startsWith('tool key-list'))).toEqual([]);
       const ok = lines.find((line) => line.msg === 'request' && line.tool === 'key-list');
@@ -462,13 +494,7 @@ describe('operations', () => {
   ])(
     "%s: a failed call's warn line finds its request by the key the server set, not one the client sends",
     async (_mode, flags) => {
-      const { url, output } = await startHttp([
-        ...HTTP,
-        ...flags,
-        '--sandbox',
-        '--sandbox-state',
-        ':memory:',
-      ]);
+      const { url, output } = await sandboxHttp(flags);
       // Every request of this client names its own request id, and forges the header under which
       // the server keeps a request's key (pointing at no request, or at another one).
       const client = new Client({ name: 'forger', version: '1.0.0' });
@@ -477,34 +503,16 @@ describe('operations', () => {
       expect(await call(client, 'key-get', { ID: 987654 })).toMatchObject({ isError: true });
       await client.close();
       await waitForOutput(output, /tool key-get: /);
-      const failed = output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { msg: string; req_id?: string })
-        .find((line) => line.msg.startsWith('tool key-get: '));
+      const failed = logLines(output).find((line) => line.msg.startsWith('tool key-get: '));
       expect(failed?.req_id).toBe('client-chosen-id-1');
     },
   );
 
   it('writes its buffered log within a moment while it runs, and every line still waiting when it exits', async () => {
-    const api = await startStandInApi();
-    cleanup.push(api.close);
-    const { url, child, output } = await startProcess([
-      ...HTTP,
-      '--stateless',
-      '--auth',
-      'token-passthrough',
-      '--api-url',
-      api.urlFor('logs'),
-      '--families',
-      'account',
-    ]);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { url, child, output, exited } = await passthroughProcess('logs');
     const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
-    const callLines = () =>
-      output()
-        .split('\n')
-        .filter((line) => line.startsWith('{') && line.includes('"tool":"key-get"'));
+    // Parsing every line also checks each is whole: nothing cut or run together.
+    const callLines = () => logLines(output).filter((line) => line.tool === 'key-get');
     // One call and then nothing: its line is out within the flush interval, not at the next 4 KiB.
     expect((await call(client, 'key-get', { ID: 100 })).isError).toBe(false);
     const answered = Date.now();
@@ -515,29 +523,11 @@ describe('operations', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(callLines()).toHaveLength(6);
-    // Whole lines only: nothing cut or run together.
-    for (const line of output()
-      .split('\n')
-      .filter((text) => text.startsWith('{'))) {
-      expect(() => JSON.parse(line)).not.toThrow();
-    }
     expect(output()).not.toContain('caller-token');
   });
 
   it('keeps serving when whoever read its log has gone, and still exits 0 on SIGTERM', async () => {
-    const api = await startStandInApi();
-    cleanup.push(api.close);
-    const { url, child } = await startProcess([
-      ...HTTP,
-      '--stateless',
-      '--auth',
-      'token-passthrough',
-      '--api-url',
-      api.urlFor('gone'),
-      '--families',
-      'account',
-    ]);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { url, child, exited } = await passthroughProcess('gone');
     // The log's reader closes its end: every line from here on meets a broken pipe.
     child.stderr?.destroy();
     const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
@@ -548,23 +538,8 @@ describe('operations', () => {
   });
 
   it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {
-    const api = await startStandInApi();
-    cleanup.push(api.close);
+    const { api, url, child, output, exited } = await passthroughProcess('slow', ['--grace-seconds', '60']);
     api.hold = 'slow';
-    // A process of its own: SIGTERM and the exit are the process's.
-    const { url, child, output } = await startProcess([
-      ...HTTP,
-      '--stateless',
-      '--auth',
-      'token-passthrough',
-      '--api-url',
-      api.urlFor('slow'),
-      '--families',
-      'account',
-      '--grace-seconds',
-      '60',
-    ]);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const client = await httpClient(url, 'Bearer caller-token-abcdef0123');
     const slow = call(client, 'key-get', { ID: 42 });
     while (api.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
