@@ -86,6 +86,8 @@ describe('the README', () => {
     expect(stdout).toMatch(/^created VM \d+ \(new\)\n1 VMs: web-1\n$/);
   });
 
+  // The quick start's CLI commands, each a process, in turn: on a machine shared with other work,
+  // more than the default 30 s.
   it('CLI quick start runs, every line, against one sandbox', async () => {
     const block = codeBlocks(read('README.md')).find(
       (b) => b.lang === 'sh' && b.text.includes('cloudcall --sandbox vm create'),
@@ -97,7 +99,7 @@ describe('the README', () => {
     expect(JSON.parse(outputs[3] ?? '')).toMatchObject({ valid: true, request: { method: 'POST' } });
     expect(outputs[4]?.trim()).toBe('["web-1"]');
     expect(outputs[5]).toMatch(/vm-create/);
-  });
+  }, 120_000);
 });
 
 describe.each(LIBRARIES)('packages/%s/README.md', (name) => {

@@ -240,6 +240,7 @@ describe('the packed apps', () => {
     }
   });
 
+  // npm pack and two npm installs: on a machine shared with other work, more than the default 30 s.
   it('install the same way from `npm pack` tarballs, whose manifests keep the workspace ranges', async () => {
     const packs = join(work, 'npm-packs');
     mkdirSync(packs);
@@ -263,5 +264,5 @@ describe('the packed apps', () => {
       HOME: dir,
     });
     expect(mcp).toMatchObject({ code: 0, stderr: `${versionOf(APPS.mcp.dir)}\n` });
-  });
+  }, 120_000);
 });
