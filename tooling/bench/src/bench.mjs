@@ -156,15 +156,31 @@ async function run() {
       .map(([key, runs]) => [key, summarize(runs.map((r) => r.initializedMs))]),
   );
 
-  progress(`cloudcall-mcp: ${calls} calls, then ${BURSTS} × ${burstCalls} with ${inFlight} in flight`);
-  const load = await callLoad(NODE, [mcpMain, '--api-url', api.url]);
+  const mcpArgs = [mcpMain, '--api-url', api.url];
+  // The line client and the stand-in run in this process: whichever server came first would pay
+  // for their JIT warming up (its p50 a third higher, its p99 twice). A discarded run first.
+  progress(`this process's client and stand-in: ${calls} calls to warm them up, not counted`);
+  await sequentialCalls(NODE, mcpArgs);
+  const servers = [{ name: 'cloudcall', command: NODE, args: mcpArgs }];
+  if (reference.binary) servers.push({ name: 'reference', command: reference.binary, args: refArgs });
+  // Each server twice, each time a fresh process, in the order A B B A: a drift in the machine's
+  // speed falls on both alike.
+  progress(
+    `${calls} sequential calls, a fresh process each time: ${[...servers, ...[...servers].reverse()].map((s) => s.name).join(', ')}`,
+  );
+  const sequential = { cloudcall: [], reference: [] };
+  for (const server of [...servers, ...[...servers].reverse()]) {
+    sequential[server.name].push(await sequentialCalls(server.command, server.args));
+  }
+  progress(`cloudcall-mcp: ${BURSTS} × ${burstCalls} with ${inFlight} in flight`);
+  const load = { ...(await callLoad(NODE, mcpArgs)), ...latencies(sequential.cloudcall) };
   progress(`cloudcall-mcp: ${sdkCalls} calls through the SDK client`);
-  const sdk = await sdkLoad(NODE, [mcpMain, '--api-url', api.url]);
+  const sdk = await sdkLoad(NODE, mcpArgs);
   let refLoad;
   let refSdk;
   if (reference.binary) {
     progress(`@digitalocean/mcp: the same`);
-    refLoad = await callLoad(reference.binary, refArgs);
+    refLoad = { ...(await callLoad(reference.binary, refArgs)), ...latencies(sequential.reference) };
     refSdk = await sdkLoad(reference.binary, refArgs);
   }
   const nodeRss = median(await Promise.all([1, 2, 3, 4, 5].map(() => bareNodeRssMiB())));
@@ -247,8 +263,54 @@ function expectKeys(stdout) {
 }
 
 /**
- * Per-call figures over raw JSON-RPC lines: `calls` sequential calls (each timed from write to
- * answer), then bursts of `burstCalls` with `inFlight` outstanding; then the server's peak RSS.
+ * `calls` sequential calls over raw JSON-RPC lines to a fresh server process, each timed from
+ * write to answer, from the first (no warm-up of the server).
+ */
+async function sequentialCalls(command, args) {
+  const client = new LineClient(command, args, env);
+  try {
+    await client.initialize();
+    const listed = await client.request('tools/list', {});
+    if (!listed.result.tools.some((tool) => tool.name === TOOL)) throw new Error(`no ${TOOL} tool listed`);
+    const requestsBefore = api.counts.keys;
+    const timed = new Float64Array(calls);
+    for (let i = 0; i < calls; i++) {
+      const start = performance.now();
+      await client.call(TOOL, {});
+      timed[i] = performance.now() - start;
+    }
+    // Every call must have reached the API: an answer from a cache would measure nothing.
+    const requests = api.counts.keys - requestsBefore;
+    if (requests < calls) throw new Error(`${calls} calls made only ${requests} requests to the stand-in`);
+    return timed;
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${client.stderr}`);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * p50, p90, p99 and the longest of the sequential runs' calls together; and p50 and p99 of their
+ * second halves alone, what is left once a JIT has warmed up (the Go server has none).
+ */
+function latencies(runs) {
+  const sorted = runs.flatMap((run) => [...run]).sort((a, b) => a - b);
+  const warm = runs.flatMap((run) => [...run.subarray(run.length >> 1)]).sort((a, b) => a - b);
+  return {
+    p50Ms: percentile(sorted, 0.5),
+    p90Ms: percentile(sorted, 0.9),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted[sorted.length - 1],
+    warmP50Ms: percentile(warm, 0.5),
+    warmP99Ms: percentile(warm, 0.99),
+    sequentialRuns: runs.length,
+  };
+}
+
+/**
+ * The load over raw JSON-RPC lines: `calls` sequential calls, then bursts of `burstCalls` with
+ * `inFlight` outstanding; then the server's peak RSS. (Latency comes from sequentialCalls.)
  */
 async function callLoad(command, args) {
   const client = new LineClient(command, args, env);
@@ -259,12 +321,7 @@ async function callLoad(command, args) {
     const rssAfterListMiB = client.peakRssMiB();
     const requestsBefore = api.counts.keys;
 
-    const latencies = new Float64Array(calls);
-    for (let i = 0; i < calls; i++) {
-      const start = performance.now();
-      await client.call(TOOL, {});
-      latencies[i] = performance.now() - start;
-    }
+    for (let i = 0; i < calls; i++) await client.call(TOOL, {});
 
     // Throughput over a second or two swings with whatever else the machine does: three bursts,
     // the median reported.
@@ -275,18 +332,9 @@ async function callLoad(command, args) {
     const made = calls + BURSTS * burstCalls;
     const requests = api.counts.keys - requestsBefore;
     if (requests < made) throw new Error(`${made} calls made only ${requests} requests to the stand-in`);
-    const sorted = [...latencies].sort((a, b) => a - b);
-    // The second half alone: what is left once a JIT has warmed up (the Go server has none).
-    const warm = [...latencies.subarray(calls >> 1)].sort((a, b) => a - b);
     return {
       toolsListBytes: listed.bytes,
       tools: listed.result.tools.length,
-      p50Ms: percentile(sorted, 0.5),
-      p90Ms: percentile(sorted, 0.9),
-      p99Ms: percentile(sorted, 0.99),
-      warmP50Ms: percentile(warm, 0.5),
-      warmP99Ms: percentile(warm, 0.99),
-      maxMs: sorted[sorted.length - 1],
       callsPerSecond: median(bursts),
       callsPerSecondBursts: bursts,
       apiRequestsPerCall: requests / made,
@@ -509,8 +557,8 @@ function render(r) {
   const notes = [
     `${r.date.slice(0, 10)}, commit ${r.commit ?? 'unknown'}; ${r.machine.cores} × ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, node ${r.machine.node.slice(1)}; 1-minute load average ${r.machine.loadAverageAtEnd[0]} at the end.`,
     `Start-up: medians of ${r.settings.rounds} interleaved rounds (bare node twice a round), spawn to exit (to the tools/list answer for MCP, official SDK client over stdio); ratio = median / median of \`node -e 0\`.`,
-    `Per call: ${r.settings.tool} against a loopback API stand-in that answers at once; p50/p99 over ${r.settings.calls} sequential calls (no warm-up), calls/s the median of ${BURSTS} bursts of ${r.settings.burstCalls} with ${r.settings.inFlight} in flight, all as raw JSON-RPC lines over the server's stdio.` +
-      ` The last ${r.settings.calls - (r.settings.calls >> 1)} of the sequential calls alone (V8 warmed up): p50/p99 ${ms(r.calls.cloudcall.warmP50Ms)}/${ms(r.calls.cloudcall.warmP99Ms)} ms` +
+    `Per call: ${r.settings.tool} against a loopback API stand-in that answers at once; p50/p99 over ${r.settings.calls} sequential calls from a server's start (no warm-up of the server), twice per server, each time a fresh process, in the order cloudcall, reference, reference, cloudcall, after a discarded run that warms up this process's own client and stand-in; calls/s the median of ${BURSTS} bursts of ${r.settings.burstCalls} with ${r.settings.inFlight} in flight, all as raw JSON-RPC lines over the server's stdio.` +
+      ` The last ${r.settings.calls - (r.settings.calls >> 1)} of each run's sequential calls alone (V8 warmed up): p50/p99 ${ms(r.calls.cloudcall.warmP50Ms)}/${ms(r.calls.cloudcall.warmP99Ms)} ms` +
       (r.calls.reference
         ? ` for cloudcall and ${ms(r.calls.reference.warmP50Ms)}/${ms(r.calls.reference.warmP99Ms)} ms for @digitalocean/mcp.`
         : '.') +
