@@ -35,6 +35,7 @@ import {
   expectJson,
   expectVersion,
   median,
+  percentile,
   positive,
   shuffle,
   timeProcess,
@@ -263,31 +264,44 @@ function expectKeys(stdout) {
 }
 
 /**
- * `calls` sequential calls over raw JSON-RPC lines to a fresh server process, each timed from
- * write to answer, from the first (no warm-up of the server).
+ * A fresh server process over raw JSON-RPC lines, initialized and listing TOOL, for `work`, which
+ * resolves with how many calls it made and what it measured. Every one of those calls must have
+ * reached the stand-in (an answer from a cache would measure nothing); a failure names the server
+ * and ends with its stderr.
  */
-async function sequentialCalls(command, args) {
+async function onServer(command, args, work) {
   const client = new LineClient(command, args, env);
   try {
     await client.initialize();
     const listed = await client.request('tools/list', {});
     if (!listed.result.tools.some((tool) => tool.name === TOOL)) throw new Error(`no ${TOOL} tool listed`);
     const requestsBefore = api.counts.keys;
+    const { made, ...measured } = await work(client, listed);
+    const requests = api.counts.keys - requestsBefore;
+    if (requests < made) throw new Error(`${made} calls made only ${requests} requests to the stand-in`);
+    return { ...measured, apiRequestsPerCall: requests / made };
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${client.stderr}`);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * `calls` sequential calls to a fresh server process, each timed from write to answer, from the
+ * first (no warm-up of the server).
+ */
+async function sequentialCalls(command, args) {
+  const { timed } = await onServer(command, args, async (client) => {
     const timed = new Float64Array(calls);
     for (let i = 0; i < calls; i++) {
       const start = performance.now();
       await client.call(TOOL, {});
       timed[i] = performance.now() - start;
     }
-    // Every call must have reached the API: an answer from a cache would measure nothing.
-    const requests = api.counts.keys - requestsBefore;
-    if (requests < calls) throw new Error(`${calls} calls made only ${requests} requests to the stand-in`);
-    return timed;
-  } catch (error) {
-    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${client.stderr}`);
-  } finally {
-    await client.close();
-  }
+    return { made: calls, timed };
+  });
+  return timed;
 }
 
 /**
@@ -309,43 +323,27 @@ function latencies(runs) {
 }
 
 /**
- * The load over raw JSON-RPC lines: `calls` sequential calls, then bursts of `burstCalls` with
- * `inFlight` outstanding; then the server's peak RSS. (Latency comes from sequentialCalls.)
+ * The load: `calls` sequential calls, then bursts of `burstCalls` with `inFlight` outstanding;
+ * then the server's peak RSS. (Latency comes from sequentialCalls.)
  */
-async function callLoad(command, args) {
-  const client = new LineClient(command, args, env);
-  try {
-    await client.initialize();
-    const listed = await client.request('tools/list', {});
-    if (!listed.result.tools.some((tool) => tool.name === TOOL)) throw new Error(`no ${TOOL} tool listed`);
+function callLoad(command, args) {
+  return onServer(command, args, async (client, listed) => {
     const rssAfterListMiB = client.peakRssMiB();
-    const requestsBefore = api.counts.keys;
-
     for (let i = 0; i < calls; i++) await client.call(TOOL, {});
-
     // Throughput over a second or two swings with whatever else the machine does: three bursts,
     // the median reported.
     const bursts = [];
     for (let i = 0; i < BURSTS; i++) bursts.push(await burst(client));
-
-    // Every call must have reached the API: an answer from a cache would measure nothing.
-    const made = calls + BURSTS * burstCalls;
-    const requests = api.counts.keys - requestsBefore;
-    if (requests < made) throw new Error(`${made} calls made only ${requests} requests to the stand-in`);
     return {
+      made: calls + BURSTS * burstCalls,
       toolsListBytes: listed.bytes,
       tools: listed.result.tools.length,
       callsPerSecond: median(bursts),
       callsPerSecondBursts: bursts,
-      apiRequestsPerCall: requests / made,
       rssAfterListMiB,
       peakRssMiB: client.peakRssMiB(),
     };
-  } catch (error) {
-    throw new Error(`${[command, ...args].join(' ')}: ${error.message}\nstderr: ${client.stderr}`);
-  } finally {
-    await client.close();
-  }
+  });
 }
 
 /** Calls per second over `burstCalls` calls with `inFlight` outstanding at all times. */
@@ -621,11 +619,6 @@ function commit() {
 function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   return { median: median(sorted), min: sorted[0], max: sorted[sorted.length - 1], samples };
-}
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted, q) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 function progress(text) {

@@ -9,6 +9,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { peakRssMiB } from './line-client.mjs';
+import { percentile } from './measure.mjs';
 
 /** The headers an MCP client sends with a call, after initialize, at 2025-06-18. */
 const HEADERS = {
@@ -166,14 +167,13 @@ export async function httpComparison({ main, reference, apiUrl, env, tool, calls
       servers.map((server) => {
         const rates = server.runs.map((run) => run.callsPerSecond).sort((a, b) => a - b);
         const latencies = server.runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
-        const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
         return [
           server.name,
           {
             callsPerSecond: rates[rates.length >> 1],
             callsPerSecondBursts: server.runs.map((run) => run.callsPerSecond),
-            p50Ms: at(0.5),
-            p99Ms: at(0.99),
+            p50Ms: percentile(latencies, 0.5),
+            p99Ms: percentile(latencies, 0.99),
             peakRssMiB: peakRssMiB(server.pid),
           },
         ];

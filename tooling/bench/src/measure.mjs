@@ -77,6 +77,11 @@ export async function coldStart(command, args, env) {
   }
 }
 
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
 export function median(values) {
   const sorted = values.filter((v) => v !== undefined).sort((a, b) => a - b);
   if (!sorted.length) return undefined;

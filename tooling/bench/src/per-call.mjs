@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { httpCaller, startListening } from './http-load.mjs';
 import { LineClient } from './line-client.mjs';
-import { benchEnv, median, positive } from './measure.mjs';
+import { benchEnv, median, percentile, positive } from './measure.mjs';
 import { startStandIn } from './stand-in.mjs';
 
 const { values, positionals } = parseArgs({
@@ -52,7 +52,6 @@ function processorMs(pid) {
   return ns / 1e6;
 }
 
-const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 const sortedOf = (values) => [...values].sort((a, b) => a - b);
 
 const api = await startStandIn();
