@@ -23,7 +23,7 @@
  * `/healthz`, `/readyz` and `/metrics` answer GETs for probes and scrapers, without those checks.
  * Closing drains: no new connections, calls in flight get the grace period to finish.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   createServer,
   type Server as HttpServer,
@@ -53,7 +53,7 @@ import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.
 import { createLogger, type Logger, type RequestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { CallExtra, ToolCall } from './server.js';
-import { type AuthMode, acceptedKey, type ClientKey, tokenCaller } from './service-config.js';
+import { type AuthMode, acceptedKey, type ClientKey, tokenNames } from './service-config.js';
 import { BATCHES_REMOVED_IN } from './stdio.js';
 
 export interface HttpOptions {
@@ -680,26 +680,21 @@ export function callerOf(auth: AuthInfo | undefined): string {
 }
 
 /**
- * What a passed-through token goes by, both from its SHA-256: `owner`, whole (callerOf), and
- * `clientId`, as audit lines name its caller (tokenCaller). Kept for the token's next requests
- * rather than hashed on each, the least recently used dropped past MAX_TOKENS (as clients.ts
- * keeps the token's API client).
+ * A passed-through token's names (tokenNames), kept for the token's next requests rather than
+ * hashed on each, the least recently used dropped past MAX_TOKENS (as clients.ts keeps the
+ * token's API client).
  */
 function namesOfToken(token: string): { owner: string; clientId: string } {
-  let names = tokenNames.get(token);
-  if (names) {
-    tokenNames.delete(token);
-  } else {
-    names = {
-      owner: createHash('sha256').update(token, 'utf8').digest('base64url'),
-      clientId: tokenCaller(token),
-    };
-    if (tokenNames.size >= MAX_TOKENS) tokenNames.delete(tokenNames.keys().next().value as string);
+  let names = namesByToken.get(token);
+  if (names) namesByToken.delete(token);
+  else {
+    names = tokenNames(token);
+    if (namesByToken.size >= MAX_TOKENS) namesByToken.delete(namesByToken.keys().next().value as string);
   }
-  tokenNames.set(token, names);
+  namesByToken.set(token, names);
   return names;
 }
-const tokenNames = new Map<string, { owner: string; clientId: string }>();
+const namesByToken = new Map<string, { owner: string; clientId: string }>();
 
 function callKey(caller: string, id: RequestId): string {
   return `${caller} ${typeof id} ${id}`;

@@ -118,11 +118,13 @@ function list(
 }
 
 /**
- * The caller id of a passed-through API token, as audit lines name it: `token:` and the first 12
- * hex digits of its SHA-256. It tells callers apart without being usable as a token.
+ * What a passed-through API token goes by, both from one SHA-256 of it, neither usable as a
+ * token: `clientId`, its caller as audit lines name it (`token:` and the first 12 hex digits),
+ * and `owner`, the whole digest, which tells callers apart for sessions and cancellation.
  */
-export function tokenCaller(token: string): string {
-  return `token:${createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12)}`;
+export function tokenNames(token: string): { owner: string; clientId: string } {
+  const digest = createHash('sha256').update(token, 'utf8').digest();
+  return { owner: digest.toString('base64url'), clientId: `token:${digest.toString('hex').slice(0, 12)}` };
 }
 
 /** One accepted client key: the SHA-256 of the key, and the name its calls are audited under. */
