@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates subset.json: a description-free subset of the platform's OpenAPI description holding, for
-// the operations the project calls, method, path, scopes, parameters and request/response JSON schemas,
-// plus the component schemas reachable from them.
+// each of its operations, method, path, tags, scopes, parameters and request/response JSON schemas,
+// plus the component schemas reachable from them, and which fields hold secrets.
 //
 // Usage: node generate.mjs [--check] [path/to/digitalocean-v2.json] [path/to/API-MAP.md]
 // Defaults: the `shared` folder beside the repository (../../../shared/...). With --check it writes
@@ -20,114 +20,42 @@ export const SUBSET_PATH = resolve(here, 'subset.json');
 /** Core's list of secret fields, made from the subset's `secrets`. */
 export const SECRET_FIELDS_PATH = resolve(here, '../../packages/core/src/secret-fields.generated.ts');
 
-/** Operations the project uses besides the ones the API map lists (kept when the description has them). */
-export const EXTRA_OPERATION_IDS = [
-  // Logical databases and connection pools of a cluster (beyond the spec).
-  'databases_list',
-  'databases_add',
-  'databases_get',
-  'databases_delete',
-  'databases_list_connectionPools',
-  'databases_add_connectionPool',
-  'databases_get_connectionPool',
-  'databases_update_connectionPool',
-  'databases_delete_connectionPool',
-  'databases_get_evictionPolicy',
-  'databases_update_evictionPolicy',
-  'databases_update_maintenanceWindow',
-  'databases_update_region',
-  'databases_list_replicas',
-  'databases_create_replica',
-  'databases_get_replica',
-  'databases_destroy_replica',
-  'databases_promote_replica',
-  'regions_list',
-  'sizes_list',
-  'images_list',
-  'images_get',
-  'droplets_list_kernels',
-  'droplets_list_backups',
-  'droplets_list_snapshots',
-  'tags_list',
-  // VMs, tags and snapshots beyond the spec, and the routes real clients use around them.
-  'droplets_get_backup_policy',
-  'droplets_list_neighbors',
-  'droplets_list_neighborsIds',
-  'droplets_list_associatedResources',
-  'droplets_destroy_byTag',
-  'tags_create',
-  'tags_get',
-  'tags_delete',
-  'tags_assign_resources',
-  'tags_unassign_resources',
-  'snapshots_list',
-  'snapshots_get',
-  'snapshots_delete',
-  'invoices_get_byUUID',
-  'invoices_get_summaryByUUID',
-  // The reserved-IP tools call the IPv6 collection for Type ipv6.
-  'reservedIPv6_list',
-  'reservedIPv6_create',
-  'reservedIPv6_get',
-  'reservedIPv6_delete',
-  'reservedIPv6Actions_post',
-  // Block-storage volumes, their actions and snapshots (the vms family's volume tools).
-  'volumes_list',
-  'volumes_create',
-  'volumes_get',
-  'volumes_delete',
-  'volumes_delete_byName',
-  'volumeActions_post',
-  'volumeActions_post_byId',
-  'volumeActions_list',
-  'volumeActions_get',
-  'volumeSnapshots_list',
-  'volumeSnapshots_create',
-  'volumeSnapshots_get_byId',
-  'volumeSnapshots_delete_byId',
-  // Projects (the account family's project tools).
-  'projects_list',
-  'projects_create',
-  'projects_get',
-  'projects_update',
-  'projects_patch',
-  'projects_delete',
-  'projects_get_default',
-  'projects_update_default',
-  'projects_patch_default',
-  'projects_list_resources',
-  'projects_assign_resources',
-  'projects_list_resources_default',
-  'projects_assign_resources_default',
-];
-
 /**
- * Operations third-party clients (the sandbox's dots-wrapper scenario) drive against the sandbox,
- * besides the ones above: their answers are validated like the tools' own.
+ * Secret fields the description marks in some places and not in others, or not at all, decided
+ * by hand: `unless` names a sibling field whose presence means the field is not a secret there
+ * (`key` beside a `value` is a name, as in an app's variables, a taint or a tag). `null`: never a
+ * secret. A field marked secret in one place and not in another is refused until it is listed here.
  */
-export const CLIENT_OPERATION_IDS = [
-  'sshKeys_update',
-  'dropletActions_list',
-  'imageActions_list',
-  'firewalls_update',
-  'vpcs_update',
-  'vpcs_patch',
-  'reservedIPsActions_list',
-  'reservedIPsActions_get',
-  'floatingIPs_list',
-  'floatingIPs_create',
-  'floatingIPs_get',
-  'floatingIPs_delete',
-  'floatingIPsAction_list',
-  'floatingIPsAction_post',
-  'floatingIPsAction_get',
-  // Routes godo and dots-wrapper call that no tool does.
-  'droplets_list_firewalls',
-  'databases_reset_auth',
-  // dots-wrapper's customer.downloadInvoice (format csv or pdf).
-  'invoices_get_csvByUUID',
-  'invoices_get_pdfByUUID',
-];
+export const SECRET_REVIEW = {
+  // An rsyslog sink's client key (PEM) and a functions namespace's key are credentials; an app
+  // variable's, a taint's and a tag's `key` (each beside a `value`) is a name.
+  key: { kind: 'secret', unless: ['value'] },
+  // A cluster's credentials, a Logtail token and OAuth tokens are credentials; a chat completion's
+  // `token` (beside its `logprob`) is a piece of text.
+  token: { kind: 'secret', unless: ['logprob'] },
+  // A Kafka user's private key is a credential; a Spaces key's access key id (beside its
+  // `grants`) names the key, as the path of its own operations does.
+  access_key: { kind: 'secret', unless: ['grants'] },
+  // OpenSearch's and every other password.
+  password: { kind: 'secret' },
+  // A model API key's and a Spaces key's secret part.
+  secret_key: { kind: 'secret' },
+  // A Kubernetes cluster's client key (base64 of a PEM key), unmarked in the description.
+  client_key_data: { kind: 'secret' },
+  // Credentials the description does not mark: an app image's registry `username:token`, Hugging
+  // Face and other API tokens, OAuth refresh tokens, a docker config's `auth`, an authorization
+  // header's value, a partner attachment's auth key.
+  registry_credentials: { kind: 'secret' },
+  hugging_face_token: { kind: 'secret' },
+  hf_token: { kind: 'secret' },
+  api_token: { kind: 'secret' },
+  refresh_token: { kind: 'secret' },
+  auth: { kind: 'secret' },
+  authorization: { kind: 'secret' },
+  auth_key: { kind: 'secret' },
+  // An rsyslog line template: the description's prose mentions keys, the value is none.
+  logline: null,
+};
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const JSON_MEDIA_TYPE = 'application/json';
@@ -293,13 +221,14 @@ export function buildSubset(spec, operationIds) {
     }
   };
 
-  // Property name -> `secret` or `uri`, for every property of the schemas the subset holds.
-  const secrets = {};
-  const noteSecret = (name, sub) => {
+  // Property name -> what each place holding it says of it (`secret`, `uri` or nothing), with the
+  // names beside it there: the secrets are decided from all of them once the subset is built.
+  const places = new Map();
+  const noteSecret = (name, sub, siblings) => {
     let schema = sub;
     if (schema && typeof schema.$ref === 'string') schema = resolvePointer(spec, schema.$ref);
-    const kind = secretKind(name, schema);
-    if (kind && secrets[name] !== 'secret') secrets[name] = kind;
+    if (!places.has(name)) places.set(name, []);
+    places.get(name).push({ kind: secretKind(name, schema), siblings });
   };
 
   const cleanSchema = (schema, where) => {
@@ -322,7 +251,7 @@ export function buildSubset(spec, operationIds) {
       if (SCHEMA_MAP_KEYWORDS.has(key)) {
         out[key] = {};
         for (const [name, sub] of Object.entries(value)) {
-          if (key === 'properties') noteSecret(name, sub);
+          if (key === 'properties') noteSecret(name, sub, Object.keys(value));
           out[key][name] = cleanSchema(sub, `${at}/${name}`);
         }
       } else if (SCHEMA_KEYWORDS.has(key)) {
@@ -367,7 +296,10 @@ export function buildSubset(spec, operationIds) {
       parameters.set(`${param.in}:${param.name}`, entry);
     }
 
-    const result = { method: method.toUpperCase(), path, scopes, scopeSets };
+    const result = { method: method.toUpperCase(), path, tags: [...(op.tags ?? [])], scopes, scopeSets };
+    // An operation served elsewhere than the API (the inference endpoints): its host.
+    const servers = op.servers ?? pathItem.servers;
+    if (servers && JSON.stringify(servers) !== JSON.stringify(spec.servers)) result.host = servers[0]?.url;
     if (parameters.size > 0) result.parameters = [...parameters.values()];
 
     if (op.requestBody) {
@@ -411,8 +343,35 @@ export function buildSubset(spec, operationIds) {
     info: { version: spec.info?.version },
     operations,
     components: { schemas },
-    secrets,
+    secrets: decideSecrets(places),
   });
+}
+
+/**
+ * Which fields are secret, from every place each name is a property: `secret` (or `uri`) when
+ * every place holding it says so, or as SECRET_REVIEW decides. A name secret in some places and
+ * not in others, and not reviewed, is an error: masking it everywhere could hide names (a
+ * variable's `key`), and nowhere could show a credential. A `uri` needs no review: hiding the
+ * credentials inside a URI hides nothing else.
+ */
+export function decideSecrets(places, review = SECRET_REVIEW) {
+  const secrets = {};
+  const unreviewed = [];
+  for (const [name, found] of places) {
+    if (Object.hasOwn(review, name)) {
+      if (review[name]) secrets[name] = review[name];
+      continue;
+    }
+    const kinds = new Set(found.map((place) => place.kind));
+    if (kinds.has('uri') && !kinds.has('secret')) secrets[name] = { kind: 'uri' };
+    else if (kinds.has('secret') && kinds.size > 1) unreviewed.push(name);
+    else if (kinds.has('secret')) secrets[name] = { kind: 'secret' };
+  }
+  if (unreviewed.length)
+    throw new Error(
+      `secret in some places of the description and not in others: ${unreviewed.sort().join(', ')}; decide them in SECRET_REVIEW`,
+    );
+  return secrets;
 }
 
 /** The exact bytes written to subset.json. */
@@ -422,17 +381,20 @@ export function serialize(subset) {
 
 /** The source of core's secret-field lists, from a subset's `secrets`. */
 export function secretFieldsSource(subset) {
-  const names = (kind) =>
-    Object.entries(subset.secrets ?? {})
-      .filter(([, each]) => each === kind)
-      .map(([name]) => name)
-      .sort();
+  const entries = Object.entries(subset.secrets ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  const names = (kind) => entries.filter(([, each]) => each.kind === kind).map(([name]) => name);
   const list = (values) => `[${values.map((value) => `'${value}'`).join(', ')}]`;
+  const unless = entries
+    .filter(([, each]) => each.unless?.length)
+    .map(([name, each]) => `  ${name}: ${list(each.unless)},`);
   return [
     '// Generated by tooling/openapi/generate.mjs from the subset of the API description; do not edit.',
     '',
-    '/** Fields whose whole value is a secret: passwords, private keys, access keys. */',
+    '/** Fields whose whole value is a secret: passwords, private keys, access keys, tokens. */',
     `export const SECRET_FIELDS: readonly string[] = ${list(names('secret'))};`,
+    '',
+    '/** A secret field is no secret in an object that also has one of these fields (`key` beside a `value` is a name). */',
+    `export const SECRET_UNLESS: Readonly<Record<string, readonly string[]>> = {${unless.length ? `\n${unless.join('\n')}\n` : ''}};`,
     '',
     '/** Fields holding a URI with credentials in it (`scheme://user:password@host`). */',
     `export const URI_FIELDS: readonly string[] = ${list(names('uri'))};`,
@@ -443,13 +405,13 @@ export function secretFieldsSource(subset) {
 /** Reads both inputs and returns the serialized subset. */
 export function generate(specPath = DEFAULT_SPEC_PATH, apiMapPath = DEFAULT_API_MAP_PATH) {
   const spec = JSON.parse(readFileSync(specPath, 'utf8'));
+  // Every operation: the API map's first (it is checked against them), then the description's.
   const ids = readOperationIds(readFileSync(apiMapPath, 'utf8'));
-  // The extra ones are optional: kept when the description has them.
-  const known = new Set(
-    Object.values(spec.paths ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item[m]?.operationId)),
-  );
-  for (const id of [...EXTRA_OPERATION_IDS, ...CLIENT_OPERATION_IDS])
-    if (known.has(id) && !ids.includes(id)) ids.push(id);
+  for (const item of Object.values(spec.paths ?? {}))
+    for (const method of HTTP_METHODS) {
+      const id = item[method]?.operationId;
+      if (id && !ids.includes(id)) ids.push(id);
+    }
   const subset = buildSubset(spec, ids);
   return { subset, text: serialize(subset) };
 }

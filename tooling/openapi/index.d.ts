@@ -13,6 +13,10 @@ export interface SubsetOperation {
   method: string;
   /** Path template, e.g. `/v2/account/keys/{ssh_key_identifier}`. */
   path: string;
+  /** The description's tags (groups) of the operation, e.g. `Kubernetes`. */
+  tags: string[];
+  /** Where an operation served elsewhere than the API is (the inference endpoints); absent for the API's own. */
+  host?: string;
   /** Every bearer_auth scope the operation's security mentions. */
   scopes: string[];
   /** The security alternatives: any one set suffices; every scope of a set is needed. */
@@ -38,9 +42,10 @@ export interface Subset {
   components: { schemas: Record<string, JsonSchema> };
   /**
    * Property name -> `secret` (its whole value: a password, a private key) or `uri` (a URI with
-   * credentials in it), for the properties of the schemas above, as the description marks them.
+   * credentials in it), for the properties of the schemas above, as the description marks them
+   * and a reviewed table decides; `unless`: sibling fields that make it no secret where present.
    */
-  secrets: Record<string, 'secret' | 'uri'>;
+  secrets: Record<string, { kind: 'secret' | 'uri'; unless?: string[] }>;
 }
 
 export interface ValidationResult {

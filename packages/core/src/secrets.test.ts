@@ -44,4 +44,29 @@ describe('maskSecrets', () => {
     expect(maskSecrets(null)).toBeNull();
     expect(maskSecrets({ password: '' })).toEqual({ password: '' });
   });
+
+  it('hides the credentials of the whole platform, and a secret name only where it is one', () => {
+    const credentials = {
+      kubernetes_cluster_config: { server: 'https://k8s.example', client_key_data: 'LS0tLS1CRUdJTg==', token: 't0k' },
+      logsink: { server: 'logs.example', key: '-----BEGIN PRIVATE KEY-----\nx' },
+      namespace: { uuid: 'ns-1', key: 'd1zcd455h01mqjfs' },
+      app: { envs: [{ key: 'BASE_URL', value: 'https://x.example', scope: 'RUN_TIME' }] },
+      taint: { key: 'priority', value: 'high', effect: 'NoSchedule' },
+      completion: { token: 'Hello', logprob: -0.1 },
+      spaces_key: { name: 'ci', access_key: 'DOACCESSKEYEXAMPLE', grants: [], secret_key: 's3cr3t' },
+      kafka_user: { name: 'app', access_key: '-----BEGIN PRIVATE KEY-----\ny' },
+      docker: { auths: { 'registry.example': { auth: 'dXNlcjpwYXNz' } } },
+    };
+    expect(maskSecrets(credentials)).toEqual({
+      kubernetes_cluster_config: { server: 'https://k8s.example', client_key_data: HIDDEN, token: HIDDEN },
+      logsink: { server: 'logs.example', key: HIDDEN },
+      namespace: { uuid: 'ns-1', key: HIDDEN },
+      app: { envs: [{ key: 'BASE_URL', value: 'https://x.example', scope: 'RUN_TIME' }] },
+      taint: { key: 'priority', value: 'high', effect: 'NoSchedule' },
+      completion: { token: 'Hello', logprob: -0.1 },
+      spaces_key: { name: 'ci', access_key: 'DOACCESSKEYEXAMPLE', grants: [], secret_key: HIDDEN },
+      kafka_user: { name: 'app', access_key: HIDDEN },
+      docker: { auths: { 'registry.example': { auth: HIDDEN } } },
+    });
+  });
 });

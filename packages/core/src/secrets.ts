@@ -1,14 +1,15 @@
 /**
  * Secrets in results. The platform returns database passwords (in `password` fields and inside
- * connection URIs) with clusters and users, and a Kafka user's private `access_key`; the apps
+ * connection URIs) with clusters and users, a Kafka user's private `access_key`, cluster
+ * credentials, API keys and tokens; the apps
  * hide them unless the person running them asks to see them, so they do not end up in a
  * terminal's scrollback or a model's context. Which fields are secret comes from the API
  * description (`secret-fields.generated.ts`); credentials inside any URI are hidden wherever
  * they appear.
  */
-import { SECRET_FIELDS } from './secret-fields.generated.js';
+import { SECRET_FIELDS, SECRET_UNLESS } from './secret-fields.generated.js';
 
-export { SECRET_FIELDS, URI_FIELDS } from './secret-fields.generated.js';
+export { SECRET_FIELDS, SECRET_UNLESS, URI_FIELDS } from './secret-fields.generated.js';
 
 export const HIDDEN = '[hidden: run with --show-secrets to see it]';
 
@@ -23,7 +24,16 @@ export function maskSecrets(value: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SECRET_KEYS.has(key) && typeof item === 'string' && item !== '' ? HIDDEN : maskSecrets(item);
+    out[key] =
+      SECRET_KEYS.has(key) && typeof item === 'string' && item !== '' && !named(key, value)
+        ? HIDDEN
+        : maskSecrets(item);
   }
   return out;
+}
+
+/** Whether a secret field's object shows it is a name there (`key` beside a `value`). */
+function named(key: string, object: object): boolean {
+  const unless = Object.hasOwn(SECRET_UNLESS, key) ? SECRET_UNLESS[key] : undefined;
+  return unless !== undefined && unless.some((sibling) => Object.hasOwn(object, sibling));
 }

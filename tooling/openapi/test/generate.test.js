@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   buildSubset,
-  CLIENT_OPERATION_IDS,
-  EXTRA_OPERATION_IDS,
+  decideSecrets,
   readOperationIds,
   SECRET_FIELDS_PATH,
   SUBSET_PATH,
@@ -16,6 +15,8 @@ const STRIPPED = ['description', 'summary', 'example', 'examples', 'title', 'ext
 const OPERATION_KEYS = new Set([
   'method',
   'path',
+  'tags',
+  'host',
   'scopes',
   'scopeSets',
   'parameters',
@@ -47,9 +48,12 @@ describe('subset.json', () => {
   const committed = readFileSync(SUBSET_PATH, 'utf8');
   const subset = JSON.parse(committed);
 
-  it('holds the operations the project calls besides the API map', () => {
-    for (const id of [...EXTRA_OPERATION_IDS, ...CLIENT_OPERATION_IDS])
-      expect(subset.operations[id], id).toBeDefined();
+  it('holds every operation of the description, each with its tags, and the host of those served elsewhere', () => {
+    expect(Object.keys(subset.operations)).toHaveLength(659);
+    for (const [id, op] of Object.entries(subset.operations)) expect(op.tags.length, id).toBeGreaterThan(0);
+    expect(subset.operations.kubernetes_create_cluster.tags).toEqual(['Kubernetes']);
+    expect(subset.operations.droplets_create.host).toBeUndefined();
+    expect(subset.operations.inference_create_chat_completion.host).toBe('https://inference.do-ai.run');
   });
 
   it('keeps no description, summary, example, title, externalDocs or x-* keyword anywhere', () => {
@@ -172,6 +176,7 @@ describe('generator', () => {
         things_get: {
           method: 'GET',
           path: '/v2/things/{id}',
+          tags: [],
           scopes: ['thing:read'],
           scopeSets: [['thing:read']],
           parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'integer' } }],
@@ -214,18 +219,40 @@ describe('generator', () => {
     expect(secretKind('size', { type: 'integer', description: 'Password length' })).toBeUndefined();
   });
 
-  it('the committed subset marks the Kafka access key, passwords, private keys and connection URIs, as core lists them', () => {
+  it('the committed subset marks passwords, private keys, tokens, API keys and connection URIs, as core lists them', () => {
     const subset = JSON.parse(readFileSync(SUBSET_PATH, 'utf8'));
-    expect(subset.secrets).toEqual({
-      access_key: 'secret',
-      password: 'secret',
-      private_key: 'secret',
-      uri: 'uri',
+    expect(subset.secrets).toMatchObject({
+      access_key: { kind: 'secret', unless: ['grants'] },
+      api_key: { kind: 'secret' },
+      client_key_data: { kind: 'secret' },
+      key: { kind: 'secret', unless: ['value'] },
+      password: { kind: 'secret' },
+      private_key: { kind: 'secret' },
+      secret_key: { kind: 'secret' },
+      token: { kind: 'secret', unless: ['logprob'] },
+      uri: { kind: 'uri' },
     });
+    expect(subset.secrets.logline).toBeUndefined();
     expect(readFileSync(SECRET_FIELDS_PATH, 'utf8')).toBe(secretFieldsSource(subset));
     expect(staleness(JSON.stringify(subset), JSON.stringify(subset), '', 'stale')).toEqual([
       'packages/core/src/secret-fields.generated.ts differs from a fresh generation: run generate.mjs',
     ]);
+  });
+
+  it('refuses a field secret in one place and not another until it is reviewed', () => {
+    const places = new Map([
+      ['key', [{ kind: 'secret', siblings: ['cert'] }, { kind: undefined, siblings: ['value'] }]],
+      ['url', [{ kind: 'uri', siblings: [] }, { kind: undefined, siblings: [] }]],
+      ['name', [{ kind: undefined, siblings: [] }]],
+    ]);
+    expect(() => decideSecrets(places, {})).toThrow(
+      'secret in some places of the description and not in others: key; decide them in SECRET_REVIEW',
+    );
+    expect(decideSecrets(places, { key: { kind: 'secret', unless: ['value'] } })).toEqual({
+      key: { kind: 'secret', unless: ['value'] },
+      url: { kind: 'uri' },
+    });
+    expect(decideSecrets(places, { key: null })).toEqual({ url: { kind: 'uri' } });
   });
 
   it('fails loudly on a missing operationId or an unknown schema keyword', () => {
