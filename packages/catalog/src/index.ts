@@ -3,6 +3,7 @@
  * tools from here, so a family package added to this list reaches both apps untouched.
  */
 import { accountFamily } from '@cloudcall/account';
+import { apiFamily } from '@cloudcall/api';
 import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
@@ -10,13 +11,14 @@ import { networkingFamily } from '@cloudcall/networking';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 
-/** All families, in the order the spec lists them. */
+/** All families, in the order the spec lists them, then the whole API's. */
 export const families: readonly ToolFamily[] = [
   accountFamily,
   databasesFamily,
   networkingFamily,
   vmsFamily,
   imagesFamily,
+  apiFamily,
 ];
 
 /**

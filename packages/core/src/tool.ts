@@ -11,7 +11,7 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images';
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
@@ -132,6 +132,11 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
    * the spec.
    */
   beyondSpec?: true;
+  /**
+   * The caller gives the request (`api-call`): its annotations say what it may do at most, and
+   * the guard decides from each request's operation whether it reads, changes or destroys.
+   */
+  generic?: true;
   input: S;
   annotations: ToolAnnotations;
   /** Set on tools whose answer can be waited for (see ToolWait). */

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
+import { destroys } from '@cloudcall/api/model';
 import {
   type AnyTool,
   ApiError,
@@ -26,12 +27,12 @@ import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outc
 import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
 import {
-  bodyTargets,
+  type Changes,
+  changesOf,
   describeTarget,
-  readTarget,
+  requestOperation,
   resourceOf,
   type Target,
-  targetRead,
   unwrap,
 } from './target.js';
 
@@ -153,34 +154,51 @@ function targetSummary(target: Target | undefined): Record<string, unknown> | un
 }
 
 /**
- * Everything a mutating request changes, read as it is now: the resource its path names (every
- * member of a tag, for a tag-wide action), the resources its body names, and the tags it makes
- * something join. With `all` false, only the path's target (for a confirmation prompt, when no
- * rule could match anything).
+ * Whether a request destroys or replaces: as its operation in the model says (every DELETE, the
+ * reviewed operations and action types), or as a named tool's annotations say. A generic tool's
+ * annotations say what it may do at most, so only its request decides.
  */
-async function changedBy(
-  request: RequestOptions,
-  tool: AnyTool,
-  args: Record<string, unknown>,
-  context: ToolContext,
-  all: boolean,
-): Promise<{ target?: Target; read?: ReturnType<typeof targetRead>; others: Target[] }> {
-  const read = targetRead(request, tool.request?.path, args);
-  const target = read ? await readTarget(context.client, read, context.signal) : undefined;
-  const others: Target[] = [];
-  if (all) {
-    const { reads, tags } = bodyTargets(request.body);
-    for (const other of reads) others.push(await readTarget(context.client, other, context.signal));
-    for (const tag of tags) others.push({ kind: 'tag', name: tag, tags: [tag], path: `/v2/tags/${tag}` });
-  }
-  return { ...(target ? { target } : {}), ...(read ? { read } : {}), others };
+function destroying(tool: AnyTool, request: RequestOptions, operation: Changes['operation']): boolean {
+  const byModel = operation ? destroys(operation, request.body) : false;
+  return byModel || (!tool.generic && tool.annotations.destructiveHint);
 }
 
-/** The refusal of a request that would change `target`, protected by `rule`. */
-function protectedRefusal(tool: AnyTool, target: Target, rule: ProtectRule): GuardRefusal {
+/**
+ * The rule that refuses a request changing what `changes` holds, with the resource it protects:
+ * the path's target, everything else it names, and what a snapshot or image is a copy of.
+ */
+function refusalOf(
+  tool: AnyTool,
+  changes: Changes,
+  rules: readonly ProtectRule[],
+): { rule: ProtectRule; target: Target; copyOf?: Target } | undefined {
+  for (const each of [...(changes.target ? [changes.target] : []), ...changes.others]) {
+    const rule = protectingRule(rules, each, tool.name);
+    if (rule) return { rule, target: each };
+    const origin = each.origin && protectingRule(rules, each.origin, tool.name);
+    if (origin && each.origin) return { rule: origin, target: each, copyOf: each.origin };
+  }
+  return undefined;
+}
+
+/** A mutating request the model has no operation for: with rules, nothing can say it is safe. */
+function unknownRefusal(tool: AnyTool, request: RequestOptions): GuardRefusal {
   return new GuardRefusal(
     'refused',
-    `${tool.name} refused: ${describeTarget(target)} is protected by rule ${describeRule(rule)}. Nothing was sent.`,
+    `${tool.name} refused: ${request.method} ${request.path.split('?')[0]} is no operation of the platform's API description, so protection cannot tell what it changes. Nothing was sent.`,
+    'unknown operation',
+    'Protection rules are set; a request the operation model does not know is never sent under them.',
+  );
+}
+
+/** The refusal of a request that would change `target`, protected by `rule` (or a copy of what it protects). */
+function protectedRefusal(tool: AnyTool, target: Target, rule: ProtectRule, copyOf?: Target): GuardRefusal {
+  const what = copyOf
+    ? `${describeTarget(target)} is a copy of ${describeTarget(copyOf)}, which`
+    : describeTarget(target);
+  return new GuardRefusal(
+    'refused',
+    `${tool.name} refused: ${what} is protected by rule ${describeRule(rule)}. Nothing was sent.`,
     `rule ${rule.kind}:${rule.value}`,
     'Protection rules come from --protect and the policy file; the person running cloudcall decides them (allow:TOOL lets a tool through).',
   );
@@ -227,31 +245,31 @@ export async function guardedRun(
   };
 
   const beforeMutation = async (request: RequestOptions) => {
-    const args = parseArgs(tool, raw) as Record<string, unknown>;
-    const destructive = tool.annotations.destructiveHint;
+    parseArgs(tool, raw);
     const rules = options.rules ?? [];
-    const ask = destructive && !asked;
+    const guarded = protectsAnything(rules);
+    const known = requestOperation(request);
+    const ask = destroying(tool, request, known.operation) && !asked;
     if (ask && options.unconfirmed !== 'run' && !options.confirm) {
       const { refuse, hint } = options.unconfirmed;
       throw new GuardRefusal('refused', `${tool.name} is destructive: ${refuse}`, refuse, hint);
     }
-    const guarded = protectsAnything(rules);
-    const changed =
+    // What the request changes is read when a rule could match it, or a question names it.
+    const changes: Changes =
       guarded || (ask && options.confirm)
-        ? await changedBy(request, tool, args, context, guarded)
-        : { read: targetRead(request, tool.request?.path, args), others: [] };
-    const here = changed.target;
+        ? await changesOf(context.client, request, { all: guarded, signal: context.signal })
+        : { ...known, others: [] };
+    if (guarded && !changes.operation) throw unknownRefusal(tool, request);
+    const here = changes.target;
     if (here && !target) target = here;
-    if (!entry.target && changed.read) {
-      entry.target = { path: changed.read.path, ...(changed.read.part ? { part: changed.read.part } : {}) };
+    if (!entry.target && changes.read) {
+      entry.target = { path: changes.read.path, ...(changes.read.part ? { part: changes.read.part } : {}) };
     }
-    for (const each of [...(here ? [here] : []), ...changed.others]) {
-      const rule = protectingRule(rules, each, tool.name);
-      if (rule) throw protectedRefusal(tool, each, rule);
-    }
+    const refusal = refusalOf(tool, changes, rules);
+    if (refusal) throw protectedRefusal(tool, refusal.target, refusal.rule, refusal.copyOf);
     if (ask && options.confirm) {
       asked = true;
-      const what = here ? describeTarget(here) : (changed.read?.path ?? 'the account');
+      const what = here ? describeTarget(here) : (changes.read?.path ?? 'the account');
       const decision = await options.confirm({
         tool: tool.name,
         ...(here ? { target: here } : {}),
@@ -363,9 +381,8 @@ export async function planCall(
   rules: readonly ProtectRule[] = [],
 ): Promise<Plan> {
   const plan: Plan = { tool: tool.name, destructive: tool.annotations.destructiveHint, valid: true };
-  let args: Record<string, unknown>;
   try {
-    args = parseArgs(tool, raw) as Record<string, unknown>;
+    parseArgs(tool, raw);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return { ...plan, valid: false, issues: error.issues };
@@ -396,7 +413,9 @@ export async function planCall(
     ...(Object.keys(query).length ? { query } : {}),
     ...(held.body !== undefined ? { body: maskArguments(held.body) } : {}),
   };
-  const { target, others } = await changedBy(held, tool, args, context, protectsAnything(rules));
+  const changes = await changesOf(context.client, held, { all: protectsAnything(rules), signal: context.signal });
+  const { target } = changes;
+  plan.destructive = destroying(tool, held, changes.operation);
   if (target) {
     plan.target = {
       description: describeTarget(target),
@@ -407,13 +426,9 @@ export async function planCall(
       state: maskSecrets(target.state),
     };
   }
-  for (const each of [...(target ? [target] : []), ...others]) {
-    const rule = protectingRule(rules, each, tool.name);
-    if (rule) {
-      plan.refused_by = describeRule(rule);
-      break;
-    }
-  }
+  const refusal = refusalOf(tool, changes, rules);
+  if (refusal) plan.refused_by = describeRule(refusal.rule);
+  else if (protectsAnything(rules) && !changes.operation) plan.refused_by = 'unknown operation';
   try {
     const price = await priceChange(context.client, held, target, context.signal);
     if (price) plan.price = price;

@@ -50,5 +50,13 @@ export {
   priceChange,
   RESERVED_IP_PRICES,
 } from './prices.js';
-export { describeTarget, type Resource, readTarget, resourceOf, type Target, targetRead } from './target.js';
+export {
+  type Changes,
+  changesOf,
+  describeTarget,
+  type Resource,
+  requestOperation,
+  resourceOf,
+  type Target,
+} from './target.js';
 export { auditListTool, type GuardSession, type GuardToolContext, guardTools, planTool } from './tools.js';

@@ -1,15 +1,16 @@
 /**
- * The resource a mutating call acts on, found from the request it is about to send, so every tool
- * is covered without a table: the path up to its first resource id names the resource
- * (`DELETE /v2/droplets/{ID}` and `POST /v2/droplets/{ID}/actions` both act on
- * `/v2/droplets/{ID}`; deleting a cluster's user acts on `/v2/databases/{id}`, the thing tags and
- * names belong to), read with one GET. A request with no id in its path and a `tag_name` acts on
- * every resource carrying the tag (`POST /v2/droplets/actions?tag_name=web`): every page of them is
- * listed. A request may also change resources its body names (`resources` to tag or assign,
- * `droplet_id`, `droplet_ids`, `tags` a new resource joins): `bodyTargets` finds those.
+ * What a mutating request changes, found from its operation in the operation model
+ * (`@cloudcall/api/model`, generated from the platform's API description and a reviewed table),
+ * so that every tool, named or the generic `api-call`, is covered alike: the resource each path
+ * parameter names, every resource the body or query names (by id, name, URN or typed pair) with
+ * what the request does to it, the members of a container it deletes (a project's resources, a
+ * VPC's members, a tag's carriers), and for a snapshot or image, the resource it is a copy of.
+ * Each is read as the platform shows it now, so a rule matches the name it has, not one a call
+ * is about to give it.
  */
-import { type ApiClient, paginate, type QueryValue, type RequestOptions } from '@cloudcall/core';
-import { encodeSegment } from '@cloudcall/core/internal';
+import { findOperation, kindOfUrn, kinds, type Named, namedBy, type OperationData, type Role } from '@cloudcall/api/model';
+import { type ApiClient, ApiError, InputError, paginate, type QueryValue, type RequestOptions } from '@cloudcall/core';
+import { encodeSegment, pathSegmentProblem } from '@cloudcall/core/internal';
 
 export interface Resource {
   id?: string | number;
@@ -20,152 +21,264 @@ export interface Resource {
 export interface Target extends Resource {
   /** What it is, in the platform's word (`droplet`, `database`, `load_balancer`...), or `tag`. */
   kind: string;
-  /** The GET that read it. */
+  /** The GET that read it (or would, for what cannot be read). */
   path: string;
   query?: Record<string, QueryValue>;
   /** The part of the resource acted on, when the call acts on a part (`users/alice`). */
   part?: string;
-  /** For a tag-wide action: every resource carrying the tag, from every page. */
+  /** For a tag-wide action or a container: every resource it holds, from every page. */
   members?: Resource[];
   /** The resource as read (the platform's JSON), for plans and prompts. */
   state?: unknown;
+  /** What the request does to it; `member` for a container's member. */
+  role?: Role | 'member';
+  /** For a snapshot, backup or image: the resource it is a copy of, as read now. */
+  origin?: Target;
 }
 
-/** The read that finds a mutating request's target, or undefined when it has none (a create). */
-export function targetRead(
-  request: Pick<RequestOptions, 'path' | 'query'>,
-  template: string | undefined,
-  args: Record<string, unknown>,
-): { path: string; query?: Record<string, QueryValue>; part?: string; tag?: string } | undefined {
-  const segments = request.path.split('/');
-  const values = argumentSegments(args);
-  const end = resourceEnd(segments, template, values);
-  if (end !== undefined) {
-    const path = segments.slice(0, end + 1).join('/');
-    // A part is named when it is one of the resource's own (a user, a topic), not an action.
-    const rest = segments.slice(end + 1);
-    const named = template
-      ? template
-          .split('/')
-          .slice(end + 1)
-          .some((segment) => segment.startsWith('{'))
-      : rest.some((segment) => values.has(segment));
-    return named ? { path, part: rest.join('/') } : { path };
-  }
-  const tag = request.query?.tag_name;
-  if (typeof tag === 'string' && tag !== '') {
-    const path = request.path.replace(/\/actions$/, '');
-    return { path, query: { tag_name: tag }, tag };
-  }
-  return undefined;
+/** What a mutating request changes, as the guard checks it. */
+export interface Changes {
+  /** The request's operation; undefined when the model has none for its method and path. */
+  operation?: OperationData;
+  /** The resource its path names (what a question and the audit line name). */
+  target?: Target;
+  /** Where that resource is read, and the part acted on; known without reading it. */
+  read?: { path: string; part?: string };
+  /** Everything else it changes, joins or copies from, read as it is now. */
+  others: Target[];
 }
 
 /**
- * Each argument's value as it would appear in a path segment. A string with a lone surrogate is
- * never in a path (core refuses it as a path argument) and cannot be percent-encoded, so it is
- * left out: it may still be a body field, such as a name.
+ * A request's operation and where the resource its path names is read, without reading anything:
+ * what deciding whether it destroys, and the audit line, need.
  */
-function argumentSegments(args: Record<string, unknown>): Set<string> {
-  return new Set(
-    Object.values(args)
-      // A list's items too: a handler may act on each id it is given.
-      .flatMap((value) => (Array.isArray(value) ? value : [value]))
-      .filter((value) => typeof value === 'number' || (typeof value === 'string' && value.isWellFormed()))
-      .map((value) => encodeSegment(String(value))),
-  );
+export function requestOperation(request: Pick<RequestOptions, 'method' | 'path'>): Omit<Changes, 'target' | 'others'> {
+  const match = findOperation(request.method, request.path);
+  if (!match) return {};
+  const read = primaryRead(match.operation, request.path);
+  return { operation: match.operation, ...(read ? { read } : {}) };
 }
 
-/** Index of the segment holding the first resource id. */
-function resourceEnd(segments: string[], template: string | undefined, values: Set<string>) {
-  if (template) {
-    const index = template.split('/').findIndex((segment) => /^\{\w+\}$/.test(segment));
-    return index > 0 ? index : undefined;
-  }
-  // A handler's request: the first segment after `/v2/<collection>` holding an argument's value.
-  const index = segments.findIndex((segment, position) => position >= 3 && values.has(segment));
-  return index > 0 ? index : undefined;
+/**
+ * The path of the first resource the request's path names, and the part of it acted on when the
+ * path goes on to one of its own (a user, a topic; not an action).
+ */
+function primaryRead(operation: OperationData, path: string): Changes['read'] {
+  const template = operation.path.split('/');
+  const end = template.findIndex((segment) => /^\{\w+\}$/.test(segment));
+  if (end < 0) return undefined;
+  const segments = path.split('?')[0]?.split('/') ?? [];
+  const rest = template.slice(end + 1);
+  const named = rest.some((segment) => segment.startsWith('{'));
+  return { path: segments.slice(0, end + 1).join('/'), ...(named ? { part: segments.slice(end + 1).join('/') } : {}) };
 }
 
-/** Reads the target with one GET; an error reading it (a 404 included) is thrown as is. */
-export async function readTarget(
+/**
+ * Reads what `request` changes. With `all` false, only the resource its path names (for a
+ * confirmation question, when no rule could match anything). A resource that cannot be read (a
+ * 404) is an error: the request is not sent.
+ */
+export async function changesOf(
   client: ApiClient,
-  read: NonNullable<ReturnType<typeof targetRead>>,
-  signal?: AbortSignal,
-): Promise<Target> {
-  if (read.tag !== undefined) {
-    // Every member, page after page: a protected resource on page 2 is as protected as on page 1.
-    const members: Resource[] = [];
-    const pages = paginate<unknown>(client, {
-      path: read.path,
-      perPage: 200,
-      ...(read.query ? { query: read.query } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    for await (const item of pages) members.push(resourceOf(item));
-    return {
-      kind: 'tag',
-      name: read.tag,
-      tags: [read.tag],
-      path: read.path,
-      query: read.query,
-      members,
-      state: { [read.path.split('/').pop() || 'resources']: members },
-    };
+  request: RequestOptions,
+  options: { all: boolean; signal?: AbortSignal | undefined },
+): Promise<Changes> {
+  const match = findOperation(request.method, request.path);
+  if (!match) return { others: [] };
+  const { operation, params } = match;
+  const reader = new Reader(client, options.signal);
+  const read = primaryRead(operation, request.path);
+  const named = namedBy(operation, {
+    params,
+    ...(request.query ? { query: request.query as Record<string, unknown> } : {}),
+    body: request.body,
+  });
+  const [first, ...rest] = named.filter((each) => each.ref.in === 'path');
+  let target: Target | undefined;
+  if (first && read) {
+    target = first.ref.read
+      ? await reader.read(read.path, 'target')
+      : { kind: first.ref.kind, id: first.value, name: String(first.value), path: read.path, role: 'target' };
+    if (read.part) target.part = read.part;
   }
-  const body = await client.request<Record<string, unknown>>({ method: 'GET', path: read.path, signal });
-  const { kind, state } = unwrap(body);
-  const resource = resourceOf(state);
-  // A tag carries itself: deleting tag `prod` strips it from every resource `tag:prod` protects.
-  if (kind === 'tag' && resource.name !== undefined) resource.tags = [resource.name];
-  return { kind, path: read.path, ...(read.part ? { part: read.part } : {}), ...resource, state };
+  if (!options.all) return { operation, ...(target ? { target } : {}), ...(read ? { read } : {}), others: [] };
+  const others: Target[] = [];
+  const segments = request.path.split('?')[0]?.split('/') ?? [];
+  const template = operation.path.split('/');
+  for (const each of rest) {
+    // A part with a read of its own (a database user, a node pool): its name and tags count too.
+    if (!each.ref.read) continue;
+    const depth = each.ref.read.split('/').length;
+    const path = segments.slice(0, depth).join('/');
+    const last = depth === template.length;
+    // A PUT may make what it names (a topic, a pool): absent, it is not there to protect.
+    const found = await reader.read(path, 'target', request.method === 'PUT' && last);
+    if (found) others.push(found);
+  }
+  for (const each of named) {
+    if (each.ref.in === 'path' || each.ref.role === 'use') continue;
+    others.push(...(await reader.named(each, request.path)));
+  }
+  if (operation.members) others.push(...(await reader.members(operation, params)));
+  for (const each of [...(target ? [target] : []), ...others]) await reader.origin(each);
+  return { operation, ...(target ? { target } : {}), ...(read ? { read } : {}), others };
 }
 
-/** Where a resource of a `resources` entry is read, by its type (`resource_type` or URN kind). */
-const RESOURCE_PATHS: Record<string, string> = {
-  droplet: '/v2/droplets',
-  image: '/v2/images',
-  volume: '/v2/volumes',
-  volume_snapshot: '/v2/snapshots',
-  database: '/v2/databases',
-  dbaas: '/v2/databases',
-  loadbalancer: '/v2/load_balancers',
-  load_balancer: '/v2/load_balancers',
-  domain: '/v2/domains',
-  floatingip: '/v2/reserved_ips',
-  reservedip: '/v2/reserved_ips',
-  kubernetes: '/v2/kubernetes/clusters',
-  vpc: '/v2/vpcs',
-};
+/** Reads resources for one request, each at most once. */
+class Reader {
+  private readonly seen = new Map<string, Promise<Target | undefined>>();
+  constructor(
+    private readonly client: ApiClient,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
 
-/**
- * The reads that find the resources a request's body names as ones it changes: `resources` to
- * tag, untag or assign (`{ resource_id, resource_type }` or a URN such as `do:droplet:7`), a
- * `droplet_id` or `droplet_ids` to attach or add, and the `tags` a created or updated resource
- * joins, or the `tag` a load balancer serves (each a tag whose membership it changes). A reference of a kind with no known read path
- * is left out (it names nothing a rule matches by path).
- */
-export function bodyTargets(body: unknown): { reads: { path: string }[]; tags: string[] } {
-  const reads: { path: string }[] = [];
-  const tags: string[] = [];
-  if (!isObject(body)) return { reads, tags };
-  const add = (type: unknown, id: unknown) => {
-    const base = typeof type === 'string' ? RESOURCE_PATHS[type] : undefined;
-    if (base && (typeof id === 'string' || typeof id === 'number') && String(id) !== '') {
-      reads.push({ path: `${base}/${encodeSegment(String(id))}` });
+  /** The resource at `path` with one GET; with `absent`, a 404 is undefined rather than an error. */
+  read(path: string, role: Target['role']): Promise<Target>;
+  read(path: string, role: Target['role'], absent: boolean): Promise<Target | undefined>;
+  async read(path: string, role: Target['role'], absent = false): Promise<Target | undefined> {
+    let read = this.seen.get(path);
+    if (!read) {
+      read = this.client
+        .request<Record<string, unknown>>({ method: 'GET', path, signal: this.signal })
+        .then((body) => {
+          const { kind, state } = unwrap(body);
+          const resource = resourceOf(state);
+          // A tag carries itself: deleting tag `prod` strips it from every resource `tag:prod` protects.
+          if (kind === 'tag' && resource.name !== undefined) resource.tags = [resource.name];
+          return { kind, path, ...resource, state } as Target;
+        })
+        .catch((error: unknown) => {
+          if (absent && error instanceof ApiError && error.status === 404) return undefined;
+          throw error;
+        });
+      this.seen.set(path, read);
     }
-  };
-  for (const item of Array.isArray(body.resources) ? body.resources : []) {
-    if (typeof item === 'string') {
-      const [scheme, type, ...id] = item.split(':');
-      if (scheme === 'do') add(type, id.join(':'));
-    } else if (isObject(item)) add(item.resource_type, item.resource_id);
+    const found = await read;
+    return found ? { ...found, role } : undefined;
   }
-  add('droplet', body.droplet_id);
-  for (const id of Array.isArray(body.droplet_ids) ? body.droplet_ids : []) add('droplet', id);
-  for (const tag of Array.isArray(body.tags) ? body.tags : []) if (typeof tag === 'string') tags.push(tag);
-  // A load balancer's or firewall's target tag: it starts acting on that tag's members.
-  if (typeof body.tag === 'string' && body.tag !== '') tags.push(body.tag);
-  return { reads, tags };
+
+  /** The resources one reference of the body or query names. */
+  async named(each: Named, requestPath: string): Promise<Target[]> {
+    const { ref, value } = each;
+    const kind = each.kind ?? ref.kind;
+    const role = ref.role;
+    if (kind === 'tag') {
+      const name = String(value);
+      if (ref.by !== 'members') return [{ kind: 'tag', name, tags: [name], path: `/v2/tags/${encodeSegment(name)}`, role }];
+      // Every member of the tag, page after page: a protected one on page 2 is as protected.
+      const path = requestPath.split('?')[0]?.replace(/\/actions$/, '') ?? requestPath;
+      const members = await this.list(path, { tag_name: name });
+      return [
+        { kind: 'tag', name, tags: [name], path, query: { tag_name: name }, members, role, state: { [path.split('/').pop() || 'resources']: members } },
+      ];
+    }
+    const known = kinds()[kind];
+    if (ref.by === 'name') {
+      if (!known?.byName) return [];
+      const query: Record<string, QueryValue> = { name: String(value), ...(each.within ? { region: each.within } : {}) };
+      const found = await this.list(known.byName, query);
+      return found.map((resource) => ({ kind, ...resource, path: `${known.byName}/${encodeSegment(String(resource.id))}`, role }));
+    }
+    return [await this.byId(kind, value, role, ref.at)];
+  }
+
+  /** A resource of `kind` by its id: read where its kind is read, or known by the id alone. */
+  async byId(kind: string, value: string | number, role: Target['role'], at = kind): Promise<Target> {
+    const read = kinds()[kind]?.read;
+    const text = String(value);
+    if (!read) return { kind, id: value, name: text, path: `${kind}:${text}`, role };
+    const problem = pathSegmentProblem(text);
+    if (problem) throw new InputError(`${problem} (it names a ${kind} to look at)`, at);
+    return this.read(read.replace('{id}', encodeSegment(text)), role);
+  }
+
+  /** Every item of a list, page after page, as resources. */
+  private async list(path: string, query: Record<string, QueryValue>): Promise<Resource[]> {
+    const found: Resource[] = [];
+    for await (const item of paginate<unknown>(this.client, { path, perPage: 200, query, ...(this.signal ? { signal: this.signal } : {}) }))
+      found.push(resourceOf(item));
+    return found;
+  }
+
+  /** The members of a container the request deletes. */
+  async members(operation: OperationData, params: Record<string, string>): Promise<Target[]> {
+    const container = operation.members;
+    if (!container) return [];
+    const found: Target[] = [];
+    if (container.tagged) {
+      const name = Object.values(params)[0] ?? '';
+      for (const path of container.tagged)
+        for (const member of await this.list(path, { tag_name: name }))
+          if (member.id !== undefined) found.push(await this.byId(kindOfList(path), member.id, 'member'));
+      return found;
+    }
+    if (!container.read) return [];
+    const path = container.read.replace(/\{(\w+)\}/g, (_, name: string) => encodeSegment(params[name] ?? ''));
+    if (container.associated) {
+      const answer = await this.client.request<Record<string, unknown>>({ method: 'GET', path, signal: this.signal });
+      for (const [key, kind] of Object.entries(container.associated)) {
+        for (const item of Array.isArray(answer?.[key]) ? (answer[key] as unknown[]) : []) {
+          const { id } = resourceOf(item);
+          if (id !== undefined) found.push(await this.byId(kind, id, 'member'));
+        }
+      }
+      return found;
+    }
+    for await (const item of paginate<Record<string, unknown>>(this.client, {
+      path,
+      ...(container.list ? { key: container.list } : {}),
+      perPage: 200,
+      ...(this.signal ? { signal: this.signal } : {}),
+    })) {
+      const urn = container.urn ? item?.[container.urn] : undefined;
+      if (typeof urn !== 'string') continue;
+      const [, type, ...rest] = urn.split(':');
+      if (!type || !rest.length) continue;
+      found.push(await this.byId(kindOfUrn(type), rest.join(':'), 'member'));
+    }
+    return found;
+  }
+
+  /**
+   * For a snapshot, backup or image, the resource it is a copy of: a snapshot names its source
+   * (`resource_id`, `resource_type`); an image is looked up as a snapshot, and a backup among the
+   * VMs' backups. A source that is gone leaves none.
+   */
+  async origin(target: Target): Promise<void> {
+    const state = (target.state ?? {}) as Record<string, unknown>;
+    if (target.id === undefined || (target.kind !== 'snapshot' && target.kind !== 'image')) return;
+    let source: { type: unknown; id: unknown } | undefined;
+    if (target.kind === 'snapshot') source = { type: state.resource_type, id: state.resource_id };
+    else if (state.type === 'backup') {
+      const id = Number(target.id);
+      for await (const droplet of paginate<Record<string, unknown>>(this.client, {
+        path: '/v2/droplets',
+        perPage: 200,
+        ...(this.signal ? { signal: this.signal } : {}),
+      })) {
+        if (Array.isArray(droplet?.backup_ids) && droplet.backup_ids.includes(id)) {
+          source = { type: 'droplet', id: droplet.id };
+          break;
+        }
+      }
+    } else if (state.type !== 'base' && state.type !== 'custom' && state.public !== true) {
+      const snapshot = await this.read(`/v2/snapshots/${encodeSegment(String(target.id))}`, 'source', true);
+      const facts = (snapshot?.state ?? {}) as Record<string, unknown>;
+      if (snapshot) source = { type: facts.resource_type, id: facts.resource_id };
+    }
+    if (typeof source?.type !== 'string' || (typeof source.id !== 'string' && typeof source.id !== 'number')) return;
+    const kind = source.type === 'volume' ? 'volume' : source.type === 'droplet' ? 'droplet' : undefined;
+    const read = kind && kinds()[kind]?.read;
+    if (!read) return;
+    const found = await this.read(read.replace('{id}', encodeSegment(String(source.id))), 'source', true);
+    if (found) target.origin = found;
+  }
+}
+
+/** The kind of a list's items: `/v2/droplets` holds droplets, `/v2/databases` databases. */
+function kindOfList(path: string): string {
+  const last = path.split('/').pop() ?? '';
+  return { droplets: 'droplet', databases: 'database', volumes: 'volume', images: 'image' }[last] ?? last;
 }
 
 /** The one resource of an answer such as `{ droplet: {...} }`, with its key as its kind. */
@@ -190,14 +303,14 @@ export function resourceOf(value: unknown): Resource {
 
 /** `droplet web-1 (id 123, tags prod, web)`: what a prompt or a refusal names. */
 export function describeTarget(target: Target): string {
-  if (target.members) {
-    const names = (target.members ?? []).map((member) => member.name ?? String(member.id)).slice(0, 10);
-    const count = target.members?.length ?? 0;
+  if (target.members && target.kind === 'tag') {
+    const names = target.members.map((member) => member.name ?? String(member.id)).slice(0, 10);
+    const count = target.members.length;
     return `every resource tagged ${target.name} (${count}${count ? `: ${names.join(', ')}${count > names.length ? ', ...' : ''}` : ''})`;
   }
   const facts = [
     // The id when the name is shown instead of it (a reserved IP has only its address).
-    target.id !== undefined && target.name !== undefined && target.id !== target.name
+    target.id !== undefined && target.name !== undefined && String(target.id) !== target.name
       ? `id ${target.id}`
       : undefined,
     target.tags?.length && target.kind !== 'tag' ? `tags ${target.tags.join(', ')}` : undefined,

@@ -1,0 +1,84 @@
+/**
+ * A request checked against its operation before anything is sent: the path's parameters, the
+ * query (only the parameters the operation takes, each of its type) and the body (present when
+ * required, absent when the operation takes none, valid against its schema).
+ */
+import type { InputIssue } from '@cloudcall/core';
+import type { OperationData } from './model-data.js';
+import { pointerToken, type SchemaValidator, schemaValidator } from './openapi.js';
+import { VALIDATION } from './validation.generated.js';
+
+let plain: SchemaValidator | undefined;
+let coerced: SchemaValidator | undefined;
+
+/** The validator of bodies, and of parameters given as text (read as the type their schema gives). */
+function validators() {
+  plain ??= schemaValidator(VALIDATION);
+  coerced ??= schemaValidator(VALIDATION, { coerce: true });
+  return { plain, coerced };
+}
+
+export interface RequestParts {
+  /** The path parameters' values, by name (as matched from a concrete path, or given). */
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  /** The JSON body; undefined for none. */
+  body?: unknown;
+}
+
+/**
+ * Why a request does not fit its operation, as issues naming `Path`, `Query.NAME` or `Body`
+ * (`Body.size`: `must be string`); empty when it fits.
+ */
+export function requestIssues(operation: OperationData, request: RequestParts): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const { plain: bodies, coerced: texts } = validators();
+  const base = `/operations/${pointerToken(operation.id)}`;
+  const schemas = VALIDATION.operations[operation.id] ?? {};
+  for (const param of operation.params ?? []) {
+    if (param.in !== 'path') continue;
+    const value = request.params?.[param.name];
+    if (value === undefined || value === '') {
+      issues.push({ argument: 'Path', message: `needs {${param.name}}` });
+      continue;
+    }
+    for (const error of texts.validate(`${base}/path/${pointerToken(param.name)}`, value).errors)
+      issues.push({ argument: 'Path', message: `{${param.name}} ${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+  }
+  const takes = new Set((operation.params ?? []).filter((param) => param.in === 'query').map((param) => param.name));
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value === undefined) continue;
+    if (!takes.has(name)) {
+      issues.push({
+        argument: `Query.${name}`,
+        message: `is not a parameter of ${operation.id}${takes.size ? ` (it takes ${[...takes].join(', ')})` : ' (it takes none)'}`,
+      });
+      continue;
+    }
+    if (!schemas.query?.[name]) continue;
+    for (const error of texts.validate(`${base}/query/${pointerToken(name)}`, value).errors)
+      issues.push({ argument: `Query.${name}`, message: `${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+  }
+  for (const param of operation.params ?? []) {
+    if (param.in === 'query' && param.required && request.query?.[param.name] === undefined)
+      issues.push({ argument: `Query.${param.name}`, message: 'is required' });
+  }
+  const { body } = request;
+  if (!operation.body) {
+    if (body !== undefined) issues.push({ argument: 'Body', message: `${operation.id} takes no body` });
+  } else if (body === undefined) {
+    if (operation.body === 'required') issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
+  } else {
+    for (const error of bodies.validate(`${base}/body`, body).errors) {
+      const [where = '/', ...rest] = error.split(' ');
+      const at = where === '/' ? '' : where.replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+      issues.push({ argument: `Body${at}`, message: rest.join(' ') });
+    }
+  }
+  return issues;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
