@@ -76,7 +76,7 @@ const Query = z
   .record(z.string().min(1).max(100), z.union([QueryValue, z.array(QueryValue).max(100)]))
   .describe('Query parameters');
 const Body = z
-  .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
+  .union([z.record(z.string().max(1_024), z.unknown()), z.array(z.unknown()).max(10_000)])
   .describe('JSON body (api-describe shows its shape)');
 const Path = z
   .string()

@@ -1,14 +1,12 @@
 /**
- * The hint tables: the scopes table is the API description's (through the committed subset), each
- * operation finds its own scopes by method and a filled path, and every tool a hint names exists.
+ * The hint tables: each operation of the API description (the committed subset) finds its own
+ * scopes by method and a filled path, through the operation model; every tool a hint names exists.
  */
 import { ApiError, InputError, NetworkError } from '@cloudcall/core';
 import { subset } from '@cloudcall/openapi-subset';
-import { staleness } from '@cloudcall/testing';
 import { describe, expect, it } from 'vitest';
 import { hintFor, reportError, scopesFor } from './hints.js';
 import { families, toolsOf } from './index.js';
-import { OPERATION_SCOPES } from './scopes.generated.js';
 
 const apiError = (
   status: number,
@@ -22,18 +20,7 @@ const apiError = (
 /** A path template filled the way a tool fills it: each parameter a plausible value. */
 const filled = (template: string) => template.replace(/\{[^}]+\}/g, 'x1');
 
-describe('the scopes table', () => {
-  it('is what tooling/scripts/scopes.mjs makes now (refresh with pnpm generate)', () => {
-    expect(staleness(new URL('../../../tooling/scripts/scopes.mjs', import.meta.url))).toBe('');
-  });
-
-  it('is the subset, operation for operation (refresh with pnpm generate)', () => {
-    const fromSubset = Object.values(subset.operations)
-      .map(({ method, path, scopeSets }) => JSON.stringify([method, path, scopeSets]))
-      .sort();
-    expect(OPERATION_SCOPES.map((row) => JSON.stringify(row)).sort()).toEqual(fromSubset);
-  });
-
+describe('the scopes', () => {
   it.each(Object.entries(subset.operations))('%s: its filled path finds its scopes', (_, operation) => {
     expect(scopesFor(operation.method, filled(operation.path))).toEqual(operation.scopeSets);
   });

@@ -6,7 +6,7 @@
  */
 import { ApiError, CloudcallError, InputError, WaitFailedError, WaitTimeoutError } from '@cloudcall/core';
 import { type ErrorReport, errorReport } from '@cloudcall/core/internal';
-import { OPERATION_SCOPES } from './scopes.generated.js';
+import { findOperation } from '@cloudcall/api/model';
 
 /** Path templates (most specific first) and what a 404 on them means. */
 const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [
@@ -146,26 +146,13 @@ const NOT_FOUND_RULES = NOT_FOUND.map(([template, hint]) => ({
   hint,
 }));
 
-const SCOPE_RULES = OPERATION_SCOPES.map(([method, template, sets]) => ({
-  method,
-  pattern: templatePattern(template),
-  literal: template.split('/').filter((segment) => !segment.startsWith('{')).length,
-  sets,
-}));
-
 /**
  * The scope sets that let a token make a call (any one set, all of its scopes), as the API
- * description lists them; undefined for an operation it does not describe.
+ * description lists them (through the operation model); undefined for an operation it does not
+ * describe.
  */
 export function scopesFor(method: string, path: string): readonly (readonly string[])[] | undefined {
-  const bare = path.split('?', 1)[0] ?? path;
-  let best: (typeof SCOPE_RULES)[number] | undefined;
-  for (const rule of SCOPE_RULES) {
-    if (rule.method !== method || !rule.pattern.test(bare)) continue;
-    // `/v2/droplets/actions` is its own operation, not `/v2/droplets/{id}`.
-    if (!best || rule.literal > best.literal) best = rule;
-  }
-  return best?.sets;
+  return findOperation(method, path)?.operation.scopes;
 }
 
 /** A hint for a failed call, or undefined when there is nothing better to say than the message. */

@@ -43,7 +43,14 @@ const accepted: Record<string, string[]> = {
 /** Tools that may lose data, remove or replace a whole set, by the spec's words and the issues' rules. */
 const DESTRUCTIVE =
   /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$/;
-const READ_ONLY = /(^|-)(get|list)(-|$)|^vm-action$|^wait$/;
+const READ_ONLY = /(^|-)(get|list|search|describe)(-|$)|^vm-action$|^wait$/;
+/**
+ * The generic call may send any method: it is listed as destructive (the guard decides each
+ * request from the operation model, and asks only for one that destroys).
+ */
+const GENERIC = /^api-call$/;
+/** Tools that answer from the built-in operation model, not the platform. */
+const CLOSED_WORLD = /^api-(search|describe)$/;
 
 /** Tools cloudcall adds beyond the spec's (its names and arguments are cloudcall's own). */
 
@@ -92,12 +99,15 @@ describe('tool definitions match the spec', () => {
 
 describe('annotations follow the rules', () => {
   it.each(tools.map((tool) => [tool.name, tool] as const))('%s', (name, tool) => {
-    expect(tool.annotations.destructiveHint, `${name} destructive`).toBe(DESTRUCTIVE.test(name));
+    expect(tool.annotations.destructiveHint, `${name} destructive`).toBe(
+      DESTRUCTIVE.test(name) || GENERIC.test(name),
+    );
     expect(tool.annotations.readOnlyHint, `${name} read-only`).toBe(
       READ_ONLY.test(name) && !DESTRUCTIVE.test(name),
     );
+    expect(Boolean(tool.generic), `${name} generic`).toBe(GENERIC.test(name));
     if (tool.annotations.readOnlyHint) expect(tool.annotations.idempotentHint).toBe(true);
-    expect(tool.annotations.openWorldHint).toBe(true);
+    expect(tool.annotations.openWorldHint).toBe(!CLOSED_WORLD.test(name));
   });
 });
 
@@ -109,6 +119,7 @@ describe('selectFamilies', () => {
       'networking',
       'vms',
       'images',
+      'api',
     ]);
     expect(selectFamilies('vms, account').map((f) => f.name)).toEqual(['account', 'vms']);
     expect(() => selectFamilies('account,dns')).toThrow(/unknown family dns; choose from account, databases/);
