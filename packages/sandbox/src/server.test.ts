@@ -240,6 +240,12 @@ describe('routing errors', () => {
     for (const path of ['/v2/nope', '/v2/account/keys/1/extra', '/', '/v3/account']) {
       expectPlatformError(await call(base, path), 404, 'not_found');
     }
+    // An operation of the platform with no model here yet says so.
+    const reply = await call(base, '/v2/kubernetes/clusters');
+    expectPlatformError(reply, 404, 'not_found');
+    expect((reply.body as { message: string }).message).toBe(
+      'The resource you were accessing could not be found: the sandbox does not emulate GET /v2/kubernetes/clusters.',
+    );
   });
 
   it('answers 405 for a method the path does not take', async () => {

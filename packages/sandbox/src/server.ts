@@ -281,7 +281,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     );
     const matches = compiled.filter((route) => route.pattern.test(path));
     const route = matches.find((r) => r.method === method);
-    if (matches.length && !route) {
+    if (!matches.length) {
+      // A path of the platform the sandbox has no model of yet: a 404 as the platform's, saying so.
+      replyBody = errorBody(
+        requestId,
+        'not_found',
+        `The resource you were accessing could not be found: the sandbox does not emulate ${method} ${path}.`,
+      );
+    } else if (!route) {
       status = 405;
       replyBody = errorBody(requestId, 'method_not_allowed', `${method} is not allowed on ${path}.`);
     } else if (route) {
