@@ -5,7 +5,7 @@
  */
 import { operations } from './model.js';
 import type { JsonSchema, OperationData } from './model-data.js';
-import { VALIDATION } from './validation.generated.js';
+import { validationData } from './validation.js';
 
 /** Words people use for what the API names otherwise. */
 const SYNONYMS: Record<string, string[]> = {
@@ -128,7 +128,7 @@ export interface OperationDescription {
 export const BODY_TEXT_LIMIT = 6_000;
 
 export function describeOperation(operation: OperationData): OperationDescription {
-  const schemas = VALIDATION.operations[operation.id] ?? {};
+  const schemas = validationData().operations[operation.id] ?? {};
   const params = (where: 'path' | 'query') =>
     Object.fromEntries(
       (operation.params ?? [])
@@ -178,7 +178,7 @@ const ROLE_TEXT = {
 } as const;
 
 function bodyProperties(id: string): Record<string, unknown> {
-  const body = resolve(VALIDATION.operations[id]?.body);
+  const body = resolve(validationData().operations[id]?.body);
   const merged: Record<string, unknown> = {};
   for (const part of [body, ...(asArray(body?.allOf) ?? []), ...(asArray(body?.oneOf) ?? []), ...(asArray(body?.anyOf) ?? [])]) {
     Object.assign(merged, (resolve(part)?.properties as Record<string, unknown>) ?? {});
@@ -194,7 +194,7 @@ function resolve(schema: unknown, seen = new Set<string>()): Schema | undefined 
     const name = current.$ref.slice('#/components/schemas/'.length);
     if (seen.has(name)) return undefined;
     seen.add(name);
-    current = VALIDATION.components.schemas[name] as Schema | undefined;
+    current = validationData().components.schemas[name] as Schema | undefined;
   }
   return current && typeof current === 'object' ? current : undefined;
 }
@@ -210,7 +210,7 @@ export function typeText(schema: JsonSchema | undefined, depth: number, seen: re
   const ref = typeof schema.$ref === 'string' ? schema.$ref.slice('#/components/schemas/'.length) : undefined;
   if (ref !== undefined) {
     if (seen.includes(ref)) return ref;
-    return typeText(VALIDATION.components.schemas[ref], depth, [...seen, ref]);
+    return typeText(validationData().components.schemas[ref], depth, [...seen, ref]);
   }
   const nullable = schema.nullable === true ? ' | null' : '';
   if (Array.isArray(schema.enum)) {

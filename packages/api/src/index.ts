@@ -28,7 +28,7 @@ export {
   kindOfUrn,
   kinds,
   type Match,
-  MODEL_VERSION,
+  modelData,
   methodsOf,
   type Named,
   namedBy,

@@ -4,7 +4,7 @@
  * place it names a resource. Made from the generated model (scripts/generate.mjs), read once.
  */
 import type { KindData, ModelData, OperationData, Reference } from './model-data.js';
-import { MODEL } from './operations.generated.js';
+import { MODEL_TEXT } from './operations.generated.js';
 
 export type { Container, KindData, OperationData, Reference, Role } from './model-data.js';
 
@@ -18,13 +18,21 @@ interface Node {
 
 const newNode = (): Node => ({ literal: new Map(), ends: new Map() });
 
+let model: ModelData | undefined;
+
+/** The model, parsed the first time it is read. */
+export function modelData(): ModelData {
+  model ??= JSON.parse(MODEL_TEXT) as ModelData;
+  return model;
+}
+
 let index: { byId: Map<string, OperationData>; root: Node } | undefined;
 
 function built() {
   if (index) return index;
   const byId = new Map<string, OperationData>();
   const root = newNode();
-  for (const operation of MODEL.operations) {
+  for (const operation of modelData().operations) {
     byId.set(operation.id, operation);
     let node = root;
     const names: string[] = [];
@@ -48,16 +56,13 @@ function built() {
 
 /** Every operation, in the model's order. */
 export function operations(): readonly OperationData[] {
-  return MODEL.operations;
+  return modelData().operations;
 }
 
 /** The kinds of resource a request can name, with where each is read. */
 export function kinds(): Readonly<Record<string, KindData>> {
-  return MODEL.kinds;
+  return modelData().kinds;
 }
-
-/** The API description's version the model was made from. */
-export const MODEL_VERSION = MODEL.version;
 
 export function operationById(id: string): OperationData | undefined {
   return built().byId.get(id);
@@ -229,12 +234,12 @@ export function valuesAt(body: unknown, at: string): { value: unknown; parent: u
 
 /** The kind a URN's type names (`dbaas` is a database), or the type itself. */
 export function kindOfUrn(type: string): string {
-  return Object.entries(MODEL.kinds).find(([, kind]) => kind.urn?.includes(type))?.[0] ?? type;
+  return Object.entries(kinds()).find(([, kind]) => kind.urn?.includes(type))?.[0] ?? type;
 }
 
 /** The kind a tag resource's `resource_type` names (`volume_snapshot` is a snapshot), or the type itself. */
 export function kindOfType(type: string): string {
-  return Object.entries(MODEL.kinds).find(([, kind]) => kind.types?.includes(type))?.[0] ?? type;
+  return Object.entries(kinds()).find(([, kind]) => kind.types?.includes(type))?.[0] ?? type;
 }
 
 function isId(value: unknown): value is string | number {
@@ -243,9 +248,4 @@ function isId(value: unknown): value is string | number {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The model as generated, for tests and tools that list it whole. */
-export function modelData(): ModelData {
-  return MODEL;
 }

@@ -6,15 +6,15 @@
 import type { InputIssue } from '@cloudcall/core';
 import type { OperationData } from './model-data.js';
 import { pointerToken, type SchemaValidator, schemaValidator } from './openapi.js';
-import { VALIDATION } from './validation.generated.js';
+import { validationData } from './validation.js';
 
 let plain: SchemaValidator | undefined;
 let coerced: SchemaValidator | undefined;
 
 /** The validator of bodies, and of parameters given as text (read as the type their schema gives). */
 function validators() {
-  plain ??= schemaValidator(VALIDATION);
-  coerced ??= schemaValidator(VALIDATION, { coerce: true });
+  plain ??= schemaValidator(validationData());
+  coerced ??= schemaValidator(validationData(), { coerce: true });
   return { plain, coerced };
 }
 
@@ -34,7 +34,7 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
   const issues: InputIssue[] = [];
   const { plain: bodies, coerced: texts } = validators();
   const base = `/operations/${pointerToken(operation.id)}`;
-  const schemas = VALIDATION.operations[operation.id] ?? {};
+  const schemas = validationData().operations[operation.id] ?? {};
   for (const param of operation.params ?? []) {
     if (param.in !== 'path') continue;
     const value = request.params?.[param.name];
