@@ -69,13 +69,33 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
   } else if (body === undefined) {
     if (operation.body === 'required') issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
   } else {
-    for (const error of bodies.validate(`${base}/body`, body).errors) {
+    let errors = bodies.validate(`${base}/body`, body).errors;
+    // A body of several shapes with nothing to tell them apart (a VM create: one name, or
+    // `names`): the errors of the shape it comes closest to, not of every shape at once.
+    const shapes = alternatives(schemas.body);
+    if (errors.length && shapes) {
+      const tried = shapes.list.map((_, at) => bodies.validate(`${base}/body/${shapes.key}/${at}`, body).errors);
+      const closest = tried.reduce((best, each) => (each.length < best.length ? each : best));
+      if (closest.length) errors = closest;
+    }
+    for (const error of errors) {
       const [where = '/', ...rest] = error.split(' ');
       const at = where === '/' ? '' : where.replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
       issues.push({ argument: `Body${at}`, message: rest.join(' ') });
     }
   }
   return issues;
+}
+
+/** The shapes of a body schema that is a oneOf or anyOf with no discriminator to pick one. */
+function alternatives(schema: unknown): { key: 'oneOf' | 'anyOf'; list: unknown[] } | undefined {
+  if (schema === null || typeof schema !== 'object' || 'discriminator' in schema) return undefined;
+  const record = schema as Record<string, unknown>;
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const list = record[key];
+    if (Array.isArray(list) && list.length > 1) return { key, list };
+  }
+  return undefined;
 }
 
 function preview(value: unknown): string {
