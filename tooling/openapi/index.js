@@ -40,6 +40,10 @@ function getAjv() {
  * action body is a oneOf of two schemas where one extends the other, which no body can satisfy under
  * plain oneOf. Rewrite those nodes to if/then/else chains that select the mapped schema; values
  * without a mapping fall back to the original oneOf/anyOf.
+ *
+ * The product's twin is `withDiscriminators` in packages/api/src/openapi.ts (request validation).
+ * This test tooling cannot import it: @cloudcall/api's tests depend on the sandbox and the catalog,
+ * whose tests depend on this package, and the workspace's dependency graph must have no cycle.
  */
 function applyDiscriminators(document) {
   const visit = (node) => {
