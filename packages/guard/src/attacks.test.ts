@@ -381,6 +381,16 @@ describe('confirmation and read-only, decided from each request', () => {
     });
     const create = await planCall(apiCallTool, { Method: 'POST', Path: '/v2/tags', Body: { name: 'p' } }, { client: client() });
     expect(create).toMatchObject({ destructive: false, request: { method: 'POST', path: '/v2/tags' } });
+    // The price change is the named tool's: it is read from the request, whoever makes it.
+    const body = { name: 'priced', size: 's-1vcpu-2gb', image: 161928327, region: 'nyc3' };
+    const priced = await planCall(apiCallTool, { Method: 'POST', Path: '/v2/droplets', Body: body }, { client: client() });
+    const named = await planCall(
+      tool('vm-create'),
+      { Name: 'priced', Size: 's-1vcpu-2gb', ImageID: 161928327, Region: 'nyc3' },
+      { client: client() },
+    );
+    expect(priced.price).toMatchObject({ monthly_before: 0, monthly_delta: expect.any(Number) });
+    expect(priced.price).toEqual(named.price);
     expect(mutating()).toEqual([]);
   });
 });

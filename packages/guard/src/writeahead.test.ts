@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { apiCallTool } from '@cloudcall/api';
 import { annotations, defineTool, returns, runTool } from '@cloudcall/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -58,6 +59,30 @@ describe('the intent line', () => {
       { client: sandbox.connection.client },
     ).catch((error: unknown) => error)) as { status?: number };
     expect(tags.status).toBe(404);
+  });
+
+  it('comes before a generic api-call too, naming its request, and on a full disk it sends nothing', async () => {
+    const path = join(dir, 'generic.log');
+    await guardedRun(
+      apiCallTool,
+      { Method: 'POST', Path: '/v2/tags', Body: { name: 'made-generically' } },
+      { client: sandbox.connection.client },
+      { frontEnd: 'mcp', unconfirmed: 'run', audit: openAuditLog(path) },
+    );
+    expect(linesOf(path)).toMatchObject([
+      { phase: 'intent', tool: 'api-call', request: { method: 'POST', path: '/v2/tags' } },
+      { tool: 'api-call', outcome: 'ok' },
+    ]);
+    seen.length = 0;
+    await expect(
+      guardedRun(
+        apiCallTool,
+        { Method: 'POST', Path: '/v2/tags', Body: { name: 'never-made-generically' } },
+        { client: sandbox.connection.client },
+        { frontEnd: 'mcp', unconfirmed: 'run', audit: openAuditLog('/dev/full') },
+      ),
+    ).rejects.toThrow(/api-call was not sent: audit log \/dev\/full could not be written/);
+    expect(seen).toEqual([]);
   });
 
   it('when its directory is gone, stops the call before anything is sent', async () => {
