@@ -18,15 +18,32 @@ function tools() {
   return [...toolsOf(families), ...guardTools];
 }
 
-/** The listing's index (one line of JSON): the families, and each tool's name, family, title and annotations. */
+/**
+ * The listing's index (one line of JSON): the families, and each tool's name, family, title and
+ * annotations, with its read-only form's (and that form's tools/list entry) when it has one.
+ */
 export function listingJson() {
   const data = {
-    families: families.map(({ name, title, description }) => ({ name, title, description })),
+    families: families.map(({ name, title, description, alwaysListed }) => ({
+      name,
+      title,
+      description,
+      ...(alwaysListed ? { alwaysListed } : {}),
+    })),
     tools: tools().map((tool) => ({
       name: tool.name,
       family: tool.family,
       title: tool.title,
       annotations: tool.annotations,
+      ...(tool.readOnlyForm
+        ? {
+            readOnlyForm: {
+              title: tool.readOnlyForm.title,
+              annotations: tool.readOnlyForm.annotations,
+              listing: toolListing(tool.readOnlyForm),
+            },
+          }
+        : {}),
     })),
   };
   return `${JSON.stringify(data)}\n`;

@@ -1,8 +1,10 @@
 /**
  * The tool list's weight, as an agent host receives it from tools/list over a real transport: the
  * 142 spec tools in at most 50,000 bytes (JSON of the result), with every argument described and
- * the spec's enums listed; dynamic mode's first list in at most 4 KB. A failure prints the bytes
- * and the ten largest tools, so whoever grew the list sees where.
+ * the spec's enums listed; the api family's three tools in at most 4 KB together, in every
+ * listing that has them; dynamic mode's first list in at most 4 KB for the toolset tools and 4 KB
+ * for the api tools listed beside them. A failure prints the bytes and the ten largest tools, so
+ * whoever grew the list sees where.
  */
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +16,9 @@ afterAll(killAll);
 
 const BUDGET = 50_000;
 const DYNAMIC_BUDGET = 4_096;
+const API_BUDGET = 4_096;
+const API_TOOLS = ['api-search', 'api-describe', 'api-call'];
+const TOOLSET_TOOLS = ['toolset-list', 'toolset-enable'];
 
 interface SpecTool {
   name: string;
@@ -25,6 +30,9 @@ const spec = JSON.parse(
 const specNames = new Set(spec.tools.map((tool) => tool.name));
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+/** The bytes of the named tools' entries together, as each is listed. */
+const bytesOf = (tools: Tool[], names: readonly string[]) =>
+  tools.filter((tool) => names.includes(tool.name)).reduce((sum, tool) => sum + bytes(tool), 0);
 
 async function listed(args: string[]): Promise<Tool[]> {
   const { client, close } = await stdioClient(['--sandbox', '--quiet', ...args]);
@@ -76,15 +84,30 @@ describe('the tool list budget', () => {
     }
   });
 
-  it('is smaller read-only, and at most 4 KB in dynamic mode', async () => {
+  it('is smaller read-only; in dynamic mode, the toolset and api tools in at most 4 KB each', async () => {
     const all = await listed([]);
     const readOnly = await listed(['--read-only']);
     const dynamic = await listed(['--tool-mode', 'dynamic']);
     process.stderr.write(
-      `tools/list bytes: default ${bytes({ tools: all })} (${all.length} tools), --read-only ${bytes({ tools: readOnly })} (${readOnly.length}), dynamic ${bytes({ tools: dynamic })} (${dynamic.length})\n`,
+      `tools/list bytes: default ${bytes({ tools: all })} (${all.length} tools), --read-only ${bytes({ tools: readOnly })} (${readOnly.length}), dynamic ${bytes({ tools: dynamic })} (${dynamic.length}: toolset tools ${bytesOf(dynamic, TOOLSET_TOOLS)}, api tools ${bytesOf(dynamic, API_TOOLS)})\n`,
     );
     expect(readOnly.length).toBeLessThan(all.length);
     expect(readOnly.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
-    expect(bytes({ tools: dynamic }), report(dynamic)).toBeLessThanOrEqual(DYNAMIC_BUDGET);
+    expect(dynamic.map((tool) => tool.name)).toEqual([...TOOLSET_TOOLS, ...API_TOOLS]);
+    expect(bytesOf(dynamic, TOOLSET_TOOLS), report(dynamic)).toBeLessThanOrEqual(DYNAMIC_BUDGET);
+    expect(bytesOf(dynamic, API_TOOLS), report(dynamic)).toBeLessThanOrEqual(API_BUDGET);
+  });
+
+  it.each([
+    ['default', []],
+    ['--read-only', ['--read-only']],
+    ['dynamic', ['--tool-mode', 'dynamic']],
+    ['dynamic, --read-only', ['--tool-mode', 'dynamic', '--read-only']],
+  ])(`lists the three api tools in at most ${API_BUDGET} bytes together (%s)`, async (_, args) => {
+    const tools = await listed(args);
+    const api = tools.filter((tool) => API_TOOLS.includes(tool.name));
+    expect(api.map((tool) => tool.name)).toEqual(API_TOOLS);
+    process.stderr.write(`api tools (${args.join(' ') || 'default'}): ${bytesOf(api, API_TOOLS)} bytes\n`);
+    expect(bytesOf(api, API_TOOLS), report(api)).toBeLessThanOrEqual(API_BUDGET);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * --tool-mode dynamic, through the official SDK client (over stdio to the built server first, then
- * in process over the SDK's in-memory transport): the first tool list is two small tools; toolset-list shows families and tools; toolset-enable adds them and the client
- * hears notifications/tools/list_changed; selection and read-only still apply.
+ * in process over the SDK's in-memory transport): the first tool list is the two toolset tools and
+ * the api family's three (which reach every operation); toolset-list shows families and tools;
+ * toolset-enable adds them and the client hears notifications/tools/list_changed; selection and
+ * read-only still apply.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -23,12 +25,39 @@ function nextListChanged(client: Client): Promise<void> {
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
 
 describe('--tool-mode dynamic', () => {
-  it('starts with the toolset tools, enables a family and tells the client the list changed', async () => {
+  it('starts with the toolset and api tools, enables a family and tells the client the list changed', async () => {
     const { client, close } = await stdioClient(['--sandbox', '--tool-mode', 'dynamic']);
     try {
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
-      expect(await names(client)).toEqual(['toolset-list', 'toolset-enable']);
+      expect(await names(client)).toEqual([
+        'toolset-list',
+        'toolset-enable',
+        'api-search',
+        'api-describe',
+        'api-call',
+      ]);
       expect(client.getInstructions()).toMatch(/toolset-enable/);
+      // Listed from the start, so enabled; the api tools answer at once.
+      const api = await call(client, 'toolset-list', { Family: 'api' });
+      expect(api.structured).toMatchObject({
+        families: [
+          {
+            name: 'api',
+            tools: [
+              { name: 'api-search', enabled: true },
+              { name: 'api-describe', enabled: true },
+              { name: 'api-call', destructive: true, enabled: true },
+            ],
+          },
+        ],
+      });
+      const already = await call(client, 'toolset-enable', { Families: ['api'] });
+      expect(already.structured).toEqual({
+        enabled: [],
+        already_enabled: ['api-search', 'api-describe', 'api-call'],
+      });
+      const account = await call(client, 'api-call', { Method: 'GET', Path: '/v2/account' });
+      expect(account.structured).toMatchObject({ account: { status: 'active' } });
 
       const catalog = await call(client, 'toolset-list', { Family: 'images' });
       const family = (
@@ -91,6 +120,9 @@ describe('--tool-mode dynamic', () => {
       await changed;
       const listed = await names(client);
       expect(listed).toContain('image-get');
+      // The api tools from the start, api-call in its read-only form.
+      const apiCall = (await client.listTools()).tools.find((tool) => tool.name === 'api-call');
+      expect(apiCall?.inputSchema.properties?.Method).toMatchObject({ enum: ['GET', 'HEAD'] });
       expect(listed).not.toContain('image-delete');
       expect(listed).not.toContain('size-list');
 

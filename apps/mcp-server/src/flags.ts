@@ -116,7 +116,7 @@ export const FLAGS = {
   families: {
     type: 'string',
     value: 'LIST',
-    help: 'comma-separated families to serve (default: all): account, databases, networking, vms, images',
+    help: 'comma-separated families to serve (default: all): account, databases, networking, vms, images, api',
   },
   tools: {
     type: 'string',
@@ -124,11 +124,14 @@ export const FLAGS = {
     help: 'serve only these tools: names and globs, such as "vm-*,db-cluster-get-*" (comma- or space-separated)',
   },
   'exclude-tools': { type: 'string', value: 'LIST', help: 'do not serve these tools (names and globs)' },
-  'read-only': { type: 'boolean', help: 'serve only tools that change nothing (readOnlyHint)' },
+  'read-only': {
+    type: 'boolean',
+    help: 'serve only tools that change nothing (readOnlyHint); api-call stays, taking GET and HEAD only',
+  },
   'tool-mode': {
     type: 'string',
     value: 'static|dynamic',
-    help: 'static (default) lists every tool served; dynamic lists two tools, toolset-list and toolset-enable, and adds families or tools as the client enables them (for hosts that cap the number of tools)',
+    help: "static (default) lists every tool served; dynamic lists toolset-list and toolset-enable (and the api family's three tools), and adds families or tools as the client enables them (for hosts that cap the number of tools)",
   },
   'show-secrets': {
     type: 'boolean',

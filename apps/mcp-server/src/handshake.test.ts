@@ -214,16 +214,24 @@ describe('EarlyStdio handing over to the SDK server', () => {
     expect(s.events).toEqual(['answered 1', 'needServer']);
   });
 
-  it('in dynamic mode, leaves tools/list to the SDK server, which lists the toolset tools', async () => {
+  it('in dynamic mode, leaves tools/list to the SDK server, which lists the toolset and api tools', async () => {
     const s = session(true);
     s.input.write(
       line(initialize) + line(initialized) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     );
     await expect.poll(() => s.answers().length).toBe(2);
     expect(s.answers()[1]).toMatchObject({
-      result: { tools: [{ name: 'toolset-list' }, { name: 'toolset-enable' }] },
+      result: {
+        tools: [
+          { name: 'toolset-list' },
+          { name: 'toolset-enable' },
+          { name: 'api-search' },
+          { name: 'api-describe' },
+          { name: 'api-call' },
+        ],
+      },
     });
-    expect((s.answers()[1]?.result as { tools?: unknown[] } | undefined)?.tools).toHaveLength(2);
+    expect((s.answers()[1]?.result as { tools?: unknown[] } | undefined)?.tools).toHaveLength(5);
   });
 
   it('closes the session when input ends before the SDK server loads', async () => {

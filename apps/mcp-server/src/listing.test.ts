@@ -36,16 +36,32 @@ describe('the build-time listing', () => {
     const tools = [...toolsOf(families), ...guardTools];
     expect(LISTING.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     for (const [index, tool] of tools.entries()) {
-      expect(LISTING.tools[index], tool.name).toEqual({
-        name: tool.name,
-        family: tool.family,
-        title: tool.title,
-        annotations: tool.annotations,
-        listing: toolListing(tool),
+      const data = (form: typeof tool) => ({
+        name: form.name,
+        family: form.family,
+        title: form.title,
+        annotations: form.annotations,
+        listing: toolListing(form),
+      });
+      expect(LISTING.tools[index], tool.name).toStrictEqual({
+        ...data(tool),
+        ...(tool.readOnlyForm ? { readOnlyForm: data(tool.readOnlyForm) } : {}),
       });
     }
-    expect(LISTING.families).toEqual(
-      families.map(({ name, title, description }) => ({ name, title, description })),
+    expect(LISTING.tools.find((tool) => tool.name === 'api-call')?.readOnlyForm?.listing).toMatchObject({
+      inputSchema: { properties: { Method: { enum: ['GET', 'HEAD'] } } },
+      annotations: { readOnlyHint: true },
+    });
+    expect(LISTING.families).toStrictEqual(
+      families.map(({ name, title, description, alwaysListed }) => ({
+        name,
+        title,
+        description,
+        ...(alwaysListed ? { alwaysListed } : {}),
+      })),
     );
+    expect(LISTING.families.filter((family) => family.alwaysListed).map((family) => family.name)).toEqual([
+      'api',
+    ]);
   });
 });

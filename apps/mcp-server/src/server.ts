@@ -151,6 +151,17 @@ export function loadCallKit(): Promise<CallKit> {
   return callKit;
 }
 
+/**
+ * The definition a listed tool runs: its read-only form when that is what was listed (selection
+ * offers it with --read-only), so a call is held to what the listing said.
+ */
+function definitionOf(all: ReadonlyMap<string, AnyTool>, listed: ToolData): AnyTool | undefined {
+  const definition = all.get(listed.name);
+  return listed.annotations.readOnlyHint && !definition?.annotations.readOnlyHint
+    ? definition?.readOnlyForm
+    : definition;
+}
+
 /** Loads what calls need (the definitions, the API client) ahead of the first call. */
 export function warmUp(options: Pick<McpServerOptions, 'client' | 'log'>): void {
   loadCallKit().catch((error: unknown) => options.log(`could not load the tools: ${String(error)}`));
@@ -210,7 +221,12 @@ export function createToolCall(options: McpServerOptions): ToolCall {
   // The definitions of the tools offered: what `plan` may plan.
   let offered: Map<string, AnyTool> | undefined;
   const offeredOf = (all: Map<string, AnyTool>) => {
-    offered ??= new Map([...all].filter(([name]) => byName.has(name)));
+    offered ??= new Map(
+      options.tools.flatMap((tool) => {
+        const definition = definitionOf(all, tool);
+        return definition ? [[tool.name, definition] as const] : [];
+      }),
+    );
     return offered;
   };
   return async ({ name, arguments: args, _meta }, extra) => {
@@ -218,7 +234,7 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     const started = Date.now();
     const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote } = kit.core;
-    const definition = kit.tools.get(name);
+    const definition = offeredOf(kit.tools).get(name);
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const progress = progressSender(_meta?.progressToken, extra);
@@ -372,7 +388,8 @@ interface MetaTool {
 /**
  * Dynamic mode's two tools, modelled on github-mcp-server's dynamic toolsets: one lists the
  * families and their tools with one-line summaries, the other adds families or tools to this
- * session's tool list and tells the client the list changed. Tools hidden by a flag stay hidden.
+ * session's tool list and tells the client the list changed. Tools hidden by a flag stay hidden;
+ * those of a family marked `alwaysListed` are enabled from the start.
  */
 function createToolsets(
   options: McpServerOptions,
@@ -383,6 +400,10 @@ function createToolsets(
   const hidden = options.hidden ?? new Map<string, string>();
   const familyNames = [...new Set(offered.map((tool) => tool.family))];
   const families = (options.families ?? []).filter((family) => familyNames.includes(family.name));
+  // Families listed from the start (the api family: three tools that reach every operation).
+  for (const tool of offered) {
+    if (families.some((family) => family.alwaysListed && family.name === tool.family)) enabled.add(tool.name);
+  }
 
   const ListArgs = z.strictObject({ Family: z.enum(familyNames as [string, ...string[]]).optional() });
   const EnableArgs = z.strictObject({

@@ -15,12 +15,19 @@ export interface ToolData {
   annotations: ToolAnnotations;
   /** The tools/list entry (core's toolListing). */
   listing: Tool;
+  /** The tool as --read-only offers it in its place (same name, only reads), when it has one. */
+  readOnlyForm?: ToolData;
 }
+
+/** What the index holds of a read-only form: the rest is the tool's own. */
+type ReadOnlyFormData = Pick<ToolData, 'title' | 'annotations' | 'listing'>;
 
 export interface FamilyData {
   name: FamilyName;
   title: string;
   description: string;
+  /** Listed from the start in dynamic mode, beside the toolset tools. */
+  alwaysListed?: true;
 }
 
 export interface ListingData {
@@ -28,10 +35,13 @@ export interface ListingData {
   tools: ToolData[];
 }
 
-/** The listing without the tools/list entries, which come as one JSON text beside it. */
+/**
+ * The listing without the tools/list entries, which come as one JSON text beside it (a read-only
+ * form, the entry of no tool listed by default, holds its own).
+ */
 export interface ListingIndex {
   families: FamilyData[];
-  tools: Omit<ToolData, 'listing'>[];
+  tools: (Omit<ToolData, 'listing' | 'readOnlyForm'> & { readOnlyForm?: ReadOnlyFormData })[];
 }
 
 /**
@@ -42,12 +52,13 @@ export function listingData(index: ListingIndex, entries: () => string): Listing
   let parsed: Tool[] | undefined;
   return {
     families: index.families,
-    tools: index.tools.map((tool, at) => ({
+    tools: index.tools.map(({ readOnlyForm, ...tool }, at) => ({
       ...tool,
       get listing() {
         parsed ??= JSON.parse(entries()) as Tool[];
         return parsed[at] as Tool;
       },
+      ...(readOnlyForm ? { readOnlyForm: { name: tool.name, family: tool.family, ...readOnlyForm } } : {}),
     })),
   };
 }

@@ -18,7 +18,12 @@ import {
 import { NO_CONTENT, pathSegmentProblem } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { callableOperation } from './call.js';
-import { describeOperation, type OperationDescription, type SearchHit, searchOperations } from './describe.js';
+import {
+  describeOperation,
+  type OperationDescription,
+  type SearchHit,
+  searchOperations,
+} from './describe.js';
 import { findOperation, methodsOf, namedOperation, operations } from './model.js';
 import { requestIssues } from './validate.js';
 
@@ -103,7 +108,12 @@ export interface Truncated {
  * (the Path's own and Query's) and the body valid for it. Throws an InputError naming each
  * problem; nothing has been sent.
  */
-export function checkedCall(args: { Method: string; Path: string; Query?: Record<string, unknown>; Body?: unknown }) {
+export function checkedCall(args: {
+  Method: string;
+  Path: string;
+  Query?: Record<string, unknown>;
+  Body?: unknown;
+}) {
   const [path = '', search] = args.Path.split('?', 2);
   const query: Record<string, unknown> = {};
   if (search !== undefined) {
@@ -131,7 +141,8 @@ export function checkedCall(args: { Method: string; Path: string; Query?: Record
     const problem = pathSegmentProblem(value);
     if (problem) issues.push({ argument: 'Path', message: `{${name}} ${problem}` });
   }
-  if (!issues.length) issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
+  if (!issues.length)
+    issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
   if (issues.length) throw new InputError(issues);
   return { operation, params: match.params, path, query };
 }
@@ -159,10 +170,13 @@ export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
   const text = JSON.stringify(answer) ?? 'null';
   const bytes = Buffer.byteLength(text);
   if (bytes <= cap) return answer;
-  const pages = 'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
+  const pages =
+    'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
   const list =
     answer !== null && typeof answer === 'object' && !Array.isArray(answer)
-      ? Object.entries(answer).filter(([, value]) => Array.isArray(value)).sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
+      ? Object.entries(answer)
+          .filter(([, value]) => Array.isArray(value))
+          .sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
       : undefined;
   if (list) {
     const [field, items] = list as [string, unknown[]];
@@ -183,14 +197,34 @@ export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
   return { text: text.slice(0, cap - 600), truncated };
 }
 
-export const apiCallTool = defineTool({
+/** What api-call's two forms share. */
+const apiCall = {
   name: 'api-call',
   family: 'api',
   title: 'Call an API operation',
-  description: 'Call any platform API operation. Checked before sending; guarded like every tool.',
-  details: `Path is concrete (/v2/droplets/123). The request is checked against its operation before anything is sent: an unknown path, a wrong method or parameter, or a body that breaks the schema is refused. Protection rules see every resource it names, a destroying request asks as a destructive tool does, and answers over ${ANSWER_CAP} bytes of JSON are cut (truncated says how to get the rest).`,
   beyondSpec: true,
   generic: true,
+  result: returns<unknown>(),
+} as const;
+
+/** api-call on a read-only server: GET and HEAD only, the client refusing any other method. */
+export const apiCallReadOnlyTool = defineTool({
+  ...apiCall,
+  description: 'Call any platform API read (GET, HEAD). Checked before sending.',
+  details: `Path is concrete (/v2/droplets/123). The request is checked against its operation before anything is sent: an unknown path or a wrong parameter is refused. A read-only server sends only GET and HEAD. Answers over ${ANSWER_CAP} bytes of JSON are cut (truncated says how to get the rest).`,
+  input: z.strictObject({
+    Method: z.enum(['GET', 'HEAD']).describe('HTTP method'),
+    Path,
+    Query: Query.optional(),
+  }),
+  annotations: annotations.read,
+  handler: (args, context) => call(args, context),
+});
+
+export const apiCallTool = defineTool({
+  ...apiCall,
+  description: 'Call any platform API operation. Checked before sending; guarded like every tool.',
+  details: `Path is concrete (/v2/droplets/123). The request is checked against its operation before anything is sent: an unknown path, a wrong method or parameter, or a body that breaks the schema is refused. Protection rules see every resource it names, a destroying request asks as a destructive tool does, and answers over ${ANSWER_CAP} bytes of JSON are cut (truncated says how to get the rest).`,
   input: z.strictObject({
     Method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).describe('HTTP method'),
     Path,
@@ -198,20 +232,8 @@ export const apiCallTool = defineTool({
     Body: Body.optional(),
   }),
   annotations: annotations.destructive,
-  handler: (args, context) => call(args, context),
-  result: returns<unknown>(),
-});
-
-/** api-call on a read-only server: GET and HEAD only, the client refusing any other method. */
-export const apiCallReadOnlyTool = defineTool({
-  ...apiCallTool,
-  description: 'Call any platform API read (GET, HEAD). Checked before sending.',
-  input: z.strictObject({
-    Method: z.enum(['GET', 'HEAD']).describe('HTTP method'),
-    Path,
-    Query: Query.optional(),
-  }),
-  annotations: annotations.read,
+  // --read-only offers this form in its place.
+  readOnlyForm: apiCallReadOnlyTool,
   handler: (args, context) => call(args, context),
 });
 
@@ -222,6 +244,7 @@ export const apiFamily: ToolFamily = {
   title: 'The whole API',
   description: "Every operation of the platform's API: search, describe and call any of them, guarded.",
   tools: apiTools,
+  alwaysListed: true,
 };
 
 /** How many operations the model holds (the tools reach every one of them). */
@@ -231,5 +254,5 @@ export function operationCount(): number {
 
 /** The tools of the api family a server offers: api-call GET/HEAD only when it is read-only. */
 export function apiToolsFor(readOnly: boolean): AnyTool[] {
-  return readOnly ? [apiSearchTool, apiDescribeTool, apiCallReadOnlyTool] : [...apiTools];
+  return readOnly ? apiTools.map((tool) => tool.readOnlyForm ?? tool) : [...apiTools];
 }

@@ -8,8 +8,9 @@
 export const VSCODE_TOOL_LIMIT = 128;
 
 /**
- * Flags that keep the server under VS Code's limit with every family but databases
- * (126 tools, `plan` and `audit-list` included). `--tool-mode dynamic` (2 tools at start) and `--read-only` (76) are the others.
+ * Flags that keep the server under VS Code's limit: the account, vms and images families (95
+ * tools, `plan`, `audit-list` and `wait` included). `--tool-mode dynamic` (5 tools at start) and
+ * `--read-only` (89) are the others.
  */
 export const SMALL_PROFILE: readonly string[] = ['--families', 'account,vms,images'];
 

@@ -1,7 +1,8 @@
 /**
  * Which tools a server or CLI offers: the families chosen (`--families`), then `--tools` (names and globs), then
- * `--exclude-tools`, then `--read-only`. Every tool left out keeps the reason, named by the flag
- * that left it out, so that a call to it can say how to get it back. A leaf module
+ * `--exclude-tools`, then `--read-only` (which offers a tool's read-only form in its place, when it
+ * has one). Every tool left out keeps the reason, named by the flag that left it out, so that a
+ * call to it can say how to get it back. A leaf module
  * (`@cloudcall/catalog/select`): it loads no tool definitions, so an app can select from its
  * build-time listing without loading them.
  */
@@ -17,12 +18,14 @@ export interface SelectableTool {
   name: string;
   family: FamilyName;
   annotations: ToolAnnotations;
+  /** The tool as `--read-only` offers it, in its place (same name, only reads), when it has one. */
+  readOnlyForm?: SelectableTool | undefined;
 }
 
 export interface ToolSelection {
   /** Families to offer; all when absent. */
   families?: readonly FamilyName[];
-  /** Only tools whose `readOnlyHint` is true. */
+  /** Only tools whose `readOnlyHint` is true, or their read-only forms. */
   readOnly?: boolean;
   /** Names and globs (`vm-*`, `db-cluster-get-*`) of the tools to offer; all when absent. */
   include?: readonly string[];
@@ -78,7 +81,7 @@ export function parseToolList(list: string): string[] {
  * Applies a selection to a tool list. Throws an Error naming each name or glob that matches no
  * tool (with the closest names), since a typo would otherwise silently serve the wrong set.
  */
-export function selectTools<T extends SelectableTool>(
+export function selectTools<T extends SelectableTool & { readOnlyForm?: T | undefined }>(
   tools: readonly T[],
   selection: ToolSelection = {},
 ): SelectedTools<T> {
@@ -111,6 +114,8 @@ export function selectTools<T extends SelectableTool>(
       hidden.set(tool.name, `not in --tools (${SELECTION_ENV.include})`);
     } else if (excluded?.(tool.name)) {
       hidden.set(tool.name, `hidden by --exclude-tools (${SELECTION_ENV.exclude})`);
+    } else if (selection.readOnly && !tool.annotations.readOnlyHint && tool.readOnlyForm) {
+      offered.push(tool.readOnlyForm);
     } else if (selection.readOnly && !tool.annotations.readOnlyHint) {
       hidden.set(tool.name, `hidden by --read-only (${SELECTION_ENV.readOnly}): it changes resources`);
     } else {

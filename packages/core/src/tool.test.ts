@@ -210,6 +210,19 @@ describe('defineTool', () => {
       }),
     ).toThrow(/Id/);
   });
+
+  it('refuses a read-only form that is named otherwise or changes resources', () => {
+    const renamed = defineTool({ ...listTopics, name: 'db-cluster-list-topics-read' });
+    const changing = defineTool({ ...keyCreate, name: listTopics.name });
+    for (const readOnlyForm of [renamed, changing]) {
+      expect(() => defineTool({ ...listTopics, annotations: annotations.update, readOnlyForm })).toThrow(
+        'tool db-cluster-list-topics: its read-only form must have its name and only read',
+      );
+    }
+    expect(
+      defineTool({ ...listTopics, annotations: annotations.update, readOnlyForm: listTopics }).readOnlyForm,
+    ).toBe(listTopics);
+  });
 });
 
 describe('inputJsonSchema', () => {

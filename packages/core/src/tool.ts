@@ -137,6 +137,12 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
    * the guard decides from each request's operation whether it reads, changes or destroys.
    */
   generic?: true;
+  /**
+   * The tool as a read-only server (`--read-only`) offers it: same name, only reads (`api-call`
+   * taking GET and HEAD). Selection offers it in the tool's place; a tool that changes resources
+   * and has none is not offered there.
+   */
+  readOnlyForm?: AnyTool;
   input: S;
   annotations: ToolAnnotations;
   /** Set on tools whose answer can be waited for (see ToolWait). */
@@ -161,6 +167,11 @@ export interface ToolFamily {
   title: string;
   description: string;
   tools: readonly AnyTool[];
+  /**
+   * Listed from the start in dynamic mode (`--tool-mode dynamic`), beside the toolset tools: a
+   * few tools that reach what the other families do (the api family's three).
+   */
+  alwaysListed?: true;
 }
 
 /** Declares a tool; checks the definition is complete. `R` types the platform's answer. */
@@ -175,6 +186,10 @@ export function defineTool<S extends InputSchema, R = unknown, const N extends s
     if (!(arg in definition.input.shape)) {
       throw new TypeError(`tool ${definition.name}: path names ${arg}, which is not an argument`);
     }
+  }
+  const form = definition.readOnlyForm;
+  if (form && (form.name !== definition.name || !form.annotations.readOnlyHint || form.readOnlyForm)) {
+    throw new TypeError(`tool ${definition.name}: its read-only form must have its name and only read`);
   }
   return definition;
 }
