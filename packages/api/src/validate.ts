@@ -43,9 +43,14 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
       continue;
     }
     for (const error of texts.validate(`${base}/path/${pointerToken(param.name)}`, value).errors)
-      issues.push({ argument: 'Path', message: `{${param.name}} ${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+      issues.push({
+        argument: 'Path',
+        message: `{${param.name}} ${error.replace(/^\/ /, '')}; got ${preview(value)}`,
+      });
   }
-  const takes = new Set((operation.params ?? []).filter((param) => param.in === 'query').map((param) => param.name));
+  const takes = new Set(
+    (operation.params ?? []).filter((param) => param.in === 'query').map((param) => param.name),
+  );
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value === undefined) continue;
     if (!takes.has(name)) {
@@ -57,7 +62,10 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
     }
     if (!schemas.query?.[name]) continue;
     for (const error of texts.validate(`${base}/query/${pointerToken(name)}`, value).errors)
-      issues.push({ argument: `Query.${name}`, message: `${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+      issues.push({
+        argument: `Query.${name}`,
+        message: `${error.replace(/^\/ /, '')}; got ${preview(value)}`,
+      });
   }
   for (const param of operation.params ?? []) {
     if (param.in === 'query' && param.required && request.query?.[param.name] === undefined)
@@ -67,14 +75,17 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
   if (!operation.body) {
     if (body !== undefined) issues.push({ argument: 'Body', message: `${operation.id} takes no body` });
   } else if (body === undefined) {
-    if (operation.body === 'required') issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
+    if (operation.body === 'required')
+      issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
   } else {
     let errors = bodies.validate(`${base}/body`, body).errors;
     // A body of several shapes with nothing to tell them apart (a VM create: one name, or
     // `names`): the errors of the shape it comes closest to, not of every shape at once.
     const shapes = alternatives(schemas.body);
     if (errors.length && shapes) {
-      const tried = shapes.list.map((_, at) => bodies.validate(`${base}/body/${shapes.key}/${at}`, body).errors);
+      const tried = shapes.list.map(
+        (_, at) => bodies.validate(`${base}/body/${shapes.key}/${at}`, body).errors,
+      );
       const closest = tried.reduce((best, each) => (each.length < best.length ? each : best));
       if (closest.length) errors = closest;
     }

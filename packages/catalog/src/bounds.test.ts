@@ -139,6 +139,9 @@ describe('bounds of string arguments', () => {
     );
     // The generic call's body is any JSON the operation takes: it is checked against the
     // operation's own schema before anything is sent, and the transport bounds its size.
-    expect(offenders).toEqual(['api-call: Body.* (accepts any value)', 'api-call: Body[] (accepts any value)']);
+    expect(offenders).toEqual([
+      'api-call: Body.* (accepts any value)',
+      'api-call: Body[] (accepts any value)',
+    ]);
   });
 });

@@ -4,9 +4,10 @@
  * what exists for a path that answered 404, and a few known refusals by status and message.
  * Both apps add the hint to the error report (`reportError`).
  */
+
+import { findOperation } from '@cloudcall/api/model';
 import { ApiError, CloudcallError, InputError, WaitFailedError, WaitTimeoutError } from '@cloudcall/core';
 import { type ErrorReport, errorReport } from '@cloudcall/core/internal';
-import { findOperation } from '@cloudcall/api/model';
 
 /** Path templates (most specific first) and what a 404 on them means. */
 const NOT_FOUND: readonly (readonly [template: string, hint: string])[] = [

@@ -47,7 +47,11 @@ describe('maskSecrets', () => {
 
   it('hides the credentials of the whole platform, and a secret name only where it is one', () => {
     const credentials = {
-      kubernetes_cluster_config: { server: 'https://k8s.example', client_key_data: 'LS0tLS1CRUdJTg==', token: 't0k' },
+      kubernetes_cluster_config: {
+        server: 'https://k8s.example',
+        client_key_data: 'LS0tLS1CRUdJTg==',
+        token: 't0k',
+      },
       logsink: { server: 'logs.example', key: '-----BEGIN PRIVATE KEY-----\nx' },
       namespace: { uuid: 'ns-1', key: 'd1zcd455h01mqjfs' },
       app: { envs: [{ key: 'BASE_URL', value: 'https://x.example', scope: 'RUN_TIME' }] },

@@ -35,5 +35,5 @@ export function maskSecrets(value: unknown): unknown {
 /** Whether a secret field's object shows it is a name there (`key` beside a `value`). */
 function named(key: string, object: object): boolean {
   const unless = Object.hasOwn(SECRET_UNLESS, key) ? SECRET_UNLESS[key] : undefined;
-  return unless !== undefined && unless.some((sibling) => Object.hasOwn(object, sibling));
+  return unless?.some((sibling) => Object.hasOwn(object, sibling)) ?? false;
 }

@@ -75,7 +75,11 @@ describe('a protected volume', () => {
     const vm = await sandbox.createVm('web-attach', [], { settle: true });
     await bothRefused(
       ['volume-attach-by-name', { Name: 'db-data', Region: 'nyc3', VmID: vm }],
-      { Method: 'POST', Path: '/v2/volumes/actions', Body: { type: 'attach', volume_name: 'db-data', region: 'nyc3', droplet_id: vm } },
+      {
+        Method: 'POST',
+        Path: '/v2/volumes/actions',
+        Body: { type: 'attach', volume_name: 'db-data', region: 'nyc3', droplet_id: vm },
+      },
       ['name:db-data'],
       /refused: volume db-data \(id [0-9a-f-]+\) is protected by rule name:db-data/,
     );
@@ -88,7 +92,10 @@ describe('a protected volume', () => {
     const before = await count('/v2/droplets', 'droplets');
     const vm = { name: 'sneaky', size: 's-1vcpu-1gb', image: 161928327, region: 'nyc3' };
     await bothRefused(
-      ['vm-create', { Name: 'sneaky', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', Volumes: [id] }],
+      [
+        'vm-create',
+        { Name: 'sneaky', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', Volumes: [id] },
+      ],
       { Method: 'POST', Path: '/v2/droplets', Body: { ...vm, volumes: [id] } },
       ['tag:never', `id:${id}`],
       new RegExp(`volume db-data-2 \\(id ${id}\\) is protected by rule id:${id}`),
@@ -97,19 +104,22 @@ describe('a protected volume', () => {
     // anything is read or sent. The model reads it all the same (src/model.test.ts in @cloudcall/api).
     seen.length = 0;
     await expect(
-      run(apiCallTool, { Method: 'POST', Path: '/v2/droplets', Body: { ...vm, volumes: [{ id }] } }, [`id:${id}`]),
+      run(apiCallTool, { Method: 'POST', Path: '/v2/droplets', Body: { ...vm, volumes: [{ id }] } }, [
+        `id:${id}`,
+      ]),
     ).rejects.toThrow('argument Body.volumes.0: must be string');
     expect(seen).toEqual([]);
     expect(await count('/v2/droplets', 'droplets')).toBe(before);
   });
 
-  it("keeps its snapshot protected: no volume is made from it, and it is not deleted", async () => {
+  it('keeps its snapshot protected: no volume is made from it, and it is not deleted', async () => {
     const id = await volume('db-data-3');
     const { snapshot } = await request<{ snapshot: { id: string } }>('POST', `/v2/volumes/${id}/snapshots`, {
       name: 'db-snap',
     });
     seen.length = 0;
-    const copy = /snapshot db-snap \(id [0-9a-f-]+\) is a copy of volume db-data-3 \(id [0-9a-f-]+\), which is protected by rule name:db-data-3/;
+    const copy =
+      /snapshot db-snap \(id [0-9a-f-]+\) is a copy of volume db-data-3 \(id [0-9a-f-]+\), which is protected by rule name:db-data-3/;
     const volumes = await count('/v2/volumes', 'volumes');
     await bothRefused(
       ['volume-create', { Name: 'copy', SizeGigabytes: 10, SnapshotID: snapshot.id }],
@@ -134,7 +144,9 @@ describe('a protected volume', () => {
       copy,
     );
     expect(await count('/v2/volumes', 'volumes')).toBe(volumes);
-    await expect(request('GET', `/v2/snapshots/${snapshot.id}`)).resolves.toMatchObject({ snapshot: { name: 'db-snap' } });
+    await expect(request('GET', `/v2/snapshots/${snapshot.id}`)).resolves.toMatchObject({
+      snapshot: { name: 'db-snap' },
+    });
   });
 });
 
@@ -158,7 +170,9 @@ describe('a protected project or VPC', () => {
         Body: {
           name: 'lb',
           region: 'nyc3',
-          forwarding_rules: [{ entry_protocol: 'http', entry_port: 80, target_protocol: 'http', target_port: 80 }],
+          forwarding_rules: [
+            { entry_protocol: 'http', entry_port: 80, target_protocol: 'http', target_port: 80 },
+          ],
           droplet_ids: [],
           project_id: id,
         },
@@ -166,7 +180,14 @@ describe('a protected project or VPC', () => {
       rules,
       pattern,
     );
-    const db = { name: 'db-prod', engine: 'pg', version: '16', region: 'nyc3', size: 'db-s-1vcpu-1gb', num_nodes: 1 };
+    const db = {
+      name: 'db-prod',
+      engine: 'pg',
+      version: '16',
+      region: 'nyc3',
+      size: 'db-s-1vcpu-1gb',
+      num_nodes: 1,
+    };
     await bothRefused(
       ['db-cluster-create', { ...db, project_id: id }],
       { Method: 'POST', Path: '/v2/databases', Body: { ...db, project_id: id } },
@@ -187,7 +208,10 @@ describe('a protected project or VPC', () => {
     seen.length = 0;
     const before = await count('/v2/droplets', 'droplets');
     await bothRefused(
-      ['vm-create', { Name: 'in-vpc', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', VpcID: vpc.id }],
+      [
+        'vm-create',
+        { Name: 'in-vpc', Size: 's-1vcpu-1gb', ImageID: 161928327, Region: 'nyc3', VpcID: vpc.id },
+      ],
       {
         Method: 'POST',
         Path: '/v2/droplets',
@@ -211,7 +235,9 @@ describe('a protected project or VPC', () => {
       new RegExp(`droplet db-main-p \\(id ${vm}; tags data\\) is protected by rule name:db-main-p`),
     );
     expect(seen).toContain(`GET /v2/projects/${id}/resources?page=1&per_page=200`);
-    await expect(request('GET', `/v2/projects/${id}`)).resolves.toMatchObject({ project: { name: 'holds-db' } });
+    await expect(request('GET', `/v2/projects/${id}`)).resolves.toMatchObject({
+      project: { name: 'holds-db' },
+    });
   });
 });
 
@@ -220,14 +246,23 @@ describe('a protected VM', () => {
     const vm = await sandbox.createVm('db-main-s', [], { settle: true });
     await request('POST', `/v2/droplets/${vm}/actions`, { type: 'snapshot', name: 'db-main-s-snap' });
     await sandbox.connection.sandbox.advanceClock(600_000);
-    const { snapshots } = await request<{ snapshots: { id: number }[] }>('GET', `/v2/droplets/${vm}/snapshots`);
+    const { snapshots } = await request<{ snapshots: { id: number }[] }>(
+      'GET',
+      `/v2/droplets/${vm}/snapshots`,
+    );
     const image = snapshots[0]?.id as number;
     expect(image).toBeTypeOf('number');
     const other = await sandbox.createVm('scratch-s', [], { settle: true });
-    const copy = new RegExp(`image db-main-s-snap \\(id ${image}\\) is a copy of droplet db-main-s \\(id ${vm}\\), which is protected by rule name:db-main-s`);
+    const copy = new RegExp(
+      `image db-main-s-snap \\(id ${image}\\) is a copy of droplet db-main-s \\(id ${vm}\\), which is protected by rule name:db-main-s`,
+    );
     await bothRefused(
       ['vm-create', { Name: 'clone', Size: 's-1vcpu-1gb', ImageID: image, Region: 'nyc3' }],
-      { Method: 'POST', Path: '/v2/droplets', Body: { name: 'clone', size: 's-1vcpu-1gb', image, region: 'nyc3' } },
+      {
+        Method: 'POST',
+        Path: '/v2/droplets',
+        Body: { name: 'clone', size: 's-1vcpu-1gb', image, region: 'nyc3' },
+      },
       ['name:db-main-s'],
       copy,
     );
@@ -264,27 +299,60 @@ describe('a protected VM', () => {
       // The same VM by another spelling of its id: the guard reads what the platform shows.
       { Method: 'POST', Path: `/v2/droplets/0${id}/actions`, Body: { type: 'reboot' } },
       { Method: 'DELETE', Path: `/v2/droplets/${id}` },
-      { Method: 'POST', Path: '/v2/tags/anything/resources', Body: { resources: [{ resource_id: String(id), resource_type: 'droplet' }] } },
-      { Method: 'DELETE', Path: '/v2/tags/data/resources', Body: { resources: [{ resource_id: String(id), resource_type: 'droplet' }] } },
+      {
+        Method: 'POST',
+        Path: '/v2/tags/anything/resources',
+        Body: { resources: [{ resource_id: String(id), resource_type: 'droplet' }] },
+      },
+      {
+        Method: 'DELETE',
+        Path: '/v2/tags/data/resources',
+        Body: { resources: [{ resource_id: String(id), resource_type: 'droplet' }] },
+      },
       { Method: 'POST', Path: `/v2/firewalls/${firewall.id}/droplets`, Body: { droplet_ids: [id] } },
-      { Method: 'POST', Path: `/v2/projects/${other.id}/resources`, Body: { resources: [`do:droplet:${id}`] } },
-      { Method: 'POST', Path: '/v2/droplets/actions', Query: { tag_name: 'data' }, Body: { type: 'power_cycle' } },
+      {
+        Method: 'POST',
+        Path: `/v2/projects/${other.id}/resources`,
+        Body: { resources: [`do:droplet:${id}`] },
+      },
+      {
+        Method: 'POST',
+        Path: '/v2/droplets/actions',
+        Query: { tag_name: 'data' },
+        Body: { type: 'power_cycle' },
+      },
       { Method: 'POST', Path: '/v2/droplets/actions?tag_name=data', Body: { type: 'enable_backups' } },
       { Method: 'DELETE', Path: '/v2/droplets', Query: { tag_name: 'data' } },
     ];
     for (const args of attempts) {
       seen.length = 0;
-      await refused(run(apiCallTool, args, ['name:db-main-a']), /db-main-a.* is protected by rule name:db-main-a/, `${args.Method} ${args.Path}`);
+      await refused(
+        run(apiCallTool, args, ['name:db-main-a']),
+        /db-main-a.* is protected by rule name:db-main-a/,
+        `${args.Method} ${args.Path}`,
+      );
     }
-    const { droplet } = await request<{ droplet: { name: string; status: string; tags: string[] } }>('GET', `/v2/droplets/${id}`);
+    const { droplet } = await request<{ droplet: { name: string; status: string; tags: string[] } }>(
+      'GET',
+      `/v2/droplets/${id}`,
+    );
     expect(droplet).toMatchObject({ name: 'db-main-a', status: 'active', tags: ['data'] });
   });
 
   it('under a tag rule, is refused a tag-wide action whose member it is, on any page', async () => {
     const id = await sandbox.createVm('fleet-member', ['wide', 'prod'], { settle: true });
     await refused(
-      run(apiCallTool, { Method: 'POST', Path: '/v2/droplets/actions', Query: { tag_name: 'wide' }, Body: { type: 'power_off' } }, ['tag:prod']),
-      new RegExp(`every resource tagged wide \\(1: fleet-member\\) is protected by rule tag:prod`),
+      run(
+        apiCallTool,
+        {
+          Method: 'POST',
+          Path: '/v2/droplets/actions',
+          Query: { tag_name: 'wide' },
+          Body: { type: 'power_off' },
+        },
+        ['tag:prod'],
+      ),
+      /every resource tagged wide \(1: fleet-member\) is protected by rule tag:prod/,
       'tag-wide',
     );
     expect(seen).toContain('GET /v2/droplets?tag_name=wide&page=1&per_page=200');
@@ -318,7 +386,12 @@ describe('confirmation and read-only, decided from each request', () => {
     const id = await sandbox.createVm('ask-me', [], { settle: true });
     const asked: string[] = [];
     await expect(
-      guardedRun(apiCallTool, { Method: 'DELETE', Path: `/v2/droplets/${id}` }, { client: client() }, asking('decline', asked)),
+      guardedRun(
+        apiCallTool,
+        { Method: 'DELETE', Path: `/v2/droplets/${id}` },
+        { client: client() },
+        asking('decline', asked),
+      ),
     ).rejects.toThrow(/declined: nothing was sent/);
     expect(asked).toEqual([expect.stringMatching(/^Call an API operation \(api-call\): droplet ask-me/)]);
     expect(mutating()).toEqual([]);
@@ -346,19 +419,35 @@ describe('confirmation and read-only, decided from each request', () => {
     const id = await sandbox.createVm('no-one-asks', [], { settle: true });
     const options = { frontEnd: 'cli' as const, unconfirmed: { refuse: 'add --force' } };
     await expect(
-      guardedRun(apiCallTool, { Method: 'DELETE', Path: `/v2/droplets/${id}` }, { client: client() }, options),
+      guardedRun(
+        apiCallTool,
+        { Method: 'DELETE', Path: `/v2/droplets/${id}` },
+        { client: client() },
+        options,
+      ),
     ).rejects.toThrow('api-call is destructive: add --force');
     expect(mutating()).toEqual([]);
-    await guardedRun(apiCallTool, { Method: 'POST', Path: '/v2/tags', Body: { name: 'unasked' } }, { client: client() }, options);
+    await guardedRun(
+      apiCallTool,
+      { Method: 'POST', Path: '/v2/tags', Body: { name: 'unasked' } },
+      { client: client() },
+      options,
+    );
     expect(mutating()).toEqual(['POST /v2/tags']);
   });
 
   it('lets the read-only api-call read, and nothing else, whatever it is given', async () => {
-    await expect(runTool(apiCallReadOnlyTool, { Method: 'GET', Path: '/v2/account' }, { client: client() })).resolves.toMatchObject({
+    await expect(
+      runTool(apiCallReadOnlyTool, { Method: 'GET', Path: '/v2/account' }, { client: client() }),
+    ).resolves.toMatchObject({
       account: { status: 'active' },
     });
     await expect(
-      runTool(apiCallReadOnlyTool, { Method: 'POST', Path: '/v2/tags', Body: { name: 'x' } }, { client: client() }),
+      runTool(
+        apiCallReadOnlyTool,
+        { Method: 'POST', Path: '/v2/tags', Body: { name: 'x' } },
+        { client: client() },
+      ),
     ).rejects.toThrow(/Method/);
     // Even a definition whose schema let a POST through: core's read-only client sends only reads.
     const loose = { ...apiCallReadOnlyTool, input: apiCallTool.input } as AnyTool;
@@ -370,20 +459,31 @@ describe('confirmation and read-only, decided from each request', () => {
 
   it('plans an api-call: the request, whether it destroys, and the rule that would refuse it', async () => {
     const id = await sandbox.createVm('plan-me', ['prod'], { settle: true });
-    const plan = await planCall(apiCallTool, { Method: 'DELETE', Path: `/v2/droplets/${id}` }, { client: client() }, [
-      parseRule('tag:prod', '--protect'),
-    ]);
+    const plan = await planCall(
+      apiCallTool,
+      { Method: 'DELETE', Path: `/v2/droplets/${id}` },
+      { client: client() },
+      [parseRule('tag:prod', '--protect')],
+    );
     expect(plan).toMatchObject({
       destructive: true,
       request: { method: 'DELETE', path: `/v2/droplets/${id}` },
       target: { kind: 'droplet', name: 'plan-me' },
       refused_by: 'tag:prod (--protect)',
     });
-    const create = await planCall(apiCallTool, { Method: 'POST', Path: '/v2/tags', Body: { name: 'p' } }, { client: client() });
+    const create = await planCall(
+      apiCallTool,
+      { Method: 'POST', Path: '/v2/tags', Body: { name: 'p' } },
+      { client: client() },
+    );
     expect(create).toMatchObject({ destructive: false, request: { method: 'POST', path: '/v2/tags' } });
     // The price change is the named tool's: it is read from the request, whoever makes it.
     const body = { name: 'priced', size: 's-1vcpu-2gb', image: 161928327, region: 'nyc3' };
-    const priced = await planCall(apiCallTool, { Method: 'POST', Path: '/v2/droplets', Body: body }, { client: client() });
+    const priced = await planCall(
+      apiCallTool,
+      { Method: 'POST', Path: '/v2/droplets', Body: body },
+      { client: client() },
+    );
     const named = await planCall(
       tool('vm-create'),
       { Name: 'priced', Size: 's-1vcpu-2gb', ImageID: 161928327, Region: 'nyc3' },

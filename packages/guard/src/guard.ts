@@ -413,7 +413,10 @@ export async function planCall(
     ...(Object.keys(query).length ? { query } : {}),
     ...(held.body !== undefined ? { body: maskArguments(held.body) } : {}),
   };
-  const changes = await changesOf(context.client, held, { all: protectsAnything(rules), signal: context.signal });
+  const changes = await changesOf(context.client, held, {
+    all: protectsAnything(rules),
+    signal: context.signal,
+  });
   const { target } = changes;
   plan.destructive = destroying(tool, held, changes.operation);
   if (target) {

@@ -8,8 +8,23 @@
  * Each is read as the platform shows it now, so a rule matches the name it has, not one a call
  * is about to give it.
  */
-import { findOperation, kindOfUrn, kinds, type Named, namedBy, type OperationData, type Role } from '@cloudcall/api/model';
-import { type ApiClient, ApiError, InputError, paginate, type QueryValue, type RequestOptions } from '@cloudcall/core';
+import {
+  findOperation,
+  kindOfUrn,
+  kinds,
+  type Named,
+  namedBy,
+  type OperationData,
+  type Role,
+} from '@cloudcall/api/model';
+import {
+  type ApiClient,
+  ApiError,
+  InputError,
+  paginate,
+  type QueryValue,
+  type RequestOptions,
+} from '@cloudcall/core';
 import { encodeSegment, pathSegmentProblem } from '@cloudcall/core/internal';
 
 export interface Resource {
@@ -52,7 +67,9 @@ export interface Changes {
  * A request's operation and where the resource its path names is read, without reading anything:
  * what deciding whether it destroys, and the audit line, need.
  */
-export function requestOperation(request: Pick<RequestOptions, 'method' | 'path'>): Omit<Changes, 'target' | 'others'> {
+export function requestOperation(
+  request: Pick<RequestOptions, 'method' | 'path'>,
+): Omit<Changes, 'target' | 'others'> {
   const match = findOperation(request.method, request.path);
   if (!match) return {};
   const read = primaryRead(match.operation, request.path);
@@ -70,7 +87,10 @@ function primaryRead(operation: OperationData, path: string): Changes['read'] {
   const segments = path.split('?')[0]?.split('/') ?? [];
   const rest = template.slice(end + 1);
   const named = rest.some((segment) => segment.startsWith('{'));
-  return { path: segments.slice(0, end + 1).join('/'), ...(named ? { part: segments.slice(end + 1).join('/') } : {}) };
+  return {
+    path: segments.slice(0, end + 1).join('/'),
+    ...(named ? { part: segments.slice(end + 1).join('/') } : {}),
+  };
 }
 
 /**
@@ -101,7 +121,8 @@ export async function changesOf(
       : { kind: first.ref.kind, id: first.value, name: String(first.value), path: read.path, role: 'target' };
     if (read.part) target.part = read.part;
   }
-  if (!options.all) return { operation, ...(target ? { target } : {}), ...(read ? { read } : {}), others: [] };
+  if (!options.all)
+    return { operation, ...(target ? { target } : {}), ...(read ? { read } : {}), others: [] };
   const others: Target[] = [];
   const segments = request.path.split('?')[0]?.split('/') ?? [];
   const template = operation.path.split('/');
@@ -164,20 +185,38 @@ class Reader {
     const role = ref.role;
     if (kind === 'tag') {
       const name = String(value);
-      if (ref.by !== 'members') return [{ kind: 'tag', name, tags: [name], path: `/v2/tags/${encodeSegment(name)}`, role }];
+      if (ref.by !== 'members')
+        return [{ kind: 'tag', name, tags: [name], path: `/v2/tags/${encodeSegment(name)}`, role }];
       // Every member of the tag, page after page: a protected one on page 2 is as protected.
       const path = requestPath.split('?')[0]?.replace(/\/actions$/, '') ?? requestPath;
       const members = await this.list(path, { tag_name: name });
       return [
-        { kind: 'tag', name, tags: [name], path, query: { tag_name: name }, members, role, state: { [path.split('/').pop() || 'resources']: members } },
+        {
+          kind: 'tag',
+          name,
+          tags: [name],
+          path,
+          query: { tag_name: name },
+          members,
+          role,
+          state: { [path.split('/').pop() || 'resources']: members },
+        },
       ];
     }
     const known = kinds()[kind];
     if (ref.by === 'name') {
       if (!known?.byName) return [];
-      const query: Record<string, QueryValue> = { name: String(value), ...(each.within ? { region: each.within } : {}) };
+      const query: Record<string, QueryValue> = {
+        name: String(value),
+        ...(each.within ? { region: each.within } : {}),
+      };
       const found = await this.list(known.byName, query);
-      return found.map((resource) => ({ kind, ...resource, path: `${known.byName}/${encodeSegment(String(resource.id))}`, role }));
+      return found.map((resource) => ({
+        kind,
+        ...resource,
+        path: `${known.byName}/${encodeSegment(String(resource.id))}`,
+        role,
+      }));
     }
     return [await this.byId(kind, value, role, ref.at)];
   }
@@ -195,7 +234,12 @@ class Reader {
   /** Every item of a list, page after page, as resources. */
   private async list(path: string, query: Record<string, QueryValue>): Promise<Resource[]> {
     const found: Resource[] = [];
-    for await (const item of paginate<unknown>(this.client, { path, perPage: 200, query, ...(this.signal ? { signal: this.signal } : {}) }))
+    for await (const item of paginate<unknown>(this.client, {
+      path,
+      perPage: 200,
+      query,
+      ...(this.signal ? { signal: this.signal } : {}),
+    }))
       found.push(resourceOf(item));
     return found;
   }
@@ -215,7 +259,11 @@ class Reader {
     if (!container.read) return [];
     const path = container.read.replace(/\{(\w+)\}/g, (_, name: string) => encodeSegment(params[name] ?? ''));
     if (container.associated) {
-      const answer = await this.client.request<Record<string, unknown>>({ method: 'GET', path, signal: this.signal });
+      const answer = await this.client.request<Record<string, unknown>>({
+        method: 'GET',
+        path,
+        signal: this.signal,
+      });
       for (const [key, kind] of Object.entries(container.associated)) {
         for (const item of Array.isArray(answer?.[key]) ? (answer[key] as unknown[]) : []) {
           const { id } = resourceOf(item);
@@ -266,7 +314,8 @@ class Reader {
       const facts = (snapshot?.state ?? {}) as Record<string, unknown>;
       if (snapshot) source = { type: facts.resource_type, id: facts.resource_id };
     }
-    if (typeof source?.type !== 'string' || (typeof source.id !== 'string' && typeof source.id !== 'number')) return;
+    if (typeof source?.type !== 'string' || (typeof source.id !== 'string' && typeof source.id !== 'number'))
+      return;
     const kind = source.type === 'volume' ? 'volume' : source.type === 'droplet' ? 'droplet' : undefined;
     const read = kind && kinds()[kind]?.read;
     if (!read) return;

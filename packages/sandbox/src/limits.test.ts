@@ -15,7 +15,9 @@ const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
 /** The operations of the description the sandbox has a route for. */
 function emulated() {
   const served = new Set(routes.map((route) => `${route.method} ${shape(route.path)}`));
-  return Object.values(subset.operations).filter((operation) => served.has(`${operation.method} ${shape(operation.path)}`));
+  return Object.values(subset.operations).filter((operation) =>
+    served.has(`${operation.method} ${shape(operation.path)}`),
+  );
 }
 
 /**

@@ -241,8 +241,20 @@ describe('generator', () => {
 
   it('refuses a field secret in one place and not another until it is reviewed', () => {
     const places = new Map([
-      ['key', [{ kind: 'secret', siblings: ['cert'] }, { kind: undefined, siblings: ['value'] }]],
-      ['url', [{ kind: 'uri', siblings: [] }, { kind: undefined, siblings: [] }]],
+      [
+        'key',
+        [
+          { kind: 'secret', siblings: ['cert'] },
+          { kind: undefined, siblings: ['value'] },
+        ],
+      ],
+      [
+        'url',
+        [
+          { kind: 'uri', siblings: [] },
+          { kind: undefined, siblings: [] },
+        ],
+      ],
       ['name', [{ kind: undefined, siblings: [] }]],
     ]);
     expect(() => decideSecrets(places, {})).toThrow(
