@@ -7434,6 +7434,120 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     }
    }
   ]
+ },
+ {
+  "name": "api",
+  "title": "The whole API",
+  "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",
+  "tools": [
+   {
+    "name": "api-search",
+    "title": "Search API operations",
+    "description": "Find platform API operations by words (vm snapshot, kubernetes node pool).",
+    "details": "Matches the words against each operation's id, tags, path and parameter names (vm, k8s and db read as droplet, kubernetes and database) and lists the best: operationId, method, path, tag, and whether it destroys. Every operation of the platform's API is there, beyond the named tools.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": false
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Text": {
+       "type": "string",
+       "description": "Words to find"
+      },
+      "Limit": {
+       "type": "integer",
+       "description": "Max results",
+       "default": 10
+      }
+     },
+     "required": [
+      "Text"
+     ]
+    }
+   },
+   {
+    "name": "api-describe",
+    "title": "Describe an API operation",
+    "description": "An operation's parameters and body shape, by operationId or 'METHOD /v2/path'.",
+    "details": "Answers its method and path, token scopes, whether it destroys, path and query parameters with their types, the JSON body as a type (a ? marks what may be left out), and where a request names a resource (what protection rules look at).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": false
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Operation": {
+       "type": "string",
+       "description": "operationId, or METHOD /v2/path"
+      }
+     },
+     "required": [
+      "Operation"
+     ]
+    }
+   },
+   {
+    "name": "api-call",
+    "title": "Call an API operation",
+    "description": "Call any platform API operation. Checked before sending; guarded like every tool.",
+    "details": "Path is concrete (/v2/droplets/123). The request is checked against its operation before anything is sent: an unknown path, a wrong method or parameter, or a body that breaks the schema is refused. Protection rules see every resource it names, a destroying request asks as a destructive tool does, and answers over 32768 bytes of JSON are cut (truncated says how to get the rest).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Method": {
+       "type": "string",
+       "description": "HTTP method",
+       "enum": [
+        "GET",
+        "HEAD",
+        "POST",
+        "PUT",
+        "PATCH",
+        "DELETE"
+       ]
+      },
+      "Path": {
+       "type": "string",
+       "description": "Concrete path, e.g. /v2/droplets/123",
+       "pattern": "^\\/v2\\/"
+      },
+      "Query": {
+       "type": "object",
+       "description": "Query parameters"
+      },
+      "Body": {
+       "description": "JSON body (api-describe shows its shape)",
+       "anyOf": [
+        {
+         "type": "object"
+        },
+        {
+         "type": "array",
+         "items": {}
+        }
+       ]
+      }
+     },
+     "required": [
+      "Method",
+      "Path"
+     ]
+    }
+   }
+  ]
  }
 ];
 
