@@ -18,7 +18,12 @@ import {
 import { NO_CONTENT, pathSegmentProblem } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { callableOperation } from './call.js';
-import { describeOperation, type OperationDescription, type SearchHit, searchOperations } from './describe.js';
+import {
+  describeOperation,
+  type OperationDescription,
+  type SearchHit,
+  searchOperations,
+} from './describe.js';
 import { findOperation, methodsOf, namedOperation, operations } from './model.js';
 import { requestIssues } from './validate.js';
 
@@ -103,7 +108,12 @@ export interface Truncated {
  * (the Path's own and Query's) and the body valid for it. Throws an InputError naming each
  * problem; nothing has been sent.
  */
-export function checkedCall(args: { Method: string; Path: string; Query?: Record<string, unknown>; Body?: unknown }) {
+export function checkedCall(args: {
+  Method: string;
+  Path: string;
+  Query?: Record<string, unknown>;
+  Body?: unknown;
+}) {
   const [path = '', search] = args.Path.split('?', 2);
   const query: Record<string, unknown> = {};
   if (search !== undefined) {
@@ -131,7 +141,8 @@ export function checkedCall(args: { Method: string; Path: string; Query?: Record
     const problem = pathSegmentProblem(value);
     if (problem) issues.push({ argument: 'Path', message: `{${name}} ${problem}` });
   }
-  if (!issues.length) issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
+  if (!issues.length)
+    issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
   if (issues.length) throw new InputError(issues);
   return { operation, params: match.params, path, query };
 }
@@ -139,6 +150,7 @@ export function checkedCall(args: { Method: string; Path: string; Query?: Record
 async function call(
   args: { Method: string; Path: string; Query?: Record<string, unknown>; Body?: unknown },
   context: ToolContext,
+  cap = ANSWER_CAP,
 ): Promise<unknown> {
   const { path, query } = checkedCall(args);
   const answer = await context.client.request<unknown>({
@@ -148,7 +160,8 @@ async function call(
     ...(args.Body !== undefined ? { body: args.Body } : {}),
     signal: context.signal,
   });
-  return capped(answer === undefined ? NO_CONTENT : answer);
+  const result = answer === undefined ? NO_CONTENT : answer;
+  return cap === Number.POSITIVE_INFINITY ? result : capped(result, cap);
 }
 
 /**
@@ -159,10 +172,13 @@ export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
   const text = JSON.stringify(answer) ?? 'null';
   const bytes = Buffer.byteLength(text);
   if (bytes <= cap) return answer;
-  const pages = 'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
+  const pages =
+    'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
   const list =
     answer !== null && typeof answer === 'object' && !Array.isArray(answer)
-      ? Object.entries(answer).filter(([, value]) => Array.isArray(value)).sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
+      ? Object.entries(answer)
+          .filter(([, value]) => Array.isArray(value))
+          .sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
       : undefined;
   if (list) {
     const [field, items] = list as [string, unknown[]];
@@ -200,6 +216,17 @@ export const apiCallTool = defineTool({
   annotations: annotations.destructive,
   handler: (args, context) => call(args, context),
   result: returns<unknown>(),
+});
+
+/**
+ * api-call answering whole, however large the answer: for the CLI (`cloudcall api`), which
+ * prints to a terminal, a file or a pipe rather than into an agent's context. The same tool
+ * otherwise (name, input, annotations, guard), so its calls are guarded and audited as api-call's.
+ */
+export const apiCallWholeTool = defineTool({
+  ...apiCallTool,
+  details: apiCallTool.details?.replace(/, and answers over .*$/, '.'),
+  handler: (args, context) => call(args, context, Number.POSITIVE_INFINITY),
 });
 
 /** api-call on a read-only server: GET and HEAD only, the client refusing any other method. */
