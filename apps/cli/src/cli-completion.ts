@@ -42,6 +42,12 @@ export function completeCommand(
         ...command.commands.map((sub) => sub.name()),
         ...(command.registeredArguments[0]?.argChoices ?? []),
       ],
+      options: command.options.map((option: Option) => ({
+        long: option.long,
+        short: option.short,
+        required: option.required,
+        choices: option.argChoices,
+      })),
     })),
     rootOptions: program.options.map((option: Option) => ({
       long: option.long,

@@ -117,6 +117,29 @@ export function joinToolWords(
   return [...words.slice(0, at), name, ...words.slice(end + 1)];
 }
 
+/**
+ * `joinToolWords` for a command line whose commands are `names` (the tools and cloudcall's own
+ * commands). A command of cloudcall's own that is also a resource (`api`, the api family's) names
+ * a tool when one of its verbs follows (`api search` is api-search), else itself (`api
+ * /v2/account` is the api command).
+ */
+export function joinCommandLine(
+  typed: readonly string[],
+  at: number,
+  names: ReadonlySet<string>,
+  groups: readonly FamilyGroups[],
+): string[] {
+  const word = typed[at];
+  const ownResource =
+    word !== undefined &&
+    names.has(word) &&
+    groups.some(({ resources }) => resources.has(word)) &&
+    !groups.some(({ family }) => family.tools.some((tool) => tool.name === word));
+  if (!ownResource) return joinToolWords(typed, at, names, groups);
+  const joined = joinToolWords(typed, at, new Set([...names].filter((name) => name !== word)), groups);
+  return joined[at] !== word && names.has(joined[at] as string) ? joined : [...typed];
+}
+
 /** Arguments that hold an identifier: `ID`, `id`, `UUID`, `IP`, `VmID`, `LoadBalancerID`. */
 const ID_LIKE = /^(id|uuid|ip)$|I[Dd]$/i;
 
@@ -128,7 +151,9 @@ const ID_LIKE = /^(id|uuid|ip)$|I[Dd]$/i;
  */
 export function primaryArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const scalar = (flag: FlagSpec | undefined) =>
-    flag?.required && flag.kind !== 'array' && flag.kind !== 'object' ? flag : undefined;
+    flag?.required && flag.kind !== 'array' && flag.kind !== 'object' && flag.kind !== 'json'
+      ? flag
+      : undefined;
   if (tool.request) {
     const placeholder = /\{(\w+)\}/.exec(tool.request.path)?.[1];
     return scalar(flags.find((flag) => flag.name === placeholder));
@@ -158,6 +183,7 @@ function sample(flag: FlagSpec): string {
     case 'array':
       return flag.numericItems ? '123,456' : 'a,b';
     case 'object':
+    case 'json':
       return `'{...}'`;
     default:
       return kebabName(flag.name).replace(/-/g, '_').toUpperCase();

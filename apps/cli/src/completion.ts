@@ -4,7 +4,7 @@
  * as doctl and gh do: the candidates (tools, resources and verbs, flags, enum values) come from
  * the installed version's definitions, so the script never goes stale.
  */
-import { commandWordIndex, type FamilyGroups, joinToolWords, type OptionShape } from './commands.js';
+import { commandWordIndex, type FamilyGroups, joinCommandLine, type OptionShape } from './commands.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
 
@@ -45,8 +45,12 @@ complete -c ${program} -f -a '(${program} __complete (commandline -opc)[2..-1] (
 }
 
 export interface CompletionSource {
-  /** Commands of the root: every tool, and cloudcall's own (help, completion...). */
-  commands: readonly { name: string; subcommands: readonly string[] }[];
+  /** Commands of the root: every tool, and cloudcall's own (help, completion...) with their options. */
+  commands: readonly {
+    name: string;
+    subcommands: readonly string[];
+    options?: readonly (OptionShape & { choices?: readonly string[] | undefined })[];
+  }[];
   rootOptions: readonly (OptionShape & { choices?: readonly string[] | undefined })[];
   groups: readonly FamilyGroups[];
   /** A tool's flags; undefined for a name that is not a tool. */
@@ -80,18 +84,29 @@ export function completeWords(words: readonly string[], source: CompletionSource
     return [...new Set([...names, ...resources])];
   }
 
-  const joined = joinToolWords(before, at, names, source.groups);
+  const joined = joinCommandLine(before, at, names, source.groups);
   const command = joined[at] as string;
   const rest = joined.slice(at + 1);
   if (command === 'help')
     return rest.length ? [] : [...source.groups.map(({ family }) => family.name), ...names];
   const flags = source.flagsOf(command);
   if (!flags) {
-    const own = source.commands.find((candidate) => candidate.name === command);
-    if (own) return rest.length ? [] : [...own.subcommands];
     // A resource word: its verbs.
-    if (rest.length) return [];
-    return source.groups.flatMap(({ resources }) => (resources.get(command) ?? []).map(({ verb }) => verb));
+    const verbs = source.groups.flatMap(({ resources }) =>
+      (resources.get(command) ?? []).map(({ verb }) => verb),
+    );
+    const own = source.commands.find((candidate) => candidate.name === command);
+    if (own) {
+      // A command that takes arguments and options (`api PATH -X DELETE`), not subcommands.
+      const option = own.options?.find(
+        (candidate) => candidate.long === previous || candidate.short === previous,
+      );
+      if (option?.required) return [...(option.choices ?? [])];
+      if (current.startsWith('-') && !own.subcommands.length) return longs(own.options ?? []);
+      // Its subcommands, and the verbs of the resource of the same name (`api search`).
+      return rest.length ? [] : [...own.subcommands, ...verbs];
+    }
+    return rest.length ? [] : verbs;
   }
   const flag = flags.find((candidate) => `--${kebabName(candidate.name)}` === previous);
   if (flag?.kind === 'boolean') return ['true', 'false'];

@@ -17,13 +17,14 @@ describe('the families a run loads', () => {
   });
 
   it('is every family for help, resource words, other commands and unknown names', async () => {
-    const all = ['account', 'databases', 'networking', 'vms', 'images'];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'api'];
     for (const argv of [
       [],
       ['help'],
       ['--help'],
       ['vm', 'list'],
       ['auth', 'list'],
+      ['api', '/v2/account'],
       ['vm-lst'],
       ['constructor'],
     ]) {

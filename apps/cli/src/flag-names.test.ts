@@ -43,6 +43,10 @@ describe('kebabName', () => {
       'header',
       'query',
     ];
+    // api-call's Query argument is its --query after the tool name, where a tool's own flag comes
+    // first; cloudcall's JMESPath --query goes before the tool name there (api.test.ts runs both).
+    const shadowing = ['api-call Query'];
+    const shadowed: string[] = [];
     for (const tool of tools) {
       const names = Object.keys((inputJsonSchema(tool) as JsonSchema).properties ?? {});
       const keys = names.map(looseKey);
@@ -50,9 +54,11 @@ describe('kebabName', () => {
       for (const name of names) {
         expect(kebabName(name), `${tool.name} ${name}`).toMatch(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
         expect(looseKey(kebabName(name))).toBe(looseKey(name));
-        expect(connection.map(looseKey), `${tool.name} ${name}`).not.toContain(looseKey(name));
+        if (!connection.map(looseKey).includes(looseKey(name))) continue;
+        shadowed.push(`${tool.name} ${name}`);
       }
     }
+    expect(shadowed).toEqual(shadowing);
     expect(tools.length).toBeGreaterThanOrEqual(142);
   });
 });

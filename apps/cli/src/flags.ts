@@ -16,7 +16,8 @@ export interface JsonSchema {
   required?: string[];
 }
 
-export type FlagKind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'text-or-number';
+/** `json`: an object or an array (api-call's Body), given as JSON. */
+export type FlagKind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'json' | 'text-or-number';
 
 export interface FlagSpec {
   name: string;
@@ -51,6 +52,8 @@ function kindOf(schema: JsonSchema): FlagKind {
   if (types.has('string')) return 'string';
   if (types.has('integer') || types.has('number')) return 'number';
   if (types.has('boolean')) return 'boolean';
+  // Commas could not tell an object's members from an array's items: JSON only.
+  if (types.has('array') && types.has('object')) return 'json';
   if (types.has('array')) return 'array';
   return 'object';
 }
@@ -108,7 +111,8 @@ export class FlagError extends Error {
 
 /**
  * Reads one flag's text as the JSON value of its argument. Numbers become numbers, booleans
- * true/false, arrays and objects JSON (a list of plain words may also be given comma-separated).
+ * true/false, arrays and objects JSON (a list of plain words may also be given comma-separated;
+ * an argument that takes an object or an array, JSON only).
  * A number or boolean that does not read is refused here; other text is passed through, for the
  * tool's own validation to name.
  */
@@ -132,6 +136,7 @@ export function readFlag(spec: FlagSpec, text: string | boolean): unknown {
       return spec.numericItems ? items.map((item) => (/^-?\d+$/.test(item) ? Number(item) : item)) : items;
     }
     case 'object':
+    case 'json':
       return parseJson(spec.name, text);
     case 'text-or-number':
       return spec.union ? spec.union(text) : text;

@@ -12,7 +12,7 @@ import {
   familiesOverview,
   familyHelp,
   groupTools,
-  joinToolWords,
+  joinCommandLine,
   type ListedFamily,
 } from './commands.js';
 import { DOCTL_RESOURCES } from './doctl.js';
@@ -62,23 +62,35 @@ export function helpFor(
   // `cloudcall vm --help`, `cloudcall db cluster -h`: a family or resource's help, as `help vm` is.
   const asked = words.length > 1 && HELP_FLAGS.has(words.at(-1) as string);
   if (asked) words = words.slice(0, -1);
-  if (words[0] === 'help' && words.length > 1) words = words.slice(1);
+  const viaHelp = words[0] === 'help' && words.length > 1;
+  if (viaHelp) words = words.slice(1);
   else if (words.length > 1 && !asked) return undefined;
   // A resource's name may be typed as its words (`db cluster` for db-cluster), or as doctl's.
   const wanted = DOCTL_RESOURCES[words.join('-')] ?? words.join('-');
-  // A tool's own help (`cloudcall wait --help`) is its flags: commander's.
-  if (asked && program.commands.some((command) => command.name() === wanted)) return undefined;
+  // A tool's own help (`cloudcall wait --help`) is its flags: commander's. A command of
+  // cloudcall's own that is also a resource (`api`: `cloudcall api PATH`, and the api family's
+  // tools) is that command when named alone, and the resource after `help`.
+  const command = program.commands.find((each) => each.name() === wanted);
+  const own = command && !isTool(families, wanted) ? command : undefined;
+  if (command && (asked || (own && !viaHelp))) return undefined;
   const groups = groupsOf(families);
+  const also = own
+    ? `\nAlso the command "cloudcall ${wanted}": ${own.summary()} ("cloudcall ${wanted} --help").\n`
+    : '';
   const family = groups.find((group) => group.family.name === wanted);
-  if (family) return familyHelp(family);
+  if (family) return `${familyHelp(family)}${also}`;
   for (const group of groups) {
     const tools = group.resources.get(wanted);
-    if (tools) return familyHelp({ family: group.family, resources: new Map([[wanted, tools]]) });
+    if (tools) return `${familyHelp({ family: group.family, resources: new Map([[wanted, tools]]) })}${also}`;
   }
   return undefined;
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
+
+function isTool(families: readonly ListedFamily[], name: string): boolean {
+  return families.some((family) => family.tools.some((tool) => tool.name === name));
+}
 
 /** `argv` with `<resource> <verb>` (or the words of a tool's name) joined into the tool's name. */
 export function joinCommandWords(
@@ -94,9 +106,9 @@ export function joinCommandWords(
     return [...argv.slice(0, at), argv[at + 1] as string, '--help'];
   }
   // The common case, a tool's own name, needs no grouping.
-  if (names.has(argv[at] as string)) return [...argv];
+  if (isTool(families, argv[at] as string)) return [...argv];
   const groups = groupsOf(families);
-  const joined = joinToolWords(argv, at, names, groups);
+  const joined = joinCommandLine(argv, at, names, groups);
   // Not joined into a tool: the resource as typed (or as doctl's word for it).
   const resource = joined[at] as string;
   const tools = groups.flatMap((group) => group.resources.get(resource) ?? []);

@@ -1,7 +1,8 @@
 /**
  * What a tool command's own options do (plumbing-options.ts declares them): `--all` follows
- * `links.pages.next` (runAllPages), `--wait` and `--timeout` wait for what the answer yields
- * (`tool.wait`, waited for by the `wait` tool's own logic, `waitAfter`).
+ * `links.pages.next` (runAllPages; `cloudcall api --paginate` too), `--wait` and `--timeout`
+ * wait for what the answer yields (`tool.wait`, waited for by the `wait` tool's own logic,
+ * `waitAfter`).
  */
 
 import {
@@ -13,7 +14,7 @@ import {
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
-import { durationMs, runAllPages } from '@cloudcall/core/internal';
+import { durationMs, followPages, runAllPages } from '@cloudcall/core/internal';
 import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { DEFAULT_TIMEOUT, type PlumbingOptions } from './plumbing-options.js';
 
@@ -67,9 +68,7 @@ export async function runPlumbed(
     ...context,
     progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
   };
-  const first = options.all
-    ? { result: await runAllPages(tool, args, paging) }
-    : await run(tool, args, context);
+  const first = options.all ? { result: await allPages(tool, args, paging) } : await run(tool, args, context);
   if (!('result' in first)) return first;
   const { result } = first;
   if (!options.wait || !tool.wait) return { result };
@@ -113,6 +112,20 @@ export async function runPlumbed(
   } finally {
     display.stop();
   }
+}
+
+/**
+ * Every page of a list, merged: a list tool's, by its page argument; a generic tool's (api-call
+ * sending a GET of a list: `cloudcall api --paginate`), by the `page` of its Query.
+ */
+function allPages(tool: AnyTool, args: Record<string, unknown>, context: ToolContext): Promise<unknown> {
+  if (!tool.generic) return runAllPages(tool, args, context);
+  const query = (args.Query ?? {}) as Record<string, unknown>;
+  return followPages(
+    (page) => runTool(tool, { ...args, Query: { ...query, page } }, context),
+    Number(query.page ?? 1),
+    context,
+  );
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -8,6 +8,7 @@ import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import { describeError } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
+import { apiCommand, apiFlagFor } from './api-command.js';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
 import { commandWordIndex } from './commands.js';
@@ -122,7 +123,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAlso: cloudcall auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall api PATH (any API request, as gh api: cloudcall api --help), auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -149,6 +150,17 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   addCompletion(program, io.stdout);
   program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
   program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
+  // `cloudcall api PATH`: any request, run as the api-call tool is (api-request.ts).
+  program.addCommand(
+    apiCommand(io, connectionOptions(io.env), async (path, local) => {
+      flagFor = apiFlagFor(local);
+      running = 'api';
+      const before = program.opts<GlobalOptions>();
+      const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
+      const { runApi } = await import('./api-request.js');
+      exitCode = await runApi(path, options, io, version, findTool);
+    }),
+  );
 
   /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: ToolEntry): Command {

@@ -209,7 +209,7 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
 
 function valueHint(flag: FlagSpec): string {
   if (flag.kind === 'boolean') return ' [true|false]';
-  if (flag.kind === 'array' || flag.kind === 'object') return ' <json>';
+  if (flag.kind === 'array' || flag.kind === 'object' || flag.kind === 'json') return ' <json>';
   return ' <value>';
 }
 
@@ -228,6 +228,7 @@ function describe(
     flag.defaultValue !== undefined ? `default ${JSON.stringify(flag.defaultValue)}` : undefined,
     flag.kind === 'array' ? 'JSON array, or comma-separated' : undefined,
     flag.kind === 'object' ? 'JSON object' : undefined,
+    flag.kind === 'json' ? 'JSON object or array' : undefined,
   ].filter(Boolean);
   return `${flag.description}${extra.length ? ` (${extra.join('; ')})` : ''}`;
 }

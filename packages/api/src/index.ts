@@ -52,6 +52,7 @@ export {
   ANSWER_CAP,
   apiCallReadOnlyTool,
   apiCallTool,
+  apiCallWholeTool,
   apiDescribeTool,
   apiFamily,
   apiSearchTool,

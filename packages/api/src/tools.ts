@@ -150,6 +150,7 @@ export function checkedCall(args: {
 async function call(
   args: { Method: string; Path: string; Query?: Record<string, unknown>; Body?: unknown },
   context: ToolContext,
+  cap = ANSWER_CAP,
 ): Promise<unknown> {
   const { path, query } = checkedCall(args);
   const answer = await context.client.request<unknown>({
@@ -159,7 +160,8 @@ async function call(
     ...(args.Body !== undefined ? { body: args.Body } : {}),
     signal: context.signal,
   });
-  return capped(answer === undefined ? NO_CONTENT : answer);
+  const result = answer === undefined ? NO_CONTENT : answer;
+  return cap === Number.POSITIVE_INFINITY ? result : capped(result, cap);
 }
 
 /**
@@ -235,6 +237,17 @@ export const apiCallTool = defineTool({
   // --read-only offers this form in its place.
   readOnlyForm: apiCallReadOnlyTool,
   handler: (args, context) => call(args, context),
+});
+
+/**
+ * api-call answering whole, however large the answer: for the CLI (`cloudcall api`), which
+ * prints to a terminal, a file or a pipe rather than into an agent's context. The same tool
+ * otherwise (name, input, annotations, guard), so its calls are guarded and audited as api-call's.
+ */
+export const apiCallWholeTool = defineTool({
+  ...apiCallTool,
+  details: apiCallTool.details?.replace(/, and answers over .*$/, '.'),
+  handler: (args, context) => call(args, context, Number.POSITIVE_INFINITY),
 });
 
 export const apiTools = [apiSearchTool, apiDescribeTool, apiCallTool] as const;

@@ -25,7 +25,7 @@ export { durationMs } from './duration.js';
 export { describeError, redact } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf } from './listing.js';
 export { closest, globPattern } from './names.js';
-export { pageArgument, perPageArgument, runAllPages } from './pagination.js';
+export { followPages, pageArgument, perPageArgument, runAllPages } from './pagination.js';
 export { LOW_RATE_LIMIT_SHARE, rateLimitFromHeaders, rateLimitLow, rateLimitSpacing } from './rate-limit.js';
 export { type ErrorReport, errorReport } from './report.js';
 export {

@@ -1,7 +1,8 @@
 /**
  * Pagination as the platform does it: `page`/`per_page` in; `links.pages` (first, prev, next,
  * last) and `meta.total` out. List tools return these untouched, so a caller can tell whether
- * more pages exist; `paginate` walks them for library users, `runAllPages` for apps (`--all`).
+ * more pages exist; `paginate` walks them for library users, `runAllPages` (and `followPages`) for
+ * apps (`--all`).
  */
 import type { ApiClient, QueryValue } from './client.js';
 import { CancelledError } from './errors.js';
@@ -83,10 +84,7 @@ function itemsKey(answer: Record<string, unknown>): string | undefined {
 
 /**
  * Runs a list tool page after page, from the page asked for (the first by default), following
- * `links.pages.next` to the end, and answers one result holding every item, with the last page's
- * `meta` and no next page. Between pages it waits as `rateLimitSpacing` says, so a low request
- * budget lasts until it resets, and reports each such pause to `context.progress`. An answer that
- * is not a list is answered as it is.
+ * `links.pages.next` to the end, and answers one result holding every item (see `followPages`).
  */
 export async function runAllPages(
   tool: AnyTool,
@@ -95,12 +93,32 @@ export async function runAllPages(
 ): Promise<unknown> {
   const argument = pageArgument(tool);
   if (argument === undefined) throw new TypeError(`tool ${tool.name} has no pages`);
+  return followPages(
+    (page) => runTool(tool, { ...raw, [argument]: page }, context),
+    Number(raw[argument] ?? 1),
+    context,
+  );
+}
+
+/**
+ * Fetches a list page after page from page `first`, following `links.pages.next` to the end, and
+ * answers one result holding every item, with the last page's `meta` and no next page. Between
+ * pages it waits as `rateLimitSpacing` says, so a low request budget lasts until it resets, and
+ * reports each such pause to `context.progress`. An answer that is not a list is answered as it
+ * is. `fetch` asks for one page: a list tool's run (`runAllPages`), or a generic call with the
+ * page in its query (the CLI's `cloudcall api --paginate`).
+ */
+export async function followPages(
+  fetch: (page: number) => Promise<unknown>,
+  first: number,
+  context: Pick<ToolContext, 'client' | 'clock' | 'progress' | 'signal'>,
+): Promise<unknown> {
+  let page = first;
   const clock = context.clock ?? realClock;
-  let page = Number(raw[argument] ?? 1);
   let merged: Record<string, unknown> | undefined;
   let items: unknown[] = [];
   for (;;) {
-    const answer = (await runTool(tool, { ...raw, [argument]: page }, context)) as Record<string, unknown>;
+    const answer = (await fetch(page)) as Record<string, unknown>;
     const key = answer && typeof answer === 'object' ? itemsKey(answer) : undefined;
     if (key === undefined) return merged ?? answer;
     const pageItems = answer[key] as unknown[];
