@@ -231,9 +231,13 @@ export async function guardedRun(
   let requestId: string | undefined;
   let target: Target | undefined;
   let asked = false;
+  /** Whether the call came to a mutating request (even one refused). */
+  let mutating = false;
   /** Set when an intent line could not be written: the request was not sent. */
   let unrecorded: AuditLogError | undefined;
   const finish = (outcome: Outcome, extra: Partial<AuditEntry> = {}) => {
+    // A generic call that only read (api-call GET) is a read, not a mutating call to record.
+    if (tool.generic && !mutating) return;
     options.audit?.append({
       ...entry,
       ...(target || entry.target ? { target: targetSummary(target) ?? entry.target } : {}),
@@ -245,6 +249,7 @@ export async function guardedRun(
   };
 
   const beforeMutation = async (request: RequestOptions) => {
+    mutating = true;
     parseArgs(tool, raw);
     const rules = options.rules ?? [];
     const guarded = protectsAnything(rules);

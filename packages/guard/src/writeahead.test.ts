@@ -73,6 +73,22 @@ describe('the intent line', () => {
       { phase: 'intent', tool: 'api-call', request: { method: 'POST', path: '/v2/tags' } },
       { tool: 'api-call', outcome: 'ok' },
     ]);
+    // A generic call that only reads is no mutating call: nothing is recorded of it.
+    await guardedRun(
+      apiCallTool,
+      { Method: 'GET', Path: '/v2/tags/made-generically' },
+      { client: sandbox.connection.client },
+      { frontEnd: 'mcp', unconfirmed: 'run', audit: openAuditLog(path) },
+    );
+    await expect(
+      guardedRun(
+        apiCallTool,
+        { Method: 'GET', Path: '/v2/tags/never-made' },
+        { client: sandbox.connection.client },
+        { frontEnd: 'mcp', unconfirmed: 'run', audit: openAuditLog(path) },
+      ),
+    ).rejects.toThrow(/not found/i);
+    expect(linesOf(path)).toHaveLength(2);
     seen.length = 0;
     await expect(
       guardedRun(
