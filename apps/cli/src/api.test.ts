@@ -427,6 +427,22 @@ describe('checked before anything is sent', () => {
 });
 
 describe('the api family and the api command', () => {
+  it('finds and describes operations with no token and no sandbox: they talk to no API', async () => {
+    const found = await cli.run(['api-search', '--text', 'kubernetes node pool', '--limit', '2']);
+    expect(found.code, found.stderr).toBe(EXIT.ok);
+    expect((found.json as Json).operations.map((hit: Json) => hit.operationId)).toEqual([
+      expect.stringMatching(/^kubernetes_/),
+      expect.stringMatching(/^kubernetes_/),
+    ]);
+    const described = await cli.run(['api', 'describe', '--operation', 'POST /v2/droplets']);
+    expect(described.code, described.stderr).toBe(EXIT.ok);
+    expect(described.json).toMatchObject({ operationId: 'droplets_create', destructive: false });
+    // api-call still needs a token: it calls the API.
+    const call = await cli.run(['api-call', '--method', 'GET', '--path', '/v2/account']);
+    expect(call.code).toBe(EXIT.input);
+    expect(call.stderr).toContain('no API token');
+  });
+
   it('api-search, api-describe and api-call run as commands, also as "api search|describe|call"', async () => {
     const found = await ok('api-search', '--text', 'vm snapshot');
     expect(found.operations.map((hit: Json) => hit.operationId)).toContain('droplets_list_snapshots');

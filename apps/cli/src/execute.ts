@@ -59,7 +59,13 @@ export async function execute(
   const onEvent = options.trace
     ? (event: Parameters<typeof traceLine>[0]) => io.stderr(`cloudcall: trace: ${traceLine(event)}\n`)
     : undefined;
-  if (options.sandbox) {
+  if (!tool.annotations.openWorldHint) {
+    // A tool that answers from what cloudcall holds (api-search, api-describe) talks to no API:
+    // it needs neither a token nor the sandbox. Its client refuses to send anything.
+    const none = createClient({ token: 'none', baseUrl: 'http://127.0.0.1:9', onEvent });
+    client = none.forCall({ readOnly: tool.name });
+    close = () => none.close();
+  } else if (options.sandbox) {
     // Loaded only when asked for: most runs talk to the real API.
     const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
     let connection: Awaited<ReturnType<typeof connectSandbox>>;

@@ -248,6 +248,15 @@ describe('routing errors', () => {
     );
   });
 
+  it('answers HEAD as GET, without the body', async () => {
+    const head = await fetch(`${base}/v2/account`, { method: 'HEAD', headers: { authorization: 'Bearer x' } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await head.text()).toBe('');
+    const missing = await fetch(`${base}/v2/droplets/1`, { method: 'HEAD', headers: { authorization: 'Bearer x' } });
+    expect(missing.status).toBe(404);
+  });
+
   it('answers 405 for a method the path does not take', async () => {
     for (const [method, path] of [
       ['DELETE', '/v2/account'],

@@ -280,7 +280,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       'The resource you were accessing could not be found.',
     );
     const matches = compiled.filter((route) => route.pattern.test(path));
-    const route = matches.find((r) => r.method === method);
+    // HEAD is a GET answered without its body (Node leaves the body of a HEAD answer out).
+    const reads = method === 'GET' || method === 'HEAD';
+    const route = matches.find((r) => r.method === (method === 'HEAD' ? 'GET' : method));
     if (!matches.length) {
       // A path of the platform the sandbox has no model of yet: a 404 as the platform's, saying so.
       replyBody = errorBody(
@@ -315,7 +317,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           : undefined;
         const run = (world: World) =>
           route.handler({ ...request, now: clock() + world.clockOffsetMs, prepared }, world);
-        const reply = method === 'GET' ? await store.read(run) : await store.write(run);
+        const reply = reads ? await store.read(run) : await store.write(run);
         status = reply.status ?? 200;
         replyBody = reply.body;
       } catch (error) {
