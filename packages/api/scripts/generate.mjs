@@ -81,18 +81,23 @@ function reference(entry) {
 export function buildModel(subset) {
   const problems = [];
   const operations = Object.entries(subset.operations);
-  const gets = new Map(operations.filter(([, op]) => op.method === 'GET').map(([, op]) => [shape(op.path), op]));
+  const gets = new Map(
+    operations.filter(([, op]) => op.method === 'GET').map(([, op]) => [shape(op.path), op]),
+  );
   for (const [name, kind] of Object.entries(KINDS)) {
     if (kind.read && !gets.has(shape(kind.read))) problems.push(`kind ${name}: no GET ${kind.read}`);
   }
   const known = (id, where) => {
     if (!subset.operations[id]) problems.push(`${where} names ${id}, which is no operation`);
   };
-  for (const rule of BODY_RULES) for (const id of [...(rule.ops ?? []), rule.test.op]) known(id, `the rule for ${rule.field}`);
+  for (const rule of BODY_RULES)
+    for (const id of [...(rule.ops ?? []), rule.test.op]) known(id, `the rule for ${rule.field}`);
   for (const rule of [...BODY_RULES, ...EXTRA_REFERENCES])
-    if (!KINDS[rule.kind]) problems.push(`the rule for ${rule.field ?? rule.at} names kind ${rule.kind}, which KINDS lacks`);
+    if (!KINDS[rule.kind])
+      problems.push(`the rule for ${rule.field ?? rule.at} names kind ${rule.kind}, which KINDS lacks`);
   for (const entry of EXTRA_REFERENCES) known(entry.op, `the extra reference ${entry.at}`);
-  for (const id of [...Object.keys(DESTRUCTIVE), ...Object.keys(CONTAINERS)]) known(id, 'the destructive table');
+  for (const id of [...Object.keys(DESTRUCTIVE), ...Object.keys(CONTAINERS)])
+    known(id, 'the destructive table');
 
   const model = [];
   const validation = {};
@@ -102,7 +107,11 @@ export function buildModel(subset) {
     const entry = { id, method: op.method, path: op.path, tags: op.tags, scopes: op.scopeSets };
     const params = (op.parameters ?? []).filter((param) => param.in === 'path' || param.in === 'query');
     if (params.length)
-      entry.params = params.map(({ in: where, name, required }) => ({ in: where, name, ...(required ? { required } : {}) }));
+      entry.params = params.map(({ in: where, name, required }) => ({
+        in: where,
+        name,
+        ...(required ? { required } : {}),
+      }));
     if (op.request) entry.body = op.requestRequired ? 'required' : 'optional';
     if (op.requestContentTypes) entry.contentTypes = op.requestContentTypes;
     if (op.host) entry.host = op.host;
@@ -130,7 +139,9 @@ export function buildModel(subset) {
           used.add(rule);
           if (rule.role !== 'none') refs.push(reference({ ...rule, in: 'body', at: property.at }));
         } else if (REFERENCE_LIKE.test(property.field) && !NOT_REFERENCES.includes(property.field)) {
-          problems.push(`${id}: body field ${property.at} looks like a reference; give it a rule in rules.mjs`);
+          problems.push(
+            `${id}: body field ${property.at} looks like a reference; give it a rule in rules.mjs`,
+          );
         }
       }
       const extras = EXTRA_REFERENCES.filter((extra) => extra.op === id);
@@ -143,7 +154,8 @@ export function buildModel(subset) {
       const destroys = op.method === 'DELETE' ? true : DESTRUCTIVE[id];
       if (Array.isArray(destroys)) {
         const unknown = destroys.filter((type) => !types.includes(type));
-        if (unknown.length) problems.push(`${id}: destructive types ${unknown.join(', ')} are not among ${types.join(', ')}`);
+        if (unknown.length)
+          problems.push(`${id}: destructive types ${unknown.join(', ')} are not among ${types.join(', ')}`);
       }
       if (destroys) entry.destroys = destroys;
       if (CONTAINERS[id]) entry.members = CONTAINERS[id];
@@ -165,11 +177,17 @@ export function buildModel(subset) {
       if (!gets.has(shape(read))) problems.push(`the container ${id} is read at ${read}, which is no GET`);
   }
   for (const rule of BODY_RULES) {
-    if (!used.has(rule)) problems.push(`the rule for ${rule.field} (${rule.note ?? rule.kind}) covers no field: remove it`);
+    if (!used.has(rule))
+      problems.push(`the rule for ${rule.field} (${rule.note ?? rule.kind}) covers no field: remove it`);
   }
   if (problems.length) throw new Error(`the operation model cannot be made:\n  ${problems.join('\n  ')}`);
-  const components = Object.fromEntries([...referenced].sort().map((name) => [name, subset.components.schemas[name]]));
-  return { model: { version: subset.info.version, operations: model, kinds: KINDS }, validation: { operations: validation, components: { schemas: components } } };
+  const components = Object.fromEntries(
+    [...referenced].sort().map((name) => [name, subset.components.schemas[name]]),
+  );
+  return {
+    model: { version: subset.info.version, operations: model, kinds: KINDS },
+    validation: { operations: validation, components: { schemas: components } },
+  };
 }
 
 /** Every component schema reachable from `node`, into `found`. */
@@ -197,7 +215,8 @@ function collectRefs(node, subset, found) {
  * change reads as a change of the lines it touches.
  */
 export function jsonLines(value) {
-  const plain = (item) => JSON.stringify(item, (_key, inner) => (inner instanceof RegExp ? undefined : inner));
+  const plain = (item) =>
+    JSON.stringify(item, (_key, inner) => (inner instanceof RegExp ? undefined : inner));
   const lines = Object.entries(value).map(([key, item]) => {
     if (Array.isArray(item)) return `${JSON.stringify(key)}:[\n${item.map(plain).join(',\n')}\n]`;
     if (key === 'components') return `${JSON.stringify(key)}:${jsonLines(item)}`;
@@ -229,10 +248,22 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { model, validation } = buildModel(subset);
   emit(
     new URL('../src/operations.generated.ts', import.meta.url),
-    jsonModule('MODEL', 'ModelData', './model-data.js', model, 'Every operation of the platform, and what its requests name.'),
+    jsonModule(
+      'MODEL',
+      'ModelData',
+      './model-data.js',
+      model,
+      'Every operation of the platform, and what its requests name.',
+    ),
   );
   emit(
     new URL('../src/validation.generated.ts', import.meta.url),
-    jsonModule('VALIDATION', 'ValidationData', './model-data.js', validation, "Schemas of every operation's parameters and request body."),
+    jsonModule(
+      'VALIDATION',
+      'ValidationData',
+      './model-data.js',
+      validation,
+      "Schemas of every operation's parameters and request body.",
+    ),
   );
 }

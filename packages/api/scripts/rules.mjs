@@ -53,7 +53,12 @@ export const BODY_RULES = [
   ...['droplet_ids', 'kubernetes_ids', 'load_balancer_uids', 'tags'].map((field) => ({
     field,
     under: /(^|\.)(sources|destinations)$/,
-    kind: { droplet_ids: 'droplet', kubernetes_ids: 'kubernetes_cluster', load_balancer_uids: 'load_balancer', tags: 'tag' }[field],
+    kind: {
+      droplet_ids: 'droplet',
+      kubernetes_ids: 'kubernetes_cluster',
+      load_balancer_uids: 'load_balancer',
+      tags: 'tag',
+    }[field],
     role: 'use',
     by: field === 'tags' ? 'name' : 'id',
     test: {
@@ -88,7 +93,11 @@ export const BODY_RULES = [
     by: 'name',
     role: 'join',
     note: 'a resource tagged prod becomes a member of tag prod: a change to a protected tag',
-    test: { op: 'droplets_create', body: { name: 'a', size: 's', image: 'i', tags: ['web', 'prod'] }, values: ['web', 'prod'] },
+    test: {
+      op: 'droplets_create',
+      body: { name: 'a', size: 's', image: 'i', tags: ['web', 'prod'] },
+      values: ['web', 'prod'],
+    },
   },
   {
     field: 'tag',
@@ -96,7 +105,16 @@ export const BODY_RULES = [
     kind: 'tag',
     role: 'none',
     note: "a container image's tag",
-    test: { op: 'apps_create', body: { spec: { name: 'a', services: [{ name: 's', image: { registry_type: 'DOCR', repository: 'r', tag: 'latest' } }] } }, values: [] },
+    test: {
+      op: 'apps_create',
+      body: {
+        spec: {
+          name: 'a',
+          services: [{ name: 's', image: { registry_type: 'DOCR', repository: 'r', tag: 'latest' } }],
+        },
+      },
+      values: [],
+    },
   },
   {
     field: 'tag',
@@ -104,15 +122,23 @@ export const BODY_RULES = [
     kind: 'tag',
     role: 'none',
     note: "a CAA record's tag (issue, iodef)",
-    test: { op: 'domains_create_record', body: { type: 'CAA', name: '@', data: 'x', tag: 'issue' }, values: [] },
+    test: {
+      op: 'domains_create_record',
+      body: { type: 'CAA', name: '@', data: 'x', tag: 'issue' },
+      values: [],
+    },
   },
   {
     field: 'tag',
     kind: 'tag',
     by: 'name',
     role: 'join',
-    note: "a load balancer serving tag prod acts on every member of tag prod",
-    test: { op: 'loadBalancers_create', body: { region: 'nyc3', forwarding_rules: [], tag: 'prod' }, values: ['prod'] },
+    note: 'a load balancer serving tag prod acts on every member of tag prod',
+    test: {
+      op: 'loadBalancers_create',
+      body: { region: 'nyc3', forwarding_rules: [], tag: 'prod' },
+      values: ['prod'],
+    },
   },
   {
     field: 'resources',
@@ -120,7 +146,11 @@ export const BODY_RULES = [
     kind: 'droplet',
     by: 'typed',
     role: 'target',
-    test: { op: 'tags_assign_resources', body: { resources: [{ resource_id: '7', resource_type: 'droplet' }] }, values: ['droplet:7'] },
+    test: {
+      op: 'tags_assign_resources',
+      body: { resources: [{ resource_id: '7', resource_type: 'droplet' }] },
+      values: ['droplet:7'],
+    },
   },
   {
     field: 'resources',
@@ -129,7 +159,11 @@ export const BODY_RULES = [
     by: 'urn',
     role: 'target',
     note: 'assigning moves a resource out of the project it was in',
-    test: { op: 'projects_assign_resources', body: { resources: ['do:droplet:7', 'do:volume:v-1'] }, values: ['droplet:7', 'volume:v-1'] },
+    test: {
+      op: 'projects_assign_resources',
+      body: { resources: ['do:droplet:7', 'do:volume:v-1'] },
+      values: ['droplet:7', 'volume:v-1'],
+    },
   },
   {
     field: 'resources',
@@ -137,7 +171,11 @@ export const BODY_RULES = [
     kind: 'droplet',
     role: 'none',
     note: 'a log sink reads the resources it lists (by URN, under resources[].urn)',
-    test: { op: 'monitoring_create_sink', body: { destination_uuid: 'd', resources: [{ urn: 'do:dbaas:1', name: 'db' }] }, values: [] },
+    test: {
+      op: 'monitoring_create_sink',
+      body: { destination_uuid: 'd', resources: [{ urn: 'do:dbaas:1', name: 'db' }] },
+      values: [],
+    },
   },
   {
     field: 'urn',
@@ -146,7 +184,11 @@ export const BODY_RULES = [
     kind: 'database',
     by: 'urn',
     role: 'use',
-    test: { op: 'monitoring_create_sink', body: { destination_uuid: 'd', resources: [{ urn: 'do:dbaas:1', name: 'db' }] }, values: ['database:1'] },
+    test: {
+      op: 'monitoring_create_sink',
+      body: { destination_uuid: 'd', resources: [{ urn: 'do:dbaas:1', name: 'db' }] },
+      values: ['database:1'],
+    },
   },
   {
     field: 'resources',
@@ -162,7 +204,11 @@ export const BODY_RULES = [
     kind: 'tag',
     role: 'none',
     note: 'which tags a security plan scans',
-    test: { op: 'security_update_settings_plan', body: { tier_coverage: { basic: { tags: ['prod'] } } }, values: [] },
+    test: {
+      op: 'security_update_settings_plan',
+      body: { tier_coverage: { basic: { tags: ['prod'] } } },
+      values: [],
+    },
   },
   {
     field: 'volumes',
@@ -170,7 +216,11 @@ export const BODY_RULES = [
     kind: 'volume',
     role: 'target',
     note: 'attached to the new VM (ids, or objects with an id as the Go client sends them)',
-    test: { op: 'droplets_create', body: { name: 'a', size: 's', image: 'i', volumes: ['v-1', { id: 'v-2' }] }, values: ['v-1', 'v-2'] },
+    test: {
+      op: 'droplets_create',
+      body: { name: 'a', size: 's', image: 'i', volumes: ['v-1', { id: 'v-2' }] },
+      values: ['v-1', 'v-2'],
+    },
   },
   {
     field: 'names',
@@ -189,11 +239,18 @@ export const BODY_RULES = [
     ['load_balancers', 'load_balancer'],
   ].map(([field, kind]) => ({
     field,
-    ops: ['droplets_destroy_withAssociatedResourcesSelective', 'kubernetes_destroy_associatedResourcesSelective'],
+    ops: [
+      'droplets_destroy_withAssociatedResourcesSelective',
+      'kubernetes_destroy_associatedResourcesSelective',
+    ],
     kind,
     role: 'target',
     note: 'destroyed with the VM or cluster',
-    test: { op: 'droplets_destroy_withAssociatedResourcesSelective', body: { [field]: ['x-1'] }, values: ['x-1'] },
+    test: {
+      op: 'droplets_destroy_withAssociatedResourcesSelective',
+      body: { [field]: ['x-1'] },
+      values: ['x-1'],
+    },
   })),
   ...['resources', 'volumes', 'volume_snapshots', 'droplets'].map((field) => ({
     field,
@@ -208,7 +265,11 @@ export const BODY_RULES = [
     kind: 'snapshot',
     role: 'source',
     note: 'the new volume holds a copy of the snapshot, and of the volume it was taken of',
-    test: { op: 'volumes_create', body: { name: 'v', size_gigabytes: 10, snapshot_id: 's-1' }, values: ['s-1'] },
+    test: {
+      op: 'volumes_create',
+      body: { name: 'v', size_gigabytes: 10, snapshot_id: 's-1' },
+      values: ['s-1'],
+    },
   },
   {
     field: 'image',
@@ -230,7 +291,11 @@ export const BODY_RULES = [
     kind: 'vpc',
     role: 'join',
     note: 'a resource made in a VPC is a member of it',
-    test: { op: 'droplets_create', body: { name: 'a', size: 's', image: 'i', [field]: 'vpc-1' }, values: ['vpc-1'] },
+    test: {
+      op: 'droplets_create',
+      body: { name: 'a', size: 's', image: 'i', [field]: 'vpc-1' },
+      values: ['vpc-1'],
+    },
   })),
   {
     field: 'id',
@@ -251,7 +316,11 @@ export const BODY_RULES = [
     kind: 'vpc',
     role: 'join',
     note: 'attaches the resource to the VPC, or peers the VPC',
-    test: { op: 'nfs_create_action', body: { type: 'attach', params: { [field]: 'vpc-1' } }, values: ['vpc-1'] },
+    test: {
+      op: 'nfs_create_action',
+      body: { type: 'attach', params: { [field]: 'vpc-1' } },
+      values: ['vpc-1'],
+    },
   })),
   ...['vpcs', 'vpc'].map((field) => ({
     field,
@@ -272,7 +341,11 @@ export const BODY_RULES = [
     kind: 'ssh_key',
     role: 'use',
     note: 'installed on the new VM; the key itself is not changed',
-    test: { op: 'droplets_create', body: { name: 'a', size: 's', image: 'i', ssh_keys: [1, 'ab:cd'] }, values: [1, 'ab:cd'] },
+    test: {
+      op: 'droplets_create',
+      body: { name: 'a', size: 's', image: 'i', ssh_keys: [1, 'ab:cd'] },
+      values: [1, 'ab:cd'],
+    },
   },
   {
     field: 'certificate_id',
@@ -286,7 +359,11 @@ export const BODY_RULES = [
     kind: 'load_balancer',
     role: 'use',
     note: 'a global load balancer sends traffic to them; they are not changed',
-    test: { op: 'loadBalancers_create', body: { region: 'nyc3', forwarding_rules: [], target_load_balancer_ids: ['lb-1'] }, values: ['lb-1'] },
+    test: {
+      op: 'loadBalancers_create',
+      body: { region: 'nyc3', forwarding_rules: [], target_load_balancer_ids: ['lb-1'] },
+      values: ['lb-1'],
+    },
   },
   {
     field: 'cluster_uuids',
@@ -301,14 +378,22 @@ export const BODY_RULES = [
     kind: 'kubernetes_cluster',
     role: 'target',
     note: 'the add-ons are installed into it',
-    test: { op: 'oneClicks_install_kubernetes', body: { addon_slugs: ['x'], cluster_uuid: 'k-1' }, values: ['k-1'] },
+    test: {
+      op: 'oneClicks_install_kubernetes',
+      body: { addon_slugs: ['x'], cluster_uuid: 'k-1' },
+      values: ['k-1'],
+    },
   },
   {
     field: 'cluster_uuid',
     kind: 'database',
     role: 'none',
     note: "a database firewall rule's own cluster, or a monitoring destination's OpenSearch cluster",
-    test: { op: 'databases_update_firewall_rules', body: { rules: [{ type: 'ip_addr', value: '1.2.3.4', cluster_uuid: 'd-1' }] }, values: [] },
+    test: {
+      op: 'databases_update_firewall_rules',
+      body: { rules: [{ type: 'ip_addr', value: '1.2.3.4', cluster_uuid: 'd-1' }] },
+      values: [],
+    },
   },
   {
     field: 'database_id',
@@ -328,7 +413,11 @@ export const BODY_RULES = [
     kind: 'firewall',
     role: 'none',
     note: "a load balancer's own firewall rules, not a firewall resource",
-    test: { op: 'loadBalancers_create', body: { region: 'nyc3', forwarding_rules: [], firewall: { deny: [] } }, values: [] },
+    test: {
+      op: 'loadBalancers_create',
+      body: { region: 'nyc3', forwarding_rules: [], firewall: { deny: [] } },
+      values: [],
+    },
   },
   {
     field: 'agent_uuids',
@@ -357,24 +446,100 @@ export const BODY_RULES = [
  */
 export const NOT_REFERENCES = [
   // Slugs of sizes, plans, tiers, regions, models, presets.
-  'accelerator_slug', 'addon_slugs', 'app_slug', 'environment_slug', 'instance_size_slug', 'model_slug',
-  'plan_slug', 'region_slug', 'router_preset_slug', 'subscription_tier_slug', 'task_slug', 'tier_slug',
+  'accelerator_slug',
+  'addon_slugs',
+  'app_slug',
+  'environment_slug',
+  'instance_size_slug',
+  'model_slug',
+  'plan_slug',
+  'region_slug',
+  'router_preset_slug',
+  'subscription_tier_slug',
+  'task_slug',
+  'tier_slug',
   // New names a request gives, and names inside other services.
-  'name', 'action_destructive_requires_name', 'agent_deployment_names', 'agent_workspace_name', 'bucket_name', 'candidate_model_name', 'cluster_name',
-  'cookie_name', 'database_name', 'db_name', 'db_names', 'faas_name', 'file_name', 'function_name',
-  'index_name', 'metric_name', 'original_file_name', 'preset_name', 'route_name', 'run_name', 'sink_name',
-  'subject_name', 'dns_names', 'domain', 'domains', 'database', 'databases', 'registry', 'registries',
+  'name',
+  'action_destructive_requires_name',
+  'agent_deployment_names',
+  'agent_workspace_name',
+  'bucket_name',
+  'candidate_model_name',
+  'cluster_name',
+  'cookie_name',
+  'database_name',
+  'db_name',
+  'db_names',
+  'faas_name',
+  'file_name',
+  'function_name',
+  'index_name',
+  'metric_name',
+  'original_file_name',
+  'preset_name',
+  'route_name',
+  'run_name',
+  'sink_name',
+  'subject_name',
+  'dns_names',
+  'domain',
+  'domains',
+  'database',
+  'databases',
+  'registry',
+  'registries',
   // Ids of things that are not account resources (users, files, calls, credentials, other clouds).
-  'client_id', 'owner_id', 'owner_uuid', 'recipient_uuid', 'transfer_id', 'request_id', 'user_id', 'file_id',
-  'folder_id', 'key_id', 'repo_id', 'tool_call_id', 'tool_use_id', 'model_id', 'fingerprint', 'id', 'uuid',
-  'resource_id', 'app_id', 'app_ids', 'deployment_id', 'backup_id', 'fleet_uuid', 'parent_uuid',
-  'worker_subnet_uuid', 'destination_uuid', 'rule_uuid',
+  'client_id',
+  'owner_id',
+  'owner_uuid',
+  'recipient_uuid',
+  'transfer_id',
+  'request_id',
+  'user_id',
+  'file_id',
+  'folder_id',
+  'key_id',
+  'repo_id',
+  'tool_call_id',
+  'tool_use_id',
+  'model_id',
+  'fingerprint',
+  'id',
+  'uuid',
+  'resource_id',
+  'app_id',
+  'app_ids',
+  'deployment_id',
+  'backup_id',
+  'fleet_uuid',
+  'parent_uuid',
+  'worker_subnet_uuid',
+  'destination_uuid',
+  'rule_uuid',
   // GenAI parts addressed by the path, or catalogue entries (models, presets, metrics, datasets).
-  'agent_uuid', 'api_key_uuid', 'anthropic_key_uuid', 'open_ai_key_uuid', 'model_provider_key_uuid',
-  'model_router_uuid', 'model_uuid', 'embedding_model_uuid', 'candidate_model_uuid', 'judge_model_uuid',
-  'eval_preset_uuid', 'eval_run_uuid', 'metric_uuid', 'metric_uuids', 'dataset_uuid', 'test_case_uuid',
-  'data_source_uuid', 'data_source_uuids', 'function_uuid', 'guardrail_uuid', 'child_agent_uuid',
-  'parent_agent_uuid', 'agent_uuids',
+  'agent_uuid',
+  'api_key_uuid',
+  'anthropic_key_uuid',
+  'open_ai_key_uuid',
+  'model_provider_key_uuid',
+  'model_router_uuid',
+  'model_uuid',
+  'embedding_model_uuid',
+  'candidate_model_uuid',
+  'judge_model_uuid',
+  'eval_preset_uuid',
+  'eval_run_uuid',
+  'metric_uuid',
+  'metric_uuids',
+  'dataset_uuid',
+  'test_case_uuid',
+  'data_source_uuid',
+  'data_source_uuids',
+  'function_uuid',
+  'guardrail_uuid',
+  'child_agent_uuid',
+  'parent_agent_uuid',
+  'agent_uuids',
 ];
 
 /** What a name must look like to be taken for a reference, and so need a rule or a place above. */
@@ -420,7 +585,15 @@ export const EXTRA_REFERENCES = [
 ];
 
 /** Query parameters of changing requests that name nothing (flags, pages, scopes). */
-export const NOT_REFERENCE_QUERIES = ['job_name', 'skip_drain', 'replace', 'region', 'per_page', 'page', 'agent'];
+export const NOT_REFERENCE_QUERIES = [
+  'job_name',
+  'skip_drain',
+  'replace',
+  'region',
+  'per_page',
+  'page',
+  'agent',
+];
 
 /**
  * Operations other than DELETEs that destroy or replace (each with why); for an action operation,
@@ -468,7 +641,13 @@ export const CONTAINERS = {
   vpcs_delete: { read: '/v2/vpcs/{vpc_id}/members', list: 'members', urn: 'urn' },
   droplets_destroy_withAssociatedResourcesDangerous: {
     read: '/v2/droplets/{droplet_id}/destroy_with_associated_resources',
-    associated: { reserved_ips: 'reserved_ip', floating_ips: 'reserved_ip', snapshots: 'snapshot', volumes: 'volume', volume_snapshots: 'snapshot' },
+    associated: {
+      reserved_ips: 'reserved_ip',
+      floating_ips: 'reserved_ip',
+      snapshots: 'snapshot',
+      volumes: 'volume',
+      volume_snapshots: 'snapshot',
+    },
   },
   kubernetes_destroy_associatedResourcesDangerous: {
     read: '/v2/kubernetes/clusters/{cluster_id}/destroy_with_associated_resources',

@@ -30,13 +30,15 @@ export function properties(subset, request, maxDepth = 12) {
       visit(resolve(subset, schema), at, [...refs, schema.$ref], depth + 1);
       return;
     }
-    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const sub of schema[key] ?? []) visit(sub, at, refs, depth + 1);
+    for (const key of ['allOf', 'oneOf', 'anyOf'])
+      for (const sub of schema[key] ?? []) visit(sub, at, refs, depth + 1);
     if (schema.items) visit(schema.items, `${at}[]`, refs, depth + 1);
     if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
       visit(schema.additionalProperties, `${at}{}`, refs, depth + 1);
     for (const [field, sub] of Object.entries(schema.properties ?? {})) {
       const path = at ? `${at}.${field}` : field;
-      if (!found.has(path)) found.set(path, { at: path, field, parent: at, schema: resolve(subset, sub) ?? {} });
+      if (!found.has(path))
+        found.set(path, { at: path, field, parent: at, schema: resolve(subset, sub) ?? {} });
       visit(sub, path, refs, depth + 1);
     }
   };
@@ -50,7 +52,8 @@ export function typesOf(subset, schema, depth = 0) {
   if (!resolved || typeof resolved !== 'object' || depth > 8) return new Set();
   const types = new Set(resolved.type ? [resolved.type] : []);
   for (const key of ['allOf', 'oneOf', 'anyOf'])
-    for (const sub of resolved[key] ?? []) for (const type of typesOf(subset, sub, depth + 1)) types.add(type);
+    for (const sub of resolved[key] ?? [])
+      for (const type of typesOf(subset, sub, depth + 1)) types.add(type);
   if (!types.size && resolved.properties) types.add('object');
   return types;
 }

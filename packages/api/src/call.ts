@@ -42,7 +42,8 @@ export type OperationResult<Id extends OperationId> = {
 /** An operation the API serves, or an InputError saying why not. */
 export function callableOperation(id: string): OperationData {
   const operation = operationById(id);
-  if (!operation) throw new InputError(`is no operation of the platform's API (api-search finds them)`, 'Operation');
+  if (!operation)
+    throw new InputError(`is no operation of the platform's API (api-search finds them)`, 'Operation');
   if (operation.host)
     throw new InputError(
       `is served at ${operation.host}, with a model access key, not at the API with a token: cloudcall does not call it`,
@@ -64,7 +65,11 @@ export async function callOperation<Id extends OperationId>(
   options: { signal?: AbortSignal } = {},
 ): Promise<OperationResult<Id>> {
   const operation = callableOperation(id);
-  const { path: params, query, body } = input as { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
+  const {
+    path: params,
+    query,
+    body,
+  } = input as { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
   const issues = requestIssues(operation, { params, query, body });
   if (issues.length) throw new InputError(issues);
   const answer = await client.request({

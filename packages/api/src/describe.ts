@@ -180,7 +180,12 @@ const ROLE_TEXT = {
 function bodyProperties(id: string): Record<string, unknown> {
   const body = resolve(VALIDATION.operations[id]?.body);
   const merged: Record<string, unknown> = {};
-  for (const part of [body, ...(asArray(body?.allOf) ?? []), ...(asArray(body?.oneOf) ?? []), ...(asArray(body?.anyOf) ?? [])]) {
+  for (const part of [
+    body,
+    ...(asArray(body?.allOf) ?? []),
+    ...(asArray(body?.oneOf) ?? []),
+    ...(asArray(body?.anyOf) ?? []),
+  ]) {
     Object.assign(merged, (resolve(part)?.properties as Record<string, unknown>) ?? {});
   }
   return merged;
@@ -204,7 +209,11 @@ function asArray(value: unknown): unknown[] | undefined {
 }
 
 /** A schema as a compact TypeScript-like type, `depth` levels of objects deep. */
-export function typeText(schema: JsonSchema | undefined, depth: number, seen: readonly string[] = []): string {
+export function typeText(
+  schema: JsonSchema | undefined,
+  depth: number,
+  seen: readonly string[] = [],
+): string {
   if (schema === true || schema === undefined) return 'any';
   if (schema === false) return 'never';
   const ref = typeof schema.$ref === 'string' ? schema.$ref.slice('#/components/schemas/'.length) : undefined;
@@ -261,7 +270,10 @@ export function typeText(schema: JsonSchema | undefined, depth: number, seen: re
 }
 
 function flatten(schema: Schema): Schema {
-  const merged: Schema = { properties: { ...((schema.properties as Schema) ?? {}) }, required: [...((schema.required as string[]) ?? [])] };
+  const merged: Schema = {
+    properties: { ...((schema.properties as Schema) ?? {}) },
+    required: [...((schema.required as string[]) ?? [])],
+  };
   for (const part of asArray(schema.allOf) ?? []) {
     const resolved = resolve(part);
     if (!resolved) continue;

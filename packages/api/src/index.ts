@@ -41,7 +41,13 @@ export {
   type Role,
   valuesAt,
 } from './model.js';
-export { pointerToken, type SchemaCheck, type SchemaValidator, schemaValidator, withDiscriminators } from './openapi.js';
+export {
+  pointerToken,
+  type SchemaCheck,
+  type SchemaValidator,
+  schemaValidator,
+  withDiscriminators,
+} from './openapi.js';
 export {
   ANSWER_CAP,
   apiCallReadOnlyTool,

@@ -36,7 +36,10 @@ function built() {
         node = node.param;
       } else {
         let next = node.literal.get(segment);
-        if (!next) node.literal.set(segment, (next = newNode()));
+        if (!next) {
+          next = newNode();
+          node.literal.set(segment, next);
+        }
         node = next;
       }
     }
@@ -80,7 +83,10 @@ export function findOperation(method: string, path: string): Match | undefined {
   const segments = (path.split('?')[0] ?? '').split('/').slice(1);
   const found = walk(built().root, segments, 0, wanted, []);
   if (!found) return undefined;
-  return { operation: found.end.operation, params: Object.fromEntries(found.end.names.map((name, at) => [name, found.values[at] as string])) };
+  return {
+    operation: found.end.operation,
+    params: Object.fromEntries(found.end.names.map((name, at) => [name, found.values[at] as string])),
+  };
 }
 
 function walk(
@@ -126,7 +132,9 @@ export function namedOperation(name: string): OperationData | undefined {
   const method = (spaced[1] as string).toUpperCase();
   const path = spaced[2] as string;
   const template = operations().find(
-    (operation) => operation.method === method && operation.path.replace(/\{[^}]*\}/g, '{}') === path.replace(/\{[^}]*\}/g, '{}'),
+    (operation) =>
+      operation.method === method &&
+      operation.path.replace(/\{[^}]*\}/g, '{}') === path.replace(/\{[^}]*\}/g, '{}'),
   );
   return template ?? findOperation(method, path)?.operation;
 }
@@ -195,7 +203,8 @@ function add(found: Named[], ref: Reference, value: unknown, within: unknown): v
     const urn = isObject(value) ? value.urn : value;
     if (typeof urn !== 'string') return;
     const [scheme, type, ...rest] = urn.split(':');
-    if (scheme === 'do' && type && rest.length) found.push({ ref, value: rest.join(':'), kind: kindOfUrn(type) });
+    if (scheme === 'do' && type && rest.length)
+      found.push({ ref, value: rest.join(':'), kind: kindOfUrn(type) });
     return;
   }
   // An object where an id goes: the Go client sends a VM's volumes as `{ id }` (or `{ name }`).

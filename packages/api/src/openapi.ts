@@ -96,7 +96,11 @@ export function withDiscriminators<T>(document: T): T {
     const discriminator = record.discriminator as
       | { propertyName?: unknown; mapping?: Record<string, string> }
       | undefined;
-    const composite = Array.isArray(record.oneOf) ? 'oneOf' : Array.isArray(record.anyOf) ? 'anyOf' : undefined;
+    const composite = Array.isArray(record.oneOf)
+      ? 'oneOf'
+      : Array.isArray(record.anyOf)
+        ? 'anyOf'
+        : undefined;
     if (!composite || 'if' in record) return;
     if (typeof discriminator?.propertyName !== 'string' || !discriminator.mapping) return;
     const property = discriminator.propertyName;

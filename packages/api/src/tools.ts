@@ -18,7 +18,12 @@ import {
 import { NO_CONTENT, pathSegmentProblem } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { callableOperation } from './call.js';
-import { describeOperation, type OperationDescription, type SearchHit, searchOperations } from './describe.js';
+import {
+  describeOperation,
+  type OperationDescription,
+  type SearchHit,
+  searchOperations,
+} from './describe.js';
 import { findOperation, methodsOf, namedOperation, operations } from './model.js';
 import { requestIssues } from './validate.js';
 
@@ -103,7 +108,12 @@ export interface Truncated {
  * (the Path's own and Query's) and the body valid for it. Throws an InputError naming each
  * problem; nothing has been sent.
  */
-export function checkedCall(args: { Method: string; Path: string; Query?: Record<string, unknown>; Body?: unknown }) {
+export function checkedCall(args: {
+  Method: string;
+  Path: string;
+  Query?: Record<string, unknown>;
+  Body?: unknown;
+}) {
   const [path = '', search] = args.Path.split('?', 2);
   const query: Record<string, unknown> = {};
   if (search !== undefined) {
@@ -131,7 +141,8 @@ export function checkedCall(args: { Method: string; Path: string; Query?: Record
     const problem = pathSegmentProblem(value);
     if (problem) issues.push({ argument: 'Path', message: `{${name}} ${problem}` });
   }
-  if (!issues.length) issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
+  if (!issues.length)
+    issues.push(...requestIssues(operation, { params: match.params, query, body: args.Body }));
   if (issues.length) throw new InputError(issues);
   return { operation, params: match.params, path, query };
 }
@@ -159,10 +170,13 @@ export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
   const text = JSON.stringify(answer) ?? 'null';
   const bytes = Buffer.byteLength(text);
   if (bytes <= cap) return answer;
-  const pages = 'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
+  const pages =
+    'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
   const list =
     answer !== null && typeof answer === 'object' && !Array.isArray(answer)
-      ? Object.entries(answer).filter(([, value]) => Array.isArray(value)).sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
+      ? Object.entries(answer)
+          .filter(([, value]) => Array.isArray(value))
+          .sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length)[0]
       : undefined;
   if (list) {
     const [field, items] = list as [string, unknown[]];

@@ -43,9 +43,14 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
       continue;
     }
     for (const error of texts.validate(`${base}/path/${pointerToken(param.name)}`, value).errors)
-      issues.push({ argument: 'Path', message: `{${param.name}} ${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+      issues.push({
+        argument: 'Path',
+        message: `{${param.name}} ${error.replace(/^\/ /, '')}; got ${preview(value)}`,
+      });
   }
-  const takes = new Set((operation.params ?? []).filter((param) => param.in === 'query').map((param) => param.name));
+  const takes = new Set(
+    (operation.params ?? []).filter((param) => param.in === 'query').map((param) => param.name),
+  );
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value === undefined) continue;
     if (!takes.has(name)) {
@@ -57,7 +62,10 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
     }
     if (!schemas.query?.[name]) continue;
     for (const error of texts.validate(`${base}/query/${pointerToken(name)}`, value).errors)
-      issues.push({ argument: `Query.${name}`, message: `${error.replace(/^\/ /, '')}; got ${preview(value)}` });
+      issues.push({
+        argument: `Query.${name}`,
+        message: `${error.replace(/^\/ /, '')}; got ${preview(value)}`,
+      });
   }
   for (const param of operation.params ?? []) {
     if (param.in === 'query' && param.required && request.query?.[param.name] === undefined)
@@ -67,7 +75,8 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
   if (!operation.body) {
     if (body !== undefined) issues.push({ argument: 'Body', message: `${operation.id} takes no body` });
   } else if (body === undefined) {
-    if (operation.body === 'required') issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
+    if (operation.body === 'required')
+      issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
   } else {
     for (const error of bodies.validate(`${base}/body`, body).errors) {
       const [where = '/', ...rest] = error.split(' ');
