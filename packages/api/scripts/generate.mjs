@@ -14,16 +14,7 @@ import { readFileSync } from 'node:fs';
 // Relative, not a dependency: the subset is a file of the repository's tooling, and
 // tooling/scripts/generated.mjs uses Node's standard library only.
 import { emit } from '../../../tooling/scripts/generated.mjs';
-import {
-  BODY_RULES,
-  CONTAINERS,
-  DESTRUCTIVE,
-  EXTRA_REFERENCES,
-  KINDS,
-  NOT_REFERENCE_QUERIES,
-  NOT_REFERENCES,
-  REFERENCE_LIKE,
-} from './rules.mjs';
+import * as RULES from './rules.mjs';
 import { properties, resolve } from './walk.mjs';
 
 export const SUBSET_URL = new URL('../../../tooling/openapi/subset.json', import.meta.url);
@@ -55,7 +46,7 @@ function actionTypes(subset, schema, found = new Set(), depth = 0) {
  * field whose `under` and `ops` (when given) match, the most specific (both given, then `ops`,
  * then `under`, then neither), and of those the first.
  */
-export function bodyRule(id, property, rules = BODY_RULES) {
+export function bodyRule(id, property, rules = RULES.BODY_RULES) {
   const specificity = (rule) => (rule.ops ? 2 : 0) + (rule.under ? 1 : 0);
   let best;
   for (const rule of rules) {
@@ -74,11 +65,22 @@ function reference(entry) {
 }
 
 /**
- * The model and the validation schemas, from a parsed subset. Throws, naming each, for what the
- * reviewed table must decide first: a field that looks like a reference and that no rule covers,
- * a query parameter of a changing request, a rule naming an operation or kind that does not exist.
+ * The model and the validation schemas, from a parsed subset and the reviewed table (rules.mjs's
+ * exports; a test gives a small one of its own). Throws, naming each, for what the reviewed table
+ * must decide first: a field that looks like a reference and that no rule covers, a query
+ * parameter of a changing request, a rule naming an operation or kind that does not exist.
  */
-export function buildModel(subset) {
+export function buildModel(subset, rules = RULES) {
+  const {
+    BODY_RULES,
+    CONTAINERS,
+    DESTRUCTIVE,
+    EXTRA_REFERENCES,
+    KINDS,
+    NOT_REFERENCE_QUERIES,
+    NOT_REFERENCES,
+    REFERENCE_LIKE,
+  } = rules;
   const problems = [];
   const operations = Object.entries(subset.operations);
   const gets = new Map(
@@ -134,7 +136,7 @@ export function buildModel(subset) {
         });
       });
       for (const property of op.request ? properties(subset, op.request) : []) {
-        const rule = bodyRule(id, property);
+        const rule = bodyRule(id, property, BODY_RULES);
         if (rule) {
           used.add(rule);
           if (rule.role !== 'none') refs.push(reference({ ...rule, in: 'body', at: property.at }));

@@ -247,7 +247,11 @@ export const BODY_RULES = [
     role: 'target',
     note: 'destroyed with the VM or cluster',
     test: {
-      op: 'droplets_destroy_withAssociatedResourcesSelective',
+      // A cluster's destroy is the one that names load balancers.
+      op:
+        field === 'load_balancers'
+          ? 'kubernetes_destroy_associatedResourcesSelective'
+          : 'droplets_destroy_withAssociatedResourcesSelective',
       body: { [field]: ['x-1'] },
       values: ['x-1'],
     },
@@ -291,11 +295,25 @@ export const BODY_RULES = [
     kind: 'vpc',
     role: 'join',
     note: 'a resource made in a VPC is a member of it',
-    test: {
-      op: 'droplets_create',
-      body: { name: 'a', size: 's', image: 'i', [field]: 'vpc-1' },
-      values: ['vpc-1'],
-    },
+    test:
+      field === 'vpc_uuid'
+        ? {
+            op: 'droplets_create',
+            body: { name: 'a', size: 's', image: 'i', vpc_uuid: 'vpc-1' },
+            values: ['vpc-1'],
+          }
+        : {
+            op: 'databases_create_cluster',
+            body: {
+              name: 'd',
+              engine: 'pg',
+              num_nodes: 1,
+              size: 's',
+              region: 'nyc3',
+              private_network_uuid: 'vpc-1',
+            },
+            values: ['vpc-1'],
+          },
   })),
   {
     field: 'id',
@@ -316,18 +334,28 @@ export const BODY_RULES = [
     kind: 'vpc',
     role: 'join',
     note: 'attaches the resource to the VPC, or peers the VPC',
-    test: {
-      op: 'nfs_create_action',
-      body: { type: 'attach', params: { [field]: 'vpc-1' } },
-      values: ['vpc-1'],
-    },
+    test:
+      field === 'vpc_ids'
+        ? {
+            op: 'vpcPeerings_create',
+            body: { name: 'p', vpc_ids: ['vpc-1', 'vpc-2'] },
+            values: ['vpc-1', 'vpc-2'],
+          }
+        : {
+            op: 'nfs_create_action',
+            body: { type: 'attach', params: { [field]: 'vpc-1' } },
+            values: ['vpc-1'],
+          },
   })),
   ...['vpcs', 'vpc'].map((field) => ({
     field,
     kind: 'vpc',
     role: 'none',
     note: 'what holds a VPC reference (its vpc_uuid, id or uuid is the reference)',
-    test: { op: 'vpcnatgateways_create', body: { vpcs: [] }, values: [] },
+    test:
+      field === 'vpcs'
+        ? { op: 'vpcnatgateways_create', body: { vpcs: [{ vpc_uuid: 'vpc-1' }] }, values: [] }
+        : { op: 'apps_create', body: { spec: { name: 'a', vpc: { id: 'vpc-1' } } }, values: [] },
   })),
   {
     field: 'project_id',

@@ -17,16 +17,29 @@ type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 type PathOf<Id extends OperationId> = Parameters<Id> extends { path: infer P } ? P : never;
 type QueryOf<Id extends OperationId> = Parameters<Id> extends { query?: infer Q } ? Q : never;
 
+/**
+ * The JSON body the operation takes, or never. An operation without one declares
+ * `requestBody?: never`, which matched `{ requestBody?: { content: ... } }` (never fits anything)
+ * and let any body through: the body's type is read from the property, not matched against it.
+ */
+type BodyOf<Id extends OperationId> = operations[Id] extends { requestBody?: infer Request }
+  ? [Exclude<Request, undefined>] extends [never]
+    ? never
+    : Exclude<Request, undefined> extends { content: { 'application/json': infer Body } }
+      ? Body
+      : never
+  : never;
+
 /** What a call of the operation takes: `path` (when it has parameters), `query`, `body`. */
 export type OperationInput<Id extends OperationId> = ([PathOf<Id>] extends [never | undefined]
   ? { path?: undefined }
   : { path: PathOf<Id> }) &
   ([QueryOf<Id>] extends [never | undefined] ? { query?: undefined } : { query?: QueryOf<Id> }) &
-  (operations[Id] extends { requestBody: { content: { 'application/json': infer Body } } }
-    ? { body: Body }
-    : operations[Id] extends { requestBody?: { content: { 'application/json': infer Body } } }
-      ? { body?: Body }
-      : { body?: undefined });
+  ([BodyOf<Id>] extends [never]
+    ? { body?: undefined }
+    : operations[Id] extends { requestBody: unknown }
+      ? { body: BodyOf<Id> }
+      : { body?: BodyOf<Id> });
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;
 

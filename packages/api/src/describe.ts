@@ -22,7 +22,14 @@ const SYNONYMS: Record<string, string[]> = {
   function: ['functions'],
   app: ['apps'],
   alert: ['alerts', 'alert'],
+  // The API deletes a VM or a cluster by `destroy`.
+  delete: ['destroy'],
+  destroy: ['delete'],
+  remove: ['delete', 'destroy'],
 };
+
+/** Words of a question that name nothing ("create a snapshot of a volume"). */
+const STOPWORDS = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'with', 'my']);
 
 export interface SearchHit {
   operationId: string;
@@ -37,6 +44,8 @@ interface Indexed {
   operation: OperationData;
   words: Set<string>;
   text: string;
+  /** The words of its operationId: fewer is the plainer operation of a resource. */
+  idWords: string[];
 }
 
 let indexed: Indexed[] | undefined;
@@ -60,18 +69,19 @@ function index(): Indexed[] {
       ...(operation.types ?? []),
     ];
     const all = parts.flatMap(words);
-    return { operation, words: new Set(all), text: ` ${all.join(' ')} ` };
+    return { operation, words: new Set(all), text: ` ${all.join(' ')} `, idWords: words(operation.id) };
   });
   return indexed;
 }
 
 /**
  * The operations matching every word of `text` (a word, one of its synonyms, or the start of a
- * word of the operation), best first: more words matched whole, then the operationId and path
- * holding them, then shorter paths.
+ * word of the operation), best first: more words matched whole, then the operationId holding
+ * them, then the plainer operation (fewer words in its operationId: an action on one VM before
+ * the same on every VM of a tag, a delete by id before one by name), then shorter paths.
  */
 export function searchOperations(text: string, limit = 10): { hits: SearchHit[]; total: number } {
-  const wanted = words(text);
+  const wanted = words(text).filter((word) => !STOPWORDS.has(word));
   if (!wanted.length) return { hits: [], total: 0 };
   const scored: { entry: Indexed; score: number }[] = [];
   for (const entry of index()) {
@@ -85,11 +95,16 @@ export function searchOperations(text: string, limit = 10): { hits: SearchHit[];
         all = false;
         break;
       }
-      if (forms.some((form) => words(entry.operation.id).includes(form))) score += 2;
+      if (forms.some((form) => entry.idWords.includes(form))) score += 2;
     }
     if (all) scored.push({ entry, score });
   }
-  scored.sort((a, b) => b.score - a.score || a.entry.operation.path.length - b.entry.operation.path.length);
+  scored.sort(
+    (a, b) =>
+      b.score - a.score ||
+      a.entry.idWords.length - b.entry.idWords.length ||
+      a.entry.operation.path.length - b.entry.operation.path.length,
+  );
   return {
     total: scored.length,
     hits: scored.slice(0, limit).map(({ entry: { operation } }) => ({
@@ -204,6 +219,17 @@ function resolve(schema: unknown, seen = new Set<string>()): Schema | undefined 
   return current && typeof current === 'object' ? current : undefined;
 }
 
+/** Keywords that say something of a schema without constraining it. */
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'example',
+  'nullable',
+]);
+
 function asArray(value: unknown): unknown[] | undefined {
   return Array.isArray(value) ? value : undefined;
 }
@@ -226,6 +252,29 @@ export function typeText(
     const values = schema.enum.slice(0, 12).map((value) => JSON.stringify(value));
     return `${values.join(' | ')}${schema.enum.length > 12 ? ' | ...' : ''}${nullable}`;
   }
+  const discriminator = schema.discriminator as
+    | { propertyName?: unknown; mapping?: Record<string, string> }
+    | undefined;
+  if (
+    typeof discriminator?.propertyName === 'string' &&
+    discriminator.mapping &&
+    (schema.oneOf || schema.anyOf)
+  ) {
+    // Each branch with the values that select it (`{ type: "resize"; size?: string }`), rather
+    // than every branch repeating the whole enum of the property it shares.
+    const property = discriminator.propertyName;
+    const valuesByRef = new Map<string, string[]>();
+    for (const [value, target] of Object.entries(discriminator.mapping))
+      valuesByRef.set(target, [...(valuesByRef.get(target) ?? []), value]);
+    const texts = [...valuesByRef].map(([target, values]) =>
+      typeText(
+        { allOf: [{ $ref: target }, { properties: { [property]: { enum: values } }, required: [property] }] },
+        depth,
+        seen,
+      ),
+    );
+    return `${texts.join(' | ')}${nullable}`;
+  }
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = asArray(schema[key]);
     if (branches) {
@@ -235,10 +284,17 @@ export function typeText(
   }
   const parts = asArray(schema.allOf);
   if (parts) {
-    const merged: Schema = { type: 'object', properties: {}, required: [] };
+    // The parts merged, with the schema's own fields and required names beside its allOf (how the
+    // description extends a base: `{ allOf: [base, { properties }], required: [...] }`).
+    const merged: Schema = {
+      type: 'object',
+      properties: { ...((schema.properties as Schema) ?? {}) },
+      required: [...((schema.required as string[]) ?? [])],
+    };
     for (const part of parts) {
       const resolved = resolve(part);
-      if (!resolved) continue;
+      // An empty part (`allOf: [ref, {}]`) constrains nothing.
+      if (!resolved || Object.keys(resolved).every((key) => ANNOTATIONS.has(key))) continue;
       if (!resolved.properties && !resolved.allOf) return typeText(part as JsonSchema, depth, seen);
       const flat = resolved.allOf ? flatten(resolved) : resolved;
       Object.assign(merged.properties as Schema, flat.properties ?? {});

@@ -106,16 +106,18 @@ function walk(
     return end ? { end, values } : undefined;
   }
   const segment = segments[at] as string;
-  const literal = node.literal.get(segment);
-  const byLiteral = literal && walk(literal, segments, at + 1, method, values);
-  if (byLiteral) return byLiteral;
-  if (!node.param || segment === '') return undefined;
   let value: string;
   try {
     value = decodeURIComponent(segment);
   } catch {
     return undefined;
   }
+  // A literal is matched decoded, as the platform routes the decoded path: `/v2/apps/%72egions`
+  // is the list of regions there, so it must be here too (not an app named `regions`).
+  const literal = node.literal.get(value);
+  const byLiteral = literal && walk(literal, segments, at + 1, method, values);
+  if (byLiteral) return byLiteral;
+  if (!node.param || segment === '') return undefined;
   return walk(node.param, segments, at + 1, method, [...values, value]);
 }
 

@@ -45,6 +45,16 @@ export function schemaValidator(document: object, options: { coerce?: boolean } 
       ...(options.coerce ? { coerceTypes: 'array' as const } : {}),
     });
     addFormats(ajv);
+    // Formats of the description that ajv-formats lacks, known so that compiling a schema warns of
+    // none (Ajv logs each unknown one, on every compile): unsigned integers checked as such; a
+    // `string` format and a VPC's `cidr` constrain nothing here (the platform checks a range).
+    ajv.addFormat('uint32', {
+      type: 'number',
+      validate: (value) => Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff,
+    });
+    ajv.addFormat('uint64', { type: 'number', validate: (value) => Number.isInteger(value) && value >= 0 });
+    ajv.addFormat('string', true);
+    ajv.addFormat('cidr', true);
     ajv.addSchema(withDiscriminators(structuredClone(document)), id);
     return ajv;
   };
@@ -82,9 +92,29 @@ export function pointerToken(token: string): string {
  * property; JSON Schema has no such keyword, and the description relies on it (the by-tag VM
  * action body is a oneOf of two schemas where one extends the other, which no body satisfies
  * under plain oneOf). Each such node becomes an if/then/else chain selecting the mapped schema;
- * values without a mapping fall back to the oneOf/anyOf. Rewrites `document` in place.
+ * values without a mapping fall back to the oneOf/anyOf. A value the mapping names is one the
+ * property takes, also where the mapped schema's own enum of it forgets it (a VM's
+ * `change_backup_policy` action is mapped, but not in the action base's `type` enum): it is
+ * added to that enum. Rewrites `document` in place (its `#/components/schemas/` resolve in it).
  */
 export function withDiscriminators<T>(document: T): T {
+  const schemas =
+    (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
+  const PREFIX = '#/components/schemas/';
+  const admit = (schema: unknown, property: string, value: string, seen: Set<unknown>) => {
+    if (schema === null || typeof schema !== 'object' || seen.has(schema)) return;
+    seen.add(schema);
+    const record = schema as Record<string, unknown>;
+    if (typeof record.$ref === 'string' && record.$ref.startsWith(PREFIX))
+      admit(schemas[record.$ref.slice(PREFIX.length)], property, value, seen);
+    let field = (record.properties as Record<string, unknown> | undefined)?.[property] as
+      | Record<string, unknown>
+      | undefined;
+    if (typeof field?.$ref === 'string' && field.$ref.startsWith(PREFIX))
+      field = schemas[field.$ref.slice(PREFIX.length)] as Record<string, unknown> | undefined;
+    if (Array.isArray(field?.enum) && !field.enum.includes(value)) field.enum.push(value);
+    for (const part of Array.isArray(record.allOf) ? record.allOf : []) admit(part, property, value, seen);
+  };
   const visit = (node: unknown) => {
     if (Array.isArray(node)) {
       for (const item of node) visit(item);
@@ -107,6 +137,7 @@ export function withDiscriminators<T>(document: T): T {
     const valuesByRef = new Map<string, string[]>();
     for (const [value, ref] of Object.entries(discriminator.mapping)) {
       valuesByRef.set(ref, [...(valuesByRef.get(ref) ?? []), value]);
+      admit({ $ref: ref }, property, value, new Set());
     }
     let chain: Record<string, unknown> = { [composite]: record[composite] };
     for (const [ref, values] of [...valuesByRef].reverse()) {

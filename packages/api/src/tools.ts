@@ -65,7 +65,15 @@ export const apiDescribeTool = defineTool({
   handler: async (args): Promise<OperationDescription> => {
     const operation = namedOperation(args.Operation);
     if (!operation) {
-      const { hits } = searchOperations(args.Operation, 3);
+      // `METHOD /path` of a path with other methods: those are what it means.
+      const [, method, path] = /^([A-Za-z]+)\s+(\/\S*)$/.exec(args.Operation.trim()) ?? [];
+      const methods = path ? methodsOf(path) : [];
+      if (methods.length)
+        throw new InputError(
+          `names no operation: ${path} takes ${methods.join(', ')}, not ${method?.toUpperCase()}`,
+          'Operation',
+        );
+      const { hits } = searchOperations(path ?? args.Operation, 3);
       throw new InputError(
         `names no operation${hits.length ? `; did you mean ${hits.map((hit) => hit.operationId).join(', ')}?` : ' (api-search finds them)'}`,
         'Operation',
@@ -166,14 +174,28 @@ async function call(
 
 /**
  * The answer, or when its JSON is larger than ANSWER_CAP, as much of it as fits: the longest
- * list cut to the items that fit, or else the text cut, with `truncated` saying what was left out.
+ * list cut to the items that fit, or else (no list, or the rest of the answer too large on its
+ * own) its JSON text cut, with `truncated` saying what was left out. What it gives back is never
+ * larger than the cap, in bytes of JSON, the note included.
  */
 export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
   const text = JSON.stringify(answer) ?? 'null';
   const bytes = Buffer.byteLength(text);
   if (bytes <= cap) return answer;
-  const pages =
+  const hint =
     'Ask for less: per_page (and page for the rest) in Query, or the CLI (cloudcall api PATH --paginate), which prints whole answers.';
+  const fits = (value: unknown) => Buffer.byteLength(JSON.stringify(value)) <= cap;
+  /** The largest count in [0, limit] for which `fits(make(count))`, given that 0 does. */
+  const most = (limit: number, make: (count: number) => unknown) => {
+    let low = 0;
+    let high = limit;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (fits(make(mid))) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  };
   const list =
     answer !== null && typeof answer === 'object' && !Array.isArray(answer)
       ? Object.entries(answer)
@@ -182,21 +204,18 @@ export function capped(answer: unknown, cap = ANSWER_CAP): unknown {
       : undefined;
   if (list) {
     const [field, items] = list as [string, unknown[]];
-    const rest = { ...(answer as Record<string, unknown>), [field]: [] as unknown[] };
-    let low = 0;
-    let high = items.length;
-    // The most items that fit with the rest of the answer and the note.
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      const size = Buffer.byteLength(JSON.stringify({ ...rest, [field]: items.slice(0, mid) })) + 400;
-      if (size <= cap) low = mid;
-      else high = mid - 1;
-    }
-    const truncated: Truncated = { field, shown: low, total: items.length, bytes, cap, hint: pages };
-    return { ...rest, [field]: items.slice(0, low), truncated };
+    const cut = (shown: number) => {
+      const truncated: Truncated = { field, shown, total: items.length, bytes, cap, hint };
+      return { ...(answer as Record<string, unknown>), [field]: items.slice(0, shown), truncated };
+    };
+    if (fits(cut(0))) return cut(most(items.length, cut));
   }
-  const truncated: Truncated = { bytes, cap, hint: pages };
-  return { text: text.slice(0, cap - 600), truncated };
+  const truncated: Truncated = { bytes, cap, hint };
+  const cut = (length: number) => ({ text: text.slice(0, length), truncated });
+  let length = most(text.length, cut);
+  // Not between the halves of a surrogate pair (text counts UTF-16 units).
+  if (length > 0 && /[\uD800-\uDBFF]/.test(text.charAt(length - 1))) length--;
+  return cut(length);
 }
 
 /** What api-call's two forms share. */

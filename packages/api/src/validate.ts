@@ -77,6 +77,13 @@ export function requestIssues(operation: OperationData, request: RequestParts): 
   } else if (body === undefined) {
     if (operation.body === 'required')
       issues.push({ argument: 'Body', message: `${operation.id} needs a body` });
+  } else if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    // Every body of the API is an object of fields, but some schemas say so only by their
+    // `properties`, which JSON Schema applies to objects alone: a list or a scalar would pass them.
+    issues.push({
+      argument: 'Body',
+      message: `must be an object of fields (api-describe ${operation.id} shows them); got ${preview(body)}`,
+    });
   } else {
     let errors = bodies.validate(`${base}/body`, body).errors;
     // A body of several shapes with nothing to tell them apart (a VM create: one name, or

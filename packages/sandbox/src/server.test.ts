@@ -249,11 +249,17 @@ describe('routing errors', () => {
   });
 
   it('answers HEAD as GET, without the body', async () => {
-    const head = await fetch(`${base}/v2/account`, { method: 'HEAD', headers: { authorization: 'Bearer x' } });
+    const head = await fetch(`${base}/v2/account`, {
+      method: 'HEAD',
+      headers: { authorization: 'Bearer x' },
+    });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await head.text()).toBe('');
-    const missing = await fetch(`${base}/v2/droplets/1`, { method: 'HEAD', headers: { authorization: 'Bearer x' } });
+    const missing = await fetch(`${base}/v2/droplets/1`, {
+      method: 'HEAD',
+      headers: { authorization: 'Bearer x' },
+    });
     expect(missing.status).toBe(404);
   });
 
