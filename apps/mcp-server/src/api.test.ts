@@ -254,7 +254,7 @@ describe('api-call under the guard rails', () => {
     expect(right.isError, right.text).toBe(false);
     expect(asked).toHaveLength(2);
     expect(asked[1]).toMatch(
-      /^Confirm a destructive call\. Call an API operation \(api-call\): .*laptop-1.*To run it, type laptop-1\.$/,
+      /^Confirm a destructive call\. Call an API operation \(api-call, DELETE \/v2\/account\/keys\/\d+\): .*laptop-1.*To run it, type laptop-1\.$/,
     );
     expect(await sent.writes()).toBe(1);
     expect(await keyNames()).not.toContain('laptop-1');

@@ -275,10 +275,12 @@ export async function guardedRun(
     if (ask && options.confirm) {
       asked = true;
       const what = here ? describeTarget(here) : (changes.read?.path ?? 'the account');
+      // A generic call's request is the caller's: the question shows it.
+      const how = tool.generic ? `, ${request.method} ${request.path.split('?')[0]}` : '';
       const decision = await options.confirm({
         tool: tool.name,
         ...(here ? { target: here } : {}),
-        message: `${tool.title} (${tool.name}): ${what}?`,
+        message: `${tool.title} (${tool.name}${how}): ${what}?`,
       });
       if (decision !== 'accept') {
         throw new GuardRefusal(
