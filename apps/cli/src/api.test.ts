@@ -299,7 +299,9 @@ describe('the guard rails', () => {
       });
     const from = seen.length;
     const declined = await terminal('n\n');
-    expect(declined.text).toContain('Call an API operation (api-call, DELETE /v2/tags/asked): tag asked? [y/N]');
+    expect(declined.text).toContain(
+      'Call an API operation (api-call, DELETE /v2/tags/asked): tag asked? [y/N]',
+    );
     expect(declined.code).toBe(EXIT.input);
     expect(mutating(seen.slice(from))).toEqual([]);
     const accepted = await terminal('y\n');

@@ -393,7 +393,11 @@ describe('confirmation and read-only, decided from each request', () => {
         asking('decline', asked),
       ),
     ).rejects.toThrow(/declined: nothing was sent/);
-    expect(asked).toEqual([expect.stringMatching(/^Call an API operation \(api-call, DELETE \/v2\/droplets\/\d+\): droplet ask-me/)]);
+    expect(asked).toEqual([
+      expect.stringMatching(
+        /^Call an API operation \(api-call, DELETE \/v2\/droplets\/\d+\): droplet ask-me/,
+      ),
+    ]);
     expect(mutating()).toEqual([]);
     // A power-off destroys state (an action type the model names); a rename does not.
     await expect(
