@@ -12,10 +12,13 @@
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'rolldown';
 
 const cwd = process.cwd();
+/** License texts of bundled packages whose published package has none (tooling/bundle/licenses). */
+const KEPT_LICENSES = fileURLToPath(new URL('./licenses/', import.meta.url));
 const { values, positionals } = parseArgs({
   options: { 'one-file': { type: 'string' }, 'cjs-entry': { type: 'boolean' } },
   allowPositionals: true,
@@ -236,6 +239,9 @@ function thirdPartyLicenses() {
             .filter((file) => /^(licen[cs]e|copying|notice)/i.test(file))
             .sort()
             .map((file) => readFileSync(join(root, file), 'utf8').trim());
+          // A package published without its license file (@redis/client): its repository's, kept here.
+          const kept = join(KEPT_LICENSES, `${manifest.name.replace('/', '+')}.txt`);
+          if (!texts.length && existsSync(kept)) texts.push(readFileSync(kept, 'utf8').trim());
           if (!texts.length) this.error(`${key} has no license file to ship with the bundle`);
           return `${key} (${manifest.license ?? 'see text'})\n\n${texts.join('\n\n')}`;
         });

@@ -150,6 +150,16 @@ export const FLAGS = {
   },
   policy: { type: 'string', value: 'FILE', help: 'JSON file of protection rules: {"protect": [...]}' },
   'audit-log': { type: 'string', value: 'FILE', help: 'append one JSON line per mutating call to FILE' },
+  quota: {
+    type: 'string',
+    value: 'LIST',
+    help: "limit each caller's requests that change something, such as writes=30/hour,deletes=5/minute: writes counts every mutating request, deletes those that destroy (also counted as writes); per minute, hour or day. One over a limit is refused before it is sent. Counted in this process unless --redis",
+  },
+  redis: {
+    type: 'string',
+    value: 'URL',
+    help: 'count --quota in Redis at URL (redis://HOST:6379), shared by every replica; while Redis cannot be reached, requests that change something are refused (reads go on)',
+  },
   quiet: { type: 'boolean', help: 'log only errors' },
   help: { type: 'boolean', short: 'h', noEnv: true, help: 'show this help' },
   version: { type: 'boolean', short: 'v', noEnv: true, help: 'show the version' },

@@ -1,11 +1,11 @@
 /**
  * The MCP server's side of the guard rails (the logic is @cloudcall/guard's): `--confirm`,
- * `--protect`, `--policy` and `--audit-log`, confirmation through `elicitation/create` when the
- * client can answer it, and guard refusals as `isError` results.
+ * `--protect`, `--policy`, `--audit-log`, `--quota` and `--redis`, confirmation through
+ * `elicitation/create` when the client can answer it, and guard refusals as `isError` results.
  */
 import type { AnyTool, ToolContext } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-import type { AuditLog, ConfirmQuestion, Decision, ProtectRule } from '@cloudcall/guard';
+import type { AuditLog, ConfirmQuestion, Decision, ProtectRule, Quota } from '@cloudcall/guard';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 export type ConfirmMode = 'auto' | 'never' | 'always-refuse';
@@ -16,6 +16,13 @@ export interface ServerGuard {
   rules: readonly ProtectRule[];
   audit?: AuditLog | undefined;
   auditPath?: string | undefined;
+  /** `--quota`, counted in this process or in Redis (`--redis`). */
+  quota?: Quota | undefined;
+}
+
+export interface GuardLog {
+  info?: (line: string) => void;
+  warn?: (line: string) => void;
 }
 
 export interface GuardFlags {
@@ -23,30 +30,71 @@ export interface GuardFlags {
   protect?: string | string[] | undefined;
   policy?: string | undefined;
   'audit-log'?: string | undefined;
+  quota?: string | undefined;
+  redis?: string | undefined;
 }
 
 /**
  * The guard's settings from the flags (each also a CLOUDCALL_ variable). The guard package loads
- * only when a rule or a log is asked for, so a plain start stays as light as before. Throws an
- * Error whose message says what to fix: a malformed policy file (file, line, problem), an audit
- * log that cannot be opened, an unknown --confirm.
+ * only when a rule, a log or a quota is asked for, and the Redis client only with --redis, so a
+ * plain start stays as light as before. Throws an Error whose message says what to fix: a
+ * malformed policy file (file, line, problem), an audit log that cannot be opened, an unknown
+ * --confirm, a malformed --quota or --redis, --redis without --quota. `log.info` gets the quotas
+ * at start, `log.warn` Redis going away and coming back.
  */
-export async function startGuard(flags: GuardFlags): Promise<ServerGuard> {
+export async function startGuard(flags: GuardFlags, log: GuardLog = {}): Promise<ServerGuard> {
   const confirm = (flags.confirm ?? 'auto') as ConfirmMode;
   if (!CONFIRM_MODES.includes(confirm)) {
     throw new Error(`--confirm must be ${CONFIRM_MODES.join(', ')}, not ${flags.confirm}`);
   }
+  if (flags.redis !== undefined && flags.quota === undefined) {
+    throw new Error('--redis is where --quota is counted: give --quota too (such as --quota writes=30/hour)');
+  }
   // CLOUDCALL_PROTECT arrives as one string (every flag has its variable), --protect as a list.
   const { protect } = flags;
-  if (!protect?.length && !flags.policy && !flags['audit-log']) return { confirm, rules: [] };
-  const { openAuditLog, protectionRules } = await import('@cloudcall/guard');
-  const rules = protectionRules({
+  if (!protect?.length && !flags.policy && !flags['audit-log'] && flags.quota === undefined)
+    return { confirm, rules: [] };
+  const guard = await import('@cloudcall/guard');
+  const rules = guard.protectionRules({
     flags: typeof protect === 'string' ? undefined : protect,
     env: typeof protect === 'string' ? protect : undefined,
     policy: flags.policy,
   });
+  const quota =
+    flags.quota === undefined ? undefined : await startQuota(guard, flags.quota, flags.redis, log);
   const auditPath = flags['audit-log'];
-  return { confirm, rules, ...(auditPath ? { audit: openAuditLog(auditPath), auditPath } : {}) };
+  return {
+    confirm,
+    rules,
+    ...(auditPath ? { audit: guard.openAuditLog(auditPath), auditPath } : {}),
+    ...(quota ? { quota } : {}),
+  };
+}
+
+/** --quota's limits and their counter: Redis's with --redis (connecting in the background), else this process's. */
+async function startQuota(
+  guard: typeof import('@cloudcall/guard'),
+  text: string,
+  redis: string | undefined,
+  log: GuardLog,
+): Promise<Quota> {
+  const limits = guard.parseQuota(text);
+  const counter =
+    redis === undefined
+      ? guard.memoryCounter()
+      : (await import('@cloudcall/guard/redis')).redisCounter({
+          url: redis,
+          onState: (state, detail) =>
+            log.warn?.(
+              state === 'down'
+                ? `quota counts cannot be kept: ${detail}; requests that change something are refused until it answers`
+                : `quota counts are kept again in ${detail}`,
+            ),
+        });
+  log.info?.(
+    `quotas per caller: ${limits.map(guard.describeLimit).join(', ')}, counted in ${counter.where}${redis === undefined ? ' (each process counts its own)' : ''}`,
+  );
+  return { limits, counter };
 }
 
 /**
@@ -133,6 +181,7 @@ export async function runGuarded(
       caller: setup.caller,
       rules: guard.rules,
       audit: guard.audit,
+      quota: guard.quota,
       confirm,
       unconfirmed:
         guard.confirm === 'always-refuse'
@@ -166,6 +215,23 @@ export function guardReport(
   guardModule: typeof import('@cloudcall/guard'),
   error: unknown,
 ): ErrorReport | undefined {
+  if (error instanceof guardModule.QuotaExceeded) {
+    return {
+      message: error.message,
+      error_id: 'quota_exceeded',
+      retryable: true,
+      retry_after_seconds: error.retryAfterSeconds,
+      ...(error.hint ? { hint: error.hint } : {}),
+    };
+  }
+  if (error instanceof guardModule.QuotaUnavailable) {
+    return {
+      message: error.message,
+      error_id: 'quota_unavailable',
+      retryable: true,
+      ...(error.hint ? { hint: error.hint } : {}),
+    };
+  }
   if (error instanceof guardModule.GuardRefusal) {
     return {
       message: error.message,

@@ -288,7 +288,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let apiUrl: string;
   let guard: ServerGuard;
   try {
-    guard = await startGuard(flags);
+    guard = await startGuard(flags, { info, warn: httpService ? (line) => httpService.warn(line) : log });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -388,6 +388,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     closing = true;
     await closeTransport().catch(() => undefined);
     await closeConnection().catch(() => undefined);
+    await guard.quota?.counter.close().catch(() => undefined);
     flushLines();
     io.exit(0);
   }

@@ -13,7 +13,6 @@ import { destroys } from '@cloudcall/api/model';
 import {
   type AnyTool,
   ApiError,
-  CloudcallError,
   InputError,
   type InputIssue,
   maskSecrets,
@@ -26,6 +25,8 @@ import { errorReport, MAX_DEPTH } from '@cloudcall/core/internal';
 import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outcome } from './audit.js';
 import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
+import { countRequest, type Quota } from './quota.js';
+import { GuardRefusal } from './refusal.js';
 import {
   type Changes,
   changesOf,
@@ -35,6 +36,8 @@ import {
   type Target,
   unwrap,
 } from './target.js';
+
+export { GuardRefusal };
 
 export type Decision = 'accept' | 'decline' | 'cancel';
 
@@ -61,6 +64,13 @@ export interface GuardOptions {
    * "add --force"). Ignored when `confirm` is given.
    */
   unconfirmed: 'run' | { refuse: string; hint?: string };
+  /**
+   * Quotas per caller: each mutating request counts as a write, and as a delete too when it
+   * destroys (as confirmation decides). Counted after the rules and the confirmation and before
+   * the intent line; a request over a limit is refused (QuotaExceeded) and not counted, one whose
+   * count cannot be kept (QuotaUnavailable) is not sent. Absent: no quotas (the CLI).
+   */
+  quota?: Quota | undefined;
 }
 
 /**
@@ -78,22 +88,6 @@ export function localCaller(): string {
   } catch {
     // No user name for this uid (a container running as an unnamed uid).
     return `local:uid-${process.getuid?.() ?? 'unknown'}`;
-  }
-}
-
-/** A call the guard stopped before anything was sent. */
-export class GuardRefusal extends CloudcallError {
-  readonly kind = 'input' as const;
-  override name = 'GuardRefusal';
-  constructor(
-    /** `refused` by a rule or setting, or `declined` by the person asked. */
-    readonly outcome: 'refused' | 'declined',
-    message: string,
-    /** What refused it: the rule, or the setting. */
-    readonly reason: string,
-    readonly hint?: string,
-  ) {
-    super(message);
   }
 }
 
@@ -254,7 +248,8 @@ export async function guardedRun(
     const rules = options.rules ?? [];
     const guarded = protectsAnything(rules);
     const known = requestOperation(request);
-    const ask = destroying(tool, request, known.operation) && !asked;
+    const destructive = destroying(tool, request, known.operation);
+    const ask = destructive && !asked;
     if (ask && options.unconfirmed !== 'run' && !options.confirm) {
       const { refuse, hint } = options.unconfirmed;
       throw new GuardRefusal('refused', `${tool.name} is destructive: ${refuse}`, refuse, hint);
@@ -290,6 +285,16 @@ export async function guardedRun(
         );
       }
     }
+    // Counted last before the intent: a request refused or declined above is not counted. A
+    // DELETE the model does not know counts as a delete too.
+    const giveBack = options.quota
+      ? await countRequest(
+          options.quota,
+          tool.name,
+          entry.caller as string,
+          destructive || (!known.operation && request.method === 'DELETE'),
+        )
+      : undefined;
     // Written ahead: no request goes unless its intent is on the disk.
     try {
       options.audit?.append({
@@ -305,6 +310,8 @@ export async function guardedRun(
       });
     } catch (error) {
       if (error instanceof AuditLogError) unrecorded = error;
+      // Not sent, so not counted.
+      await giveBack?.().catch(() => undefined);
       throw error;
     }
   };

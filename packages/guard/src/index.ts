@@ -1,8 +1,9 @@
 /**
  * @cloudcall/guard: the guard rails the CLI and the MCP server share. Confirmation before
  * destructive tools, protection rules (`--protect`, a policy file), plans with prices (dry runs),
- * and an append-only audit log, all driven by the tools' annotations and the requests they make,
- * so a new tool is covered with no code of its own.
+ * an append-only audit log, and quotas per caller, all driven by the tools' annotations and the
+ * requests they make, so a new tool is covered with no code of its own. Quota counts kept in
+ * Redis are `@cloudcall/guard/redis`'s, an entry of their own.
  */
 export {
   type AuditEntry,
@@ -50,6 +51,25 @@ export {
   priceChange,
   RESERVED_IP_PRICES,
 } from './prices.js';
+export {
+  countRequest,
+  describeLimit,
+  memoryCounter,
+  parseQuota,
+  QUOTA_KINDS,
+  QUOTA_PERIODS,
+  type Quota,
+  type QuotaCounter,
+  QuotaExceeded,
+  type QuotaKind,
+  type QuotaLimit,
+  type QuotaPeriod,
+  QuotaStoreError,
+  type QuotaTake,
+  QuotaUnavailable,
+  type QuotaWindow,
+  quotaWindow,
+} from './quota.js';
 export {
   type Changes,
   changesOf,

@@ -1,6 +1,6 @@
 /**
- * Test support shared by the suites: free loopback ports, a real redis-server to migrate from, and
- * a stand-in API that echoes the caller's token back.
+ * Test support shared by the suites: free loopback ports, a real redis-server (to migrate from, to
+ * keep quota counts in), and a stand-in API that echoes the caller's token back.
  * Loopback only: nothing here listens on or connects to any other address.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -15,20 +15,26 @@ export { freePort };
 
 export interface RedisServer {
   port: number;
+  /** redis://127.0.0.1:PORT */
+  url: string;
+  /** Stops answering without closing a connection (SIGSTOP), as a hung server; `resume` undoes it. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
 /**
  * Starts a real redis-server on loopback, without persistence, and resolves once it accepts
- * connections. Throws a clear error when redis-server is not installed (`.ci/run` installs it).
+ * connections, on a free port or on `port` (to start one again where its clients look for it).
+ * Throws a clear error when redis-server is not installed (`.ci/run` installs it).
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error(
-      'redis-server is not installed (apt-get install redis-server); the migration tests need it',
+      'redis-server is not installed (apt-get install redis-server; .ci/run installs it); the tests need it',
     );
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
@@ -43,10 +49,15 @@ export async function startRedisServer(): Promise<RedisServer> {
   }
   return {
     port,
+    url: `redis://127.0.0.1:${port}`,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
+        // A paused server ends only once it runs again.
+        child.kill('SIGCONT');
         child.kill('SIGTERM');
       }),
   };

@@ -41,6 +41,8 @@ export interface InProcessOptions {
   protect?: string[];
   policy?: string;
   auditLog?: string;
+  quota?: string;
+  redis?: string;
   /** The MCP client's own options (its capabilities, such as `elicitation`). */
   client?: ConstructorParameters<typeof Client>[1];
 }
@@ -67,16 +69,21 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
     include: options.tools === undefined ? undefined : parseToolList(options.tools),
     exclude: options.excludeTools === undefined ? undefined : parseToolList(options.excludeTools),
   });
-  const guard = await startGuard({
-    confirm: options.confirm,
-    protect: options.protect,
-    policy: options.policy,
-    'audit-log': options.auditLog,
-  });
   let lines = '';
   const log = (line: string) => {
     lines += `[cloudcall-mcp] ${line}\n`;
   };
+  const guard = await startGuard(
+    {
+      confirm: options.confirm,
+      protect: options.protect,
+      policy: options.policy,
+      'audit-log': options.auditLog,
+      quota: options.quota,
+      redis: options.redis,
+    },
+    { info: log, warn: log },
+  );
 
   let sandbox: Sandbox | undefined;
   let clock: ToolClock | undefined;
@@ -138,6 +145,7 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
       await client.close();
       await server.close();
       await closeApi();
+      await guard.quota?.counter.close();
     },
   };
 }

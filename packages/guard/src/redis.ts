@@ -1,0 +1,191 @@
+/**
+ * @cloudcall/guard/redis: quota counts kept in Redis, so that every replica of a service counts
+ * against the same windows. Its own entry, so that the Redis client (node-redis's
+ * `@redis/client`) loads only for a process that asks for it: the CLI never does, the MCP server
+ * only with --redis.
+ *
+ * A take is one Lua script (EVALSHA), which Redis runs atomically: it reads every window's count
+ * and adds one to each only when all stay within their limits, so replicas racing for a caller's
+ * last unit overshoot by none, and a refused request is not counted. When Redis is down, slow or
+ * unreachable, a take fails at once, or within `timeoutMs`, with an error naming Redis: the guard
+ * then sends nothing. Reads never come here.
+ */
+import { createHash } from 'node:crypto';
+import { createClient } from '@redis/client';
+import { type QuotaCounter, QuotaStoreError, type QuotaTake, type QuotaWindow } from './quota.js';
+
+/** KEYS: the windows; ARGV: each window's limit, then each window's expiry (ms since the epoch). */
+const TAKE = `
+local n = #KEYS
+local reply = {1}
+for i = 1, n do
+  local used = tonumber(redis.call('GET', KEYS[i]) or '0')
+  reply[i + 1] = used
+  if used + 1 > tonumber(ARGV[i]) then reply[1] = 0 end
+end
+if reply[1] == 1 then
+  for i = 1, n do
+    redis.call('INCR', KEYS[i])
+    redis.call('PEXPIREAT', KEYS[i], ARGV[n + i])
+  end
+end
+return reply
+`;
+
+/** KEYS: the windows to take one back from (never below 0). */
+const GIVE_BACK = `
+for i = 1, #KEYS do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+`;
+
+/**
+ * A window's key outlives its end by this much: the replicas' clocks decide which window a
+ * request falls in, Redis's when a key expires, and a key gone early would count from 0 again.
+ */
+const EXPIRY_MARGIN_MS = 60_000;
+
+export interface RedisCounterOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://` (TLS). */
+  url: string;
+  /** How long a take may wait for Redis, and the first connection for its start. Default 1000 ms. */
+  timeoutMs?: number;
+  /** Told when Redis becomes unreachable (with why) and when it answers again; not on each retry. */
+  onState?: (state: 'down' | 'up', detail: string) => void;
+}
+
+/** The URL as shown in logs and errors: without its user and password. */
+export function shownRedisUrl(url: string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return shown.toString().replace(/\/$/, '');
+}
+
+/**
+ * A counter in Redis at `url`. It connects at once, in the background, and keeps reconnecting
+ * while Redis is away (waits growing to 2 s, with jitter, so replicas do not reconnect in step);
+ * commands are never queued while it is disconnected. Throws for a URL that is not a redis:// or
+ * rediss:// URL.
+ */
+export function redisCounter(options: RedisCounterOptions): QuotaCounter {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new Error('--redis must be a URL such as redis://127.0.0.1:6379');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new Error(`--redis must be a redis:// or rediss:// URL, not ${url.protocol}//...`);
+  }
+  const where = `Redis at ${shownRedisUrl(options.url)}`;
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const client = createClient({
+    url: options.url,
+    // A command while disconnected fails at once instead of waiting for a connection.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: timeoutMs,
+      reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) * (0.75 + Math.random() / 2),
+    },
+  });
+  let state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
+  let lastError = `no connection within ${timeoutMs} ms`;
+  /** Settles when the first connection is made or fails: what a take waits for at start-up. */
+  let settled: () => void = () => undefined;
+  const firstAttempt = new Promise<void>((resolve) => {
+    settled = resolve;
+  });
+  client.on('ready', () => {
+    if (state === 'down') options.onState?.('up', where);
+    state = 'up';
+    settled();
+  });
+  // node-redis emits every socket error here (an unhandled one would end the process).
+  client.on('error', (error: Error) => {
+    lastError = error.message || error.name;
+    if (state === 'closed') return;
+    if (state !== 'down') options.onState?.('down', `${where}: ${lastError}`);
+    state = 'down';
+    settled();
+  });
+  client.connect().catch(() => undefined);
+
+  const unreachable = () => new QuotaStoreError(`${where}, which cannot be reached (${lastError})`);
+
+  /** Runs a script by its digest, loading it first when Redis does not know it yet. */
+  const script = async (
+    text: string,
+    sha: string,
+    keys: readonly string[],
+    args: readonly string[],
+  ): Promise<unknown> => {
+    if (state === 'connecting') await within(firstAttempt, timeoutMs).catch(() => undefined);
+    if (state !== 'up' || !client.isReady) throw unreachable();
+    const run = async () => {
+      try {
+        return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        return client.sendCommand(['EVAL', text, String(keys.length), ...keys, ...args]);
+      }
+    };
+    try {
+      return await within(run(), timeoutMs);
+    } catch (error) {
+      if (error instanceof Timeout) {
+        throw new QuotaStoreError(`${where}, which did not answer within ${timeoutMs} ms`);
+      }
+      if (!client.isReady) throw unreachable();
+      throw new QuotaStoreError(`${where}, which answered with an error: ${(error as Error).message}`);
+    }
+  };
+  const takeSha = sha1(TAKE);
+  const giveBackSha = sha1(GIVE_BACK);
+
+  return {
+    where,
+    async take(windows: readonly QuotaWindow[]): Promise<QuotaTake> {
+      const reply = await script(
+        TAKE,
+        takeSha,
+        windows.map((window) => window.key),
+        [
+          ...windows.map((window) => String(window.limit)),
+          ...windows.map((window) => String(window.resetsAt + EXPIRY_MARGIN_MS)),
+        ],
+      );
+      const [taken, ...used] = (Array.isArray(reply) ? reply : []).map(Number);
+      return { taken: taken === 1, used };
+    },
+    async giveBack(windows) {
+      await script(
+        GIVE_BACK,
+        giveBackSha,
+        windows.map((window) => window.key),
+        [],
+      );
+    },
+    async close() {
+      state = 'closed';
+      settled();
+      client.destroy();
+    },
+  };
+}
+
+class Timeout extends Error {}
+
+/** `promise`, or a Timeout after `ms` (the command is not withdrawn: Redis may still run it). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Timeout()), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
