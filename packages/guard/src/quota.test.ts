@@ -8,6 +8,7 @@
  * too, each caller has its own counts, and refusals are audited.
  */
 import { mkdtempSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiCallTool } from '@cloudcall/api';
@@ -179,6 +180,32 @@ describe('a Redis counter that cannot be reached', () => {
     const again = Date.now();
     await expect(counter.take([window], T0)).rejects.toThrow(/which cannot be reached/);
     expect(Date.now() - again).toBeLessThan(100);
+  });
+
+  it('reconnects with waits growing to 2 s, not once per take: no storm of connections', async () => {
+    // A server that takes each connection and drops it at once, counting them.
+    let connections = 0;
+    const dropper = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+    const { port } = dropper.address() as AddressInfo;
+    try {
+      const counter = newRedisCounter(`redis://127.0.0.1:${port}`, 300);
+      const window = quotaWindow({ kind: 'writes', count: 5, period: 'hour' }, 'z', T0);
+      const started = Date.now();
+      while (Date.now() - started < 3000) {
+        await expect(counter.take([window], T0)).rejects.toThrow(QuotaStoreError);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await counter.close();
+      // About 100 takes in 3 s; waits of 0.1, 0.2, 0.4, 0.8, 1.6 and 2 s (each ±25 %) between attempts.
+      expect(connections).toBeGreaterThanOrEqual(3);
+      expect(connections).toBeLessThanOrEqual(8);
+    } finally {
+      await new Promise((resolve) => dropper.close(resolve));
+    }
   });
 
   it('fails while Redis is down and counts again once it is back; a hung Redis times out', async () => {

@@ -114,7 +114,7 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
 
   const unreachable = () => new QuotaStoreError(`${where}, which cannot be reached (${lastError})`);
 
-  /** Runs a script by its digest, loading it first when Redis does not know it yet. */
+  /** Runs a script by its digest (EVALSHA), or whole (EVAL, after which Redis keeps it) when Redis does not know it yet. */
   const script = async (
     text: string,
     sha: string,
@@ -156,7 +156,10 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
           ...windows.map((window) => String(window.resetsAt + EXPIRY_MARGIN_MS)),
         ],
       );
-      const [taken, ...used] = (Array.isArray(reply) ? reply : []).map(Number);
+      if (!Array.isArray(reply) || reply.length !== windows.length + 1) {
+        throw new QuotaStoreError(`${where}, which answered the count with ${JSON.stringify(reply)}`);
+      }
+      const [taken, ...used] = reply.map(Number);
       return { taken: taken === 1, used };
     },
     async giveBack(windows) {
