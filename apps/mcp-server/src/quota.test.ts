@@ -114,8 +114,9 @@ describe('--quota with --redis across replicas behind nginx', () => {
       const done = Date.now();
       const ok = answers.filter((answer) => !answer.isError);
       const refused = answers.filter((answer) => answer.isError);
+      const other = refused.filter((answer) => answer.structured.error_id !== 'quota_exceeded');
       process.stderr.write(
-        `quota across 3 replicas: ${ok.length} of 60 writes ran with writes=30/hour (overshoot ${ok.length - 30})\n`,
+        `quota across 3 replicas: ${ok.length} of 60 writes ran with writes=30/hour (overshoot ${ok.length - 30})${other.map((answer) => `\n  ${answer.text}`).join('')}\n`,
       );
       expect(refused.map((answer) => answer.structured.error_id)).toEqual(Array(30).fill('quota_exceeded'));
       expect(ok).toHaveLength(30);

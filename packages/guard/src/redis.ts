@@ -49,7 +49,11 @@ const EXPIRY_MARGIN_MS = 60_000;
 export interface RedisCounterOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://` (TLS). */
   url: string;
-  /** How long a take may wait for Redis, and the first connection for its start. Default 1000 ms. */
+  /**
+   * How long a take may wait for Redis (and, at start-up, for the first connection). Default
+   * 2000 ms: Redis answers in well under a millisecond, but a process on a loaded machine may not
+   * be scheduled for a while, and a take that times out has maybe been counted all the same.
+   */
   timeoutMs?: number;
   /** Told when Redis becomes unreachable (with why) and when it answers again; not on each retry. */
   onState?: (state: 'down' | 'up', detail: string) => void;
@@ -80,13 +84,15 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
     throw new Error(`--redis must be a redis:// or rediss:// URL, not ${url.protocol}//...`);
   }
   const where = `Redis at ${shownRedisUrl(options.url)}`;
-  const timeoutMs = options.timeoutMs ?? 1000;
+  const timeoutMs = options.timeoutMs ?? 2000;
   const client = createClient({
     url: options.url,
     // A command while disconnected fails at once instead of waiting for a connection.
     disableOfflineQueue: true,
     socket: {
-      connectTimeout: timeoutMs,
+      // Connecting is done in the background (a take never waits for a reconnection): an attempt
+      // given up too early on a loaded machine would make Redis look down when it is not.
+      connectTimeout: Math.max(5000, timeoutMs),
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) * (0.75 + Math.random() / 2),
     },
   });
@@ -180,13 +186,24 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
 
 class Timeout extends Error {}
 
-/** `promise`, or a Timeout after `ms` (the command is not withdrawn: Redis may still run it). */
+/**
+ * `promise`, or a Timeout after `ms` (the command is not withdrawn: Redis may still run it). The
+ * timeout takes effect only after the event loop has read what is waiting on its sockets: a
+ * process whose loop was held up (loading the tools, under load) would otherwise see its timer
+ * fire before the answer that came in time.
+ */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let check: NodeJS.Immediate | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Timeout()), ms);
+    timer = setTimeout(() => {
+      check = setImmediate(() => reject(new Timeout()));
+    }, ms);
   });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, late]).finally(() => {
+    clearTimeout(timer);
+    if (check) clearImmediate(check);
+  });
 }
 
 function sha1(text: string): string {
