@@ -8,9 +8,15 @@
 import { DEFAULT_BASE_URL, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import { wrapWords } from '@cloudcall/core/internal';
 import {
+  DEFAULT_BODY_TIMEOUT_S,
+  DEFAULT_CALLER_SHARE_DIVISOR,
   DEFAULT_GRACE_SECONDS,
+  DEFAULT_HEADER_TIMEOUT_S,
+  DEFAULT_MAX_EVENT_STORE_BYTES,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_WAIT_SECONDS,
+  DEFAULT_MAX_WAITS_PER_CALLER,
   DEFAULT_SESSION_IDLE_TIMEOUT_S,
 } from './service-flags.js';
 
@@ -101,6 +107,43 @@ export const FLAGS = {
     http: true,
     help: `MCP requests (POSTs to /mcp) answered at once, with or without --stateless (default ${DEFAULT_MAX_IN_FLIGHT}); past it a request gets 503 with Retry-After, so its client (or the balancer) can try again or elsewhere`,
   },
+  // Fair share between callers (issue 33); defaults in service-flags.ts.
+  'max-in-flight-per-caller': {
+    type: 'string',
+    value: 'N',
+    http: true,
+    help: `--auth static or token-passthrough: MCP requests answered at once for one caller (a client key, or a passed-through token), default a 1/${DEFAULT_CALLER_SHARE_DIVISOR} share of --max-in-flight (${Math.ceil(DEFAULT_MAX_IN_FLIGHT / DEFAULT_CALLER_SHARE_DIVISOR)} of ${DEFAULT_MAX_IN_FLIGHT}); past it that caller gets 503 with Retry-After, while other callers are still served`,
+  },
+  'header-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    http: true,
+    help: `a request's headers must arrive within this long (default ${DEFAULT_HEADER_TIMEOUT_S}), else 408 and the connection closes`,
+  },
+  'body-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    http: true,
+    help: `a request's body must arrive whole within this long after its headers (default ${DEFAULT_BODY_TIMEOUT_S}), else 408 and the connection closes; a body still arriving takes no place in --max-in-flight`,
+  },
+  'max-waits-per-caller': {
+    type: 'string',
+    value: 'N',
+    http: true,
+    help: `--auth static or token-passthrough: wait calls one caller may have in flight at once (default ${DEFAULT_MAX_WAITS_PER_CALLER}); past it a wait is refused (isError, error_id too_many_waits)`,
+  },
+  'max-wait-seconds': {
+    type: 'string',
+    value: 'SECONDS',
+    http: true,
+    help: `--auth static or token-passthrough: the longest one wait call waits (default ${DEFAULT_MAX_WAIT_SECONDS}, under the 300 s read timeout of the shipped nginx settings); a longer TimeoutSeconds is cut to it, and calling wait again resumes`,
+  },
+  'max-event-store-bytes': {
+    type: 'string',
+    value: 'N',
+    http: true,
+    help: `bytes (UTF-8) of the SSE events kept for clients to resume their streams, all sessions together (default ${DEFAULT_MAX_EVENT_STORE_BYTES}, 16 MiB; each session also keeps at most 512 KiB); past it the oldest events go first`,
+  },
   'max-message-bytes': {
     type: 'string',
     value: 'N',
@@ -140,7 +183,7 @@ export const FLAGS = {
   confirm: {
     type: 'string',
     value: 'auto|never|always-refuse',
-    help: "destructive tools: auto (default) asks a client with form elicitation to type the resource's name, and runs them for other clients; never runs them without asking; always-refuse refuses them, whatever the client declares",
+    help: "destructive tools: auto (default) asks a client with form elicitation to type the resource's name, runs them for other clients, and refuses them with --stateless (no session to ask on); never runs them without asking; always-refuse refuses them, whatever the client declares",
   },
   protect: {
     type: 'string',

@@ -103,9 +103,10 @@ async function startQuota(
  * when the answer is `accept` with the resource's name typed as asked: a model answering for
  * itself cannot accept by sending `{}` or `true`. Otherwise `--confirm` decides: `auto` and
  * `never` run it (MCP hosts confirm tool calls with their user), `always-refuse` refuses it,
- * whatever the client declares. A client that declared only URL elicitation cannot answer a
- * form, so it counts as one without elicitation. The guard's own tools (`plan`, `audit-list`)
- * get the session they read.
+ * whatever the client declares. Without sessions (`--stateless`) nobody can be asked, whatever
+ * the client declares, so `auto` refuses it too, saying how to confirm (`sessionless`). A client
+ * that declared only URL elicitation cannot answer a form, so it counts as one without
+ * elicitation. The guard's own tools (`plan`, `audit-list`) get the session they read.
  */
 export async function runGuarded(
   guardModule: typeof import('@cloudcall/guard'),
@@ -122,10 +123,18 @@ export async function runGuarded(
     caller: string | undefined;
     /** Which audit lines `audit-list` shows this caller. */
     auditScope: 'all' | 'own';
+    /**
+     * No session to ask on (--stateless): a question sent in a request's answer would be answered
+     * in another request, perhaps to another replica, which knows nothing of it.
+     */
+    sessionless?: boolean | undefined;
   },
 ): Promise<unknown> {
   const { server, guard } = setup;
-  const canAsk = guard.confirm === 'auto' && answersForms(server?.getClientCapabilities()?.elicitation);
+  const canAsk =
+    guard.confirm === 'auto' &&
+    !setup.sessionless &&
+    answersForms(server?.getClientCapabilities()?.elicitation);
   const confirm = canAsk
     ? async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
         const expected = String(target?.name ?? target?.id ?? name);
@@ -190,10 +199,23 @@ export async function runGuarded(
                 'this server refuses destructive tools (--confirm always-refuse), whatever its client declares. Nothing was sent.',
               hint: 'Ask the person running this server to make this change, or to start it with another --confirm.',
             }
-          : 'run',
+          : guard.confirm === 'auto' && setup.sessionless
+            ? STATELESS_REFUSAL
+            : 'run',
     },
   );
 }
+
+/**
+ * `--confirm auto` without sessions: nobody can be asked, and a destructive call nobody confirmed
+ * does not run. How to confirm one: the CLI, which asks on a terminal; or, for a service whose
+ * clients confirm every tool call with their user, the operator's explicit `--confirm never`.
+ */
+const STATELESS_REFUSAL = {
+  refuse:
+    'this server has no sessions (--stateless), so it cannot ask you to confirm, and with --confirm auto it runs no destructive call unconfirmed. Nothing was sent.',
+  hint: 'To confirm it, make this change with the cloudcall CLI (it asks on a terminal, or takes --force), or ask the person running this server to start it with --confirm never if its clients confirm every tool call with their user.',
+};
 
 /**
  * JSON-RPC's Invalid params (the SDK's ErrorCode.InvalidParams), spelled out: importing the SDK's

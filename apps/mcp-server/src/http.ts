@@ -22,6 +22,12 @@
  * (`Origin`), against DNS rebinding and cross-site requests; then authenticate as `--auth` says.
  * `/healthz`, `/readyz` and `/metrics` answer GETs for probes and scrapers, without those checks.
  * Closing drains: no new connections, calls in flight get the grace period to finish.
+ *
+ * Callers share the process fairly: a request's headers and body must arrive in time
+ * (--header-timeout, --body-timeout: else 408), a body still arriving takes no place among the
+ * requests answered at once (--max-in-flight), and each caller (callerOf) gets only its share of
+ * those (--max-in-flight-per-caller): past either, 503 with Retry-After. So a caller dripping
+ * bodies, or holding many slow calls, cannot keep anyone else from being served.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -48,12 +54,18 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bindProblem, isLoopback } from './bind.js';
-import { SessionEventStore } from './event-store.js';
+import { EventBudget, SessionEventStore } from './event-store.js';
+import { CallerCounts } from './fair-share.js';
 import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.js';
 import { createLogger, type Logger, type RequestContext } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { CallExtra, ToolCall } from './server.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenNames } from './service-config.js';
+import {
+  DEFAULT_BODY_TIMEOUT_S,
+  DEFAULT_HEADER_TIMEOUT_S,
+  DEFAULT_MAX_EVENT_STORE_BYTES,
+} from './service-flags.js';
 import { BATCHES_REMOVED_IN } from './stdio.js';
 
 export interface HttpOptions {
@@ -91,10 +103,21 @@ export interface HttpOptions {
   /** Origins allowed, instead of loopback pages. */
   allowedOrigins?: readonly string[] | undefined;
   /**
-   * POSTs to /mcp answered at once (default unlimited); past it 503 with Retry-After, before the
-   * body is read, so one client cannot pile up unbounded work and memory on this process.
+   * POSTs to /mcp carrying requests answered at once (default unlimited); past it 503 with
+   * Retry-After, so one client cannot pile up unbounded work and memory on this process. Counted
+   * once the body has arrived: a body still arriving takes no place (--body-timeout bounds it),
+   * and a POST of notifications or answers only (a cancel, an answer to a confirmation question)
+   * takes none, as refusing it could keep its caller's own call from ending.
    */
   maxInFlight?: number;
+  /** Of those, the most one caller (callerOf) has at once (default maxInFlight); past it 503. */
+  maxInFlightPerCaller?: number;
+  /** Time for a request's headers to arrive, from its first byte; else 408 (default 10 s). */
+  headerTimeoutMs?: number;
+  /** Time for a request's body to arrive whole, from its headers; else 408 (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Bytes of SSE events kept for resuming streams, every session together (default 16 MiB). */
+  maxEventStoreBytes?: number;
   /** How long close() waits for calls in flight. */
   graceMs?: number;
   /** Why the server cannot serve calls now (the API is out of reach), or undefined: /readyz. */
@@ -199,16 +222,39 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   const live = new Set<Session>();
   metrics.openSessions = () => live.size;
   let allowedHosts: readonly string[] = [];
-  /** POSTs to /mcp being answered: what a drain waits for. */
+  /** POSTs to /mcp carrying requests being answered (admit): what --max-in-flight counts. */
   let inFlight = 0;
   metrics.requestsInFlight = () => inFlight;
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  /** Of those, each caller's (callerOf), held to its share. */
+  const perCaller = new CallerCounts();
+  const callerShare = options.maxInFlightPerCaller ?? maxInFlight;
+  /** POSTs whose bodies are still arriving: in no limit, but a drain waits for them too. */
+  let reading = 0;
+  const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_S * 1000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_S * 1000;
+  /** The bytes every session's event store keeps together. */
+  const eventBudget = new EventBudget(options.maxEventStoreBytes ?? DEFAULT_MAX_EVENT_STORE_BYTES);
+  metrics.eventStoreBytes = () => eventBudget.bytes;
   let draining = false;
   let drained: (() => void) | undefined;
+  const settled = () => {
+    if (inFlight + reading === 0) drained?.();
+  };
 
   const requests = options.requests ?? new Map<string, RequestContext>();
   let requestCount = 0;
-  const http: HttpServer = createServer((req, res) => {
+  const timeouts = {
+    // From a request's first byte (an idle keep-alive connection waits for none): headers that
+    // have not all arrived by then get Node's 408, and the connection closes.
+    headersTimeout: headerTimeoutMs,
+    // A backstop for requests whose bodies nothing reads (one answered without reading it, on any
+    // path): /mcp reads its bodies with --body-timeout itself (readRequest), this comes later.
+    requestTimeout: headerTimeoutMs + bodyTimeoutMs + BACKSTOP_MS,
+    // How often Node looks for requests past those two (30 s by default).
+    connectionsCheckingInterval: 1000,
+  };
+  const http: HttpServer = createServer(timeouts, (req, res) => {
     const id = requestId(req);
     res.setHeader('x-request-id', id);
     const started = performance.now();
@@ -275,28 +321,100 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     const caller = callerOf(auth);
     // Draining: what still arrives on an open connection is served, then the connection closes.
     if (draining) res.setHeader('connection', 'close');
+    let body: unknown;
     if (req.method === 'POST') {
-      if (inFlight >= maxInFlight) {
-        refuseBusy(res);
-        return;
+      let admitted = false;
+      try {
+        body = await readRequest(req, res);
+        admitted = body !== undefined && admit(res, caller, body);
+      } finally {
+        // Read (or gone), and in flight or not: a drain waiting for the last body may end now.
+        settled();
       }
-      inFlight++;
-      res.once('close', () => {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      });
+      if (!admitted) return;
     }
-    if (options.stateless) await serveStateless(req, res, auth, caller);
-    else await serveStateful(req, res);
+    if (options.stateless) await serveStateless(req, res, auth, caller, body);
+    else await serveStateful(req, res, body);
   }
 
   /**
-   * 503 at --max-in-flight, answered before the body is read or anything runs: the request did
-   * nothing, so its client may send it again, here later (Retry-After) or to another replica.
-   * The JSON-RPC id is null: finding it would mean reading the body this limit keeps us from
-   * holding.
+   * A POST's body as JSON, or undefined once it has been answered: 408 when it has not arrived
+   * whole within --body-timeout of its headers (the rest is not read, and the connection closes),
+   * 413 past --max-message-bytes, 400 when it is not JSON. While it arrives the request is in no
+   * limit: a client sending its body a byte at a time keeps no one else from being served, and
+   * is cut off at the timeout, whatever bearer string it came with.
    */
-  function refuseBusy(res: ServerResponse): void {
+  async function readRequest(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    reading++;
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      metrics.observeRefusal('body-timeout');
+      const seconds = bodyTimeoutMs / 1000;
+      closeAfter(req, res);
+      jsonRpcError(
+        res,
+        408,
+        -32000,
+        `Request Timeout: the request body did not arrive within ${seconds} s of its headers (--body-timeout ${seconds}). Nothing was done; send the whole request at once.`,
+      );
+    }, bodyTimeoutMs);
+    let raw: Buffer | undefined;
+    try {
+      raw = await readBody(req, options.maxMessageBytes);
+    } catch (error) {
+      if (late) return undefined;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      reading--;
+    }
+    if (late) return undefined;
+    if (raw === undefined) {
+      closeAfter(req, res);
+      jsonRpcError(res, 413, -32600, `Request body larger than ${options.maxMessageBytes} bytes`);
+      return undefined;
+    }
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch {
+      jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+      return undefined;
+    }
+  }
+
+  /**
+   * Takes a place among the requests answered at once, and in its caller's share of them, until
+   * the answer ends, for a POST carrying a request; or answers 503 and says false. A POST of
+   * notifications or answers only (a cancel, the answer to a confirmation question) takes none:
+   * it is answered at once, and refusing it could keep its caller's own call from ending.
+   */
+  function admit(res: ServerResponse, caller: string, body: unknown): boolean {
+    const requests = (Array.isArray(body) ? body : [body]).filter(isRequest);
+    if (requests.length === 0) return true;
+    const id = Array.isArray(body) ? null : (requests[0]?.id ?? null);
+    if (inFlight >= maxInFlight) {
+      refuseBusy(res, id);
+      return false;
+    }
+    if (!perCaller.take(caller, callerShare)) {
+      refuseShare(res, id, perCaller.of(caller));
+      return false;
+    }
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      perCaller.release(caller);
+      settled();
+    });
+    return true;
+  }
+
+  /**
+   * 503 at --max-in-flight, answered before anything runs: the request did nothing, so its
+   * client may send it again, here later (Retry-After) or to another replica.
+   */
+  function refuseBusy(res: ServerResponse, id: RequestId | null): void {
     metrics.observeRefusal('max-in-flight');
     res.setHeader('retry-after', String(RETRY_AFTER_S));
     jsonRpcError(
@@ -304,6 +422,20 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       503,
       -32000,
       `Server busy: ${inFlight} requests are being answered, the most this server takes at once (--max-in-flight ${maxInFlight}). Nothing was done; try again in ${RETRY_AFTER_S} s.`,
+      id,
+    );
+  }
+
+  /** 503 at the caller's share (--max-in-flight-per-caller): other callers are still served. */
+  function refuseShare(res: ServerResponse, id: RequestId | null, held: number): void {
+    metrics.observeRefusal('max-in-flight-per-caller');
+    res.setHeader('retry-after', String(RETRY_AFTER_S));
+    jsonRpcError(
+      res,
+      503,
+      -32000,
+      `Too many requests from this caller: ${held} of its requests are being answered, its share of this server (--max-in-flight-per-caller ${callerShare} of --max-in-flight ${maxInFlight}); other callers are still served. Nothing was done; try again in ${RETRY_AFTER_S} s, or make fewer calls at once.`,
+      id,
     );
   }
 
@@ -378,6 +510,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     res: ServerResponse,
     auth: AuthInfo | undefined,
     caller: string,
+    body: unknown,
   ): Promise<void> {
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
@@ -389,8 +522,6 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       );
       return;
     }
-    const body = await readJson(req, res, options.maxMessageBytes);
-    if (body === undefined) return;
     // Without the header, a stateless request is at 2025-03-26 (the specification's default).
     if (refuseBatch(res, body, header(req, 'mcp-protocol-version') ?? '2025-03-26')) return;
     const messages: unknown[] = Array.isArray(body) ? body : [body];
@@ -498,11 +629,9 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     return true;
   }
 
-  async function serveStateful(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serveStateful(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
-      const body = await readJson(req, res, options.maxMessageBytes);
-      if (body === undefined) return;
       const session = ownedSession(sessions, sessionId, req);
       if (session) {
         if (refuseBatch(res, body, header(req, 'mcp-protocol-version') ?? session.protocolVersion)) return;
@@ -553,10 +682,11 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   }
 
   async function open(owner: string, protocolVersion: string): Promise<Session> {
+    // Resumable streams: event ids, a priming event with a retry interval, replay on Last-Event-ID.
+    const eventStore = new SessionEventStore(eventBudget);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      // Resumable streams: event ids, a priming event with a retry interval, replay on Last-Event-ID.
-      eventStore: new SessionEventStore(),
+      eventStore,
       retryInterval: RETRY_INTERVAL_MS,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
@@ -571,6 +701,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     // However it ends (DELETE, idle, shutdown), the session is forgotten with its server.
     transport.onclose = () => {
       clearTimeout(session.idle);
+      eventStore.clear();
       live.delete(session);
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -600,8 +731,8 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
 
   // A proxy keeps idle connections to us open (nginx's upstream keepalive, 60 s by default): we
   // must not close one first, or a request the proxy sends on it at that moment is lost (502).
+  // (--header-timeout counts from a request's first byte, so it does not cut idle ones short.)
   http.keepAliveTimeout = 65_000;
-  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {
@@ -624,15 +755,15 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       // No new connections; idle keep-alive ones close now, busy ones after their answer.
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
-      if (inFlight > 0) {
-        log(`draining: ${inFlight} call(s) in flight, waiting up to ${graceMs / 1000} s`);
+      if (inFlight + reading > 0) {
+        log(`draining: ${inFlight + reading} call(s) in flight, waiting up to ${graceMs / 1000} s`);
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           drained = resolve;
           timer = setTimeout(resolve, graceMs);
         });
         clearTimeout(timer);
-        if (inFlight > 0) log(`draining: grace period over, ${inFlight} call(s) cut off`);
+        if (inFlight + reading > 0) log(`draining: grace period over, ${inFlight + reading} call(s) cut off`);
       } else {
         log('draining: no calls in flight');
       }
@@ -759,6 +890,8 @@ function keyedForSdk(req: IncomingMessage): IncomingMessage {
 
 /** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */
 const RETRY_AFTER_S = 1;
+/** How much later than --header-timeout and --body-timeout together Node's own backstop cuts a request. */
+const BACKSTOP_MS = 5000;
 /** Passed-through tokens whose names are kept at once (clients.ts keeps as many clients). */
 const MAX_TOKENS = 1000;
 
@@ -835,22 +968,23 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
-  const body = await readBody(req, limit);
-  if (body === undefined) {
-    // The rest is not read, so the connection cannot serve another request: it closes once the
-    // answer is out.
-    res.setHeader('connection', 'close');
-    res.once('finish', () => req.destroy());
-    jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes`);
-    return undefined;
-  }
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-    return undefined;
-  }
+/**
+ * For an answer given before the body is all read: the rest is not read, so the connection cannot
+ * serve another request, and closes once the answer is out.
+ */
+function closeAfter(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  res.once('finish', () => req.destroy());
+}
+
+/** A JSON-RPC request (a method and an id), told apart from notifications and answers cheaply. */
+function isRequest(message: unknown): message is { id: RequestId } {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    typeof (message as { method?: unknown }).method === 'string' &&
+    (message as { id?: unknown }).id !== undefined
+  );
 }
 
 function jsonRpcError(

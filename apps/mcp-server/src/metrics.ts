@@ -20,10 +20,15 @@ export interface Metrics {
   requestsInFlight: () => number;
   /** A request to /mcp was refused with 503 because this process was at one of its limits. */
   observeRefusal(reason: RefusalReason): void;
+  /** Bytes of SSE events kept for resuming streams, for the gauge; set by the HTTP server. */
+  eventStoreBytes: () => number;
 }
 
-/** Which limit a 503 came from: --max-in-flight or --max-sessions. */
-export type RefusalReason = 'max-in-flight' | 'max-sessions';
+/**
+ * Which limit refused a request: --max-in-flight, --max-in-flight-per-caller or --max-sessions
+ * (503), or --body-timeout (408).
+ */
+export type RefusalReason = 'max-in-flight' | 'max-sessions' | 'max-in-flight-per-caller' | 'body-timeout';
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -73,9 +78,17 @@ export function createMetrics(): Metrics {
       this.set(metrics.requestsInFlight());
     },
   });
+  new Gauge({
+    name: 'cloudcall_event_store_bytes',
+    help: 'Bytes (UTF-8) of SSE events kept for clients to resume their streams, all sessions together (--max-event-store-bytes).',
+    registers: [registry],
+    collect() {
+      this.set(metrics.eventStoreBytes());
+    },
+  });
   const refused = new Counter({
     name: 'cloudcall_requests_refused_total',
-    help: 'Requests to /mcp answered 503 at a limit of this process, by reason (max-in-flight, max-sessions).',
+    help: 'Requests to /mcp refused at a limit of this process, by reason: 503 at max-in-flight, max-in-flight-per-caller or max-sessions; 408 at body-timeout.',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
@@ -83,6 +96,7 @@ export function createMetrics(): Metrics {
     registry,
     openSessions: () => 0,
     requestsInFlight: () => 0,
+    eventStoreBytes: () => 0,
     observeRefusal(reason) {
       refused.inc({ reason });
     },

@@ -10,7 +10,6 @@
  * and first calls (loading and compiling the tools) cost more than its share of the calls.
  */
 
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,9 +23,11 @@ import { httpRequest, killAll, startHttp } from './testing/process.js';
 import {
   httpClient,
   observations,
+  type Replica,
   type StandInApi,
   sample,
   scrape,
+  startReplicas,
   startStandInApi,
 } from './testing/service.js';
 
@@ -43,29 +44,15 @@ afterEach(async () => {
   cleanup = [];
 });
 
-interface Replica {
-  name: string;
-  url: string;
-  output: () => string;
-  child: ChildProcess;
-}
-
 /** The stand-in API, the replicas of the built server (one --api-url prefix each), nginx. */
 async function startService(): Promise<{ api: StandInApi; replicas: Replica[]; nginx: Nginx }> {
   const api = await startStandInApi();
   cleanup.push(api.close);
   // nginx's port is known only once it starts, and the replicas must allow it in Host: the
   // replicas allow the name nginx passes on, 127.0.0.1 on any port.
-  const replicas = await Promise.all(
-    REPLICAS.map(async (name) => {
-      const started = await startHttp([
-        ...['--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
-        ...['--api-url', api.urlFor(name), '--allowed-hosts', '127.0.0.1', '--families', 'account'],
-      ]);
-      return { name, ...started };
-    }),
-  );
-  const nginx = await startNginx({ upstreams: replicas.map((replica) => Number(new URL(replica.url).port)) });
+  const { replicas, nginx } = await startReplicas(REPLICAS, (name) => [
+    ...['--api-url', api.urlFor(name), '--families', 'account'],
+  ]);
   cleanup.push(nginx.stop);
   return { api, replicas, nginx };
 }

@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
+import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
 import { guardReport, runGuarded, type ServerGuard } from './guard.js';
 import { capabilitiesFor, instructionsFor, serverInfo } from './handshake.js';
 import { type FamilyData, listingOf, type ToolData } from './tool-data.js';
@@ -78,6 +79,16 @@ export interface McpServerOptions {
    * token to the API. Throws the platform's error for a token it refuses.
    */
   checkToken?: (auth?: AuthInfo) => Promise<void>;
+  /**
+   * No sessions (HTTP --stateless): no client can be asked to confirm a destructive call, so
+   * `--confirm auto` refuses them (guard.ts).
+   */
+  stateless?: boolean | undefined;
+  /**
+   * `wait` for each caller of a team service (--auth static, token-passthrough): calls in flight
+   * at once (--max-waits-per-caller) and seconds each (--max-wait-seconds). None: unbounded.
+   */
+  waits?: { perCaller: number; maxSeconds: number } | undefined;
 }
 
 /** A 401's hint when the token came with the request: the caller fixes it, not the server. */
@@ -130,6 +141,8 @@ interface CallKit {
   reportError: typeof import('@cloudcall/catalog').reportError;
   guard: typeof import('@cloudcall/guard');
   pendingWaits: typeof import('@cloudcall/wait').pendingWaits;
+  /** The `wait` tool's name and its TimeoutSeconds when a call gives none. */
+  wait: { name: string; defaultSeconds: number };
 }
 
 let callKit: Promise<CallKit> | undefined;
@@ -147,6 +160,7 @@ export function loadCallKit(): Promise<CallKit> {
     reportError: catalog.reportError,
     guard,
     pendingWaits: waiting.pendingWaits,
+    wait: { name: waiting.waitTool.name, defaultSeconds: waiting.DEFAULT_WAIT_SECONDS },
   }));
   return callKit;
 }
@@ -218,6 +232,8 @@ export function createToolCall(options: McpServerOptions): ToolCall {
   const hidden = options.hidden ?? new Map<string, string>();
   const dynamic = options.toolMode === 'dynamic';
   const logCall = options.logCall ?? options.log;
+  /** The `wait` calls each caller has in flight, held to --max-waits-per-caller. */
+  const waiting = new CallerCounts();
   // The definitions of the tools offered: what `plan` may plan.
   let offered: Map<string, AnyTool> | undefined;
   const offeredOf = (all: Map<string, AnyTool>) => {
@@ -235,14 +251,24 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote } = kit.core;
     const definition = offeredOf(kit.tools).get(name);
+    /** The caller whose wait this is, holding one of its --max-waits-per-caller. */
+    let waiter: string | undefined;
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const progress = progressSender(_meta?.progressToken, extra);
       if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
+      let input = args ?? {};
+      if (options.waits && definition.name === kit.wait.name) {
+        // The key's name or the token's hash, as audit lines name the caller (http.ts).
+        const caller = extra.authInfo?.clientId ?? '';
+        if (!waiting.take(caller, options.waits.perCaller)) throw waitShareRefusal(options.waits.perCaller);
+        waiter = caller;
+        input = boundedWait(input, options.waits.maxSeconds, kit.wait.defaultSeconds);
+      }
       const result = await runGuarded(
         kit.guard,
         definition,
-        args ?? {},
+        input,
         { client, signal: extra.signal, progress, clock: options.clock },
         {
           server: extra.server,
@@ -252,6 +278,7 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           // The key's name or the token's hash (http.ts); none on stdio: the guard's local user.
           caller: extra.authInfo?.clientId,
           auditScope: options.auditScope ?? 'all',
+          sessionless: options.stateless,
         },
       );
       logCall(`tool ${name}: ok in ${Date.now() - started} ms`, extra);
@@ -263,12 +290,17 @@ export function createToolCall(options: McpServerOptions): ToolCall {
         ...(budget ? [`Note: ${budget}. Make fewer calls until then.`] : []),
       ]);
     } catch (error) {
-      let report = guardReport(kit.guard, error) ?? kit.reportError(error);
+      let report =
+        error instanceof ShareRefusal
+          ? error.report
+          : (guardReport(kit.guard, error) ?? kit.reportError(error));
       if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
       (options.warn ?? options.log)(`tool ${name}: ${report.message}`, extra);
       options.onCall?.(name, 'error', Date.now() - started, extra);
       // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
       return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
+    } finally {
+      if (waiter !== undefined) waiting.release(waiter);
     }
   };
 }

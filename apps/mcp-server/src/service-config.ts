@@ -8,12 +8,21 @@ import { readFileSync } from 'node:fs';
 import { CALLER_PREFIXES } from '@cloudcall/guard';
 import { bindProblem } from './bind.js';
 import type { FlagName } from './flags.js';
-import { DEFAULT_GRACE_SECONDS, DEFAULT_MAX_IN_FLIGHT } from './service-flags.js';
+import {
+  DEFAULT_BODY_TIMEOUT_S,
+  DEFAULT_CALLER_SHARE_DIVISOR,
+  DEFAULT_GRACE_SECONDS,
+  DEFAULT_HEADER_TIMEOUT_S,
+  DEFAULT_MAX_EVENT_STORE_BYTES,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_WAIT_SECONDS,
+  DEFAULT_MAX_WAITS_PER_CALLER,
+} from './service-flags.js';
 
 export const AUTH_MODES = ['none', 'static', 'token-passthrough'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
-export interface ServiceSettings {
+export interface ServiceSettings extends FairShareSettings {
   stateless: boolean;
   auth: AuthMode;
   /** The client keys: their SHA-256 digests and names (--auth static). */
@@ -30,6 +39,20 @@ export interface ServiceSettings {
   graceMs: number;
   /** POSTs to /mcp answered at once; past it 503 with Retry-After. */
   maxInFlight: number;
+}
+
+/** How callers share a process (fairShareSettings). */
+export interface FairShareSettings {
+  /** Requests carrying calls answered at once for one caller (callerOf); all of them with --auth none. */
+  maxInFlightPerCaller: number;
+  /** Time for a request's headers to arrive, from its first byte. */
+  headerTimeoutMs: number;
+  /** Time for a request's body to arrive whole, from its headers. */
+  bodyTimeoutMs: number;
+  /** `wait` per caller: calls in flight and seconds each; none with --auth none (one caller). */
+  waits: { perCaller: number; maxSeconds: number } | undefined;
+  /** Bytes of SSE events kept for resuming streams, all sessions together. */
+  maxEventStoreBytes: number;
 }
 
 type Flags = { [flag in Exclude<FlagName, 'protect'>]?: string | boolean | undefined };
@@ -74,6 +97,7 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
   if (typeof maxInFlight !== 'string' || !/^\d+$/.test(maxInFlight) || !(Number(maxInFlight) >= 1)) {
     throw new Error(`--max-in-flight must be a whole number of requests, at least 1, not ${maxInFlight}`);
   }
+  const inFlightCap = Math.min(Number(maxInFlight), Number.MAX_SAFE_INTEGER);
   return {
     stateless,
     auth,
@@ -87,8 +111,77 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
         return 'an origin such as https://app.example';
     }),
     graceMs: Number(grace) * 1000,
-    maxInFlight: Math.min(Number(maxInFlight), Number.MAX_SAFE_INTEGER),
+    maxInFlight: inFlightCap,
+    ...fairShareSettings(flags, auth, inFlightCap),
   };
+}
+
+/** The flags that only mean something where callers are told apart (--auth static, token-passthrough). */
+const PER_CALLER_FLAGS = ['max-in-flight-per-caller', 'max-waits-per-caller', 'max-wait-seconds'] as const;
+
+/**
+ * How callers share this process: each caller's part of --max-in-flight and of `wait`, and how
+ * long a request may take to arrive. Per-caller limits need callers told apart: with --auth none
+ * every request is the one local user's, and their flags are refused.
+ */
+function fairShareSettings(flags: Flags, auth: AuthMode, maxInFlight: number): FairShareSettings {
+  const team = auth !== 'none';
+  const given = PER_CALLER_FLAGS.find((flag) => flags[flag] !== undefined);
+  if (!team && given) {
+    throw new Error(
+      `--${given} is for --auth static or token-passthrough: with --auth none every caller is the one local user`,
+    );
+  }
+  const share = wholeFlag(
+    flags,
+    'max-in-flight-per-caller',
+    Math.ceil(maxInFlight / DEFAULT_CALLER_SHARE_DIVISOR),
+    1,
+    'requests',
+  );
+  if (share > maxInFlight) {
+    throw new Error(
+      `--max-in-flight-per-caller ${share} is more than --max-in-flight ${maxInFlight}: one caller's share is part of the whole`,
+    );
+  }
+  const seconds = (flag: Exclude<FlagName, 'protect'>, fallback: number) =>
+    wholeFlag(flags, flag, fallback, 1, 'seconds', 86_400);
+  return {
+    maxInFlightPerCaller: team ? share : maxInFlight,
+    headerTimeoutMs: seconds('header-timeout', DEFAULT_HEADER_TIMEOUT_S) * 1000,
+    bodyTimeoutMs: seconds('body-timeout', DEFAULT_BODY_TIMEOUT_S) * 1000,
+    waits: team
+      ? {
+          perCaller: wholeFlag(flags, 'max-waits-per-caller', DEFAULT_MAX_WAITS_PER_CALLER, 1, 'calls'),
+          maxSeconds: seconds('max-wait-seconds', DEFAULT_MAX_WAIT_SECONDS),
+        }
+      : undefined,
+    maxEventStoreBytes: wholeFlag(
+      flags,
+      'max-event-store-bytes',
+      DEFAULT_MAX_EVENT_STORE_BYTES,
+      1024,
+      'bytes',
+    ),
+  };
+}
+
+/** A flag's whole-number value, from `min` to `max`, or `fallback` when not given. */
+function wholeFlag(
+  flags: Flags,
+  flag: Exclude<FlagName, 'protect'>,
+  fallback: number,
+  min: number,
+  unit: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const value = flags[flag];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    const most = max === Number.MAX_SAFE_INTEGER ? '' : ` and at most ${max}`;
+    throw new Error(`--${flag} must be a whole number of ${unit}, at least ${min}${most}, not ${value}`);
+  }
+  return Number(value);
 }
 
 function safeUrl(text: string): URL | undefined {

@@ -354,14 +354,17 @@ describe('--max-in-flight', () => {
         ...['--auth', 'token-passthrough', '--api-url', api.urlFor('held'), '--families', 'account'],
         ...['--allowed-hosts', '127.0.0.1', '--max-in-flight', String(cap)],
       ]);
-      const token = 'Bearer caller-token-0123456789';
-      const clients = await Promise.all(Array.from({ length: cap }, () => httpClient(url, token)));
+      // A caller each: one caller's share (a quarter of the cap, at least 1) holds one call.
+      const tokenOf = (n: number) => `Bearer caller-token-${n}-0123456789`;
+      const token = tokenOf(cap);
+      const clients = await Promise.all(Array.from({ length: cap }, (_, n) => httpClient(url, tokenOf(n))));
       cleanup.push(async () => void (await Promise.all(clients.map((client) => client.close()))));
       // `cap` calls held by the API stand-in: the replica is full.
       const slow = clients.map((client, index) => call(client, 'key-get', { ID: index + 1 }));
       while (api.held.length < cap) await new Promise((resolve) => setTimeout(resolve, 10));
 
-      // One more request (a call, or an initialize that would open a session) is refused.
+      // One more request (a call, or an initialize that would open a session), another caller's, is
+      // refused; the body was read, so the answer carries the request's id.
       const body =
         mode === '--stateless'
           ? { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'key-get', arguments: { ID: 9 } } }
@@ -372,7 +375,7 @@ describe('--max-in-flight', () => {
       expect(refused.json).toEqual({
         jsonrpc: '2.0',
         error: { code: -32000, message: expect.stringMatching(/--max-in-flight 2\).*try again in 1 s/) },
-        id: null,
+        id: body.id,
       });
       expect(api.seen.map((upstream) => upstream.id)).toEqual([1, 2]); // the refused call did nothing
       let metrics = await scrape(url);

@@ -380,6 +380,9 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     tokenFromRequest: passthrough,
     auditScope: service?.auditScope ?? 'all',
     checkToken,
+    // No session to ask on: --confirm auto refuses destructive calls (guard.ts).
+    stateless: service?.stateless,
+    waits: service?.waits,
   };
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;

@@ -64,24 +64,24 @@ describe('wait over MCP', () => {
   });
 
   it('times out with isError, the last state and how to resume', async () => {
-    // A VM powered off stays off however slow this machine is: a booting one would come up in
-    // 3 s of sandbox time, which passes with the real clock too.
-    const id = await createVm('mcp-wait-timeout');
-    await helper.advanceClock(5_000);
-    expect((await call(client, 'power-off-vm', { ID: id })).isError).toBe(false);
-    await helper.advanceClock(5_000);
-    // The second of sandbox time passes as soon as the wait has seen the VM off.
+    // Sandbox time stands still here: the VM boots only once the test moves the clock 3 s, so it
+    // is still booting when the 1 s wait times out, however slow this machine is.
+    const started = Date.now();
+    const frozen = await inProcessServer({ families: 'account,vms', sandboxNow: () => started });
+    const id = await createSandboxVm(frozen.client, 'mcp-wait-timeout');
+    // The second of sandbox time passes as soon as the wait has seen the VM booting.
     let advanced: Promise<void> | undefined;
-    const answer = (await client.callTool(
+    const answer = (await frozen.client.callTool(
       { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 1 } },
       undefined,
       {
         onprogress: () => {
-          advanced ??= helper.advanceClock(1_000);
+          advanced ??= frozen.sandbox?.advanceClock(1_000);
         },
       },
     )) as CallToolResult;
     await advanced;
+    await frozen.close();
     expect(advanced, 'the wait reported progress').toBeDefined();
     const result = {
       isError: answer.isError === true,
@@ -91,15 +91,15 @@ describe('wait over MCP', () => {
     expect(result.isError).toBe(true);
     expect(result.text.split('\n')[0]).toMatch(
       new RegExp(
-        `^Timed out after 1 s waiting for vm ${id} to be active; its status was off\\. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting\\.$`,
+        `^Timed out after 1 s waiting for vm ${id} to be active; its status was new\\. Nothing failed: call wait again with Kind vm and ID ${id} to keep waiting\\.$`,
       ),
     );
     expect(result.structured).toMatchObject({
       error_id: 'wait_timeout',
       retryable: true,
       target: { kind: 'vm', id: String(id) },
-      last_status: 'off',
-      last_observed: { droplet: { id, status: 'off' } },
+      last_status: 'new',
+      last_observed: { droplet: { id, status: 'new' } },
       hint: `Not ready yet, nothing failed: call wait again with Kind vm and ID ${id} to keep waiting.`,
     });
   });
@@ -209,30 +209,40 @@ describe('error hints over MCP', () => {
 });
 
 describe('the built server with --sandbox', () => {
-  it('waits on the sandbox clock: moving it from another process ends a five-minute wait', async () => {
+  it('waits on the sandbox clock: moving it from another process ends a pause of minutes; a VM left off ends the wait at once', async () => {
     const statePath = join(mkdtempSync(join(tmpdir(), 'cloudcall-mcp-wait-')), 'sandbox.json');
     const other = await startSandbox({ statePath });
     const built = await stdioClient(['--sandbox', '--sandbox-state', statePath, '--families', 'account,vms']);
     try {
       const id = await createSandboxVm(built.client, 'built-wait');
-      await other.advanceClock(5_000);
-      expect((await call(built.client, 'power-off-vm', { ID: id })).isError).toBe(false);
-      await other.advanceClock(5_000);
-      // Off, the VM never becomes active: only the sandbox clock can end this wait in time.
+      // Two requests left for ten minutes: the wait spaces its polls five minutes apart. Only the
+      // sandbox clock, moved by the other process, ends that pause in time.
+      await other.setRateLimit({ remaining: 2, resetInSeconds: 600 });
       let advanced: Promise<void> | undefined;
       const answer = (await built.client.callTool(
-        { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 300 } },
+        { name: 'wait', arguments: { Kind: 'vm', ID: id, TimeoutSeconds: 1800 } },
         undefined,
         {
           onprogress: () => {
-            advanced ??= other.advanceClock(301_000);
+            advanced ??= other.advanceClock(601_000);
           },
         },
       )) as CallToolResult;
       await advanced;
-      expect(answer.isError).toBe(true);
-      expect(answer.structuredContent).toMatchObject({ error_id: 'wait_timeout', last_status: 'off' });
+      expect(advanced, 'the wait reported progress').toBeDefined();
+      expect(answer.isError, textOf(answer)).toBeFalsy();
+      expect(answer.structuredContent).toMatchObject({ droplet: { id, status: 'active' } });
+      await other.setRateLimit(undefined);
+
+      // Powered off, with nothing in progress, the VM would never be active: the wait says so at once.
+      expect((await call(built.client, 'power-off-vm', { ID: id })).isError).toBe(false);
+      await other.advanceClock(5_000);
+      const off = await call(built.client, 'wait', { Kind: 'vm', ID: id, TimeoutSeconds: 1800 });
+      expect(off.isError).toBe(true);
+      expect(off.structured).toMatchObject({ error_id: 'wait_failed', retryable: false, last_status: 'off' });
+      expect(off.text).toMatch(new RegExp(`^vm ${id} is off and no action is in progress on it`));
     } finally {
+      await other.setRateLimit(undefined);
       await built.close();
       await other.close();
     }

@@ -43,6 +43,17 @@ interface WaitKind {
   from: string;
   /** For a kind addressed by its parent's id and a name of its own: the tool that lists the names. */
   name?: string;
+  /**
+   * A status it stays in until an action moves it (a VM that is `off`). Seen with no action in
+   * progress on it (its actions read newest first, with this GET), the wait ends at once: nothing
+   * is going to make it ready. With an action in progress (a power-on), the wait goes on.
+   */
+  idle?: {
+    status: string;
+    actions: RequestMapping<{ ID: string; PerPage: number }>;
+    /** What to do instead, the end of the answer. */
+    advice: string;
+  };
 }
 
 /** What `wait` waits for, as the platform's API description gives the statuses. */
@@ -64,6 +75,12 @@ export const WAIT_KINDS = {
     failed: [],
     id: 'numeric',
     from: 'vm-list',
+    idle: {
+      status: 'off',
+      actions: { method: 'GET', path: '/v2/droplets/{ID}/actions', query: { per_page: 'PerPage' } },
+      advice:
+        'Power it on (power-on-vm), then wait for that action or for the VM: a VM that is booting or being powered on is waited for until it is active.',
+    },
   },
   database: {
     request: { method: 'GET', path: '/v2/databases/{ID}' },
@@ -145,6 +162,9 @@ export type WaitKindName = keyof typeof WAIT_KINDS;
  */
 export const MAX_WAIT_SECONDS = 1800;
 
+/** How long a wait lasts when the call gives no TimeoutSeconds. */
+export const DEFAULT_WAIT_SECONDS = 300;
+
 /** The polling schedule: the first pause, how much each pause grows, and the longest pause. */
 export const POLL = { firstMs: 1_000, growth: 1.5, maxMs: 15_000 } as const;
 
@@ -168,7 +188,7 @@ const input = z
       .int()
       .min(1)
       .max(MAX_WAIT_SECONDS)
-      .default(300)
+      .default(DEFAULT_WAIT_SECONDS)
       .describe('Give up after, seconds.'),
   })
   .superRefine((args, context) => {
@@ -213,6 +233,7 @@ export const waitTool = defineTool({
     'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active.',
     'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
     'An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error.',
+    'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress (status, elapsed time) when the caller asks for it. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
   input,
@@ -220,7 +241,10 @@ export const waitTool = defineTool({
   handler: (args, context) => waitFor(args, context),
 });
 
-/** Polls until the target is ready; throws WaitTimeoutError, WaitFailedError or CancelledError. */
+/**
+ * Polls until the target is ready; throws WaitTimeoutError, WaitFailedError (an error state, or an
+ * idle one nothing is moving it out of: a VM off with no action in progress) or CancelledError.
+ */
 export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Record<string, unknown>> {
   const kind: WaitKind = WAIT_KINDS[args.Kind];
   const clock = context.clock ?? realClock;
@@ -260,6 +284,8 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     // The client may wait out a short Retry-After, never past the end of this wait.
     const requestDeadline = Date.now() + Math.max(0, deadline - clock.now());
     let answer: Record<string, unknown>;
+    /** Seen in its idle status with no action in progress: nothing will make it ready. */
+    let idle = false;
     try {
       answer = await sendRequest<Record<string, unknown>, { ID: string; Name?: string }>(
         kind.request,
@@ -269,6 +295,10 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
           deadline: requestDeadline,
         },
       );
+      idle =
+        kind.idle !== undefined &&
+        statusOf(kind, answer) === kind.idle.status &&
+        !(await actionInProgress(kind.idle, args.ID, context, requestDeadline));
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // Rate limited for longer than the client would wait: wait it out here if it fits.
@@ -280,18 +310,20 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
       if (error instanceof TimeoutError && Date.now() >= requestDeadline - 1_000) throw timedOut(error);
       throw error;
     }
-    const resource = answer[kind.key];
-    const status =
-      typeof resource === 'object' && resource !== null
-        ? (resource as Record<string, unknown>)[kind.field]
-        : undefined;
     lastObserved = answer;
-    lastStatus = typeof status === 'string' ? status : undefined;
+    lastStatus = statusOf(kind, answer);
     if (lastStatus === kind.ready) return answer;
     if (lastStatus !== undefined && kind.failed.includes(lastStatus)) {
       throw new WaitFailedError(
         `${label} is ${lastStatus}, an error state: it will never be ${kind.ready}, so waiting again cannot help.`,
         { target, lastObserved, lastStatus, waitedSeconds: Math.round(elapsedSeconds()) },
+      );
+    }
+    if (idle && kind.idle) {
+      const { status, advice } = kind.idle;
+      throw new WaitFailedError(
+        `${label} is ${status} and no action is in progress on it: it will not be ${kind.ready} by itself, so the wait ended at once. ${advice}`,
+        { target, lastObserved, lastStatus: status, waitedSeconds: Math.round(elapsedSeconds()) },
       );
     }
     // MCP wants each report's progress above the last one's, even two polls in the same millisecond.
@@ -311,6 +343,41 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     await rest(Math.min(Math.max(pause, spacing), left));
     pause = Math.min(POLL.maxMs, Math.round(pause * POLL.growth));
   }
+}
+
+/** The status (or state) an answer shows, or undefined when it holds none. */
+function statusOf(kind: WaitKind, answer: Record<string, unknown>): string | undefined {
+  const resource = answer[kind.key];
+  const status =
+    typeof resource === 'object' && resource !== null
+      ? (resource as Record<string, unknown>)[kind.field]
+      : undefined;
+  return typeof status === 'string' ? status : undefined;
+}
+
+/**
+ * The newest actions read to see whether one is in progress. The platform runs one action at a
+ * time on a resource ("already has a pending event"), and lists the newest first.
+ */
+const RECENT_ACTIONS = 20;
+
+/** Whether an action on the resource is still in progress: what may yet move it out of idle. */
+async function actionInProgress(
+  idle: NonNullable<WaitKind['idle']>,
+  id: string,
+  context: ToolContext,
+  deadline: number,
+): Promise<boolean> {
+  const answer = await sendRequest<{ actions?: unknown }, { ID: string; PerPage: number }>(
+    idle.actions,
+    { ID: id, PerPage: RECENT_ACTIONS },
+    context,
+    { deadline },
+  );
+  const actions = Array.isArray(answer.actions) ? answer.actions : [];
+  return actions.some(
+    (action) => typeof action === 'object' && action !== null && action.status === 'in-progress',
+  );
 }
 
 /** Passes a report on; a listener that throws never ends the wait. */

@@ -289,6 +289,41 @@ describe('wait ends early', () => {
     expect(progress[0]?.message).toMatch(/status in-progress, waiting for completed/);
   });
 
+  it('ends at once on a VM that is off with no action in progress, saying what to do instead', async () => {
+    const { id } = await createVm('wait-off');
+    await sandbox.advanceClock(5_000);
+    await post(`/v2/droplets/${id}/actions`, { type: 'power_off' });
+    await sandbox.advanceClock(5_000);
+    const { ctx, clock, progress } = context();
+    seen = [];
+    const error = (await wait({ Kind: 'vm', ID: id }, ctx).catch((e: unknown) => e)) as WaitFailedError;
+    expect(error).toBeInstanceOf(WaitFailedError);
+    expect(error.retryable).toBe(false);
+    expect(error.lastStatus).toBe('off');
+    expect((error.lastObserved as Json).droplet).toMatchObject({ id, status: 'off' });
+    expect(error.message).toBe(
+      `vm ${id} is off and no action is in progress on it: it will not be active by itself, so the wait ended at once. Power it on (power-on-vm), then wait for that action or for the VM: a VM that is booting or being powered on is waited for until it is active.`,
+    );
+    // No pause, no progress: the VM and its newest actions read once each.
+    expect(clock.pauses).toEqual([]);
+    expect(progress).toEqual([]);
+    expect(seen).toEqual([`GET /v2/droplets/${id} 200`, `GET /v2/droplets/${id}/actions?per_page=20 200`]);
+  });
+
+  it('waits for a VM that is off while an action powers it on, until it is active', async () => {
+    const { id } = await createVm('wait-power-on');
+    await sandbox.advanceClock(5_000);
+    await post(`/v2/droplets/${id}/actions`, { type: 'power_off' });
+    await sandbox.advanceClock(5_000);
+    await post(`/v2/droplets/${id}/actions`, { type: 'power_on' });
+    const { ctx, clock, progress } = context();
+    const answer = await wait({ Kind: 'vm', ID: id }, ctx);
+    expect(answer.droplet).toMatchObject({ id, status: 'active' });
+    // The power-on takes 2 s of sandbox time: polls at 0, 1 and 2.5 s.
+    expect(clock.pauses).toEqual([1_000, 1_500]);
+    expect(progress[0]?.message).toBe(`vm ${id}: status off, waiting for active (0 s of 300 s)`);
+  });
+
   it('passes on a platform error such as a 404', async () => {
     const error = await wait({ Kind: 'vm', ID: 999 }, context().ctx).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 404, id: 'not_found' });

@@ -29,6 +29,11 @@ import { createMcpServer, type ToolMode } from '../server.js';
 export interface InProcessOptions {
   /** `--sandbox-state FILE`; the sandbox keeps its state in memory when absent. */
   sandboxState?: string;
+  /**
+   * The sandbox's real clock (Date.now when absent): one that stands still leaves only
+   * `advanceClock` to move sandbox time, so a VM boots when the test says, however slow the machine.
+   */
+  sandboxNow?: () => number;
   /** `--api-url URL` with `DIGITALOCEAN_API_TOKEN`: an API stand-in instead of the sandbox. */
   api?: { url: string; token: string };
   families?: string;
@@ -99,7 +104,7 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
     api = clients.client;
     closeApi = clients.close;
   } else {
-    const connection = await connectSandbox({ statePath: options.sandboxState });
+    const connection = await connectSandbox({ statePath: options.sandboxState, now: options.sandboxNow });
     const ready = Promise.resolve(connection.client);
     api = () => ready;
     sandbox = connection.sandbox;

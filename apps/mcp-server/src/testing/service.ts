@@ -1,13 +1,17 @@
 /**
  * Test helpers for the server as a team service: a loopback stand-in for the API that records
- * which token and which replica each request came with (and can hold answers back), and a
- * Prometheus scrape read with a real text-format parser.
+ * which token and which replica each request came with (and can hold answers back), replicas of
+ * the built server behind a real nginx, and a Prometheus scrape read with a real text-format
+ * parser.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Nginx, startNginx } from '@cloudcall/testing/nginx';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-text-format';
+import { startHttp } from './process.js';
 
 export interface Upstream {
   /** The replica that sent it: each replica gets its own --api-url prefix, /<replica>. */
@@ -22,9 +26,10 @@ export interface StandInApi {
   /** The --api-url for a replica: requests through it are recorded as that replica's. */
   urlFor(replica: string): string;
   seen: Upstream[];
-  /** Requests held back (not answered) while `hold` names their replica. */
+  /** Requests held back (not answered) while `hold` names their replica, or `holdToken` their token. */
   held: (Upstream & { res: ServerResponse })[];
   hold: string | undefined;
+  holdToken?: string | undefined;
   /** Answers every held request. */
   release(): void;
   /** Statuses to answer key-get with before the usual 200, one per request (such as 429). */
@@ -59,7 +64,7 @@ export async function startStandInApi(): Promise<StandInApi> {
     if (scripted !== undefined) {
       res.writeHead(scripted, { 'content-type': 'application/json', 'retry-after': '0' });
       res.end(JSON.stringify({ id: `status_${scripted}`, message: `scripted ${scripted}` }));
-    } else if (api.hold === upstream.replica) {
+    } else if (api.hold === upstream.replica || api.holdToken === upstream.token) {
       api.held.push({ ...upstream, res });
     } else {
       answer(res, upstream.id);
@@ -121,4 +126,40 @@ export function observations(families: MetricFamily[], name: string): number {
   const family = families.find((candidate) => candidate.name === name && candidate.type === 'HISTOGRAM');
   if (!family) throw new Error(`no histogram ${name} in the scrape`);
   return family.metrics.reduce((total, metric) => total + Number(metric.buckets?.['+Inf'] ?? 0), 0);
+}
+
+/** A replica of the built server, a process of its own. */
+export interface Replica {
+  name: string;
+  url: string;
+  output: () => string;
+  child: ChildProcess;
+}
+
+/**
+ * Replicas of the built server, one per name, stateless and passing each caller's token through,
+ * serving the Host nginx passes on (127.0.0.1, any port), each with the flags `flags` gives it;
+ * and a real nginx in front of them (round-robin, the proxy settings shipped in deploy/). The
+ * caller stops nginx (`nginx.stop`) and the replicas (process.js `killAll`).
+ */
+export async function startReplicas(
+  names: readonly string[],
+  flags: (name: string) => string[],
+  nodeArgs: string[] = [],
+): Promise<{ replicas: Replica[]; nginx: Nginx }> {
+  const replicas = await Promise.all(
+    names.map(async (name) => {
+      const started = await startHttp(
+        [
+          ...['--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
+          ...['--allowed-hosts', '127.0.0.1', ...flags(name)],
+        ],
+        {},
+        nodeArgs,
+      );
+      return { name, ...started };
+    }),
+  );
+  const nginx = await startNginx({ upstreams: replicas.map((replica) => Number(new URL(replica.url).port)) });
+  return { replicas, nginx };
 }
