@@ -83,10 +83,12 @@ export async function* linesBackward(
   const budget = options.maxBytes ?? Number.POSITIVE_INFINITY;
   let position = size;
   let read = 0;
-  // The bytes after the last newline found so far: the end of a line whose start is further back.
-  let carry = Buffer.alloc(0);
-  let carryTerminated = true;
+  // The end of a line whose start is further back, in order: kept as pieces, so that a line longer
+  // than a chunk (from before lines were bounded) is copied once, not once a chunk.
+  let pieces: Buffer[] = [];
+  let terminated = true;
   let first = true;
+  const joined = (head: Buffer) => (pieces.length ? Buffer.concat([head, ...pieces]) : head);
   while (position > 0) {
     const length = Math.min(chunk, position, budget - read);
     if (length <= 0) return { reachedStart: false };
@@ -99,29 +101,26 @@ export async function* linesBackward(
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    const data = carry.length ? Buffer.concat([buffer.subarray(0, got), carry]) : buffer.subarray(0, got);
+    const data = buffer.subarray(0, got);
     let end = data.length;
     if (first) {
       first = false;
       // A file ending with a newline has nothing after it; one that does not has a torn tail.
       if (data[end - 1] === NEWLINE) end -= 1;
-      else carryTerminated = false;
+      else terminated = false;
     }
     let index = end > 0 ? data.lastIndexOf(NEWLINE, end - 1) : -1;
     while (index >= 0) {
-      yield {
-        bytes: data.subarray(index + 1, end),
-        offset: position + index + 1,
-        terminated: carryTerminated,
-      };
-      carryTerminated = true;
+      yield { bytes: joined(data.subarray(index + 1, end)), offset: position + index + 1, terminated };
+      pieces = [];
+      terminated = true;
       end = index;
       index = end > 0 ? data.lastIndexOf(NEWLINE, end - 1) : -1;
     }
     // Copied: the chunk's buffer is not kept alive by a short line's end.
-    carry = Buffer.from(data.subarray(0, end));
+    if (end > 0) pieces.unshift(Buffer.from(data.subarray(0, end)));
   }
-  if (!first) yield { bytes: carry, offset: 0, terminated: carryTerminated };
+  if (!first) yield { bytes: joined(Buffer.alloc(0)), offset: 0, terminated };
   return { reachedStart: true };
 }
 
