@@ -7,14 +7,14 @@
  * - `audit-list` on a 150 MiB log reads from its end with bounded memory and time: another
  *   caller's call beside it is served promptly, and the server's peak memory grows by little.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyAudit } from '@cloudcall/guard';
 import { writeAuditLog } from '@cloudcall/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { httpRequest, killAll, startHttp } from './testing/process.js';
 
 afterEach(killAll);
@@ -162,7 +162,10 @@ function resetPeak(pid: number): boolean {
 
 describe('audit-list on a 150 MiB log', () => {
   it('reads from the end: another caller is served promptly beside it, and its memory stays bounded', async () => {
-    const log = join(temp(), 'audit.jsonl');
+    const dir = temp();
+    // 150 MiB: not left behind.
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const log = join(dir, 'audit.jsonl');
     const started = Date.now();
     const made = writeAuditLog(log, { bytes: 150 * 1024 * 1024 });
     process.stderr.write(`150 MiB audit log (${made.lines} lines) written in ${Date.now() - started} ms\n`);

@@ -6,7 +6,9 @@
 import {
   appendFileSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   statSync,
   truncateSync,
@@ -15,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeAuditLog } from '@cloudcall/testing';
+import { lock } from 'proper-lockfile';
 import { describe, expect, it } from 'vitest';
 import { lineHash } from './audit-lines.js';
 import {
@@ -326,6 +329,41 @@ describe('the chain', () => {
         message: `1 line before it removed: it does not continue ${rotated} (line 3, seq 3), or a file of the set is missing`,
       },
     ]);
+  });
+
+  it('follows a rotation that happens while a writer waits for the lock', async () => {
+    const path = fresh();
+    await tagCalls(path, ['w1']);
+    // Another process holds the lock (this test, through the same lock the writers take).
+    const release = await lock(path, { realpath: false, lockfilePath: `${path}.lock` });
+    const audit = openAuditLog(path);
+    const waiting = audit.append({
+      time: new Date().toISOString(),
+      front_end: 'cli',
+      caller: 'local:late',
+      tool: 'tag-create',
+      args: { Name: 'late' },
+      outcome: 'ok',
+      duration_ms: 1,
+    });
+    // Once the writer has the log open, rotate it.
+    const opened = () =>
+      readdirSync('/proc/self/fd').some((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false;
+        }
+      });
+    while (!opened()) await new Promise((resolve) => setTimeout(resolve, 1));
+    renameSync(path, `${path}.1`);
+    await release();
+    await waiting;
+    expect(rawLines(`${path}.1`)).toHaveLength(2);
+    expect(parsed(path)).toEqual([
+      expect.objectContaining({ seq: 3, starts_file: true, caller: 'local:late' }),
+    ]);
+    expect(await verifyAudit([`${path}.1`, path])).toMatchObject({ intact: true, problems: [] });
   });
 
   it('starts after lines written before it, which verify reports as not covered', async () => {

@@ -19,7 +19,7 @@
  * rotated while a server runs is created afresh at its path.
  */
 import { accessSync, closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { durationMs, globPattern } from '@cloudcall/core/internal';
 import {
@@ -214,14 +214,14 @@ interface Link {
 }
 
 async function appendLine(path: string, entry: AuditLine): Promise<void> {
-  const failed = (error: unknown) =>
-    new AuditLogError(`audit log ${path} could not be written: ${reason(error)}`);
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
-  } catch (error) {
-    throw failed(error);
-  }
+  const opened = async () => {
+    try {
+      return await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
+    } catch (error) {
+      throw new AuditLogError(`audit log ${path} could not be written: ${reason(error)}`);
+    }
+  };
+  let handle = await opened();
   try {
     if (!(await handle.stat()).isFile()) {
       const own = ownChains.get(path);
@@ -234,6 +234,12 @@ async function appendLine(path: string, entry: AuditLine): Promise<void> {
     }
     const release = await lockLog(path);
     try {
+      // Rotated while this waited for the lock: the line goes to the file now at the path, which
+      // the head continues, not to the file renamed away.
+      if (!(await atPath(handle, path))) {
+        await handle.close();
+        handle = await opened();
+      }
       const size = (await handle.stat()).size;
       const link = size === 0 ? await fromHead(path) : await fromTail(handle, size);
       const text = await writeLine(handle, path, entry, link);
@@ -244,6 +250,12 @@ async function appendLine(path: string, entry: AuditLine): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Whether the open file is still the one at `path` (not renamed away or removed). */
+async function atPath(handle: FileHandle, path: string): Promise<boolean> {
+  const [open, named] = await Promise.all([handle.stat(), stat(path).catch(() => undefined)]);
+  return named !== undefined && named.ino === open.ino && named.dev === open.dev;
 }
 
 /** Writes the line, whole or not at all as far as this call can tell; returns its text. */
