@@ -3,7 +3,7 @@
  * completion show them): what they do is guard.ts's, loaded by a command that runs.
  */
 import { Command, Option } from 'commander';
-import type { AuditOptions, CliGuardIo } from './guard.js';
+import type { AuditOptions, AuditVerifyOptions, CliGuardIo } from './guard.js';
 import { outputOption } from './output.js';
 
 export interface GuardFlags {
@@ -37,26 +37,49 @@ export function mergeGuardFlags(before: GuardFlags, after: GuardFlags): GuardFla
   return before.protect && after.protect ? { protect: [...before.protect, ...after.protect] } : {};
 }
 
-/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON. */
+/** `cloudcall audit`: reads the audit log, filtered, as a table or JSON; `audit verify` checks its chain. */
 export function auditCommand(io: CliGuardIo, setExit: (code: number) => void): Command {
-  return new Command('audit')
-    .summary('Read the audit log')
-    .description('Show the audit log of mutating calls (--audit-log or CLOUDCALL_AUDIT_LOG), oldest first.')
-    .addOption(new Option('--audit-log <file>', 'the log to read (default CLOUDCALL_AUDIT_LOG)'))
-    .addOption(new Option('--since <when>', 'only entries since a duration ago (30m, 1h, 2d) or a date'))
-    .addOption(
-      new Option('--tool <glob>', 'only these tools (names or globs; repeatable)').argParser(collect),
+  const verify = new Command('verify')
+    .summary("Check the audit log's chain")
+    .description(
+      "Check that no line of the audit log was changed, removed or inserted: each line names the hash of the line before it, and FILE.head the last one. Give a rotated set's files to check them as one chain (any order). Exits 0 when intact, 1 naming the first line that is not (file:line).",
     )
+    .argument('[files...]', 'the log, or its rotated files (default --audit-log or CLOUDCALL_AUDIT_LOG)')
+    .addOption(new Option('--audit-log <file>', 'the log to check (default CLOUDCALL_AUDIT_LOG)'))
     .addOption(
-      new Option(
-        '--outcome <outcome>',
-        'only ok, error, refused or declined (repeatable or comma-separated)',
-      ).argParser(collect),
+      new Option('-o, --output <format>', 'text: FILE:LINE: message lines (default); json').choices([
+        'text',
+        'json',
+      ]),
     )
-    .addOption(outputOption())
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride()
-    .action(async (options: AuditOptions) => {
-      setExit(await (await import('./guard.js')).showAudit(options, io));
+    .action(async (files: string[], options: AuditVerifyOptions) => {
+      setExit(await (await import('./guard.js')).verifyLog(files, options, io));
     });
+  return (
+    new Command('audit')
+      .summary('Read the audit log')
+      .description('Show the audit log of mutating calls (--audit-log or CLOUDCALL_AUDIT_LOG), oldest first.')
+      .addOption(new Option('--audit-log <file>', 'the log to read (default CLOUDCALL_AUDIT_LOG)'))
+      .addOption(new Option('--since <when>', 'only entries since a duration ago (30m, 1h, 2d) or a date'))
+      .addOption(
+        new Option('--tool <glob>', 'only these tools (names or globs; repeatable)').argParser(collect),
+      )
+      .addOption(
+        new Option(
+          '--outcome <outcome>',
+          'only ok, error, refused or declined (repeatable or comma-separated)',
+        ).argParser(collect),
+      )
+      .addOption(outputOption())
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+      .exitOverride()
+      // `audit verify --audit-log FILE -o json`: options after `verify` are verify's.
+      .enablePositionalOptions()
+      .action(async (options: AuditOptions) => {
+        setExit(await (await import('./guard.js')).showAudit(options, io));
+      })
+      .addCommand(verify)
+  );
 }

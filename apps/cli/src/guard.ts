@@ -9,6 +9,7 @@ import {
   type AuditEntry,
   type AuditLog,
   AuditLogError,
+  type AuditVerification,
   type Decision,
   GuardRefusal,
   type GuardToolContext,
@@ -21,6 +22,7 @@ import {
   planCall,
   protectionRules,
   readAudit,
+  verifyAudit,
 } from '@cloudcall/guard';
 import type { GuardFlags } from './guard-flags.js';
 import { formatFor, type OutputFormat } from './output.js';
@@ -204,11 +206,17 @@ export async function showAudit(options: AuditOptions, io: CliGuardIo): Promise<
   }
   let entries: AuditEntry[];
   try {
-    entries = readAudit(path, {
+    const read = await readAudit(path, {
       ...(options.since ? { since: parseSince(options.since) } : {}),
       ...(options.tool ? { tools: options.tool } : {}),
       ...(options.outcome ? { outcomes: parseOutcomes(options.outcome) } : {}),
-    }).entries;
+    });
+    entries = read.entries;
+    if (read.torn) {
+      io.stderr(
+        `cloudcall: audit: ${read.torn} torn line${read.torn === 1 ? '' : 's'} (cut short by a crash or a full disk) set apart; cloudcall audit verify names ${read.torn === 1 ? 'it' : 'them'}\n`,
+      );
+    }
   } catch (error) {
     io.stderr(`cloudcall: audit: ${(error as Error).message}\n`);
     return REFUSED;
@@ -233,4 +241,56 @@ export async function showAudit(options: AuditOptions, io: CliGuardIo): Promise<
         };
   io.stdout(await formatFor(shown, format, io));
   return 0;
+}
+
+/** What `cloudcall audit verify` was asked. */
+export interface AuditVerifyOptions {
+  auditLog?: string;
+  output?: 'text' | 'json';
+}
+
+/**
+ * `cloudcall audit verify [FILE...]`: checks the chain of the log (or of a rotated set of its
+ * files). Prints each problem and note as `FILE:LINE: message`, then a summary; the exit code is 0
+ * when intact, 1 when a line was changed, removed or inserted, 2 when there is nothing to check.
+ */
+export async function verifyLog(
+  files: string[],
+  options: AuditVerifyOptions,
+  io: CliGuardIo,
+): Promise<number> {
+  const path = options.auditLog ?? (io.env.CLOUDCALL_AUDIT_LOG || undefined);
+  const paths = files.length ? files : path ? [path] : [];
+  if (!paths.length) {
+    io.stderr('cloudcall: audit verify: give the log (FILE, --audit-log FILE or CLOUDCALL_AUDIT_LOG)\n');
+    return REFUSED;
+  }
+  let verification: AuditVerification;
+  try {
+    verification = await verifyAudit(paths);
+  } catch (error) {
+    io.stderr(`cloudcall: audit verify: ${(error as Error).message}\n`);
+    return REFUSED;
+  }
+  if (options.output === 'json') {
+    io.stdout(await formatFor(verification, 'json', io));
+  } else {
+    const lines = [
+      ...verification.problems.map(({ file, line, message }) => `${file}:${line}: ${message}`),
+      ...verification.notes.map(({ file, line, message }) => `${file}:${line}: note: ${message}`),
+    ];
+    const count = verification.files.reduce((sum, file) => sum + file.lines, 0);
+    const set = verification.files.length > 1 ? ` in ${verification.files.length} files` : '';
+    const last = verification.last
+      ? `; last line seq ${verification.last.seq}, sha256 ${verification.last.sha256}`
+      : '';
+    const first = verification.problems[0];
+    lines.push(
+      first
+        ? `audit log NOT intact: ${verification.problems.length} problem${verification.problems.length === 1 ? '' : 's'}; the first at ${first.file} line ${first.line}: ${first.message}`
+        : `audit log intact: ${count} line${count === 1 ? '' : 's'}${set}${last}`,
+    );
+    io.stdout(`${lines.join('\n')}\n`);
+  }
+  return verification.intact ? 0 : 1;
 }

@@ -212,7 +212,7 @@ describe('plan and audit-list', () => {
     await call(client, 'vm-delete', { ID: id });
     const audit = await call(client, 'audit-list', { Outcome: 'refused' });
     expect(audit.structured).toMatchObject({
-      total: 1,
+      more: false,
       entries: [
         { front_end: 'mcp', tool: 'vm-delete', outcome: 'refused', reason: 'rule tag:prod', target: { id } },
       ],

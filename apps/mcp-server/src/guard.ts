@@ -188,6 +188,8 @@ export async function runGuarded(
     {
       frontEnd: 'mcp',
       caller: setup.caller,
+      // On the audit lines: how a client whose answer was lost finds the call with audit-list.
+      rpcId: setup.requestId,
       rules: guard.rules,
       audit: guard.audit,
       quota: guard.quota,

@@ -1,6 +1,7 @@
 /**
  * The audit log under concurrency: eight processes append to one file at once, through the built
- * package, with lines from a few bytes to 16 KiB; every line must arrive whole, once.
+ * package, with lines from a few bytes to nearly the 16 KiB bound; every line must arrive whole,
+ * once, and the lines must make one chain (each process reads the last line under the lock).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,20 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseOutcomes, parseSince, readAudit } from './index.js';
+import { parseOutcomes, parseSince, readAudit, verifyAudit } from './index.js';
 
 // The audit log's module of the built package, not its index: eight processes load it.
 const BUILT = fileURLToPath(new URL('../dist/audit.js', import.meta.url));
 const PROCESSES = 8;
 const LINES = 400;
+/** Fills up to this long: lines from a few bytes to nearly the 16 KiB bound, none cut. */
+const FILL = 16_000;
 
 function writer(path: string, id: number): Promise<number | null> {
   const script = `
     const { openAuditLog } = await import(${JSON.stringify(BUILT)});
     const log = openAuditLog(${JSON.stringify(path)});
     for (let line = 0; line < ${LINES}; line++) {
-      const size = (line * 7919 + ${id} * 104729) % 16384;
-      log.append({ time: new Date().toISOString(), front_end: 'cli', tool: 'w${id}', args: { line, fill: 'abcdefgh'[${id}].repeat(size) }, outcome: 'ok', duration_ms: 0 });
+      const size = (line * 7919 + ${id} * 104729) % ${FILL};
+      await log.append({ time: new Date().toISOString(), front_end: 'cli', tool: 'w${id}', args: { line, fill: 'abcdefgh'[${id}].repeat(size) }, outcome: 'ok', duration_ms: 0 });
     }
     log.close();
   `;
@@ -45,17 +48,23 @@ describe('the audit log', () => {
       const entry = JSON.parse(line) as { tool: string; args: { line: number; fill: string } };
       const id = Number(entry.tool.slice(1));
       // Whole: the fill is one letter, as long as the writer made it.
-      expect(entry.args.fill).toBe('abcdefgh'[id]?.repeat((entry.args.line * 7919 + id * 104729) % 16384));
+      expect(entry.args.fill).toBe('abcdefgh'[id]?.repeat((entry.args.line * 7919 + id * 104729) % FILL));
       seen.set(entry.tool, [...(seen.get(entry.tool) ?? []), entry.args.line]);
     }
     for (let id = 0; id < PROCESSES; id++) {
       expect(seen.get(`w${id}`)).toEqual(Array.from({ length: LINES }, (_, line) => line));
     }
+    // One chain: no two lines name the same line before them.
+    expect(await verifyAudit([path])).toMatchObject({
+      intact: true,
+      problems: [],
+      last: { seq: PROCESSES * LINES },
+    });
     // Each line opens the log by its path (so a rotated log is created again): 3,200 opens on
     // a loaded two-core machine take longer than the default 30 s.
   }, 120_000);
 
-  it('is read back filtered by time, tool glob and outcome, skipping lines that are not entries', () => {
+  it('is read back filtered by time, tool glob and outcome, counting lines that do not parse', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cloudcall-audit-')), 'audit.log');
     const entry = (time: string, tool: string, outcome: string) =>
       JSON.stringify({ time, front_end: 'mcp', tool, args: {}, outcome, duration_ms: 1 });
@@ -69,13 +78,15 @@ describe('the audit log', () => {
       ].join('\n')}\n`,
     );
     const now = Date.parse('2026-01-03T12:00:00Z');
-    expect(readAudit(path).skipped).toBe(1);
-    expect(readAudit(path, { since: parseSince('2d', now) }).entries.map((e) => e.tool)).toEqual([
+    expect(await readAudit(path)).toMatchObject({ torn: 1, skipped: 0, more: false });
+    expect((await readAudit(path, { since: parseSince('2d', now) })).entries.map((e) => e.tool)).toEqual([
       'vm-create',
       'db-cluster-delete',
     ]);
-    expect(readAudit(path, { tools: ['vm-*'] }).entries).toHaveLength(2);
-    expect(readAudit(path, { outcomes: parseOutcomes(['refused,declined']) }).entries).toHaveLength(2);
+    expect((await readAudit(path, { tools: ['vm-*'] })).entries).toHaveLength(2);
+    expect((await readAudit(path, { outcomes: parseOutcomes(['refused,declined']) })).entries).toHaveLength(
+      2,
+    );
     expect(() => parseOutcomes(['nope'])).toThrow(
       'unknown outcome nope; choose from ok, error, refused, declined',
     );

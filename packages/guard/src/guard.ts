@@ -22,7 +22,15 @@ import {
   type ToolContext,
 } from '@cloudcall/core';
 import { errorReport, MAX_DEPTH } from '@cloudcall/core/internal';
-import { type AuditEntry, type AuditLog, AuditLogError, type FrontEnd, type Outcome } from './audit.js';
+import {
+  type AuditEntry,
+  type AuditLog,
+  AuditLogError,
+  type AuditRequest,
+  type FrontEnd,
+  type Outcome,
+  shortenArguments,
+} from './audit.js';
 import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
 import { countRequest, type Quota } from './quota.js';
@@ -55,6 +63,11 @@ export interface GuardOptions {
    * short hash of a passed-through token). Default: the local user, `local:NAME`.
    */
   caller?: string | undefined;
+  /**
+   * The JSON-RPC id of the MCP request (tools/call) that made the call, written on its audit
+   * lines: how a client that lost the answer (a 502) finds out with `audit-list` whether it ran.
+   */
+  rpcId?: string | number | undefined;
   rules?: readonly ProtectRule[];
   audit?: AuditLog | undefined;
   /** Asks a person before a destructive call; absent when nobody can be asked. */
@@ -123,6 +136,17 @@ function maskNamed(value: unknown): unknown {
     ]),
   );
 }
+
+/**
+ * A JSON-RPC id as recorded: a client may send any string, so a long one is cut (and then cannot
+ * be looked up; no client makes ids that long).
+ */
+function rpcIdOf(id: string | number): string | number {
+  return typeof id === 'string' && id.length > MAX_RPC_ID ? `${id.slice(0, MAX_RPC_ID)}…` : id;
+}
+
+/** The longest JSON-RPC id recorded whole (and the longest `audit-list` takes). */
+export const MAX_RPC_ID = 128;
 
 /** The first mutating request a tool makes, held back; what a plan works from. */
 class Held extends Error {
@@ -219,8 +243,10 @@ export async function guardedRun(
     call: randomUUID(),
     front_end: options.frontEnd,
     caller: options.caller ?? localCaller(),
+    ...(options.rpcId !== undefined ? { rpc_id: rpcIdOf(options.rpcId) } : {}),
     tool: tool.name,
-    args: maskArguments(raw ?? {}),
+    // Masked first, then cut: a cut never shows part of a secret, and every line stays bounded.
+    args: shortenArguments(maskArguments(raw ?? {})),
   };
   let requestId: string | undefined;
   let target: Target | undefined;
@@ -229,15 +255,18 @@ export async function guardedRun(
   let mutating = false;
   /** Set when an intent line could not be written: the request was not sent. */
   let unrecorded: AuditLogError | undefined;
-  const finish = (outcome: Outcome, extra: Partial<AuditEntry> = {}) => {
+  /** The requests whose intent lines were written. */
+  const requests: AuditRequest[] = [];
+  const finish = async (outcome: Outcome, extra: Partial<AuditEntry> = {}) => {
     // A generic call that only read (api-call GET) is a read, not a mutating call to record.
     if (tool.generic && !mutating) return;
-    options.audit?.append({
+    await options.audit?.append({
       ...entry,
       ...(target || entry.target ? { target: targetSummary(target) ?? entry.target } : {}),
       outcome,
       ...extra,
       ...(requestId ? { request_id: requestId } : {}),
+      ...(requests.length ? { requests } : {}),
       duration_ms: Date.now() - started,
     });
   };
@@ -297,17 +326,19 @@ export async function guardedRun(
       : undefined;
     // Written ahead: no request goes unless its intent is on the disk.
     try {
-      options.audit?.append({
+      await options.audit?.append({
         phase: 'intent',
         time: new Date().toISOString(),
         call: entry.call as string,
         front_end: entry.front_end,
         caller: entry.caller,
+        ...(entry.rpc_id !== undefined ? { rpc_id: entry.rpc_id } : {}),
         tool: tool.name,
         args: entry.args,
         ...(here ? { target: targetSummary(here) } : entry.target ? { target: entry.target } : {}),
         request: { method: request.method, path: request.path },
       });
+      if (options.audit) requests.push({ method: request.method, path: request.path });
     } catch (error) {
       if (error instanceof AuditLogError) unrecorded = error;
       // Not sent, so not counted.
@@ -332,11 +363,11 @@ export async function guardedRun(
       );
     }
     if (error instanceof GuardRefusal) {
-      finish(error.outcome, { reason: error.reason });
+      await finish(error.outcome, { reason: error.reason });
     } else {
       const report = errorReport(error);
       if (error instanceof ApiError && !requestId) requestId = error.requestId;
-      finish('error', {
+      await finish('error', {
         ...(report.status !== undefined ? { status: report.status } : {}),
         error_id: report.error_id,
       });
@@ -350,7 +381,7 @@ export async function guardedRun(
       const resource = resourceOf(made.state);
       if (resource.id !== undefined) entry.target = { kind: made.kind, ...resource };
     }
-    finish('ok');
+    await finish('ok');
   } catch (error) {
     if (!(error instanceof AuditLogError)) throw error;
     throw new AuditLogError(

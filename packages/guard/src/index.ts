@@ -12,14 +12,21 @@ export {
   type AuditLine,
   type AuditLog,
   AuditLogError,
+  type AuditRead,
+  type AuditReadOptions,
+  type AuditRequest,
   type FrontEnd,
+  headPath,
+  MAX_LINE_BYTES,
   OUTCOMES,
   type Outcome,
   openAuditLog,
   parseOutcomes,
   parseSince,
   readAudit,
+  shortenArguments,
 } from './audit.js';
+export { type AuditFinding, type AuditVerification, verifyAudit } from './audit-verify.js';
 export {
   CALLER_PREFIXES,
   type ConfirmQuestion,
@@ -28,6 +35,7 @@ export {
   GuardRefusal,
   guardedRun,
   localCaller,
+  MAX_RPC_ID,
   maskArguments,
   type Plan,
   planCall,
@@ -79,4 +87,12 @@ export {
   resourceOf,
   type Target,
 } from './target.js';
-export { auditListTool, type GuardSession, type GuardToolContext, guardTools, planTool } from './tools.js';
+export {
+  AUDIT_LIST_MAX_BYTES,
+  type AuditList,
+  auditListTool,
+  type GuardSession,
+  type GuardToolContext,
+  guardTools,
+  planTool,
+} from './tools.js';

@@ -276,15 +276,15 @@ describe('the guard with a quota', () => {
     // The next hour, alice writes again.
     now += 30_000;
     await run('tag-create', { Name: 'q-3' }, 'alice', quota, { audit });
-    expect(readAudit(audit.path).entries.map((entry) => [entry.caller, entry.outcome, entry.reason])).toEqual(
-      [
-        ['alice', 'ok', undefined],
-        ['alice', 'ok', undefined],
-        ['alice', 'refused', 'quota writes=2/hour'],
-        ['bob', 'ok', undefined],
-        ['alice', 'ok', undefined],
-      ],
-    );
+    expect(
+      (await readAudit(audit.path)).entries.map((entry) => [entry.caller, entry.outcome, entry.reason]),
+    ).toEqual([
+      ['alice', 'ok', undefined],
+      ['alice', 'ok', undefined],
+      ['alice', 'refused', 'quota writes=2/hour'],
+      ['bob', 'ok', undefined],
+      ['alice', 'ok', undefined],
+    ]);
   });
 
   it('counts a delete as a write and a delete; reads are not counted', async () => {
@@ -359,7 +359,7 @@ describe('the guard with a quota', () => {
     await run('api-call', { Method: 'GET', Path: '/v2/tags' }, 'frank', quota);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(mutating()).toEqual([]);
-    expect(readAudit(audit.path).entries.map((entry) => [entry.outcome, entry.reason])).toEqual([
+    expect((await readAudit(audit.path)).entries.map((entry) => [entry.outcome, entry.reason])).toEqual([
       ['refused', 'quota unavailable'],
     ]);
   });

@@ -14,7 +14,7 @@ import {
 import { closest } from '@cloudcall/core/internal';
 import { z } from 'zod';
 import { type AuditEntry, OUTCOMES, parseSince, readAudit } from './audit.js';
-import { type Plan, planCall } from './guard.js';
+import { MAX_RPC_ID, type Plan, planCall } from './guard.js';
 import type { ProtectRule } from './policy.js';
 
 /** What the guard's tools read of the front-end that runs them. */
@@ -72,22 +72,41 @@ export const planTool = defineTool({
   result: returns<Plan>(),
 });
 
+/**
+ * How far back one `audit-list` call reads: its memory and time stay bounded whatever the log's
+ * size (the whole log is `cloudcall audit`'s, on the machine).
+ */
+export const AUDIT_LIST_MAX_BYTES = 32 * 1024 * 1024;
+
+/** What `audit-list` returns. */
+export interface AuditList {
+  entries: AuditEntry[];
+  /** Older lines were not read: the limit was reached, or the last 32 MiB were. */
+  more: boolean;
+  /** Lines read that were torn (a crash, a full disk); `cloudcall audit verify` names them. */
+  torn?: number;
+}
+
 export const auditListTool = defineTool({
   name: 'audit-list',
   family: 'account',
   title: 'List audit log',
-  description: 'Mutating calls from the audit log, oldest first.',
+  description: 'Latest mutating calls from the audit log, oldest first.',
   details:
-    'Reads the audit log this server writes (--audit-log): one entry per mutating call with time, front-end, tool, masked arguments, target, outcome, request id and duration.',
+    "Reads the audit log this server writes (--audit-log) from its end: one entry per mutating call with time, front-end, caller, tool, masked and shortened arguments, target, outcome, the requests it sent, request id and duration. A call whose intent was written but no outcome is `unknown`: it may have run. RequestID finds the calls of one MCP request by its JSON-RPC id, so a client whose answer was lost (a 502) learns whether it ran. Reads at most the log's last 32 MiB (`more` says when older lines were left).",
   beyondSpec: true,
   input: z.strictObject({
     Since: z.string().max(40).optional().describe('30m, 1h, 2d or a date'),
     Tool: z.string().max(100).optional().describe('Tool name or glob'),
     Outcome: z.enum(OUTCOMES as [string, ...string[]]).optional(),
+    RequestID: z
+      .union([z.string().max(MAX_RPC_ID), z.number()])
+      .optional()
+      .describe('JSON-RPC id of a tools/call'),
     Limit: z.number().int().min(1).max(1000).default(100).describe('Latest N entries'),
   }),
   annotations: annotations.read,
-  handler: async (args, context): Promise<{ entries: AuditEntry[]; total: number }> => {
+  handler: async (args, context): Promise<AuditList> => {
     const { auditLog } = sessionOf(context);
     const { caller, auditScope = 'all' } = context as GuardToolContext;
     // A caller limited to its own lines but with no id would see everyone's: it sees nothing.
@@ -101,15 +120,18 @@ export const auditListTool = defineTool({
     } catch (error) {
       throw new InputError((error as Error).message.replace('--since', 'Since'), 'Since');
     }
-    const { entries } = readAudit(auditLog, {
+    const { entries, more, torn } = await readAudit(auditLog, {
       ...(auditScope === 'own' ? { caller: caller as string } : {}),
       ...(since !== undefined ? { since } : {}),
       ...(args.Tool ? { tools: [args.Tool] } : {}),
       ...(args.Outcome ? { outcomes: [args.Outcome as AuditEntry['outcome']] } : {}),
+      ...(args.RequestID !== undefined ? { rpcId: args.RequestID } : {}),
+      limit: args.Limit,
+      maxBytes: AUDIT_LIST_MAX_BYTES,
     });
-    return { entries: entries.slice(-args.Limit), total: entries.length };
+    return { entries, more, ...(torn ? { torn } : {}) };
   },
-  result: returns<{ entries: AuditEntry[]; total: number }>(),
+  result: returns<AuditList>(),
 });
 
 /** The guard's tools, as their front-ends list them. */

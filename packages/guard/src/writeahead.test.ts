@@ -155,7 +155,7 @@ describe('the intent line', () => {
     ]);
     unlinkSync(path);
     await make('after-removal');
-    expect(readAudit(path).entries.map((entry) => [entry.tool, entry.outcome])).toEqual([
+    expect((await readAudit(path)).entries.map((entry) => [entry.tool, entry.outcome])).toEqual([
       ['tag-create', 'ok'],
     ]);
     expect(linesOf(`${path}.1`)).toHaveLength(2);
@@ -214,7 +214,7 @@ describe('kill -9 while a request is at the API', () => {
         request: { method: 'DELETE', path: '/v2/droplets/7' },
       }),
     ]);
-    expect(readAudit(path, { outcomes: ['unknown'] }).entries).toEqual([
+    expect((await readAudit(path, { outcomes: ['unknown'] })).entries).toEqual([
       expect.objectContaining({
         tool: 'vm-delete',
         outcome: 'unknown',
@@ -281,7 +281,9 @@ describe('a DELETE whose answer was lost', () => {
     );
     expect(result).toEqual({ ok: true });
     expect(mutating()).toEqual([`DELETE /v2/droplets/${id}`, `DELETE /v2/droplets/${id}`]);
-    expect(readAudit(path).entries).toEqual([expect.objectContaining({ tool: 'vm-delete', outcome: 'ok' })]);
+    expect((await readAudit(path)).entries).toEqual([
+      expect.objectContaining({ tool: 'vm-delete', outcome: 'ok' }),
+    ]);
     // A first attempt that finds nothing is still "not found".
     await expect(
       guardedRun(

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accepts, freePort } from './net.mjs';
 
+export { type AuditLogShape, writeAuditLog } from './audit.js';
 export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
 export { staleness } from './generated.js';
 export { PATH_HOSTILE } from './hostile.js';
