@@ -88,7 +88,8 @@ export function searchOperations(text: string, limit = 10): { hits: SearchHit[];
     let score = 0;
     let all = true;
     for (const word of wanted) {
-      const forms = [word, ...(SYNONYMS[word] ?? []), word.endsWith('s') ? word.slice(0, -1) : `${word}s`];
+      const synonyms = Object.hasOwn(SYNONYMS, word) ? (SYNONYMS[word] ?? []) : [];
+      const forms = [word, ...synonyms, word.endsWith('s') ? word.slice(0, -1) : `${word}s`];
       if (forms.some((form) => entry.words.has(form))) score += 3;
       else if (forms.some((form) => entry.text.includes(` ${form}`))) score += 1;
       else {

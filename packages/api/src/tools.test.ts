@@ -105,6 +105,9 @@ describe('api-search', () => {
   it('finds nothing for words no operation has, or no words at all', async () => {
     expect(searchOperations('zebra quantum')).toEqual({ hits: [], total: 0 });
     expect(searchOperations('  --  ')).toEqual({ hits: [], total: 0 });
+    // Words that are names of Object.prototype's members are words like any other.
+    expect(searchOperations('constructor toString __proto__ hasOwnProperty')).toEqual({ hits: [], total: 0 });
+    expect(searchOperations('constructor').total).toBe(0);
     expect(apiSearchTool.input.safeParse({ Text: 'vm', Limit: 51 }).success).toBe(false);
     await expect(run(apiSearchTool, { Text: '' })).rejects.toBeInstanceOf(InputError);
   });
