@@ -108,6 +108,9 @@ export function benchEnv(home, extra = {}) {
     HOME: home,
     XDG_CONFIG_HOME: join(home, 'config'),
     DIGITALOCEAN_API_TOKEN: 'bench-token-not-a-secret',
+    // The HTTP loads are one caller's: its share of --max-in-flight (a quarter by default) must not
+    // turn its own calls away. Builds from before the share, and stdio, ignore the variable.
+    CLOUDCALL_MAX_IN_FLIGHT_PER_CALLER: '64',
     ...extra,
   };
 }
