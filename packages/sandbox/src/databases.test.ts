@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import dns from 'node:dns';
 import net, { createServer, type Server } from 'node:net';
+import { DATABASE_CLUSTER_ENGINE } from '@cloudcall/platform';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLUSTER_MIGRATE_MS, MIGRATION_MAX_MS } from './routes/databases.js';
@@ -234,6 +235,201 @@ describe('clusters', () => {
     expect(restored.body.database.id).not.toBe(source.id);
     expect(restored.body.database.db_names).toEqual(expect.arrayContaining(['defaultdb', 'orders']));
     expect((await restore({ database_name: source.name })).status).toBe(201);
+  });
+});
+
+describe('every engine of the API description', () => {
+  /** The description's options for an engine, from the sandbox's options answer. */
+  const optionsOf = async (engine: string) => (await call('databases_list_options')).body.options[engine];
+
+  it('options list each one with its versions and layouts, and a creation by them comes up', async () => {
+    const { options, version_availability: availability } = (await call('databases_list_options')).body;
+    expect(Object.keys(options).sort()).toEqual([...DATABASE_CLUSTER_ENGINE].sort());
+    expect(Object.keys(availability).sort()).toEqual([...DATABASE_CLUSTER_ENGINE].sort());
+    const uri: Record<string, RegExp> = {
+      advanced_pg: /^postgresql:\/\/doadmin:[^@]+@[^/]+:25061\/defaultdb\?sslmode=require$/,
+      advanced_mysql: /^mysql:\/\/doadmin:[^@]+@[^/]+:25061\/defaultdb\?ssl-mode=REQUIRED$/,
+    };
+    for (const engine of DATABASE_CLUSTER_ENGINE.filter((e) => e !== 'redis')) {
+      const option = options[engine];
+      expect(option.versions.length, engine).toBeGreaterThan(0);
+      expect(option.default_version, engine).toBe(option.versions.at(-1));
+      expect(availability[engine].map((a: { version: string }) => a.version)).toEqual(option.versions);
+      // The first layout's first size, at its node count, with no version: the default one.
+      const [layout] = option.layouts;
+      const created = await call('databases_create_cluster', {
+        json: {
+          name: `every-${engine.replace('_', '-')}`,
+          engine,
+          region: 'nyc3',
+          size: layout.sizes[0],
+          num_nodes: layout.num_nodes,
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.database, engine).toMatchObject({
+        engine,
+        version: option.default_version,
+        size: layout.sizes[0],
+        num_nodes: layout.num_nodes,
+        status: 'creating',
+        connection: { port: 25061, ssl: true },
+      });
+      expect(created.body.database.storage_size_mib, engine).toBeGreaterThan(0);
+      if (uri[engine]) expect(created.body.database.connection.uri, engine).toMatch(uri[engine]);
+      await sandbox.advanceClock(3_000);
+      const got = await call('databases_get_cluster', {
+        params: { database_cluster_uuid: created.body.database.id },
+      });
+      expect(got.body.database.status, engine).toBe('online');
+    }
+  });
+
+  it("Advanced Editions: their versions, sizes and node counts, and their standard edition's rules", async () => {
+    const pg = await optionsOf('advanced_pg');
+    const mysql = await optionsOf('advanced_mysql');
+    expect(pg.versions).toEqual(['16', '17', '18']);
+    expect(mysql.versions).toEqual(['8.4.8']);
+    expect(pg.layouts.map((l: { num_nodes: number }) => l.num_nodes)).toEqual([1, 2, 3]);
+    expect(mysql.layouts.map((l: { num_nodes: number }) => l.num_nodes)).toEqual([1, 3]);
+    for (const option of [pg, mysql]) {
+      expect(option.layouts[0].sizes).toEqual(
+        expect.arrayContaining(['gd-2vcpu-8gb', 'so1_5-2vcpu-16gb-intel']),
+      );
+      // The description's create examples use a standard size.
+      expect(option.layouts[0].sizes).toContain('db-s-2vcpu-4gb');
+    }
+    // A dedicated size: storage by its memory, 7.5 GiB a GB (120 GiB for 16 GB).
+    const advancedPg = await createCluster('advanced_pg', '17', {
+      name: 'advanced-pg-17',
+      size: 'gd-4vcpu-16gb',
+      num_nodes: 3,
+    });
+    expect(advancedPg).toMatchObject({ version: '17', semantic_version: '17.2', storage_size_mib: 122_880 });
+    // The description's example body, as it is.
+    const example = await call('databases_create_cluster', {
+      json: {
+        name: 'backend-advanced',
+        engine: 'advanced_mysql',
+        version: '8.4.8',
+        region: 'nyc3',
+        size: 'db-s-2vcpu-4gb',
+        num_nodes: 3,
+        storage_size_mib: 61440,
+        tags: ['production'],
+      },
+    });
+    expect(example.status, example.text).toBe(201);
+    // "8", as Terraform's acceptance test names it, is 8.4.8.
+    const eight = await createCluster('advanced_mysql', '8', {
+      name: 'advanced-mysql-8',
+      size: 'gd-2vcpu-8gb-intel',
+    });
+    expect(eight).toMatchObject({ engine: 'advanced_mysql', version: '8.4.8', storage_size_mib: 61_440 });
+    const refused = (json: Record<string, unknown>, message: RegExp) =>
+      call('databases_create_cluster', {
+        json: { name: 'refused-advanced', region: 'nyc3', size: 'gd-2vcpu-8gb', num_nodes: 1, ...json },
+      }).then((reply) => expectError(reply, 422, message));
+    await refused({ engine: 'advanced_mysql', num_nodes: 2 }, /num_nodes must be 1 or 3 for advanced_mysql/);
+    await refused({ engine: 'advanced_pg', version: '15' }, /version 15 is not available for advanced_pg/);
+    await refused({ engine: 'advanced_pg', size: 'db-s-9vcpu-1gb' }, /size db-s-9vcpu-1gb/);
+    // The standard editions keep their sizes.
+    await refused({ engine: 'pg', version: '16' }, /size gd-2vcpu-8gb is not a database size for pg/);
+    expect(
+      (await call('databases_list_clusters', { query: '?per_page=200' })).body.databases,
+    ).not.toContainEqual(expect.objectContaining({ name: 'refused-advanced' }));
+
+    // An Advanced Edition follows its standard edition: databases and config keys of PostgreSQL,
+    // SQL mode and auth plugins of MySQL; not another engine's endpoints.
+    const pgParams = { database_cluster_uuid: advancedPg.id };
+    const dbs = await call('databases_list', { params: pgParams });
+    expect(dbs.body.dbs).toEqual([{ name: 'defaultdb' }]);
+    await sandbox.advanceClock(3_000);
+    expect(
+      (await call('databases_patch_config', { params: pgParams, json: { config: { work_mem: 8 } } })).status,
+    ).toBe(200);
+    expectError(
+      await call('databases_patch_config', { params: pgParams, json: { config: { sql_mode: 'ANSI' } } }),
+      422,
+      /sql_mode is not a PostgreSQL Advanced Edition config setting/,
+    );
+    expectError(
+      await call('databases_list_kafka_topics', { params: pgParams }),
+      422,
+      /for PostgreSQL Advanced Edition clusters .*needs a kafka cluster/,
+    );
+    const mysqlParams = { database_cluster_uuid: eight.id };
+    expect((await call('databases_get_sql_mode', { params: mysqlParams })).body.sql_mode).toMatch(/ANSI/);
+    const user = await call('databases_add_user', { params: mysqlParams, json: { name: 'app' } });
+    expect(user.body.user).toMatchObject({
+      name: 'app',
+      mysql_settings: { auth_plugin: 'caching_sha2_password' },
+    });
+  });
+
+  it('redis (Caching): no longer created since 2025-04-30, as the description says; valkey instead', async () => {
+    const redis = await optionsOf('redis');
+    expect(redis.versions).toEqual(['7']);
+    expect(redis.default_version).toBeUndefined();
+    const { version_availability: availability } = (await call('databases_list_options')).body;
+    expect(availability.redis).toEqual([
+      { version: '7', end_of_availability: '2025-04-30T00:00:00Z', end_of_life: '2025-06-30T00:00:00Z' },
+    ]);
+    const before = await sandbox.store.read((w) => w.clusters.length);
+    expectError(
+      await call('databases_create_cluster', {
+        json: {
+          name: 'cache-now',
+          engine: 'redis',
+          version: '7',
+          region: 'nyc3',
+          size: 'db-s-1vcpu-1gb',
+          num_nodes: 1,
+        },
+      }),
+      422,
+      /Caching \(Redis\) clusters are no longer created \(since 2025-04-30T00:00:00Z\); create a valkey cluster/,
+    );
+    expect(await sandbox.store.read((w) => w.clusters.length)).toBe(before);
+  });
+
+  it("redis before that date: created, and run with Valkey's rules", async () => {
+    let at = Date.parse('2025-03-01T00:00:00Z');
+    const earlier = await startSandbox({ now: () => at++ });
+    try {
+      const callEarlier = (operationId: string, options?: CallOptions) =>
+        callOperation(earlier.url, operationId, options);
+      const redis = (await callEarlier('databases_list_options')).body.options.redis;
+      expect(redis.default_version).toBe('7');
+      const created = await callEarlier('databases_create_cluster', {
+        json: { name: 'cache-then', engine: 'redis', region: 'nyc3', size: 'db-s-1vcpu-2gb', num_nodes: 2 },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.database).toMatchObject({
+        engine: 'redis',
+        version: '7',
+        connection: { user: 'default', port: 25061, uri: expect.stringMatching(/^rediss:\/\/default:/) },
+      });
+      const params = { database_cluster_uuid: created.body.database.id };
+      const policy = await callEarlier('databases_update_evictionPolicy', {
+        params,
+        json: { eviction_policy: 'allkeys_lru' },
+      });
+      expect(policy.status, policy.text).toBe(204);
+      expect((await callEarlier('databases_get_evictionPolicy', { params })).body.eviction_policy).toBe(
+        'allkeys_lru',
+      );
+      const config = await callEarlier('databases_patch_config', {
+        params,
+        json: { config: { redis_timeout: 60 } },
+      });
+      expect(config.status, config.text).toBe(200);
+      expect((await callEarlier('databases_get_config', { params })).body.config).toMatchObject({
+        redis_timeout: 60,
+      });
+    } finally {
+      await earlier.close();
+    }
   });
 });
 

@@ -488,6 +488,56 @@ describe('domains and records', () => {
     expect(list.body.domains.map((d: { name: string }) => d.name)).toContain('example.com');
   });
 
+  it('PATCH on a record changes the fields given and keeps the others, checked as PUT checks', async () => {
+    await call('domains_create', { json: { name: 'patch.example' } });
+    const params = (id: number) => ({ domain_name: 'patch.example', domain_record_id: id });
+    const add = async (json: Record<string, unknown>) => {
+      const reply = await call('domains_create_record', { params: { domain_name: 'patch.example' }, json });
+      expect(reply.status, reply.text).toBe(201);
+      return reply.body.domain_record;
+    };
+    const patch = (id: number, json: Record<string, unknown>) =>
+      call('domains_patch_record', { params: params(id), json });
+    const mx = await add({ type: 'MX', name: '@', data: 'mail.patch.example.', priority: 10, ttl: 600 });
+
+    // One field: the others stay, ttl and priority included (PUT would reset what it is not given).
+    const moved = await patch(mx.id, { data: 'mx2.patch.example.' });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.domain_record).toEqual({ ...mx, data: 'mx2.patch.example.' });
+    const ttl = await patch(mx.id, { ttl: 3600, priority: 20 });
+    expect(ttl.body.domain_record).toEqual({ ...mx, data: 'mx2.patch.example.', ttl: 3600, priority: 20 });
+    // null is not given (clients that send every field); an empty body changes nothing.
+    const nulls = await patch(mx.id, { type: null, name: null, data: null, priority: null, ttl: null });
+    expect(nulls.body.domain_record).toEqual(ttl.body.domain_record);
+    expect((await patch(mx.id, {})).body.domain_record).toEqual(ttl.body.domain_record);
+    const got = await call('domains_get_record', { params: params(mx.id) });
+    expect(got.body.domain_record).toEqual(ttl.body.domain_record);
+
+    // The merged record is checked as a new one: a type change needs data of that type, and an
+    // SRV its port and weight; a CNAME cannot share a name; SOA is not edited; unknown is a 404.
+    const a = await add({ type: 'A', name: 'www', data: '192.0.2.20' });
+    await unchangedBy(() => patch(a.id, { type: 'AAAA' }), 422, /IPv6/);
+    await unchangedBy(() => patch(mx.id, { type: 'SRV', name: '_sip._tcp' }), 422, /port/);
+    await unchangedBy(() => patch(mx.id, { priority: 70_000 }), 422, /priority/);
+    await add({ type: 'TXT', name: 'www', data: 'hello' });
+    await unchangedBy(() => patch(a.id, { type: 'CNAME', data: 'elsewhere.example.' }), 422, /CNAME/);
+    const records = await call('domains_list_records', { params: { domain_name: 'patch.example' } });
+    const soa = records.body.domain_records.find((r: { type: string }) => r.type === 'SOA');
+    await unchangedBy(() => patch(soa.id, { ttl: 60 }), 422, /SOA/);
+    expectError(await patch(999_999_999, { ttl: 60 }), 404);
+    // A valid type change: the fields given, the rest kept (name), the ones of the old type dropped.
+    const aaaa = await patch(a.id, { type: 'AAAA', data: '2001:db8::20' });
+    expect(aaaa.body.domain_record).toEqual({ ...a, type: 'AAAA', data: '2001:db8::20' });
+    const srv = await patch(mx.id, { type: 'SRV', name: '_sip._tcp', port: 5060, weight: 5 });
+    expect(srv.body.domain_record).toMatchObject({
+      type: 'SRV',
+      priority: 20,
+      port: 5060,
+      weight: 5,
+      ttl: 3600,
+    });
+  });
+
   it('deletes a domain with its records', async () => {
     await call('domains_create', { json: { name: 'gone.example' } });
     expect((await call('domains_delete', { params: { domain_name: 'gone.example' } })).status).toBe(204);

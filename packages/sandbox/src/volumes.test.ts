@@ -245,6 +245,46 @@ describe('volumes', () => {
     );
   });
 
+  it("vm-create takes volumes as ids and as godo's {id} objects; a name is refused, naming the id", async () => {
+    const [a, b, c] = [await volume('by-id'), await volume('by-object'), await volume('by-name')];
+    // godo's DropletCreateVolume marshals to {"id": ...}; dots-wrapper and the description send the id.
+    const mixed = await vm('vol-mixed', REGION, { volumes: [a.id, { id: b.id }, { id: a.id }] });
+    const got = await call('droplets_get', { params: { droplet_id: mixed } });
+    expect(got.body.droplet.volume_ids).toEqual([a.id, b.id]);
+    expect((await call('volumes_get', { params: { volume_id: b.id } })).body.volume.droplet_ids).toEqual([
+      mixed,
+    ]);
+    const create = (volumes: unknown[]) =>
+      call('droplets_create', {
+        json: {
+          name: 'vol-refused',
+          region: REGION,
+          size: 's-1vcpu-1gb',
+          image: 'ubuntu-24-04-x64',
+          volumes,
+        },
+      });
+    const count = async () => (await call('droplets_list', { query: '?per_page=200' })).body.droplets.length;
+    const before = await count();
+    // godo's deprecated Name: the platform never took it (digitalocean/godo#433).
+    await refusedUnchanged(
+      create([{ name: 'by-name' }]),
+      422,
+      new RegExp(`by its id .*not by its name "by-name" \\(its id is ${c.id}\\)`),
+    );
+    await refusedUnchanged(create([{ name: 'nowhere' }]), 422, /not by its name "nowhere"$/);
+    await refusedUnchanged(create([{ id: 'no-such-volume' }]), 422, /volume "no-such-volume" does not exist/);
+    await refusedUnchanged(create([{}]), 422, /names no volume/);
+    // An object is checked as an id is: attached elsewhere, or in another region.
+    await refusedUnchanged(create([{ id: b.id }]), 422, new RegExp(`attached to droplet ${mixed}`));
+    const far = await call('volumes_create', {
+      json: { name: 'far-away', region: 'sfo3', size_gigabytes: 10 },
+    });
+    await refusedUnchanged(create([{ id: far.body.volume.id }]), 422, /is in sfo3, not nyc3/);
+    expect(await count()).toBe(before);
+    expect((await call('volumes_get', { params: { volume_id: c.id } })).body.volume.droplet_ids).toEqual([]);
+  });
+
   it('refuses to delete an attached volume; deleting the VM detaches it; deletes by id and by name', async () => {
     const holder = await vm('vol-holder');
     const data = await volume('data-delete');
@@ -438,6 +478,49 @@ describe('projects', () => {
     });
     expect((await call('projects_delete', { params: { project_id: id } })).status).toBe(204);
     expect((await call('projects_get', { params: { project_id: id } })).status).toBe(404);
+  });
+
+  it("PATCH leaves every field sent as null as it is, as godo's update sends each unset field", async () => {
+    const created = await call('projects_create', {
+      json: { name: 'nulls', description: 'kept', purpose: 'Service or API', environment: 'Staging' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.project.id;
+    const original = (await call('projects_get_default')).body.project;
+    const allNull = { name: null, description: null, purpose: null, environment: null, is_default: null };
+    const fields = (project: Record<string, unknown>) => {
+      const { updated_at: _updatedAt, ...rest } = project;
+      return rest;
+    };
+    const patch = async (projectId: string, json: Record<string, unknown>) => {
+      const reply = await call('projects_patch', { params: { project_id: projectId }, json });
+      expect(reply.status, reply.text).toBe(200);
+      const got = await call('projects_get', { params: { project_id: projectId } });
+      expect(got.body.project).toEqual(reply.body.project);
+      return reply.body.project;
+    };
+    // Every field null: nothing changes, on a project and on the default one.
+    expect(fields(await patch(id, allNull))).toEqual(fields(created.body.project));
+    expect(fields(await patch(original.id, allNull))).toEqual(fields(original));
+    // One field set, the others null (godo's body for an update of one field): only that one changes.
+    let expected = fields(created.body.project);
+    for (const [field, value] of [
+      ['name', 'nulls-renamed'],
+      ['description', 'changed'],
+      ['purpose', 'Web Application'],
+      ['environment', 'Production'],
+      ['is_default', true],
+    ] as const) {
+      expected = { ...expected, [field]: value };
+      expect(fields(await patch(id, { ...allNull, [field]: value })), field).toEqual(expected);
+    }
+    expect(
+      (await call('projects_get', { params: { project_id: original.id } })).body.project.is_default,
+    ).toBe(false);
+    // The default again: is_default null keeps it default; the earlier default takes over again.
+    expect((await patch(id, allNull)).is_default).toBe(true);
+    expect((await patch(original.id, { ...allNull, is_default: true })).is_default).toBe(true);
+    expect((await call('projects_delete', { params: { project_id: id } })).status).toBe(204);
   });
 
   it('keeps one default project: it cannot be deleted, and another becomes the default only by taking over', async () => {

@@ -6,13 +6,17 @@
  * timestamps when read, on the sandbox clock.
  */
 
-import type { Schemas } from '@cloudcall/platform';
+import type { DATABASE_CLUSTER_ENGINE } from '@cloudcall/platform';
 
-/** The description's engines that the sandbox runs (not redis, retired for valkey, nor advanced_*). */
-export type ClusterEngine = Exclude<
-  Schemas['database_cluster']['engine'],
-  'redis' | 'advanced_pg' | 'advanced_mysql'
->;
+/** Every engine of the API description (its generated value list). */
+export type ClusterEngine = (typeof DATABASE_CLUSTER_ENGINE)[number];
+
+/**
+ * The engines whose rules (configuration keys, users, databases, engine-only endpoints) the
+ * sandbox models. Each other engine follows one of them: an Advanced Edition its standard edition,
+ * redis (the platform's Caching) valkey, its successor (routes/databases.ts, `ENGINES`).
+ */
+export type StandardEngine = Exclude<ClusterEngine, 'redis' | 'advanced_pg' | 'advanced_mysql'>;
 
 export interface StoredDbUser {
   name: string;

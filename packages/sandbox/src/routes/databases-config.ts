@@ -23,6 +23,7 @@ import {
   REDIS_ADVANCED_CONFIG_REDIS_MAXMEMORY_POLICY,
   REDIS_ADVANCED_CONFIG_REDIS_PERSISTENCE,
 } from '@cloudcall/platform';
+import type { StandardEngine } from '../families/databases.js';
 
 /** [type, minimum, maximum] for numbers; [type, allowed values] for strings; [type] otherwise. */
 export type ConfigRule =
@@ -32,9 +33,7 @@ export type ConfigRule =
   | readonly ['array']
   | readonly ['object'];
 
-export type ConfigEngine = 'kafka' | 'mongodb' | 'mysql' | 'opensearch' | 'pg' | 'valkey';
-
-export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
+export const CONFIG_RULES: Record<StandardEngine, Record<string, ConfigRule>> = {
   kafka: {
     auto_create_topics_enable: ['boolean'],
     compression_type: ['string', KAFKA_ADVANCED_CONFIG_COMPRESSION_TYPE],
@@ -261,7 +260,7 @@ export const CONFIG_RULES: Record<ConfigEngine, Record<string, ConfigRule>> = {
 };
 
 /** The values a new cluster starts with, per engine. */
-export const CONFIG_DEFAULTS: Record<ConfigEngine, Record<string, unknown>> = {
+export const CONFIG_DEFAULTS: Record<StandardEngine, Record<string, unknown>> = {
   kafka: {
     auto_create_topics_enable: false,
     schema_registry: false,

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import {
+  DATABASE_CLUSTER_ENGINE,
   KAFKA_TOPIC_CONFIG_CLEANUP_POLICY,
   KAFKA_TOPIC_CONFIG_MESSAGE_TIMESTAMP_TYPE,
   USER_SETTINGS_ACL_PERMISSION,
@@ -17,6 +18,7 @@ import {
 import {
   type ClusterEngine,
   clusterPlacement,
+  type StandardEngine,
   type StoredCluster,
   type StoredDbRule,
   type StoredDbUser,
@@ -51,11 +53,72 @@ export const CLUSTER_PORT = 25061;
 /** Host names of the service's clusters, in any account: refused as migration sources. */
 const MANAGED_HOST = /-do-user-\d+-0\.[a-z]\.db\.ondigitalocean\.com\.?$/i;
 
+/** The node sizes of the standard editions. */
+const SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'db-s-8vcpu-16gb'];
+/**
+ * The node sizes of the Advanced Editions: the dedicated ones the description's options example
+ * offers them (but c-96-intel, whose memory its slug does not give), and the standard ones, which
+ * its create examples and Terraform's acceptance tests of these engines create them with (so the
+ * platform takes those too).
+ */
+const ADVANCED_SIZES = [
+  'gd-2vcpu-8gb',
+  'gd-4vcpu-16gb',
+  'gd-8vcpu-32gb',
+  'gd-16vcpu-64gb',
+  'gd-32vcpu-128gb',
+  'gd-40vcpu-160gb',
+  'gd-2vcpu-8gb-intel',
+  'gd-4vcpu-16gb-intel',
+  'gd-8vcpu-32gb-intel',
+  'gd-16vcpu-64gb-intel',
+  'gd-32vcpu-128gb-intel',
+  'gd-48vcpu-192gb-intel',
+  'so1_5-2vcpu-16gb',
+  'so1_5-4vcpu-32gb',
+  'so1_5-8vcpu-64gb',
+  'so1_5-16vcpu-128gb',
+  'so1_5-24vcpu-192gb',
+  'so1_5-32vcpu-256gb',
+  'so1_5-48vcpu-256gb',
+  'so1_5-2vcpu-16gb-intel',
+  'so1_5-4vcpu-32gb-intel',
+  'so1_5-8vcpu-64gb-intel',
+  'so1_5-16vcpu-128gb-intel',
+  'so1_5-24vcpu-192gb-intel',
+  'so1_5-32vcpu-256gb-intel',
+  'so1_5-48vcpu-384gb-intel',
+  ...SIZES,
+];
+/** Storage per node, MiB, of each standard size (the smallest a resize may ask for). */
+const STORAGE_MIB: Record<string, number> = {
+  'db-s-1vcpu-1gb': 10_240,
+  'db-s-1vcpu-2gb': 25_600,
+  'db-s-2vcpu-4gb': 38_912,
+  'db-s-4vcpu-8gb': 117_760,
+  'db-s-8vcpu-16gb': 240_640,
+};
+
+/** A size's memory, GB, as its slug gives it (`db-s-2vcpu-4gb`, `gd-8vcpu-32gb-intel`). */
+const memoryOf = (size: string): number => Number(/-(\d+)gb(?:-|$)/.exec(size)?.[1] ?? 1);
+
+/** A size's storage per node, MiB; for a size not listed, the sandbox gives 7.5 GiB per GB of memory. */
+const storageOf = (size: string): number => STORAGE_MIB[size] ?? memoryOf(size) * 7_680;
+
 interface EngineInfo {
   label: string;
+  /** The engine whose rules it follows: itself, or the one it is an edition or predecessor of. */
+  like: StandardEngine;
   versions: string[];
   /** The full version a cluster of each major version runs. */
   semantic: Record<string, string>;
+  /** Other names a create may give a version by: name -> the version it names. */
+  aliases?: Record<string, string>;
+  sizes: readonly string[];
+  /** The node counts a cluster may have. */
+  nodes: readonly number[];
+  /** When the platform stopped creating clusters of the engine, and ended it (existing ones go on here). */
+  retired?: { end_of_availability: string; end_of_life: string };
   user: string;
   database: string;
   uri: (user: string, password: string, host: string, database: string) => string;
@@ -64,41 +127,64 @@ interface EngineInfo {
   port: number;
 }
 
+const pgUri = (u: string, p: string, h: string, d: string) =>
+  `postgresql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?sslmode=require`;
+const mysqlUri = (u: string, p: string, h: string, d: string) =>
+  `mysql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?ssl-mode=REQUIRED`;
+const respUri = (u: string, p: string, h: string) => `rediss://${u}:${p}@${h}:${CLUSTER_PORT}`;
+
+/**
+ * Every engine of the API description (the type makes the table cover its generated list). The
+ * standard editions up to 3 nodes of the standard sizes, as before; the others as the
+ * description's options and version availability give them.
+ */
 const ENGINES: Record<ClusterEngine, EngineInfo> = {
   pg: {
     label: 'PostgreSQL',
+    like: 'pg',
     versions: ['14', '15', '16', '17'],
     semantic: { '14': '14.15', '15': '15.10', '16': '16.6', '17': '17.2' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'doadmin',
     database: 'defaultdb',
-    uri: (u, p, h, d) => `postgresql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?sslmode=require`,
+    uri: pgUri,
     migration: 'tcp',
     port: 5432,
   },
   mysql: {
     label: 'MySQL',
+    like: 'mysql',
     versions: ['8'],
     semantic: { '8': '8.0.35' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'doadmin',
     database: 'defaultdb',
-    uri: (u, p, h, d) => `mysql://${u}:${p}@${h}:${CLUSTER_PORT}/${d}?ssl-mode=REQUIRED`,
+    uri: mysqlUri,
     migration: 'tcp',
     port: 3306,
   },
   valkey: {
     label: 'Valkey',
+    like: 'valkey',
     versions: ['7.2', '8'],
     semantic: { '7.2': '7.2.8', '8': '8.0.2' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'default',
     database: '',
-    uri: (u, p, h) => `rediss://${u}:${p}@${h}:${CLUSTER_PORT}`,
+    uri: respUri,
     migration: 'resp',
     port: 6379,
   },
   mongodb: {
     label: 'MongoDB',
+    like: 'mongodb',
     versions: ['6.0', '7.0'],
     semantic: { '6.0': '6.0.19', '7.0': '7.0.15' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'doadmin',
     database: 'admin',
     uri: (u, p, h, d) => `mongodb+srv://${u}:${p}@${h}/${d}?tls=true&authSource=admin`,
@@ -107,8 +193,11 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
   },
   kafka: {
     label: 'Kafka',
+    like: 'kafka',
     versions: ['3.7', '3.8'],
     semantic: { '3.7': '3.7.1', '3.8': '3.8.0' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'doadmin',
     database: '',
     uri: (u, p, h) => `kafka://${u}:${p}@${h}:${CLUSTER_PORT}`,
@@ -117,15 +206,76 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
   },
   opensearch: {
     label: 'OpenSearch',
+    like: 'opensearch',
     versions: ['1', '2'],
     semantic: { '1': '1.3.19', '2': '2.17.1' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
     user: 'doadmin',
     database: '',
     uri: (u, p, h) => `https://${u}:${p}@${h}:${CLUSTER_PORT}`,
     migration: 'none',
     port: 9200,
   },
+  // The platform's Caching, Redis 7, replaced by Valkey: the description's create operation says
+  // Caching clusters are no longer created as of 2025-04-30, and its options' version
+  // availability gives that date and the end of life, so a create is refused from then on the
+  // sandbox clock. Its clusters follow Valkey's rules: the same redis_* settings and eviction policies.
+  redis: {
+    label: 'Caching (Redis)',
+    like: 'valkey',
+    versions: ['7'],
+    semantic: { '7': '7.2.4' },
+    sizes: SIZES,
+    nodes: [1, 2, 3],
+    retired: { end_of_availability: '2025-04-30T00:00:00Z', end_of_life: '2025-06-30T00:00:00Z' },
+    user: 'default',
+    database: '',
+    uri: respUri,
+    migration: 'resp',
+    port: 6379,
+  },
+  // Advanced Editions (a public preview): PostgreSQL and MySQL, on 1 to 3 nodes and on 1 or 3
+  // (the description's create operation), at the versions its options list.
+  advanced_pg: {
+    label: 'PostgreSQL Advanced Edition',
+    like: 'pg',
+    versions: ['16', '17', '18'],
+    semantic: { '16': '16.6', '17': '17.2', '18': '18.1' },
+    sizes: ADVANCED_SIZES,
+    nodes: [1, 2, 3],
+    user: 'doadmin',
+    database: 'defaultdb',
+    uri: pgUri,
+    migration: 'tcp',
+    port: 5432,
+  },
+  advanced_mysql: {
+    label: 'MySQL Advanced Edition',
+    like: 'mysql',
+    versions: ['8.4.8'],
+    semantic: { '8.4.8': '8.4.8' },
+    // The description names the version 8.4.8; Terraform's acceptance test creates it as "8".
+    aliases: { '8': '8.4.8' },
+    sizes: ADVANCED_SIZES,
+    nodes: [1, 3],
+    user: 'doadmin',
+    database: 'defaultdb',
+    uri: mysqlUri,
+    migration: 'tcp',
+    port: 3306,
+  },
 };
+
+/** The rules a cluster follows: its engine's, or those of the engine it is an edition of. */
+const likeOf = (cluster: StoredCluster): StandardEngine => ENGINES[cluster.engine].like;
+
+const isEngine = (value: string): value is ClusterEngine =>
+  (DATABASE_CLUSTER_ENGINE as readonly string[]).includes(value);
+
+/** Whether the platform creates clusters of the engine at `now`. */
+const createdAt = (info: EngineInfo, now: number): boolean =>
+  !info.retired || now < Date.parse(info.retired.end_of_availability);
 
 /** A cluster's backups at `now`: one a day since it came online, the newest seven, newest first. */
 function backupsOf(cluster: StoredCluster, now: number): { created_at: string; size_gigabytes: number }[] {
@@ -166,15 +316,6 @@ function restoreSource(world: World, value: unknown, engine: ClusterEngine, now:
 /** The version a cluster gets when its creation names none: the newest the engine offers. */
 const defaultVersion = (info: EngineInfo): string => info.versions[info.versions.length - 1] as string;
 
-const SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'db-s-8vcpu-16gb'];
-/** Storage per node, MiB, of each size (the smallest a resize may ask for). */
-const STORAGE_MIB: Record<string, number> = {
-  'db-s-1vcpu-1gb': 10_240,
-  'db-s-1vcpu-2gb': 25_600,
-  'db-s-2vcpu-4gb': 38_912,
-  'db-s-4vcpu-8gb': 117_760,
-  'db-s-8vcpu-16gb': 240_640,
-};
 const REGIONS = ['ams3', 'blr1', 'fra1', 'lon1', 'nyc1', 'nyc3', 'sfo2', 'sfo3', 'sgp1', 'syd1', 'tor1'];
 
 const SQL_MODES = new Set([
@@ -265,9 +406,14 @@ function authPlugin(settings: unknown): 'mysql_native_password' | 'caching_sha2_
 }
 
 /** The cluster, when its engine is one of `engines`; the platform's 422 otherwise. */
-function clusterOf(world: World, req: SandboxRequest, engines: ClusterEngine[], what: string): StoredCluster {
+function clusterOf(
+  world: World,
+  req: SandboxRequest,
+  engines: StandardEngine[],
+  what: string,
+): StoredCluster {
   const cluster = findCluster(world, req);
-  if (!engines.includes(cluster.engine)) {
+  if (!engines.includes(likeOf(cluster))) {
     throw unprocessable(
       `${what} is not supported for ${ENGINES[cluster.engine].label} clusters (engine ${cluster.engine}); it needs a ${engines.join(' or ')} cluster`,
     );
@@ -651,19 +797,18 @@ const EVICTION_POLICIES = [
 ];
 
 /** Engines whose clusters hold logical databases; the platform refuses the others. */
-const DB_ENGINES: ClusterEngine[] = ['pg', 'mysql'];
+const DB_ENGINES: StandardEngine[] = ['pg', 'mysql'];
 
 /** The cluster's logical databases (its default one in worlds saved before they were kept). */
 function logicalDbs(cluster: StoredCluster): string[] | undefined {
-  if (!DB_ENGINES.includes(cluster.engine)) return undefined;
+  if (!DB_ENGINES.includes(likeOf(cluster))) return undefined;
   cluster.dbs ??= [ENGINES[cluster.engine].database];
   return cluster.dbs;
 }
 
 /** PgBouncer's backend connections: 25 per GB of the primary node's RAM, 3 kept for maintenance. */
 function poolCapacity(cluster: StoredCluster): number {
-  const gb = Number(/(\d+)gb$/.exec(cluster.size)?.[1] ?? 1);
-  return 25 * gb - 3;
+  return 25 * memoryOf(cluster.size) - 3;
 }
 
 function poolView(cluster: StoredCluster, pool: StoredPool) {
@@ -761,20 +906,21 @@ export const databasesRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/databases/options',
-    handler: () => {
+    handler: (req) => {
       const options: Record<string, unknown> = {};
       const availability: Record<string, unknown> = {};
       for (const [engine, info] of Object.entries(ENGINES)) {
+        // An engine no longer created has no default version, as the platform lists redis.
         options[engine] = {
           regions: REGIONS,
           versions: info.versions,
-          default_version: defaultVersion(info),
-          layouts: [1, 2, 3].map((num_nodes) => ({ num_nodes, sizes: SIZES })),
+          ...(createdAt(info, req.now) ? { default_version: defaultVersion(info) } : {}),
+          layouts: info.nodes.map((num_nodes) => ({ num_nodes, sizes: info.sizes })),
         };
         availability[engine] = info.versions.map((version) => ({
           version,
-          end_of_life: null,
-          end_of_availability: null,
+          end_of_life: info.retired?.end_of_life ?? null,
+          end_of_availability: info.retired?.end_of_availability ?? null,
         }));
       }
       return { body: { options, version_availability: availability } };
@@ -805,11 +951,23 @@ export const databasesRoutes: Route[] = [
           'name must be 3 to 63 letters, digits and hyphens, not starting or ending with a hyphen',
         );
       }
-      const engine = requireString(req.body, 'engine') as ClusterEngine;
+      const engine = requireString(req.body, 'engine');
+      if (!isEngine(engine))
+        throw unprocessable(`engine must be one of ${DATABASE_CLUSTER_ENGINE.join(', ')}`);
       const info = ENGINES[engine];
-      if (!info) throw unprocessable(`engine must be one of ${Object.keys(ENGINES).join(', ')}`);
+      if (!createdAt(info, req.now)) {
+        throw unprocessable(
+          `${info.label} clusters are no longer created (since ${info.retired?.end_of_availability}); create a ${info.like} cluster instead`,
+        );
+      }
       // No version: the engine's default, the one /v2/databases/options names.
-      const version = req.body.version == null ? defaultVersion(info) : requireString(req.body, 'version');
+      const asked = req.body.version == null ? undefined : requireString(req.body, 'version');
+      const version =
+        asked === undefined
+          ? defaultVersion(info)
+          : info.aliases && Object.hasOwn(info.aliases, asked)
+            ? (info.aliases[asked] as string)
+            : asked;
       if (!info.versions.includes(version)) {
         throw unprocessable(
           `version ${version} is not available for ${engine}; choose from ${info.versions.join(', ')}`,
@@ -818,9 +976,13 @@ export const databasesRoutes: Route[] = [
       const region = requireString(req.body, 'region');
       if (!REGIONS.includes(region)) throw unprocessable(`region ${region} does not offer managed databases`);
       const size = requireString(req.body, 'size');
-      if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
+      if (!info.sizes.includes(size))
+        throw unprocessable(`size ${size} is not a database size for ${engine}`);
       const numNodes = optionalInt(req.body, 'num_nodes', 1, 3);
       if (numNodes === undefined) throw unprocessable('num_nodes is required');
+      if (!info.nodes.includes(numNodes)) {
+        throw unprocessable(`num_nodes must be ${info.nodes.join(' or ')} for ${engine}`);
+      }
       if (world.clusters.some((c) => c.name === name)) {
         throw unprocessable(`a database cluster named ${name} already exists`);
       }
@@ -838,7 +1000,7 @@ export const databasesRoutes: Route[] = [
         region,
         size,
         num_nodes: numNodes,
-        storage_size_mib: STORAGE_MIB[size] ?? 10_240,
+        storage_size_mib: storageOf(size),
         tags,
         created_ms: req.now,
         online_ms: req.now + CLUSTER_CREATE_MS,
@@ -854,12 +1016,12 @@ export const databasesRoutes: Route[] = [
         config: source
           ? structuredClone(source.config)
           : {
-              ...structuredClone(CONFIG_DEFAULTS[engine]),
-              ...(engine === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
+              ...structuredClone(CONFIG_DEFAULTS[info.like]),
+              ...(info.like === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
             },
         migrations: [],
-        ...(DB_ENGINES.includes(engine) ? { dbs: source?.dbs ? [...source.dbs] : [info.database] } : {}),
-        ...(engine === 'pg' ? { pools: [] } : {}),
+        ...(DB_ENGINES.includes(info.like) ? { dbs: source?.dbs ? [...source.dbs] : [info.database] } : {}),
+        ...(info.like === 'pg' ? { pools: [] } : {}),
       };
       world.clusters.push(cluster);
       assignToProject(world, `do:dbaas:${cluster.id}`, cluster.project_id || undefined, req.now);
@@ -897,14 +1059,18 @@ export const databasesRoutes: Route[] = [
       if (size === undefined && numNodes === undefined && storage === undefined) {
         throw unprocessable('give at least one of size, num_nodes, storage_size_mib');
       }
-      if (size !== undefined && (typeof size !== 'string' || !SIZES.includes(size))) {
-        throw unprocessable(`size ${String(size)} is not a database size`);
+      const info = ENGINES[cluster.engine];
+      if (size !== undefined && (typeof size !== 'string' || !info.sizes.includes(size))) {
+        throw unprocessable(`size ${String(size)} is not a database size for ${cluster.engine}`);
+      }
+      if (numNodes !== undefined && !info.nodes.includes(numNodes)) {
+        throw unprocessable(`num_nodes must be ${info.nodes.join(' or ')} for ${cluster.engine}`);
       }
       if (statusOf(cluster, req.now) !== 'online') {
         throw unprocessable(`the cluster is ${statusOf(cluster, req.now)}; resize it once it is online`);
       }
       const newSize = (size as string | undefined) ?? cluster.size;
-      const minimum = STORAGE_MIB[newSize] ?? 10_240;
+      const minimum = storageOf(newSize);
       if (storage !== undefined && storage < minimum) {
         throw unprocessable(`storage_size_mib must be at least ${minimum} for size ${newSize}`);
       }
@@ -1127,8 +1293,8 @@ export const databasesRoutes: Route[] = [
     handler: (req, world) => {
       const cluster = findCluster(world, req);
       const config = configObject(req.body);
-      checkConfig(config, CONFIG_RULES[cluster.engine], `${ENGINES[cluster.engine].label} config`);
-      if (cluster.engine === 'mysql' && typeof config.sql_mode === 'string') {
+      checkConfig(config, CONFIG_RULES[likeOf(cluster)], `${ENGINES[cluster.engine].label} config`);
+      if (likeOf(cluster) === 'mysql' && typeof config.sql_mode === 'string') {
         config.sql_mode = checkSqlMode(config.sql_mode);
       }
       Object.assign(cluster.config, config);
@@ -1181,9 +1347,9 @@ export const databasesRoutes: Route[] = [
       if (cluster.users.some((u) => u.name === name)) throw unprocessable(`user ${name} already exists`);
       const user: StoredDbUser = { name, role: 'normal', password: secret() };
       if (req.body.mysql_settings !== undefined) {
-        if (cluster.engine !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
+        if (likeOf(cluster) !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
         user.mysql_settings = { auth_plugin: authPlugin(req.body.mysql_settings) };
-      } else if (cluster.engine === 'mysql') {
+      } else if (likeOf(cluster) === 'mysql') {
         user.mysql_settings = { auth_plugin: 'caching_sha2_password' };
       }
       if (req.body.settings !== undefined) user.settings = checkUserSettings(cluster, req.body.settings);
@@ -1223,7 +1389,7 @@ export const databasesRoutes: Route[] = [
       const user = cluster.users.find((u) => u.name === req.params.user);
       if (!user) throw notFound();
       if (req.body.mysql_settings != null) {
-        if (cluster.engine !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
+        if (likeOf(cluster) !== 'mysql') throw unprocessable('mysql_settings apply only to MySQL clusters');
         user.mysql_settings = { auth_plugin: authPlugin(req.body.mysql_settings) };
       }
       user.password = secret();
@@ -1437,8 +1603,10 @@ export const databasesRoutes: Route[] = [
         throw unprocessable(`a database cluster or replica named ${name} already exists`);
       }
       const size = requireString(req.body, 'size');
-      if (!SIZES.includes(size)) throw unprocessable(`size ${size} is not a database size`);
-      if (SIZES.indexOf(size) < SIZES.indexOf(cluster.size)) {
+      if (!ENGINES[cluster.engine].sizes.includes(size)) {
+        throw unprocessable(`size ${size} is not a database size for ${cluster.engine}`);
+      }
+      if (memoryOf(size) < memoryOf(cluster.size)) {
         throw unprocessable(`size ${size} is smaller than the cluster's ${cluster.size}`);
       }
       const placement = clusterPlacement(cluster, req.now);
@@ -1455,7 +1623,7 @@ export const databasesRoutes: Route[] = [
         name,
         region,
         size,
-        storage_size_mib: storage ?? STORAGE_MIB[size] ?? 10_240,
+        storage_size_mib: storage ?? storageOf(size),
         tags: [...new Set(tags as string[])],
         created_ms: req.now,
         online_ms: req.now + CLUSTER_CREATE_MS,
@@ -1517,7 +1685,7 @@ export const databasesRoutes: Route[] = [
         private_network_uuid: replica.private_network_uuid,
         rules: [],
         migrations: [],
-        pools: cluster.engine === 'pg' ? [] : undefined,
+        pools: likeOf(cluster) === 'pg' ? [] : undefined,
         replicas: [],
       });
       return { status: 204 };
@@ -1531,7 +1699,7 @@ function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string,
     throw unprocessable('settings must be an object');
   }
   const settings = raw as Record<string, unknown>;
-  const owner: Record<string, ClusterEngine> = {
+  const owner: Record<string, StandardEngine> = {
     acl: 'kafka',
     opensearch_acl: 'opensearch',
     mongo_user_settings: 'mongodb',
@@ -1539,7 +1707,7 @@ function checkUserSettings(cluster: StoredCluster, raw: unknown): Record<string,
   for (const key of Object.keys(settings)) {
     const engine = owner[key];
     if (!engine) throw unprocessable(`settings.${key} is not a user setting`);
-    if (engine !== cluster.engine) {
+    if (engine !== likeOf(cluster)) {
       throw unprocessable(`settings.${key} applies only to ${ENGINES[engine].label} clusters`);
     }
   }

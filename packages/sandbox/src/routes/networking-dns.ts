@@ -315,18 +315,26 @@ export const dnsRoutes: Route[] = [
     path: '/v2/domains/{domain}/records/{record}',
     handler: (req, world) => ({ body: { domain_record: recordView(findRecord(world, req)) } }),
   },
-  {
-    method: 'PUT',
-    path: '/v2/domains/{domain}/records/{record}',
-    handler: (req, world) => {
-      const record = findRecord(world, req);
-      if (record.type === 'SOA') throw unprocessable('type: SOA records cannot be edited');
-      const fields = recordFields(req.body);
-      checkCname(world, record.domain, fields, record.id);
-      Object.assign(record, fields);
-      return { body: { domain_record: recordView(record) } };
-    },
-  },
+  // PUT sets the record from the body; PATCH (the description's domains_patch_record) changes the
+  // fields given (a null is not given) and keeps the others. Either way the result is checked as a
+  // new record is.
+  ...(['PUT', 'PATCH'] as const).map(
+    (method): Route => ({
+      method,
+      path: '/v2/domains/{domain}/records/{record}',
+      handler: (req, world) => {
+        const record = findRecord(world, req);
+        if (record.type === 'SOA') throw unprocessable('type: SOA records cannot be edited');
+        const given = Object.entries(req.body).filter(([, value]) => value !== null);
+        const fields = recordFields(
+          method === 'PUT' ? req.body : { ...recordView(record), ...Object.fromEntries(given) },
+        );
+        checkCname(world, record.domain, fields, record.id);
+        Object.assign(record, fields);
+        return { body: { domain_record: recordView(record) } };
+      },
+    }),
+  ),
   {
     method: 'DELETE',
     path: '/v2/domains/{domain}/records/{record}',

@@ -157,15 +157,22 @@ function text(
 }
 
 /**
- * Applies what an update body sets. `whole` (PUT) requires every field; PATCH changes those given.
+ * Applies what an update body sets. `whole` (PUT) requires every field; PATCH changes those given,
+ * and a field given as null is not given: it stays as it is, whichever field it is. The platform's
+ * Go client updates a project with a PATCH that sends every field, null for each one the caller
+ * left unset (godo's `updateProjectRequest` has pointer fields without `omitempty`, and its
+ * `MarshalJSON` says a PATCH "allows partial attributes, so `null` values are OK"); doctl's
+ * `projects update` sets only the flags given, so `--name` alone sends four nulls. Were a null to
+ * clear its field, the platform's own CLI would wipe what its user never touched.
  */
 function updateProject(
   world: World,
   project: StoredProject,
-  body: Record<string, unknown>,
+  sent: Record<string, unknown>,
   whole: boolean,
   now: number,
 ) {
+  const body = whole ? sent : Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== null));
   const name = text(body, 'name', 175, whole);
   const description = text(body, 'description', 255, whole);
   const purpose = text(body, 'purpose', 255, whole);

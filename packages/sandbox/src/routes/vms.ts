@@ -415,13 +415,37 @@ function createDroplet(world: World, body: Record<string, unknown>, name: string
 }
 
 /**
+ * The id a create's `volumes` entry gives. The API description lists ids (strings); the platform's
+ * Go client sends each volume as an object, `{"id": "..."}` (godo's `DropletCreateVolume`
+ * marshals itself so, and its tests expect that body), and the platform takes both: Terraform's
+ * provider attaches a droplet's `volume_ids` at create so, through godo. godo's
+ * deprecated `{"name": "..."}` the platform refuses: godo's maintainers deprecated the field
+ * because the API never took a volume's name here and a client sending only a name got an error
+ * (digitalocean/godo#433), as doctl's users had met (digitalocean/doctl#205). The refusal names
+ * the volume's id when the name is one of the region's volumes.
+ */
+function volumeIdOf(world: World, ref: unknown, region: string): unknown {
+  if (typeof ref !== 'object' || ref === null || Array.isArray(ref)) return ref;
+  const { id, name } = ref as Record<string, unknown>;
+  if (id !== undefined && id !== null && id !== '') return id;
+  if (typeof name === 'string' && name !== '') {
+    const named = world.volumes.find((v) => v.name === name && v.region === region);
+    throw unprocessable(
+      `volumes: give a volume by its id ({"id": "..."} or the id itself), not by its name ${JSON.stringify(name)}${named ? ` (its id is ${named.id})` : ''}`,
+    );
+  }
+  throw unprocessable(`volumes: ${JSON.stringify(ref)} names no volume; give its id`);
+}
+
+/**
  * The volumes `volumes` names by id, checked before the VM exists: each of the account, in the VM's
  * region, attached to no other VM, and no more than a VM may hold.
  */
 function volumesToAttach(world: World, value: unknown, region: string): StoredVolume[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw unprocessable('volumes must be an array of volume ids');
-  const volumes = [...new Set(value)].map((ref) => {
+  const ids = value.map((ref) => volumeIdOf(world, ref, region));
+  const volumes = [...new Set(ids)].map((ref) => {
     const volume = world.volumes.find((v) => v.id === ref);
     if (!volume) throw unprocessable(`volumes: volume ${JSON.stringify(ref)} does not exist`);
     if (volume.region !== region) {
