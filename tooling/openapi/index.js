@@ -29,6 +29,16 @@ function getAjv() {
       code: { optimize: false },
     });
     addFormats(ajv);
+    // Formats of the description that ajv-formats lacks, known so that compiling a schema warns of
+    // none (Ajv logs each unknown one, on every compile), as packages/api/src/openapi.ts knows them:
+    // unsigned integers checked as such; a `string` format and a VPC's `cidr` constrain nothing.
+    ajv.addFormat('uint32', {
+      type: 'number',
+      validate: (value) => Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff,
+    });
+    ajv.addFormat('uint64', { type: 'number', validate: (value) => Number.isInteger(value) && value >= 0 });
+    ajv.addFormat('string', true);
+    ajv.addFormat('cidr', true);
     ajv.addSchema(applyDiscriminators(structuredClone(subset)), DOCUMENT_ID);
   }
   return ajv;

@@ -14,11 +14,3 @@ export function bodyRule(
   rules?: BodyRule[],
 ): BodyRule | undefined;
 export function buildModel(subset: unknown, rules?: Rules): { model: ModelData; validation: ValidationData };
-export function jsonLines(value: unknown): string;
-export function jsonModule(
-  name: string,
-  type: string,
-  typeImport: string,
-  value: unknown,
-  what: string,
-): string;

@@ -69,12 +69,17 @@ export interface Route {
    * Its result reaches the handler as `request.prepared`; throwing an HttpError answers the request.
    */
   prepare?: (request: SandboxRequest, world: World) => Promise<unknown>;
+  /** The operation of the API description the generic layer answers here (unset on hand models). */
+  operationId?: string;
 }
 
 export interface Page<T> {
   items: T[];
   links: { pages?: Record<string, string> };
   meta: { total: number };
+  /** The page given (1 when none was) and how many there are (at least 1). */
+  page: number;
+  pages: number;
 }
 
 /** Cuts one page out of a list and builds the platform's `links.pages` and `meta.total`. */
@@ -101,6 +106,8 @@ export function paginate<T>(items: readonly T[], request: SandboxRequest, defaul
     items: items.slice((page - 1) * perPage, page * perPage),
     links: Object.keys(pages).length ? { pages } : {},
     meta: { total: items.length },
+    page,
+    pages: last,
   };
 }
 

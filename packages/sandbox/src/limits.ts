@@ -72,9 +72,12 @@ function limitOf(name: string): FieldLimit | undefined {
 /**
  * Throws the platform's 422 naming the first field of `body` over its limit, or nesting more than
  * core's `MAX_DEPTH` objects and arrays (deeper JSON would overflow the stack of whatever walks it
- * later). Iterative, so no input can overflow this walk itself.
+ * later). Iterative, so no input can overflow this walk itself. Without `lengths`, only the nesting
+ * and the length of property names are checked: for the generic layer's operations, whose fields
+ * (an agent's instructions, an app's spec) the table does not know, and which accept what the
+ * platform accepts.
  */
-export function checkFieldLimits(body: Record<string, unknown>): void {
+export function checkFieldLimits(body: Record<string, unknown>, { lengths = true } = {}): void {
   const pending: { value: unknown; field: string; name: string; depth: number }[] = [];
   const pushEntries = (object: object, parent: string, depth: number) => {
     // Reversed, so that the walk (a stack) meets fields in the order they were sent.
@@ -91,6 +94,7 @@ export function checkFieldLimits(body: Record<string, unknown>): void {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value, field, name, depth } = next;
     const limit = limitOf(name);
+    if (typeof value === 'string' && !lengths) continue;
     if (typeof value === 'string') {
       const inBytes = limit?.bytes !== undefined;
       const length = inBytes ? Buffer.byteLength(value) : value.length;
@@ -106,7 +110,7 @@ export function checkFieldLimits(body: Record<string, unknown>): void {
     // `depth` counts the objects and arrays from the top-level field down to this one.
     if (depth > MAX_DEPTH) throw unprocessable(`${field} is nested more than ${MAX_DEPTH} levels deep`);
     if (Array.isArray(value)) {
-      if (limit?.items !== undefined && value.length > limit.items) {
+      if (lengths && limit?.items !== undefined && value.length > limit.items) {
         throw unprocessable(`${field} has too many items: at most ${limit.items} (got ${value.length})`);
       }
       for (let i = value.length - 1; i >= 0; i--) {

@@ -27,9 +27,9 @@ import {
   setRateLimit,
   takeFault,
 } from './faults.js';
-import { badRequest, FileBody, HttpError, type Route, type SandboxRequest } from './http.js';
+import { badRequest, FileBody, HttpError, type SandboxRequest } from './http.js';
 import { BODY_LIMIT, checkFieldLimits } from './limits.js';
-import { routes as allRoutes } from './routes/index.js';
+import { sandboxRouter } from './routes/index.js';
 import { StateFileError, Store } from './store.js';
 import { parseTarget } from './target.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
@@ -112,20 +112,6 @@ export interface Sandbox {
  */
 const LINGER_MS = 5_000;
 
-interface CompiledRoute extends Route {
-  pattern: RegExp;
-  names: string[];
-}
-
-function compile(route: Route): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { ...route, pattern: new RegExp(`^${source}/?$`), names };
-}
-
 /** Starts the sandbox and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.now ?? Date.now;
@@ -136,7 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     upgrade: upgradeWorld,
   });
   await store.open();
-  const compiled = allRoutes.map(compile);
+  const router = sandboxRouter();
   const requestsByToken = new Map<string, { windowStart: number; count: number }>();
   let baseUrl = '';
 
@@ -274,35 +260,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     let status = 404;
-    let replyBody: unknown = errorBody(
-      requestId,
-      'not_found',
-      'The resource you were accessing could not be found.',
-    );
-    const matches = compiled.filter((route) => route.pattern.test(path));
+    let replyBody: unknown;
     // HEAD is a GET answered without its body (Node leaves the body of a HEAD answer out).
     const reads = method === 'GET' || method === 'HEAD';
-    const route = matches.find((r) => r.method === (method === 'HEAD' ? 'GET' : method));
-    if (!matches.length) {
-      // A path of the platform the sandbox has no model of yet: a 404 as the platform's, saying so.
+    const found = router.match(method === 'HEAD' ? 'GET' : method, path);
+    if (!found.route && !found.pathKnown) {
+      // A path that is no operation of the platform (each one has a route, hand or generic): a 404
+      // as the platform's, saying so.
       replyBody = errorBody(
         requestId,
         'not_found',
         `The resource you were accessing could not be found: the sandbox does not emulate ${method} ${path}.`,
       );
-    } else if (!route) {
+    } else if (!found.route) {
       status = 405;
       replyBody = errorBody(requestId, 'method_not_allowed', `${method} is not allowed on ${path}.`);
-    } else if (route) {
+    } else {
+      const { route, params } = found;
       try {
-        const params: Record<string, string> = {};
-        const found = route.pattern.exec(path) ?? [];
-        route.names.forEach((name, i) => {
-          // parseTarget has checked that every segment decodes.
-          params[name] = decodeURIComponent(found[i + 1] ?? '');
-        });
         const parsed = parseBody(body);
-        checkFieldLimits(parsed);
+        checkFieldLimits(parsed, { lengths: route.operationId === undefined });
         const request: Omit<SandboxRequest, 'now'> = {
           method,
           params,

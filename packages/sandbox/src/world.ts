@@ -5,6 +5,7 @@
  */
 import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
+import { type GenericState, seedGenericState } from './families/generic.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -52,7 +53,8 @@ export interface World
     DatabasesState,
     TagsState,
     VolumesState,
-    ProjectsState {
+    ProjectsState,
+    GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -101,6 +103,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedTagsState(),
     ...seedVolumesState(),
     ...seedProjectsState(now),
+    ...seedGenericState(),
   };
 }
 

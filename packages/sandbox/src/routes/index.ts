@@ -1,5 +1,10 @@
-/** Every route the sandbox answers, family by family. A new family adds its list here. */
+/**
+ * Every route the sandbox answers: the hand models, family by family (a new family adds its list
+ * here), then the generic layer's for every other operation of the API description.
+ */
+import { genericRoutes } from '../generic/routes.js';
 import type { Route } from '../http.js';
+import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
@@ -11,6 +16,7 @@ import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
 import { volumesRoutes } from './volumes.js';
 
+/** The hand models' routes. */
 export const routes: Route[] = [
   ...accountRoutes,
   ...vmsRoutes,
@@ -23,3 +29,15 @@ export const routes: Route[] = [
   ...volumesRoutes,
   ...projectsRoutes,
 ];
+
+let router: Router | undefined;
+
+/** The router over every route, hand and generic; made when first needed. */
+export function sandboxRouter(): Router {
+  // The generic layer looks routes up as requests come, by when the router exists.
+  router ??= createRouter([
+    ...routes,
+    ...genericRoutes(routes, (method, path) => sandboxRouter().match(method, path)),
+  ]);
+  return router;
+}
