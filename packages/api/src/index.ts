@@ -57,10 +57,8 @@ export {
   apiFamily,
   apiSearchTool,
   apiTools,
-  apiToolsFor,
   capped,
   checkedCall,
-  operationCount,
   type Truncated,
 } from './tools.js';
 export { type RequestParts, requestIssues } from './validate.js';

@@ -6,7 +6,6 @@
  * protected, a destroying request is confirmed, and a read-only server lets through GET and HEAD.
  */
 import {
-  type AnyTool,
   annotations,
   defineTool,
   InputError,
@@ -24,7 +23,7 @@ import {
   type SearchHit,
   searchOperations,
 } from './describe.js';
-import { findOperation, methodsOf, namedOperation, operations } from './model.js';
+import { findOperation, methodsOf, namedOperation } from './model.js';
 import { requestIssues } from './validate.js';
 
 /** The largest answer `api-call` returns whole, in bytes of JSON; a larger one is cut. */
@@ -278,13 +277,3 @@ export const apiFamily: ToolFamily = {
   tools: apiTools,
   alwaysListed: true,
 };
-
-/** How many operations the model holds (the tools reach every one of them). */
-export function operationCount(): number {
-  return operations().length;
-}
-
-/** The tools of the api family a server offers: api-call GET/HEAD only when it is read-only. */
-export function apiToolsFor(readOnly: boolean): AnyTool[] {
-  return readOnly ? apiTools.map((tool) => tool.readOnlyForm ?? tool) : [...apiTools];
-}

@@ -286,8 +286,16 @@ export async function guardedRun(
     // What the request changes is read when a rule could match it, or a question names it.
     const changes: Changes =
       guarded || (ask && options.confirm)
-        ? await changesOf(context.client, request, { all: guarded, signal: context.signal })
-        : { ...known, others: [] };
+        ? await changesOf(context.client, request, {
+            all: guarded,
+            signal: context.signal,
+            match: known.match,
+          })
+        : {
+            ...(known.operation ? { operation: known.operation } : {}),
+            ...(known.read ? { read: known.read } : {}),
+            others: [],
+          };
     if (guarded && !changes.operation) throw unknownRefusal(tool, request);
     const here = changes.target;
     if (here && !target) target = here;

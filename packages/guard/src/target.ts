@@ -12,6 +12,7 @@ import {
   findOperation,
   kindOfUrn,
   kinds,
+  type Match,
   type Named,
   namedBy,
   type OperationData,
@@ -69,11 +70,11 @@ export interface Changes {
  */
 export function requestOperation(
   request: Pick<RequestOptions, 'method' | 'path'>,
-): Omit<Changes, 'target' | 'others'> {
+): Omit<Changes, 'target' | 'others'> & { match?: Match } {
   const match = findOperation(request.method, request.path);
   if (!match) return {};
   const read = primaryRead(match.operation, request.path);
-  return { operation: match.operation, ...(read ? { read } : {}) };
+  return { operation: match.operation, match, ...(read ? { read } : {}) };
 }
 
 /**
@@ -101,9 +102,10 @@ function primaryRead(operation: OperationData, path: string): Changes['read'] {
 export async function changesOf(
   client: ApiClient,
   request: RequestOptions,
-  options: { all: boolean; signal?: AbortSignal | undefined },
+  options: { all: boolean; signal?: AbortSignal | undefined; match?: Match | undefined },
 ): Promise<Changes> {
-  const match = findOperation(request.method, request.path);
+  // The match the caller has already made (requestOperation), else made here.
+  const match = options.match ?? findOperation(request.method, request.path);
   if (!match) return { others: [] };
   const { operation, params } = match;
   const reader = new Reader(client, options.signal);
