@@ -12,7 +12,7 @@
  * Run on the built package (dist): `pnpm bench` builds first.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -121,7 +121,8 @@ async function run(dist, root, count, writes) {
   const elapsed = performance.now() - started;
 
   // A benchmark that lost writes would measure nothing worth having.
-  const saved = JSON.parse(readFileSync(statePath, 'utf8')).sshKeys.length;
+  const { readStateFile } = await import(dist.href);
+  const saved = readStateFile(statePath).sshKeys.length;
   if (saved !== count * writes) throw new Error(`${count * writes} keys created but ${saved} saved`);
 
   timings.sort((a, b) => a - b);

@@ -111,10 +111,19 @@ export function paginate<T>(items: readonly T[], request: SandboxRequest, defaul
   };
 }
 
-/** The list body the platform sends: `{ [key]: items, links, meta }`. */
-export function listBody<T>(key: string, items: readonly T[], request: SandboxRequest, defaultPerPage = 20) {
+/**
+ * The list body the platform sends: `{ [key]: items, links, meta }`. With `view`, only the page's
+ * items are turned into what is shown: a page costs in proportion to the page, not to the list.
+ */
+export function listBody<T, V = T>(
+  key: string,
+  items: readonly T[],
+  request: SandboxRequest,
+  view?: (item: T) => V,
+  defaultPerPage = 20,
+) {
   const page = paginate(items, request, defaultPerPage);
-  return { [key]: page.items, links: page.links, meta: page.meta };
+  return { [key]: view ? page.items.map(view) : page.items, links: page.links, meta: page.meta };
 }
 
 function clampInt(text: string | null, fallback: number, min: number, max: number): number {

@@ -13,5 +13,5 @@ export {
 export { sshPublicKey } from './fixtures.js';
 export { type Sandbox, type SandboxOptions, type SandboxRequestInfo, startSandbox } from './server.js';
 export { defaultStatePath, MEMORY_STATE, openState, stateCounts, statePathFor } from './state.js';
-export { type LockOptions, StateFileError, Store, type StoreOptions } from './store.js';
+export { type LockOptions, readStateFile, StateFileError, Store, type StoreOptions } from './store.js';
 export { seedWorld, upgradeWorld, WORLD_VERSION, type World } from './world.js';

@@ -20,7 +20,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileLock, type Lease } from './lock.js';
-import { StateFileError, Store } from './store.js';
+import { readStateFile, StateFileError, Store } from './store.js';
 import { Child, IMPORT_STORE, killChildren, requireBuilt } from './testing/processes.js';
 import { seedWorld, upgradeWorld, type World } from './world.js';
 
@@ -48,7 +48,7 @@ afterAll(async () => {
 const storeOn = (path: string, lock = { staleMs: HOUR, timeoutMs: HOUR }) =>
   new Store<World>({ path, seed: () => seedWorld(), upgrade: upgradeWorld, lock });
 
-const readWorld = (path: string): World => JSON.parse(readFileSync(path, 'utf8')) as World;
+const readWorld = (path: string): World => readStateFile(path) as World;
 const lockRecord = (path: string) =>
   JSON.parse(readFileSync(`${path}.lock`, 'utf8')) as { pid: number; id: string };
 

@@ -20,6 +20,7 @@ import {
 } from './families/networking.js';
 import type { Droplet } from './families/vms.js';
 import { type Sandbox, startSandbox } from './server.js';
+import { readStateFile } from './store.js';
 import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import { iso } from './time.js';
 import { nextId, regionOf, type World } from './world.js';
@@ -301,7 +302,7 @@ describe('upgrading a state file saved before VPC ranges were kept apart', () =>
       await own.close();
     }
     // What an older sandbox saved: every default VPC on 10.100.0.0/20.
-    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    const saved = readStateFile(path) as { vpcs: Vpc[] };
     for (const vpc of saved.vpcs) if (vpc.default) vpc.ip_range = '10.100.0.0/20';
     writeFileSync(path, JSON.stringify(saved));
 
@@ -323,7 +324,7 @@ describe('upgrading a state file saved before VPC ranges were kept apart', () =>
       });
       expect(peered.status, peered.text).toBe(202);
       // Written back once, then stable: the file now holds the new ranges.
-      const after = JSON.parse(readFileSync(path, 'utf8')).vpcs as Vpc[];
+      const after = (readStateFile(path) as { vpcs: Vpc[] }).vpcs;
       expect(after.find((v) => v.id === ids.lon1)?.ip_range).toBe(range('lon1'));
     } finally {
       await reopened.close();

@@ -31,7 +31,7 @@ import { sshPublicKey } from './fixtures.js';
 import { StateFileError } from './index.js';
 import { tempName } from './lock.js';
 import { type Sandbox, startSandbox } from './server.js';
-import { Store } from './store.js';
+import { readStateFile, Store } from './store.js';
 import {
   Child,
   IMPORT_STORE,
@@ -70,7 +70,7 @@ async function keyIds(sandbox: Sandbox): Promise<number[]> {
   return body.ssh_keys.map((key: SshKey) => key.id);
 }
 
-const readWorld = (path: string): World => JSON.parse(readFileSync(path, 'utf8')) as World;
+const readWorld = (path: string): World => readStateFile(path) as World;
 
 let root: string;
 let counter = 0;

@@ -1,22 +1,38 @@
 /**
- * The sandbox's state, in memory or in a JSON file shared by several processes (the MCP server,
- * each CLI invocation). Every change runs as a transaction: take the file's lock (lock.ts), read
- * the latest state, apply the change, write a temp file, fsync it, rename it over the old one,
- * release. A crash mid-write leaves the previous file intact; two writers never interleave, so no
- * acknowledged change is lost. A state file that cannot be used (unwritable, not a file, not a
- * sandbox state) is a StateFileError naming it, raised at once.
+ * The sandbox's state, in memory or in a file shared by several processes (the MCP server, each
+ * CLI invocation). Every change runs as a transaction on a copy-on-write draft of the world
+ * (mutative: what the change touches is copied, the rest shared), so a handler that throws
+ * half-way leaves nothing behind and a change costs what it touches, not the account's size.
+ *
+ * On file, the state is a snapshot followed by a journal of changes (journal.ts). A transaction
+ * takes the file's lock (lock.ts), reads the lines other processes appended since it last looked
+ * (only those), applies the change, appends one line with what changed and syncs it: a crash
+ * before the line's newline is on disk loses that change only, and readers ignore the torn line.
+ * When the journal outgrows the snapshot, the file is rewritten as one snapshot (a temp file,
+ * synced, renamed over the old one), so reading it back stays in proportion to the world. Two
+ * writers never interleave, so no acknowledged change is lost. A state file that cannot be used
+ * (unwritable, not a file, not a sandbox state) is a StateFileError naming it, raised at once.
+ *
+ * Why a journal rather than an embedded database: the world stays plain JSON that the families
+ * change in place, one file holds it whole (copy it, inspect it, remove it), and nothing native is
+ * installed; the embedded stores Node 20 can load without a compiler are all native addons.
  */
+import { randomUUID } from 'node:crypto';
 import {
   accessSync,
   closeSync,
   constants,
+  fdatasyncSync,
+  fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  readSync,
   realpathSync,
   renameSync,
   type Stats,
@@ -25,7 +41,16 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { cloneData } from './clone.js';
+import { create } from 'mutative';
+import { detach } from './clone.js';
+import {
+  apply,
+  changeLine,
+  diff,
+  openingLine,
+  readJournal,
+  readStateFile as readStateFileData,
+} from './journal.js';
 import { FileLock, isOrphan, type LockOptions, LockTimeoutError, tempName } from './lock.js';
 
 export type { LockOptions } from './lock.js';
@@ -59,9 +84,26 @@ export class StateFileError extends Error {
 
 const errnoCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code ?? '';
 
+/** The journal is folded into a new snapshot once it is larger than this and than the snapshot. */
+const MIN_COMPACT_BYTES = 256 * 1024;
+
+/** What of the file the world in memory reflects. */
+interface Seen {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** The journal's generation; undefined for a file of older versions, rewritten at its first change. */
+  generation: string | undefined;
+  /** The number of the last change read or written. */
+  last: number;
+  /** Bytes of whole lines read or written: where the next line goes. */
+  offset: number;
+  snapshotBytes: number;
+}
+
 export class Store<W> {
   private world: W | undefined;
-  private stamp = '';
+  private seen: Seen | undefined;
   private readonly path: string | undefined;
   private readonly seed: () => W;
   private readonly upgrade: (saved: unknown) => W;
@@ -99,10 +141,8 @@ export class Store<W> {
     this.cleanOrphans(dir);
     // Reading validates the file; it is written only when it is new or was upgraded, so opening
     // (every CLI command does) costs no lock and no fsync.
-    const read = this.readFile();
-    this.world = read?.world ?? this.seed();
-    if (read) this.stamp = read.stamp;
-    if (!read || JSON.stringify(read.world) !== read.text) await this.write(() => undefined);
+    const upgraded = this.refresh(true);
+    if (upgraded !== false) await this.transaction(() => undefined, true);
   }
 
   /** Runs `fn` on the latest state without changing it. */
@@ -111,8 +151,8 @@ export class Store<W> {
   }
 
   /**
-   * `read` at once: the latest state (the file is re-read only when it changed, and writes
-   * replace it whole), for what cannot wait, such as a clock's `now()`.
+   * `read` at once: the latest state (only what other processes appended since is read), for
+   * what cannot wait, such as a clock's `now()`.
    */
   peek<T>(fn: (world: W) => T): T {
     return fn(this.latest());
@@ -128,17 +168,21 @@ export class Store<W> {
   /** Replaces the state with a fresh seed. */
   reset(): Promise<void> {
     return this.write((world) => {
-      Object.assign(world as object, this.seed());
+      const fresh = this.seed() as Record<string, unknown>;
+      const draft = world as Record<string, unknown>;
+      for (const key of Object.keys(draft)) if (!Object.hasOwn(fresh, key)) delete draft[key];
+      Object.assign(draft, fresh);
     });
   }
 
-  private async transaction<T>(fn: (world: W) => T): Promise<T> {
+  /**
+   * Runs `fn` on a draft of the latest state; saves what changed (`compact`: the whole world as
+   * a new snapshot, even when nothing did). The result is detached from the draft.
+   */
+  private async transaction<T>(fn: (world: W) => T, compact = false): Promise<T> {
     if (!this.path) {
-      const world = this.latest();
-      // Work on a copy so that a handler that throws half-way leaves no partial change behind.
-      const draft = cloneData(world);
-      const result = fn(draft);
-      this.world = draft;
+      const [next, result] = change(this.latest(), fn);
+      this.world = next;
       return result;
     }
     const lock = this.lock;
@@ -156,43 +200,48 @@ export class Store<W> {
       throw this.fsError(error, 'write', dirname(this.target));
     }
     try {
-      // A fresh parse is the draft: cheaper than cloning the cached world, and the latest state.
-      const read = this.readFile();
-      const draft = read?.world ?? structuredClone(this.world ?? this.seed());
-      const result = fn(draft);
-      this.save(draft);
+      this.refresh();
+      const base = this.world ?? this.seed();
+      const [next, result] = change(base, fn);
+      const seen = this.seen;
+      if (compact || !seen || seen.generation === undefined) {
+        this.snapshot(next);
+      } else if (next !== base) {
+        const line = Buffer.from(changeLine(seen.generation, seen.last + 1, diff(base, next)));
+        const journalBytes = seen.offset - seen.snapshotBytes + line.length;
+        if (journalBytes > Math.max(MIN_COMPACT_BYTES, seen.snapshotBytes)) this.snapshot(next);
+        else this.append(seen, line);
+      }
+      this.world = next;
       return result;
     } finally {
       lease.release();
     }
   }
 
-  /** The current state: re-read from the file when another process changed it. */
+  /** The current state: what other processes changed since is read first. */
   private latest(): W {
-    if (!this.path) {
-      this.world ??= this.seed();
-      return this.world;
-    }
-    const read = this.readFile(this.stamp);
-    if (read) {
-      this.world = read.world;
-      this.stamp = read.stamp;
-    }
+    if (this.path) this.refresh();
     this.world ??= this.seed();
     return this.world;
   }
 
   /**
-   * Reads and checks the state file; undefined when it does not exist, or (given the stamp of
-   * what is cached) when it has not changed.
+   * Brings the world in memory up to the file: the lines appended since it was last read when it
+   * can, else the whole file. Answers undefined when nothing was read or only lines were; when
+   * the whole file was (`full` asks for that), whether upgrading changed the world; and `true`
+   * when there is no file (it must be made).
    */
-  private readFile(unless?: string): { world: W; text: string; stamp: string } | undefined {
+  private refresh(full = false): boolean | undefined {
     const path = this.path as string;
     let stat: Stats;
     try {
       stat = statSync(this.target);
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined;
+      if (errnoCode(error) === 'ENOENT') {
+        this.seen = undefined;
+        return true;
+      }
       throw this.fsError(error, 'read', this.target);
     }
     if (!stat.isFile()) {
@@ -203,36 +252,164 @@ export class Store<W> {
         linked ? `it links to ${this.target}, which is ${what}` : `it is ${what}`,
       );
     }
-    const stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
-    if (unless !== undefined && stamp === unless && this.world) return undefined;
-    let text: string;
+    const seen = this.seen;
+    if (!full && seen && this.world !== undefined && stat.ino === seen.ino) {
+      if (stat.size === seen.size && stat.mtimeMs === seen.mtimeMs) return undefined;
+      if (seen.generation !== undefined && this.readAppended(seen, stat)) {
+        return undefined;
+      }
+    }
+    return this.readWhole();
+  }
+
+  /**
+   * Reads the lines appended after what `seen` covers; false when they do not follow it (the file
+   * was rewritten meanwhile: then it is read whole). What is read starts with the newline that
+   * ends the last line read; lines that follow name the generation and run on in number, and a
+   * line still being written starts as they do.
+   */
+  private readAppended(seen: Seen, stat: Stats): boolean {
+    if (stat.size <= seen.offset) return false;
+    let data: Buffer;
     try {
-      text = readFileSync(this.target, 'utf8');
+      const fd = openSync(this.target, 'r');
+      try {
+        data = Buffer.alloc(stat.size - seen.offset + 1);
+        let read = 0;
+        while (read < data.length) {
+          const got = readSync(fd, data, read, data.length - read, seen.offset - 1 + read);
+          if (got === 0) break;
+          read += got;
+        }
+        data = data.subarray(0, read);
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined;
+      if (errnoCode(error) === 'ENOENT') return false;
       throw this.fsError(error, 'read', this.target);
     }
-    let parsed: unknown;
+    if (data[0] !== 0x0a) return false;
+    let journal: ReturnType<typeof readJournal>;
     try {
-      parsed = JSON.parse(text);
+      journal = readJournal(data.subarray(1), seen.generation as string, seen.last);
     } catch {
-      throw new StateFileError(path, 'it is not valid JSON; move it away to start afresh');
+      return false;
     }
+    if (journal.changes.length === 0) {
+      const start = Buffer.from(`{"g":${JSON.stringify(seen.generation)},`);
+      const tail = data.subarray(1, 1 + start.length);
+      if (!start.subarray(0, tail.length).equals(tail)) return false;
+    } else {
+      // Applied to a copy: a reader may still hold the world as it was.
+      this.world = apply(this.world as W, journal.changes, true);
+    }
+    this.seen = {
+      ...seen,
+      ino: stat.ino,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      last: journal.last,
+      offset: seen.offset + journal.bytes,
+    };
+    return true;
+  }
+
+  /** Reads the whole file; answers whether upgrading changed what it holds. */
+  private readWhole(): boolean | undefined {
+    const path = this.path as string;
+    let data: Buffer;
+    let stat: Stats;
     try {
-      return { world: this.upgrade(parsed), text, stamp };
+      const fd = openSync(this.target, 'r');
+      try {
+        stat = fstatSync(fd);
+        data = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') {
+        this.seen = undefined;
+        return true;
+      }
+      throw this.fsError(error, 'read', this.target);
+    }
+    let read: ReturnType<typeof readStateFileData>;
+    try {
+      read = readStateFileData(data);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StateFileError(path, reason, { cause: error });
+    }
+    const before = JSON.stringify(read.world);
+    let world: W;
+    try {
+      world = this.upgrade(read.world);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new StateFileError(path, `${reason}; move it away to start afresh`, { cause: error });
     }
+    this.world = world;
+    this.seen = {
+      ino: stat.ino,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      generation: read.generation,
+      last: read.last,
+      offset: read.bytes,
+      snapshotBytes: read.snapshotBytes,
+    };
+    return JSON.stringify(world) !== before;
   }
 
-  private save(world: W): void {
+  /** Appends a change's line at the end of what `seen` covers (a torn tail is cut off first). */
+  private append(seen: Seen, line: Buffer): void {
+    let fd: number;
+    try {
+      fd = openSync(this.target, 'r+');
+    } catch (error) {
+      throw this.fsError(error, 'write', dirname(this.target));
+    }
+    try {
+      try {
+        if (fstatSync(fd).size !== seen.offset) ftruncateSync(fd, seen.offset);
+        let written = 0;
+        while (written < line.length) {
+          written += writeSync(fd, line, written, line.length - written, seen.offset + written);
+        }
+        fdatasyncSync(fd);
+      } catch (error) {
+        try {
+          ftruncateSync(fd, seen.offset);
+        } catch {
+          // What was written has no newline at its end, or is whole: readers take it or not.
+        }
+        throw this.fsError(error, 'write', dirname(this.target));
+      }
+      const stat = fstatSync(fd);
+      this.seen = {
+        ...seen,
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        last: seen.last + 1,
+        offset: seen.offset + line.length,
+      };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Writes the world as a new snapshot with an empty journal, replacing the file atomically. */
+  private snapshot(world: W): void {
     const dir = dirname(this.target);
     const temp = join(dir, tempName(basename(this.target)));
+    const generation = randomUUID();
+    const head = `${JSON.stringify(world)}\n${openingLine(generation)}`;
     try {
       const fd = openSync(temp, 'wx', 0o600);
       try {
-        writeSync(fd, JSON.stringify(world));
+        writeSync(fd, head);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
@@ -257,9 +434,17 @@ export class Store<W> {
     } catch {
       // Some filesystems cannot fsync a directory; the rename is still atomic.
     }
-    this.world = world;
     const stat = statSync(this.target);
-    this.stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    const bytes = Buffer.byteLength(head);
+    this.seen = {
+      ino: stat.ino,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      generation,
+      last: 0,
+      offset: bytes,
+      snapshotBytes: bytes,
+    };
   }
 
   /** Follows symbolic links to the file they end at (which may not exist yet). */
@@ -384,4 +569,24 @@ function notADirectory(dir: string): string | undefined {
       if (dirname(current) === current) return undefined;
     }
   }
+}
+
+/**
+ * Runs `fn` on a draft of `base`: the next world (`base` itself when nothing changed) and what
+ * `fn` answered, copied out of the draft (which is gone once the change is made).
+ */
+function change<W, T>(base: W, fn: (world: W) => T): [W, T] {
+  let result: T | undefined;
+  const next = create(base, (draft) => {
+    result = detach(fn(draft as W));
+  }) as W;
+  return [next, result as T];
+}
+
+/**
+ * What a state file holds, as the world it stands for (its journal applied), without upgrading
+ * or locking: for tools and tests that look into one. Throws an Error saying what is wrong.
+ */
+export function readStateFile(path: string): unknown {
+  return readStateFileData(readFileSync(path)).world;
 }

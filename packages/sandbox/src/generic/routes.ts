@@ -18,8 +18,10 @@
  * A hand model replaces the generic one for an operation by having a route of the same method and
  * path (parameter names aside): its route is listed and the generic one is no longer made.
  */
+
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { cloneData } from '../clone.js';
 import type { GenericItem } from '../families/generic.js';
 import {
   FileBody,
@@ -343,7 +345,7 @@ function filled(target: Record<string, unknown>, plan: Plan, item: GenericItem):
       if (name.startsWith('created')) target[name] = iso(item.created_ms);
       else if (name.startsWith('updated')) target[name] = iso(item.updated_ms);
     } else if (Object.hasOwn(item.fields, name) && fits(code, item.fields[name])) {
-      target[name] = structuredClone(item.fields[name]);
+      target[name] = cloneData(item.fields[name]);
     }
   }
   if (plan.key && item.key !== '') {

@@ -15,6 +15,7 @@ import {
   USER_SETTINGS_MONGO_USER_SETTINGS_ROLE,
   USER_SETTINGS_OPENSEARCH_ACL_PERMISSION,
 } from '@cloudcall/platform';
+import { cloneData } from '../clone.js';
 import {
   type ClusterEngine,
   clusterPlacement,
@@ -933,11 +934,7 @@ export const databasesRoutes: Route[] = [
       const tag = req.query.get('tag_name');
       const clusters = world.clusters.filter((c) => !tag || c.tags.includes(tag));
       return {
-        body: listBody(
-          'databases',
-          clusters.map((c) => clusterView(world, c, req.now)),
-          req,
-        ),
+        body: listBody('databases', clusters, req, (c) => clusterView(world, c, req.now)),
       };
     },
   },
@@ -1014,7 +1011,7 @@ export const databasesRoutes: Route[] = [
         topics: [],
         // A restored cluster starts with the data and settings of its source.
         config: source
-          ? structuredClone(source.config)
+          ? cloneData(source.config)
           : {
               ...structuredClone(CONFIG_DEFAULTS[info.like]),
               ...(info.like === 'mysql' ? { sql_mode: DEFAULT_SQL_MODE } : {}),
@@ -1325,11 +1322,7 @@ export const databasesRoutes: Route[] = [
     handler: (req, world) => {
       const cluster = findCluster(world, req);
       return {
-        body: listBody(
-          'users',
-          cluster.users.map((u) => userView(cluster, u)),
-          req,
-        ),
+        body: listBody('users', cluster.users, req, (u) => userView(cluster, u)),
       };
     },
   },
@@ -1668,7 +1661,7 @@ export const databasesRoutes: Route[] = [
       cluster.replicas = replicasOf(cluster).filter((r) => r !== replica);
       // The replica becomes a cluster of its own: the primary's data, users and databases, its own node.
       world.clusters.push({
-        ...structuredClone(cluster),
+        ...cloneData(cluster),
         id: replica.id,
         name: replica.name,
         region: replica.region,

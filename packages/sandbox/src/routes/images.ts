@@ -92,9 +92,8 @@ export const imagesRoutes: Route[] = [
           if (!type) return true;
           if (type === 'distribution' || type === 'application') return imageKind[image.id] === type;
           return image.type === type;
-        })
-        .map((image) => imageView(image, req.now));
-      return { body: listBody('images', listed, req) };
+        });
+      return { body: listBody('images', listed, req, (image) => imageView(image, req.now)) };
     },
   },
   {

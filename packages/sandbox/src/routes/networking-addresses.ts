@@ -133,8 +133,9 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
       handler: (req, world) => ({
         body: listBody(
           collection,
-          world.reservedIps.filter((r) => r.version === 4).map((r) => reservedIpView(world, r)),
+          world.reservedIps.filter((r) => r.version === 4),
           req,
+          (r) => reservedIpView(world, r),
         ),
       }),
     },
@@ -207,11 +208,7 @@ function reservedV4Routes(collection: 'reserved_ips' | 'floating_ips'): Route[] 
       handler: (req, world) => {
         const actions = actionsOf(world, findReserved(world, req, 4));
         return {
-          body: listBody(
-            'actions',
-            actions.map((a) => actionView(world, a, req.now)),
-            req,
-          ),
+          body: listBody('actions', actions, req, (a) => actionView(world, a, req.now)),
         };
       },
     },
@@ -236,8 +233,9 @@ const reservedIpRoutes: Route[] = [
     handler: (req, world) => ({
       body: listBody(
         'reserved_ipv6s',
-        world.reservedIps.filter((r) => r.version === 6).map((r) => reservedIpView(world, r)),
+        world.reservedIps.filter((r) => r.version === 6),
         req,
+        (r) => reservedIpView(world, r),
       ),
     }),
   },
@@ -301,11 +299,7 @@ const byoipRoutes: Route[] = [
     method: 'GET',
     path: '/v2/byoip_prefixes',
     handler: (req, world) => ({
-      body: listBody(
-        'byoip_prefixes',
-        world.byoipPrefixes.map((p) => byoipView(p, req.now)),
-        req,
-      ),
+      body: listBody('byoip_prefixes', world.byoipPrefixes, req, (p) => byoipView(p, req.now)),
     }),
   },
   {
@@ -498,11 +492,7 @@ const vpcRoutes: Route[] = [
     method: 'GET',
     path: '/v2/vpc_peerings',
     handler: (req, world) => ({
-      body: listBody(
-        'vpc_peerings',
-        world.vpcPeerings.map((p) => peeringView(p, req.now)),
-        req,
-      ),
+      body: listBody('vpc_peerings', world.vpcPeerings, req, (p) => peeringView(p, req.now)),
     }),
   },
   {

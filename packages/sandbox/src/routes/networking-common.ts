@@ -1,7 +1,9 @@
 /** Checks and lookups the networking routes share: regions, droplets, names, ports. */
+
 import { ensureDefaultVpc, type Vpc } from '../families/networking.js';
 import type { Droplet } from '../families/vms.js';
 import { notFound, unprocessable } from '../http.js';
+import { findItem } from '../journal.js';
 import { regionOf, type World } from '../world.js';
 
 /** A region slug field naming an existing region open to new resources, or the platform's 422. */
@@ -109,8 +111,8 @@ export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 
 /** Finds by a key or answers the platform's 404. */
-export function findOr404<T>(items: readonly T[], match: (item: T) => boolean): T {
-  const item = items.find(match);
+export function findOr404<T>(items: T[], match: (item: T) => boolean): T {
+  const item = findItem(items, match);
   if (!item) throw notFound();
   return item;
 }

@@ -1,4 +1,5 @@
 /** Domains, DNS records and certificates. */
+
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import {
@@ -15,6 +16,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import { committed } from '../journal.js';
 import { iso } from '../time.js';
 import { nextId, type World } from '../world.js';
 import { findOr404 } from './networking-common.js';
@@ -120,7 +122,8 @@ function recordFields(body: Record<string, unknown>) {
 
 /** A CNAME owns its name alone: no other record may share it, and it may not join others. */
 function checkCname(world: World, domain: string, fields: { type: string; name: string }, self?: number) {
-  const others = world.domainRecords.filter(
+  // Checked before the change, on the records as committed (no draft of each record).
+  const others = committed(world).domainRecords.filter(
     (r) => r.domain === domain && r.name === fields.name && r.id !== self && r.type !== 'SOA',
   );
   if (fields.type === 'CNAME' && others.length > 0) {
@@ -224,11 +227,11 @@ export const dnsRoutes: Route[] = [
     method: 'GET',
     path: '/v2/domains',
     handler: (req, world) => ({
-      body: listBody(
-        'domains',
-        world.domains.map((d) => ({ name: d.name, ttl: d.ttl, zone_file: zoneFile(world, d.name) })),
-        req,
-      ),
+      body: listBody('domains', world.domains, req, (d) => ({
+        name: d.name,
+        ttl: d.ttl,
+        zone_file: zoneFile(world, d.name),
+      })),
     }),
   },
   {
@@ -295,9 +298,8 @@ export const dnsRoutes: Route[] = [
       const records = world.domainRecords
         .filter((r) => r.domain === domain.name)
         .filter((r) => !type || r.type === type)
-        .filter((r) => !name || r.name === name || `${r.name}.${domain.name}` === name)
-        .map(recordView);
-      return { body: listBody('domain_records', records, req) };
+        .filter((r) => !name || r.name === name || `${r.name}.${domain.name}` === name);
+      return { body: listBody('domain_records', records, req, recordView) };
     },
   },
   {
@@ -349,11 +351,7 @@ export const dnsRoutes: Route[] = [
     method: 'GET',
     path: '/v2/certificates',
     handler: (req, world) => ({
-      body: listBody(
-        'certificates',
-        world.certificates.map((c) => certificateView(c, req.now)),
-        req,
-      ),
+      body: listBody('certificates', world.certificates, req, (c) => certificateView(c, req.now)),
     }),
   },
   {

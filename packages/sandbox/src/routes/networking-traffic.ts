@@ -205,10 +205,8 @@ const firewallRoutes: Route[] = [
       const applies = (fw: StoredFirewall) =>
         fw.droplet_ids.includes(droplet.id) || fw.tags.some((tag) => droplet.tags.includes(tag));
       return {
-        body: listBody(
-          'firewalls',
-          world.firewalls.filter(applies).map((fw) => firewallView(world, fw, req.now)),
-          req,
+        body: listBody('firewalls', world.firewalls.filter(applies), req, (fw) =>
+          firewallView(world, fw, req.now),
         ),
       };
     },
@@ -217,11 +215,7 @@ const firewallRoutes: Route[] = [
     method: 'GET',
     path: '/v2/firewalls',
     handler: (req, world) => ({
-      body: listBody(
-        'firewalls',
-        world.firewalls.map((fw) => firewallView(world, fw, req.now)),
-        req,
-      ),
+      body: listBody('firewalls', world.firewalls, req, (fw) => firewallView(world, fw, req.now)),
     }),
   },
   {
@@ -683,10 +677,8 @@ const loadBalancerRoutes: Route[] = [
     method: 'GET',
     path: '/v2/load_balancers',
     handler: (req, world) => ({
-      body: listBody(
-        'load_balancers',
-        world.loadBalancers.map((lb) => loadBalancerView(world, lb, req.now)),
-        req,
+      body: listBody('load_balancers', world.loadBalancers, req, (lb) =>
+        loadBalancerView(world, lb, req.now),
       ),
     }),
   },

@@ -211,11 +211,7 @@ export const projectsRoutes: Route[] = [
     method: 'GET',
     path: '/v2/projects',
     handler: (req, world) => ({
-      body: listBody(
-        'projects',
-        world.projects.map((p) => projectView(world, p)),
-        req,
-      ),
+      body: listBody('projects', world.projects, req, (p) => projectView(world, p)),
     }),
   },
   {
@@ -286,10 +282,10 @@ export const projectsRoutes: Route[] = [
     path: '/v2/projects/{id}/resources',
     handler: (req, world) => {
       const project = findProject(world, req);
-      const resources = accountResources(world)
-        .filter((r) => projectOf(world, r) === project.id)
-        .map((r) => resourceView(world, r, req.baseUrl, 'ok'));
-      return { body: listBody('resources', resources, req) };
+      const resources = accountResources(world).filter((r) => projectOf(world, r) === project.id);
+      return {
+        body: listBody('resources', resources, req, (r) => resourceView(world, r, req.baseUrl, 'ok')),
+      };
     },
   },
   {

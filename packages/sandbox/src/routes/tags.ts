@@ -9,6 +9,7 @@ import { LIMITS } from '@cloudcall/core/internal';
 import { type StoredTag, TAGGABLE_TYPES, type TaggableType } from '../families/tags.js';
 import type { StoredImage } from '../families/vms.js';
 import { HttpError, listBody, notFound, type Route, type SandboxRequest, unprocessable } from '../http.js';
+import { committed, findItem } from '../journal.js';
 import type { World } from '../world.js';
 
 /** The platform's tag names: letters, digits, "_", "-" and ":", at most 255 of them. */
@@ -34,16 +35,16 @@ interface Taggable {
 function findTaggable(world: World, type: TaggableType, id: string): Taggable | undefined {
   switch (type) {
     case 'droplet':
-      return world.droplets.find((d) => String(d.id) === id);
+      return findItem(world.droplets, (d) => String(d.id) === id);
     case 'image':
       // Public images belong to no account: they cannot be tagged.
-      return (world.images as StoredImage[]).find((i) => !i.public && String(i.id) === id);
+      return findItem(world.images as StoredImage[], (i) => !i.public && String(i.id) === id);
     case 'database':
-      return world.clusters.find((c) => c.id === id);
+      return findItem(world.clusters, (c) => c.id === id);
     case 'volume':
-      return world.volumes.find((v) => v.id === id);
+      return findItem(world.volumes, (v) => v.id === id);
     case 'volume_snapshot':
-      return world.volumeSnapshots.find((v) => v.id === id);
+      return findItem(world.volumeSnapshots, (v) => v.id === id);
     default:
       return undefined;
   }
@@ -77,6 +78,16 @@ function carriers(world: World, name: string): Record<TaggableType, string[]> {
  */
 function allTags(world: World): StoredTag[] {
   const known = new Set(world.tags.map((t) => t.name));
+  return [...world.tags, ...carriedNames(world, known).map((name) => ({ name, tagged: [] }))];
+}
+
+/**
+ * The names resources carry that are no tag of `known`. Inside a change, read from the committed
+ * world (resources are tagged through ensureTag, which records the tag first), so that looking a
+ * tag up does not cost a draft of every resource.
+ */
+function carriedNames(changing: World, known: ReadonlySet<string>): string[] {
+  const world = committed(changing);
   const carried = [
     ...world.droplets.flatMap((d) => d.tags),
     ...(world.images as StoredImage[]).filter((i) => !i.public).flatMap((i) => i.tags ?? []),
@@ -84,20 +95,31 @@ function allTags(world: World): StoredTag[] {
     ...world.volumes.flatMap((v) => v.tags),
     ...world.volumeSnapshots.flatMap((v) => v.tags),
   ];
-  const extra = [...new Set(carried)].filter((name) => !known.has(name));
-  return [...world.tags, ...extra.map((name) => ({ name, tagged: [] }))];
+  return [...new Set(carried)].filter((name) => !known.has(name));
+}
+
+/** The tag of that name, and whether it is one of `world.tags` (else resources only carry it). */
+function lookUpTag(
+  world: World,
+  match: (name: string) => boolean,
+): { tag: StoredTag; stored: boolean } | undefined {
+  const stored = findItem(world.tags, (t) => match(t.name));
+  if (stored) return { tag: stored, stored: true };
+  const name = carriedNames(world, new Set()).find(match);
+  return name === undefined ? undefined : { tag: { name, tagged: [] }, stored: false };
 }
 
 /** The tag named exactly `name` (the platform's paths take the canonical capitalisation), or 404. */
-function findTag(world: World, name: string): StoredTag {
-  const tag = allTags(world).find((t) => t.name === name);
-  if (!tag) throw notFound(`tag ${name} not found`);
-  return tag;
+function findTag(world: World, name: string): { tag: StoredTag; stored: boolean } {
+  const found = lookUpTag(world, (t) => t === name);
+  if (!found) throw notFound(`tag ${name} not found`);
+  return found;
 }
 
 /** The tag as the platform shows it: how many resources of each type carry it, and the latest one tagged. */
 function tagView(world: World, tag: StoredTag, baseUrl: string) {
-  const members = carriers(world, tag.name);
+  // The resources as committed: no change that shows a tag changes what carries it.
+  const members = carriers(committed(world), tag.name);
   const uri = (type: TaggableType, id: string) => `${baseUrl}/v2/${URI_PATH[type]}/${id}`;
   /** The member tagged last: by the recorded order, else the last one found. */
   const latest = (types: readonly TaggableType[]) => {
@@ -152,9 +174,9 @@ export function tagNewResource(
 /** The tag `name` names, whatever its capitalisation, created when there is none. */
 function ensureTag(world: World, name: string): StoredTag {
   const lower = name.toLowerCase();
-  const found = allTags(world).find((t) => t.name.toLowerCase() === lower);
-  if (found && world.tags.includes(found)) return found;
-  const tag: StoredTag = { name: found?.name ?? name, tagged: [] };
+  const found = lookUpTag(world, (t) => t.toLowerCase() === lower);
+  if (found?.stored) return found.tag;
+  const tag: StoredTag = { name: found?.tag.name ?? name, tagged: [] };
   world.tags.push(tag);
   return tag;
 }
@@ -188,7 +210,7 @@ function requestedResources(world: World, request: SandboxRequest) {
 }
 
 /** The tag of a request's path, checked for the platform's charset first. */
-function pathTag(world: World, request: SandboxRequest): StoredTag {
+function pathTag(world: World, request: SandboxRequest): { tag: StoredTag; stored: boolean } {
   const name = request.params.tag ?? '';
   if (tagNameProblem(name)) throw notFound(`tag ${name} not found`);
   return findTag(world, name);
@@ -199,11 +221,7 @@ export const tagsRoutes: Route[] = [
     method: 'GET',
     path: '/v2/tags',
     handler: (req, world) => ({
-      body: listBody(
-        'tags',
-        allTags(world).map((tag) => tagView(world, tag, req.baseUrl)),
-        req,
-      ),
+      body: listBody('tags', allTags(world), req, (tag) => tagView(world, tag, req.baseUrl)),
     }),
   },
   {
@@ -227,13 +245,13 @@ export const tagsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v2/tags/{tag}',
-    handler: (req, world) => ({ body: { tag: tagView(world, pathTag(world, req), req.baseUrl) } }),
+    handler: (req, world) => ({ body: { tag: tagView(world, pathTag(world, req).tag, req.baseUrl) } }),
   },
   {
     method: 'DELETE',
     path: '/v2/tags/{tag}',
     handler: (req, world) => {
-      const { name } = pathTag(world, req);
+      const { name } = pathTag(world, req).tag;
       // Deleting a tag untags every resource carrying it.
       for (const type of ['droplet', 'image', 'database'] as const) {
         for (const id of carriers(world, name)[type]) {
@@ -250,7 +268,7 @@ export const tagsRoutes: Route[] = [
     path: '/v2/tags/{tag}/resources',
     handler: (req, world) => {
       const found = pathTag(world, req);
-      const tag = world.tags.includes(found) ? found : ensureTag(world, found.name);
+      const tag = found.stored ? found.tag : ensureTag(world, found.tag.name);
       for (const { type, id, resource } of requestedResources(world, req)) {
         if (!(resource.tags ?? []).includes(tag.name)) resource.tags = [...(resource.tags ?? []), tag.name];
         noteTagged(tag, type, id);
@@ -262,7 +280,7 @@ export const tagsRoutes: Route[] = [
     method: 'DELETE',
     path: '/v2/tags/{tag}/resources',
     handler: (req, world) => {
-      const { name } = pathTag(world, req);
+      const { name } = pathTag(world, req).tag;
       for (const { resource } of requestedResources(world, req)) {
         resource.tags = (resource.tags ?? []).filter((t) => t !== name);
       }

@@ -3,7 +3,9 @@
  * tag) and droplet kernels. Effects the platform applies when an action completes are scheduled
  * on the droplet (families/vms.ts) and appear when the sandbox clock reaches them.
  */
+
 import { DROPLET_BACKUP_POLICY_WEEKDAY } from '@cloudcall/platform';
+import { cloneData } from '../clone.js';
 import {
   type Droplet,
   DURATIONS,
@@ -24,6 +26,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import { findItem } from '../journal.js';
 import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
 import { iso } from '../time.js';
 import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
@@ -96,7 +99,7 @@ function deleteDroplet(world: World, droplet: Droplet, now: number): void {
 
 export function findDroplet(world: World, request: SandboxRequest, param = 'id'): Droplet {
   const id = intParam(request, param);
-  const droplet = world.droplets.find((d) => d.id === id);
+  const droplet = findItem(world.droplets, (d) => d.id === id);
   if (!droplet) throw notFound();
   return droplet;
 }
@@ -292,7 +295,7 @@ function sizeFor(world: World, slug: unknown, region: string, purpose: string): 
 }
 
 function sizeObject(size: Size): Size {
-  const { disk_info: _diskInfo, gpu_info: _gpuInfo, ...rest } = structuredClone(size);
+  const { disk_info: _diskInfo, gpu_info: _gpuInfo, ...rest } = cloneData(size);
   return rest;
 }
 
@@ -390,7 +393,7 @@ function createDroplet(world: World, body: Record<string, unknown>, name: string
       ],
       v6: ipv6 ? [v6Network(seq)] : [],
     },
-    region: structuredClone(region) as unknown as Droplet['region'],
+    region: cloneData(region) as unknown as Droplet['region'],
     tags,
     vpc_uuid: vpc.id,
     kernel: null,
@@ -646,10 +649,8 @@ export const vmsRoutes: Route[] = [
     path: '/v2/droplets',
     handler: (req, world) => {
       const tag = req.query.get('tag_name');
-      const droplets = world.droplets
-        .filter((d) => !tag || d.tags.includes(tag))
-        .map((d) => dropletView(world, d, req.now));
-      return { body: listBody('droplets', droplets, req) };
+      const droplets = tag ? world.droplets.filter((d) => d.tags.includes(tag)) : world.droplets;
+      return { body: listBody('droplets', droplets, req, (d) => dropletView(world, d, req.now)) };
     },
   },
   {

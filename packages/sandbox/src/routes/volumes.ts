@@ -260,10 +260,11 @@ export const volumesRoutes: Route[] = [
     handler: (req, world) => {
       const name = req.query.get('name');
       const region = req.query.get('region');
-      const volumes = world.volumes
-        .filter((v) => (!name || v.name === name) && (!region || v.region === region))
-        .map((v) => volumeView(world, v));
-      return { body: listBody('volumes', volumes, req) };
+      const volumes =
+        name || region
+          ? world.volumes.filter((v) => (!name || v.name === name) && (!region || v.region === region))
+          : world.volumes;
+      return { body: listBody('volumes', volumes, req, (v) => volumeView(world, v)) };
     },
   },
   {
@@ -327,8 +328,8 @@ export const volumesRoutes: Route[] = [
     method: 'GET',
     path: '/v2/volumes/{id}/actions',
     handler: (req, world) => {
-      const actions = actionsOf(world, findVolume(world, req)).map((a) => actionView(world, a, req.now));
-      return { body: listBody('actions', actions, req) };
+      const actions = actionsOf(world, findVolume(world, req));
+      return { body: listBody('actions', actions, req, (a) => actionView(world, a, req.now)) };
     },
   },
   {
