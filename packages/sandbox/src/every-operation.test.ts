@@ -66,6 +66,9 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
   vpcs_create: (n) => ({ name: `walk-${n}`, region: 'nyc3', ip_range: `10.${200 + n}.0.0/20` }),
   vpcPeerings_create: (n, keys) => ({ name: `walk-${n}`, vpc_ids: keys.get('/v2/vpcs/{}')?.slice(0, 2) }),
   byoipPrefixes_create: (n) => ({ prefix: `203.0.${112 + n}.0/24`, region: 'nyc3', signature: 'walk' }),
+  registries_create: (n) => ({ name: `walk-${n}`, subscription_tier_slug: 'professional', region: 'nyc3' }),
+  spacesKey_create: (n) => ({ name: `walk-${n}`, grants: [{ bucket: `walk-${n}`, permission: 'read' }] }),
+  cdn_create_endpoint: (n) => ({ origin: `walk-${n}.nyc3.digitaloceanspaces.com`, ttl: 3600 }),
 };
 
 /** A value a parameter's schema takes, as text. */
@@ -97,7 +100,7 @@ function keyOf(operationId: string, body: unknown): string | undefined {
     .filter(([name, value]) => name !== 'links' && name !== 'meta' && value && typeof value === 'object')
     .map(([, value]) => value as Body);
   for (const item of [...nested, body as Body]) {
-    const key = item.id ?? item.uuid ?? item.ip ?? item.name;
+    const key = item.id ?? item.uuid ?? item.ip ?? item.access_key ?? item.name;
     if (typeof key === 'string' || typeof key === 'number') return String(key);
   }
   return undefined;

@@ -12,6 +12,8 @@ import {
   separateDefaultVpcRanges,
 } from './families/networking.js';
 import { type ProjectsState, seedProjectsState } from './families/projects.js';
+import { type RegistryState, seedRegistryState } from './families/registry.js';
+import { type SpacesState, seedSpacesState } from './families/spaces.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
 import { seedVolumesState, type VolumesState } from './families/volumes.js';
@@ -54,6 +56,8 @@ export interface World
     TagsState,
     VolumesState,
     ProjectsState,
+    RegistryState,
+    SpacesState,
     GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
@@ -103,6 +107,8 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedTagsState(),
     ...seedVolumesState(),
     ...seedProjectsState(now),
+    ...seedRegistryState(),
+    ...seedSpacesState(),
     ...seedGenericState(),
   };
 }

@@ -136,14 +136,26 @@ describe('a collection of the generic layer (uptime checks)', () => {
   });
 
   it('keys items by the name their create gives, where the path names them so', async () => {
-    const body = { name: 'walk-registry', subscription_tier_slug: 'basic', region: 'nyc3' };
-    expect((await call('registries_create', { json: body })).status).toBe(201);
-    const read = await call('registries_get', { params: { registry_name: 'walk-registry' } });
-    expect(read.body.registry).toMatchObject({ name: 'walk-registry', region: 'nyc3' });
-    expect((await call('registries_create', { json: body })).status).toBe(422);
-    const unnamed = await call('registries_create', { json: { region: 'nyc3' } });
-    expect(unnamed.status).toBe(422);
-    expect(unnamed.body.message).toMatch(/name is required/);
+    // Registries were the example here until a hand model took them: a function trigger is named so.
+    const namespace = await call('functions_create_namespace', { json: { region: 'nyc1', label: 'walk' } });
+    expect(namespace.status).toBe(200);
+    const namespace_id = namespace.body.namespace.uuid as string;
+    const body = {
+      name: 'nightly',
+      function: 'jobs/cleanup',
+      type: 'SCHEDULED',
+      is_enabled: true,
+      scheduled_details: { cron: '0 3 * * *' },
+    };
+    const params = { namespace_id };
+    expect((await call('functions_create_trigger', { params, json: body })).status).toBe(200);
+    const read = await call('functions_get_trigger', { params: { namespace_id, trigger_name: 'nightly' } });
+    expect(read.body.trigger).toMatchObject({ name: 'nightly', function: 'jobs/cleanup' });
+    expect((await call('functions_create_trigger', { params, json: body })).status).toBe(422);
+    const { name: _, ...unnamed } = body;
+    const refused = await call('functions_create_trigger', { params, json: unnamed });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/name is required/);
   });
 });
 

@@ -10,7 +10,9 @@ import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
+import { registryRoutes } from './registry.js';
 import { snapshotsRoutes } from './snapshots.js';
+import { spacesRoutes } from './spaces.js';
 import { tagsRoutes } from './tags.js';
 import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
@@ -28,6 +30,8 @@ export const routes: Route[] = [
   ...databasesRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
+  ...registryRoutes,
+  ...spacesRoutes,
 ];
 
 let router: Router | undefined;
