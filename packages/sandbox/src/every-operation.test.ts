@@ -61,6 +61,17 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
     size: 'db-s-1vcpu-1gb',
     num_nodes: 1,
   }),
+  databases_create_logsink: (n) => ({
+    sink_name: `walk-${n}`,
+    sink_type: 'rsyslog',
+    config: { server: '192.0.2.10', port: 514, tls: false, format: 'rfc5424' },
+  }),
+  databases_update_logsink: () => ({
+    config: { server: '192.0.2.11', port: 6514, tls: true, format: 'rfc3164' },
+  }),
+  databases_update_cluster_metrics_credentials: () => ({
+    credentials: { basic_auth_username: 'walk', basic_auth_password: 'walk-password' },
+  }),
   domains_create: (n) => ({ name: `walk-${n}.example.com` }),
   domains_create_record: (n) => ({ type: 'A', name: `www${n}`, data: '192.0.2.1', ttl: 1800 }),
   vpcs_create: (n) => ({ name: `walk-${n}`, region: 'nyc3', ip_range: `10.${200 + n}.0.0/20` }),

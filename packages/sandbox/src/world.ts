@@ -5,6 +5,7 @@
  */
 import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
+import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
 import {
   type NetworkingState,
@@ -53,6 +54,7 @@ export interface World
   extends VmsState,
     NetworkingState,
     DatabasesState,
+    DatabasesExtraState,
     TagsState,
     VolumesState,
     ProjectsState,
@@ -104,6 +106,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedVmsState(),
     ...seedNetworkingState(),
     ...seedDatabasesState(),
+    ...seedDatabasesExtraState(),
     ...seedTagsState(),
     ...seedVolumesState(),
     ...seedProjectsState(now),

@@ -7,6 +7,7 @@
  */
 
 import type { DATABASE_CLUSTER_ENGINE } from '@cloudcall/platform';
+import type { ClusterExtras } from './databases-extra.js';
 
 /** Every engine of the API description (its generated value list). */
 export type ClusterEngine = (typeof DATABASE_CLUSTER_ENGINE)[number];
@@ -75,7 +76,8 @@ export interface StoredReplica {
   private_network_uuid: string;
 }
 
-export interface StoredCluster {
+/** A cluster; its sub-resources beyond these (events, log sinks, schema registry...) are `ClusterExtras`. */
+export interface StoredCluster extends ClusterExtras {
   id: string;
   name: string;
   engine: ClusterEngine;

@@ -27,6 +27,7 @@ import {
   type StoredReplica,
   type StoredTopic,
 } from '../families/databases.js';
+import { dbEventId, recordDbEvent } from '../families/databases-extra.js';
 import {
   listBody,
   notFound,
@@ -38,6 +39,12 @@ import {
 import { iso } from '../time.js';
 import type { World } from '../world.js';
 import { CONFIG_DEFAULTS, CONFIG_RULES, type ConfigRule } from './databases-config.js';
+import {
+  AUTOSCALE_ENGINES,
+  checkAutoscale,
+  checkDoSettings,
+  clusterSettingsView,
+} from './databases-settings.js';
 import { compareVersions, probeSource, SourceError } from './databases-source.js';
 import { vpcFor } from './networking-common.js';
 import { assignToProject, dropFromProject, projectForCreate, projectOf } from './projects.js';
@@ -269,7 +276,7 @@ const ENGINES: Record<ClusterEngine, EngineInfo> = {
 };
 
 /** The rules a cluster follows: its engine's, or those of the engine it is an edition of. */
-const likeOf = (cluster: StoredCluster): StandardEngine => ENGINES[cluster.engine].like;
+export const likeOf = (cluster: StoredCluster): StandardEngine => ENGINES[cluster.engine].like;
 
 const isEngine = (value: string): value is ClusterEngine =>
   (DATABASE_CLUSTER_ENGINE as readonly string[]).includes(value);
@@ -391,7 +398,7 @@ const FIREWALL_TYPES = new Set(['droplet', 'k8s', 'ip_addr', 'tag', 'app']);
 // ---------------------------------------------------------------------------------------------
 // Lookups and views
 
-function findCluster(world: World, req: SandboxRequest): StoredCluster {
+export function findCluster(world: World, req: SandboxRequest): StoredCluster {
   const cluster = world.clusters.find((c) => c.id === req.params.cluster);
   if (!cluster) throw notFound();
   return cluster;
@@ -407,7 +414,7 @@ function authPlugin(settings: unknown): 'mysql_native_password' | 'caching_sha2_
 }
 
 /** The cluster, when its engine is one of `engines`; the platform's 422 otherwise. */
-function clusterOf(
+export function clusterOf(
   world: World,
   req: SandboxRequest,
   engines: StandardEngine[],
@@ -422,7 +429,10 @@ function clusterOf(
   return cluster;
 }
 
-function statusOf(cluster: StoredCluster, now: number): 'creating' | 'online' | 'resizing' | 'migrating' {
+export function statusOf(
+  cluster: StoredCluster,
+  now: number,
+): 'creating' | 'online' | 'resizing' | 'migrating' {
   if (now < cluster.online_ms) return 'creating';
   if (cluster.migrated_ms !== undefined && now < cluster.migrated_ms) return 'migrating';
   if (cluster.resized_ms !== undefined && now < cluster.resized_ms) return 'resizing';
@@ -515,6 +525,7 @@ function clusterView(world: World, cluster: StoredCluster, now: number) {
     project_id: projectOf(world, { urn: `do:dbaas:${cluster.id}`, created_ms: cluster.created_ms }),
     rules: cluster.rules.map((r) => ruleView(cluster, r)),
     storage_size_mib: cluster.storage_size_mib,
+    ...clusterSettingsView(cluster),
   };
 }
 
@@ -784,7 +795,7 @@ async function prepareMigration(req: SandboxRequest, world: World): Promise<Migr
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-const base = '/v2/databases/{cluster}';
+export const base = '/v2/databases/{cluster}';
 
 const DEFAULT_WINDOW = { day: 'tuesday', hour: '01:00:00' };
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -1020,6 +1031,14 @@ export const databasesRoutes: Route[] = [
         ...(DB_ENGINES.includes(info.like) ? { dbs: source?.dbs ? [...source.dbs] : [info.database] } : {}),
         ...(info.like === 'pg' ? { pools: [] } : {}),
       };
+      if (req.body.autoscale != null) {
+        if (!AUTOSCALE_ENGINES.includes(info.like)) {
+          throw unprocessable(`Storage autoscaling is not supported for ${info.label} clusters`);
+        }
+        cluster.autoscale = checkAutoscale(req.body.autoscale, 'autoscale.');
+      }
+      if (req.body.do_settings != null)
+        cluster.do_settings = checkDoSettings(req.body.do_settings, 'do_settings');
       world.clusters.push(cluster);
       assignToProject(world, `do:dbaas:${cluster.id}`, cluster.project_id || undefined, req.now);
       return { status: 201, body: { database: clusterView(world, cluster, req.now) } };
@@ -1075,6 +1094,7 @@ export const databasesRoutes: Route[] = [
       if (numNodes !== undefined) cluster.num_nodes = numNodes;
       cluster.storage_size_mib = storage ?? Math.max(cluster.storage_size_mib, minimum);
       cluster.resized_ms = req.now + CLUSTER_RESIZE_MS;
+      recordDbEvent(cluster, 'cluster_update', req.now);
       return { status: 202 };
     },
   },
@@ -1108,6 +1128,7 @@ export const databasesRoutes: Route[] = [
       }
       if (statusOf(cluster, req.now) !== 'online') throw unprocessable('the cluster is not online');
       cluster.version = version;
+      recordDbEvent(cluster, 'cluster_update', req.now);
       return { status: 204 };
     },
   },
@@ -1196,7 +1217,7 @@ export const databasesRoutes: Route[] = [
     method: 'GET',
     path: `${base}/topics`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const cluster = clusterOf(world, req, ['kafka'], 'Topic management');
       const topics = cluster.topics.map((t) => ({
         name: t.name,
         state: 'active',
@@ -1210,7 +1231,7 @@ export const databasesRoutes: Route[] = [
     method: 'POST',
     path: `${base}/topics`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const cluster = clusterOf(world, req, ['kafka'], 'Topic management');
       const name = requireString(req.body, 'name');
       // Kafka's own rule; "." and ".." are no names (and could never be addressed in a path).
       if (!/^[a-zA-Z0-9._-]{1,249}$/.test(name) || name === '.' || name === '..') {
@@ -1239,7 +1260,7 @@ export const databasesRoutes: Route[] = [
     method: 'GET',
     path: `${base}/topics/{topic}`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const cluster = clusterOf(world, req, ['kafka'], 'Topic management');
       const topic = cluster.topics.find((t) => t.name === req.params.topic);
       if (!topic) throw notFound();
       return { body: { topic: topicView(topic) } };
@@ -1249,7 +1270,7 @@ export const databasesRoutes: Route[] = [
     method: 'PUT',
     path: `${base}/topics/{topic}`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const cluster = clusterOf(world, req, ['kafka'], 'Topic management');
       const topic = cluster.topics.find((t) => t.name === req.params.topic);
       if (!topic) throw notFound();
       const partitions = optionalInt(req.body, 'partition_count', 1, 2048);
@@ -1272,7 +1293,7 @@ export const databasesRoutes: Route[] = [
     method: 'DELETE',
     path: `${base}/topics/{topic}`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['kafka'], 'Topics are');
+      const cluster = clusterOf(world, req, ['kafka'], 'Topic management');
       if (!cluster.topics.some((t) => t.name === req.params.topic)) throw notFound();
       cluster.topics = cluster.topics.filter((t) => t.name !== req.params.topic);
       return { status: 204 };
@@ -1295,6 +1316,7 @@ export const databasesRoutes: Route[] = [
         config.sql_mode = checkSqlMode(config.sql_mode);
       }
       Object.assign(cluster.config, config);
+      recordDbEvent(cluster, 'cluster_update', req.now);
       return { status: 200 };
     },
   },
@@ -1302,7 +1324,7 @@ export const databasesRoutes: Route[] = [
     method: 'GET',
     path: `${base}/sql_mode`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode is');
+      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode');
       return { body: { sql_mode: String(cluster.config.sql_mode ?? DEFAULT_SQL_MODE) } };
     },
   },
@@ -1310,7 +1332,7 @@ export const databasesRoutes: Route[] = [
     method: 'PUT',
     path: `${base}/sql_mode`,
     handler: (req, world) => {
-      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode is');
+      const cluster = clusterOf(world, req, ['mysql'], 'SQL mode');
       cluster.config.sql_mode = checkSqlMode(requireString(req.body, 'sql_mode'));
       return { status: 204 };
     },
@@ -1552,6 +1574,7 @@ export const databasesRoutes: Route[] = [
         throw unprocessable('hour must be a 24-hour time in UTC, such as 14:00');
       }
       cluster.maintenance_window = { day, hour: hour.length === 5 ? `${hour}:00` : hour };
+      recordDbEvent(cluster, 'cluster_update', req.now);
       return { status: 204 };
     },
   },
@@ -1571,6 +1594,7 @@ export const databasesRoutes: Route[] = [
       cluster.region = region;
       cluster.private_network_uuid = vpcFor(world, undefined, region, req.now).id;
       cluster.migrated_ms = req.now + CLUSTER_MIGRATE_MS;
+      recordDbEvent(cluster, 'cluster_update', req.now);
       return { status: 202 };
     },
   },
@@ -1680,6 +1704,12 @@ export const databasesRoutes: Route[] = [
         migrations: [],
         pools: likeOf(cluster) === 'pg' ? [] : undefined,
         replicas: [],
+        // Its own log from here (its creation, then the promotion); the primary's sinks and
+        // settings (CNAMEs name the primary's hosts) stay with the primary.
+        events: [{ id: dbEventId(), type: 'cluster_master_promotion', at_ms: req.now }],
+        logsinks: undefined,
+        autoscale: undefined,
+        do_settings: undefined,
       });
       return { status: 204 };
     },

@@ -7,6 +7,7 @@ import type { Route } from '../http.js';
 import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
+import { databasesExtraRoutes } from './databases-extra.js';
 import { imagesRoutes } from './images.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   ...imagesRoutes,
   ...networkingRoutes,
   ...databasesRoutes,
+  ...databasesExtraRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
   ...registryRoutes,
