@@ -6,6 +6,7 @@
 import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
+import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -13,6 +14,7 @@ import {
 } from './families/networking.js';
 import { type ProjectsState, seedProjectsState } from './families/projects.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
+import { seedUptimeState, type UptimeState } from './families/uptime.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
 import { seedVolumesState, type VolumesState } from './families/volumes.js';
 import { type FaultState, seedFaults } from './faults.js';
@@ -54,6 +56,8 @@ export interface World
     TagsState,
     VolumesState,
     ProjectsState,
+    MonitoringState,
+    UptimeState,
     GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
@@ -103,6 +107,8 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedTagsState(),
     ...seedVolumesState(),
     ...seedProjectsState(now),
+    ...seedMonitoringState(),
+    ...seedUptimeState(),
     ...seedGenericState(),
   };
 }

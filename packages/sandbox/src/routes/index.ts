@@ -8,10 +8,13 @@ import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
+import { monitoringAlertRoutes, monitoringSinkRoutes } from './monitoring.js';
+import { monitoringMetricRoutes } from './monitoring-metrics.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
 import { snapshotsRoutes } from './snapshots.js';
 import { tagsRoutes } from './tags.js';
+import { uptimeRoutes } from './uptime.js';
 import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
 import { volumesRoutes } from './volumes.js';
@@ -28,6 +31,10 @@ export const routes: Route[] = [
   ...databasesRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
+  ...monitoringAlertRoutes,
+  ...monitoringSinkRoutes,
+  ...monitoringMetricRoutes,
+  ...uptimeRoutes,
 ];
 
 let router: Router | undefined;
