@@ -7,6 +7,7 @@ import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
+import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -16,6 +17,7 @@ import { type ProjectsState, seedProjectsState } from './families/projects.js';
 import { type RegistryState, seedRegistryState } from './families/registry.js';
 import { type SpacesState, seedSpacesState } from './families/spaces.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
+import { seedUptimeState, type UptimeState } from './families/uptime.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
 import { seedVolumesState, type VolumesState } from './families/volumes.js';
 import { type FaultState, seedFaults } from './faults.js';
@@ -60,6 +62,8 @@ export interface World
     ProjectsState,
     RegistryState,
     SpacesState,
+    MonitoringState,
+    UptimeState,
     GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
@@ -112,6 +116,8 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedProjectsState(now),
     ...seedRegistryState(),
     ...seedSpacesState(),
+    ...seedMonitoringState(),
+    ...seedUptimeState(),
     ...seedGenericState(),
   };
 }

@@ -21,13 +21,13 @@ let statePath: string;
 let sandbox: Sandbox;
 const call = (operationId: string, options?: CallOptions) => callOperation(sandbox.url, operationId, options);
 
-const check = (name: string) => ({
-  name,
-  type: 'https',
-  target: `https://${name}.example.com/health`,
-  regions: ['us_east', 'eu_west'],
-  enabled: true,
-});
+/** A GenAI Anthropic key: its secret is taken, never answered. */
+const anthropicKey = (name: string) => ({ name, api_key: `sk-ant-${name}` });
+const KEY_FIELDS = {
+  uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+  created_at: expect.any(String),
+  updated_at: expect.any(String),
+};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cloudcall-sandbox-generic-'));
@@ -40,59 +40,75 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('a collection of the generic layer (uptime checks)', () => {
+describe('a collection of the generic layer (GenAI Anthropic keys)', () => {
   it('creates, lists in pages, reads, replaces and deletes, and keeps it all across a restart', async () => {
     const ids: string[] = [];
     for (const name of ['alpha', 'beta', 'gamma']) {
-      const created = await call('uptime_create_check', { json: check(name) });
-      expect(created.status).toBe(201);
-      // What the request gave, and a UUID key, as the description's `check` says.
-      expect(created.body.check).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ...check(name) });
-      ids.push(created.body.check.id);
+      const created = await call('genai_create_anthropic_api_key', { json: anthropicKey(name) });
+      expect(created.status).toBe(200);
+      // What the request gave (its secret aside), and a UUID key, as the description's item says.
+      expect(created.body.api_key_info).toEqual({ ...KEY_FIELDS, name });
+      ids.push(created.body.api_key_info.uuid);
     }
     expect(new Set(ids).size).toBe(3);
 
-    const second = await call('uptime_list_checks', { query: '?per_page=2&page=2' });
+    const second = await call('genai_list_anthropic_api_keys', { query: '?per_page=2&page=2' });
     expect(second.status).toBe(200);
-    expect(second.body.checks.map((each: { name: string }) => each.name)).toEqual(['gamma']);
-    expect(second.body.meta).toEqual({ total: 3 });
+    expect(second.body.api_key_infos.map((each: { name: string }) => each.name)).toEqual(['gamma']);
+    expect(second.body.meta).toEqual({ page: 2, pages: 2, total: 3 });
+    // This list names its link to the page before `previous`, as its description does.
     expect(second.body.links.pages).toEqual({
-      first: `${sandbox.url}/v2/uptime/checks?per_page=2&page=1`,
-      prev: `${sandbox.url}/v2/uptime/checks?per_page=2&page=1`,
+      first: `${sandbox.url}/v2/gen-ai/anthropic/keys?per_page=2&page=1`,
+      previous: `${sandbox.url}/v2/gen-ai/anthropic/keys?per_page=2&page=1`,
     });
-    const first = await call('uptime_list_checks', { query: '?per_page=2' });
-    expect(first.body.checks.map((each: { name: string }) => each.name)).toEqual(['alpha', 'beta']);
-    expect(first.body.links.pages.next).toBe(`${sandbox.url}/v2/uptime/checks?per_page=2&page=2`);
+    const first = await call('genai_list_anthropic_api_keys', { query: '?per_page=2' });
+    expect(first.body.api_key_infos.map((each: { name: string }) => each.name)).toEqual(['alpha', 'beta']);
+    expect(first.body.links.pages.next).toBe(`${sandbox.url}/v2/gen-ai/anthropic/keys?per_page=2&page=2`);
 
     const [alpha, beta] = ids as [string, string];
-    expect((await call('uptime_get_check', { params: { check_id: alpha } })).body.check.name).toBe('alpha');
+    const read = (id: string) => call('genai_get_anthropic_api_key', { params: { api_key_uuid: id } });
+    expect((await read(alpha)).body.api_key_info.name).toBe('alpha');
     // PUT replaces what its request can name: a field left out is gone, one of the wrong type not taken.
-    const replaced = await call('uptime_update_check', {
-      params: { check_id: alpha },
-      json: { name: 'alpha-2', target: 'https://alpha.example.org/', enabled: 'yes' },
+    const renamed = await call('genai_update_anthropic_api_key', {
+      params: { api_key_uuid: alpha },
+      json: { name: 'alpha-2', api_key: 'sk-ant-2' },
     });
-    expect(replaced.status).toBe(200);
-    expect(replaced.body.check).toEqual({ id: alpha, name: 'alpha-2', target: 'https://alpha.example.org/' });
-    expect((await call('uptime_get_check', { params: { check_id: alpha } })).body.check.name).toBe('alpha-2');
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.api_key_info).toEqual({ ...KEY_FIELDS, uuid: alpha, name: 'alpha-2' });
+    expect((await read(alpha)).body.api_key_info.name).toBe('alpha-2');
+    const unnamed = await call('genai_update_anthropic_api_key', {
+      params: { api_key_uuid: beta },
+      json: { name: 7, api_key: 'sk-ant-3' },
+    });
+    expect(unnamed.body.api_key_info).toEqual({ ...KEY_FIELDS, uuid: beta });
 
-    expect((await call('uptime_delete_check', { params: { check_id: beta } })).status).toBe(204);
-    const gone = await call('uptime_get_check', { params: { check_id: beta } });
+    expect((await call('genai_delete_anthropic_api_key', { params: { api_key_uuid: beta } })).status).toBe(
+      200,
+    );
+    const gone = await read(beta);
     expect(gone.status).toBe(404);
     expect(gone.body.id).toBe('not_found');
-    expect((await call('uptime_delete_check', { params: { check_id: beta } })).status).toBe(404);
-    expect((await call('uptime_update_check', { params: { check_id: beta }, json: {} })).status).toBe(404);
+    expect((await call('genai_delete_anthropic_api_key', { params: { api_key_uuid: beta } })).status).toBe(
+      404,
+    );
+    expect(
+      (await call('genai_update_anthropic_api_key', { params: { api_key_uuid: beta }, json: {} })).status,
+    ).toBe(404);
 
     // A new sandbox on the same state file holds what this one made.
     await sandbox.close();
     sandbox = await startSandbox({ statePath, now: steppingClock() });
-    const after = await call('uptime_list_checks');
-    expect(after.body.checks.map((each: { id: string; name: string }) => [each.id, each.name])).toEqual([
+    const after = await call('genai_list_anthropic_api_keys');
+    expect(
+      after.body.api_key_infos.map((each: { uuid: string; name: string }) => [each.uuid, each.name]),
+    ).toEqual([
       [alpha, 'alpha-2'],
       [ids[2], 'gamma'],
     ]);
-    expect((await call('uptime_get_check', { params: { check_id: ids[2] as string } })).body.check).toEqual({
-      id: ids[2],
-      ...check('gamma'),
+    expect((await read(ids[2] as string)).body.api_key_info).toEqual({
+      ...KEY_FIELDS,
+      uuid: ids[2],
+      name: 'gamma',
     });
   });
 

@@ -9,12 +9,15 @@ import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { databasesExtraRoutes } from './databases-extra.js';
 import { imagesRoutes } from './images.js';
+import { monitoringAlertRoutes, monitoringSinkRoutes } from './monitoring.js';
+import { monitoringMetricRoutes } from './monitoring-metrics.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
 import { registryRoutes } from './registry.js';
 import { snapshotsRoutes } from './snapshots.js';
 import { spacesRoutes } from './spaces.js';
 import { tagsRoutes } from './tags.js';
+import { uptimeRoutes } from './uptime.js';
 import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
 import { volumesRoutes } from './volumes.js';
@@ -34,6 +37,10 @@ export const routes: Route[] = [
   ...projectsRoutes,
   ...registryRoutes,
   ...spacesRoutes,
+  ...monitoringAlertRoutes,
+  ...monitoringSinkRoutes,
+  ...monitoringMetricRoutes,
+  ...uptimeRoutes,
 ];
 
 let router: Router | undefined;
