@@ -4,6 +4,7 @@
  * never advanced by timers, so it holds across processes and restarts.
  */
 import type { Schemas } from '@cloudcall/platform';
+import { type AppsState, seedAppsState } from './families/apps.js';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
 import {
@@ -54,7 +55,8 @@ export interface World
     TagsState,
     VolumesState,
     ProjectsState,
-    GenericState {
+    GenericState,
+    AppsState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -104,6 +106,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedVolumesState(),
     ...seedProjectsState(now),
     ...seedGenericState(),
+    ...seedAppsState(),
   };
 }
 

@@ -6,6 +6,7 @@ import { genericRoutes } from '../generic/routes.js';
 import type { Route } from '../http.js';
 import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
+import { appsRoutes } from './apps.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
 import { networkingRoutes } from './networking.js';
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   ...databasesRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
+  ...appsRoutes,
 ];
 
 let router: Router | undefined;
