@@ -115,7 +115,22 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
     notifications: { email: ['walk@example.com'], slack: [] },
     period: '2m',
   }),
+  apps_create: (n) => ({ spec: appSpec(`walk-${n}`) }),
+  // After apps_create: the first app's path, its own name.
+  apps_update: () => ({ spec: appSpec('walk-1') }),
+  apps_validate_appSpec: (n) => ({ spec: appSpec(`walk-proposed-${n}`) }),
+  apps_list_metrics_bandwidth_daily: (_, keys) => ({ app_ids: keys.get('/v2/apps/{}') }),
 };
+
+/** An app spec App Platform takes: a service, a job and an alert, so that their operations reach them. */
+function appSpec(name: string): Body {
+  return {
+    name,
+    services: [{ name: 'web', github: { repo: 'digitalocean/sample-golang', branch: 'main' } }],
+    jobs: [{ name: 'migrate', kind: 'PRE_DEPLOY', github: { repo: 'digitalocean/sample-golang' } }],
+    alerts: [{ rule: 'DEPLOYMENT_FAILED' }],
+  };
+}
 
 /** A value a parameter's schema takes, as text. */
 function plausible(schema: JsonSchema | undefined): string {

@@ -4,6 +4,7 @@
  * never advanced by timers, so it holds across processes and restarts.
  */
 import type { Schemas } from '@cloudcall/platform';
+import { type AppsState, seedAppsState } from './families/apps.js';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
@@ -65,6 +66,8 @@ export interface World
     MonitoringState,
     UptimeState,
     GenericState {
+    GenericState,
+    AppsState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -119,6 +122,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedMonitoringState(),
     ...seedUptimeState(),
     ...seedGenericState(),
+    ...seedAppsState(),
   };
 }
 

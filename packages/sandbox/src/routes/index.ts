@@ -6,6 +6,7 @@ import { genericRoutes } from '../generic/routes.js';
 import type { Route } from '../http.js';
 import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
+import { appsRoutes } from './apps.js';
 import { databasesRoutes } from './databases.js';
 import { databasesExtraRoutes } from './databases-extra.js';
 import { imagesRoutes } from './images.js';
@@ -41,6 +42,7 @@ export const routes: Route[] = [
   ...monitoringSinkRoutes,
   ...monitoringMetricRoutes,
   ...uptimeRoutes,
+  ...appsRoutes,
 ];
 
 let router: Router | undefined;
