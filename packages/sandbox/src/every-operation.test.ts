@@ -66,6 +66,13 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
   vpcs_create: (n) => ({ name: `walk-${n}`, region: 'nyc3', ip_range: `10.${200 + n}.0.0/20` }),
   vpcPeerings_create: (n, keys) => ({ name: `walk-${n}`, vpc_ids: keys.get('/v2/vpcs/{}')?.slice(0, 2) }),
   byoipPrefixes_create: (n) => ({ prefix: `203.0.${112 + n}.0/24`, region: 'nyc3', signature: 'walk' }),
+  kubernetes_create_cluster: (n) => ({
+    name: `walk-${n}`,
+    region: 'nyc3',
+    version: 'latest',
+    node_pools: [{ name: `walk-${n}`, size: 's-1vcpu-2gb', count: 1 }],
+  }),
+  kubernetes_add_nodePool: (n) => ({ name: `walk-extra-${n}`, size: 's-1vcpu-2gb', count: 1 }),
 };
 
 /** A value a parameter's schema takes, as text. */

@@ -6,6 +6,7 @@
 import type { Schemas } from '@cloudcall/platform';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
+import { type KubernetesState, seedKubernetesState } from './families/kubernetes.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -54,6 +55,7 @@ export interface World
     TagsState,
     VolumesState,
     ProjectsState,
+    KubernetesState,
     GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
@@ -103,6 +105,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedTagsState(),
     ...seedVolumesState(),
     ...seedProjectsState(now),
+    ...seedKubernetesState(),
     ...seedGenericState(),
   };
 }

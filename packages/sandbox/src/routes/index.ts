@@ -8,6 +8,7 @@ import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
 import { databasesRoutes } from './databases.js';
 import { imagesRoutes } from './images.js';
+import { kubernetesRoutes } from './kubernetes.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
 import { snapshotsRoutes } from './snapshots.js';
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   ...databasesRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
+  ...kubernetesRoutes,
 ];
 
 let router: Router | undefined;
