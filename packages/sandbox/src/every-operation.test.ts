@@ -120,6 +120,13 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
   apps_update: () => ({ spec: appSpec('walk-1') }),
   apps_validate_appSpec: (n) => ({ spec: appSpec(`walk-proposed-${n}`) }),
   apps_list_metrics_bandwidth_daily: (_, keys) => ({ app_ids: keys.get('/v2/apps/{}') }),
+  kubernetes_create_cluster: (n) => ({
+    name: `walk-${n}`,
+    region: 'nyc3',
+    version: 'latest',
+    node_pools: [{ name: `walk-${n}`, size: 's-1vcpu-2gb', count: 1 }],
+  }),
+  kubernetes_add_nodePool: (n) => ({ name: `walk-extra-${n}`, size: 's-1vcpu-2gb', count: 1 }),
 };
 
 /** An app spec App Platform takes: a service, a job and an alert, so that their operations reach them. */

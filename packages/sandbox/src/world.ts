@@ -9,6 +9,7 @@ import { type DatabasesState, seedDatabasesState } from './families/databases.js
 import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
 import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
+import { type KubernetesState, seedKubernetesState } from './families/kubernetes.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -65,6 +66,7 @@ export interface World
     SpacesState,
     MonitoringState,
     UptimeState,
+    KubernetesState,
     GenericState {
     GenericState,
     AppsState {
@@ -121,6 +123,7 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedSpacesState(),
     ...seedMonitoringState(),
     ...seedUptimeState(),
+    ...seedKubernetesState(),
     ...seedGenericState(),
     ...seedAppsState(),
   };

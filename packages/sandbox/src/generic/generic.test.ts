@@ -119,34 +119,22 @@ describe('a collection of the generic layer (GenAI Anthropic keys)', () => {
   });
 
   it('keeps a nested collection under its parent, and deletes it with the parent', async () => {
-    const cluster = async (name: string) =>
-      (
-        await call('kubernetes_create_cluster', {
-          json: {
-            name,
-            region: 'nyc1',
-            version: '1.31',
-            node_pools: [{ name: 'p', size: 's-1vcpu-2gb', count: 1 }],
-          },
-        })
-      ).body.kubernetes_cluster.id as string;
-    const [one, two] = [await cluster('one'), await cluster('two')];
-    const pool = await call('kubernetes_add_nodePool', {
-      params: { cluster_id: one },
-      json: { name: 'workers', size: 's-2vcpu-4gb', count: 3 },
+    // An agent's API keys: no hand model answers them (Kubernetes node pools, used here before, have one).
+    const agent = async (name: string) =>
+      (await call('genai_create_agent', { json: { name } })).body.agent.uuid as string;
+    const [one, two] = [await agent('nest-one'), await agent('nest-two')];
+    const key = await call('genai_create_agent_api_key', {
+      params: { agent_uuid: one },
+      json: { name: 'workers' },
     });
-    expect(pool.body.node_pool).toMatchObject({ name: 'workers', size: 's-2vcpu-4gb', count: 3 });
-    const poolId = pool.body.node_pool.id as string;
-    const pools = (id: string) => call('kubernetes_list_nodePools', { params: { cluster_id: id } });
-    expect((await pools(one)).body.node_pools.map((each: { id: string }) => each.id)).toEqual([poolId]);
-    expect((await pools(two)).body.node_pools).toEqual([]);
-    // A pool is found under its own cluster only.
-    const params = { cluster_id: two, node_pool_id: poolId };
-    expect((await call('kubernetes_get_nodePool', { params })).status).toBe(404);
+    expect(key.body.api_key_info).toMatchObject({ name: 'workers' });
+    const keyId = key.body.api_key_info.uuid as string;
+    const keys = (id: string) => call('genai_list_agent_api_keys', { params: { agent_uuid: id } });
+    expect((await keys(one)).body.api_key_infos.map((each: { uuid: string }) => each.uuid)).toEqual([keyId]);
+    expect((await keys(two)).body.api_key_infos).toEqual([]);
 
-    expect((await call('kubernetes_delete_cluster', { params: { cluster_id: one } })).status).toBe(204);
-    expect((await pools(one)).status).toBe(404);
-    expect((await call('kubernetes_get_kubeconfig', { params: { cluster_id: one } })).status).toBe(404);
+    expect((await call('genai_delete_agent', { params: { uuid: one } })).status).toBe(200);
+    expect((await keys(one)).status).toBe(404);
     const world = await sandbox.store.read((state) => state.genericItems);
     expect(Object.keys(world).filter((path) => path.includes(one))).toEqual([]);
   });

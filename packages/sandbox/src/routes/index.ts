@@ -12,6 +12,7 @@ import { databasesExtraRoutes } from './databases-extra.js';
 import { imagesRoutes } from './images.js';
 import { monitoringAlertRoutes, monitoringSinkRoutes } from './monitoring.js';
 import { monitoringMetricRoutes } from './monitoring-metrics.js';
+import { kubernetesRoutes } from './kubernetes.js';
 import { networkingRoutes } from './networking.js';
 import { projectsRoutes } from './projects.js';
 import { registryRoutes } from './registry.js';
@@ -43,6 +44,7 @@ export const routes: Route[] = [
   ...monitoringMetricRoutes,
   ...uptimeRoutes,
   ...appsRoutes,
+  ...kubernetesRoutes,
 ];
 
 let router: Router | undefined;
