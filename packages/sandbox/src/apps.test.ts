@@ -205,6 +205,10 @@ describe('apps', () => {
       [{ name: 'ok-app', region: 'nyc3' }, /field "region": App Platform does not run in "nyc3"/],
       [{ name: 'ok-app', services: [service({ name: 'Web' })] }, /field "services.name"/],
       [
+        { name: 'ok-app', services: [service({ log_destinations: [{ name: 'l'.repeat(43) }] })] },
+        /field "services.log_destinations.name": log destination name "l{43}" must be 2 to 42/,
+      ],
+      [
         { name: 'ok-app', services: [service({})], workers: [{ name: 'web', github: GITHUB }] },
         /field "workers.name": worker web has the name of the service/,
       ],

@@ -62,8 +62,9 @@ describe('FIELD_LIMITS', () => {
     expect(declared.get('vpc_ids')).toContainEqual({ items: 2 });
     // Where operations disagree (a project's name is at most 175 characters, other names 255), the
     // table holds the loosest and the operation's own route checks the narrower one (a project's
-    // name: volumes.test.ts; a registry's, 63: registry.test.ts). Only those listed here may be narrower.
-    const narrowerInRoutes = new Set(['name:175', 'name:63']);
+    // name: volumes.test.ts; a registry's, 63: registry.test.ts; an app's, 32, and an app's log
+    // destination's, 42: apps.test.ts). Only those listed here may be narrower.
+    const narrowerInRoutes = new Set(['name:175', 'name:63', 'name:32', 'name:42']);
     for (const [name, limits] of declared) {
       const loosest = (key: 'length' | 'items') =>
         Math.max(...limits.map((limit) => limit[key] ?? Number.NEGATIVE_INFINITY));

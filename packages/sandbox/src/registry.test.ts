@@ -6,7 +6,7 @@
  * checked against the description's schema for its status (`callOperation`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dropRegistry, type PushOptions, pushImage } from './families/registry.js';
+import { dropRegistry, type PushOptions, pushImage } from './routes/registry-model.js';
 import { type Sandbox, startSandbox } from './server.js';
 import { type CallOptions, callOperation, type Reply, steppingClock } from './testing/operations.js';
 import type { World } from './world.js';

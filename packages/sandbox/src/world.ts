@@ -8,8 +8,8 @@ import { type AppsState, seedAppsState } from './families/apps.js';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
-import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
 import { type KubernetesState, seedKubernetesState } from './families/kubernetes.js';
+import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
 import {
   type NetworkingState,
   seedNetworkingState,
@@ -67,9 +67,8 @@ export interface World
     MonitoringState,
     UptimeState,
     KubernetesState,
+    AppsState,
     GenericState {
-    GenericState,
-    AppsState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;

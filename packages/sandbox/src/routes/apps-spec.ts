@@ -81,6 +81,8 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const show = (value: unknown) => JSON.stringify(value);
 
+const LOG_DESTINATION_NAME = /^[a-z][a-z0-9-]{0,40}[a-z0-9]$/;
+
 function oneOf(field: string, value: unknown, allowed: readonly string[], what: string): void {
   if (value === undefined) return;
   if (typeof value !== 'string' || !allowed.includes(value)) {
@@ -263,6 +265,15 @@ export function checkSpec(value: unknown): AppSpec {
       if (kind === 'jobs') oneOf('jobs.kind', component.kind, APP_JOB_SPEC_KIND, 'job kind');
       checkEnvs(`${kind}.envs`, component.envs);
       checkAlerts(`${kind}.alerts`, component.alerts, false);
+      for (const destination of list(component, 'log_destinations')) {
+        // The description's app_log_destination_definition: a name of 2 to 42 such characters.
+        if (typeof destination.name !== 'string' || !LOG_DESTINATION_NAME.test(destination.name)) {
+          throw invalidSpec(
+            `${kind}.log_destinations.name`,
+            `log destination name ${show(destination.name ?? '')} must be 2 to 42 characters of lowercase letters, digits and "-"`,
+          );
+        }
+      }
     }
   }
   if (components === 0) {

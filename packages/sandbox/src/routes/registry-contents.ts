@@ -7,23 +7,25 @@
  * the platform's statuses on the sandbox clock, cancelled by a PUT of `{cancel: true}`.
  */
 import {
-  activeGarbageCollection,
-  DIGEST,
   type GarbageCollectionType,
   GC_TYPES,
-  gcActive,
-  gcStatus,
-  newGarbageCollection,
   type StoredGarbageCollection,
   type StoredManifest,
   type StoredRegistry,
   type StoredTag,
-  settled,
-  settleGarbageCollections,
 } from '../families/registry.js';
 import { HttpError, notFound, paginate, type Route, type SandboxRequest, unprocessable } from '../http.js';
 import { iso } from '../time.js';
 import type { World } from '../world.js';
+import {
+  activeGarbageCollection,
+  DIGEST,
+  gcActive,
+  gcStatus,
+  newGarbageCollection,
+  settled,
+  settleGarbageCollections,
+} from './registry-model.js';
 
 /** The account's registry named in the path, or the platform's 404. */
 export function findRegistry(world: World, name: string | undefined): StoredRegistry {

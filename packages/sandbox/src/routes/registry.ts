@@ -12,23 +12,25 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  accountUsage,
-  dropRegistry,
-  type EligibilityReason,
-  ineligibility,
   MULTI_REGISTRY_REGIONS,
   REGISTRY_REGIONS,
   REGISTRY_TIERS,
   type RegistryTier,
   type StoredRegistry,
-  settleGarbageCollections,
-  storageOf,
   tierOf,
 } from '../families/registry.js';
 import { badRequest, HttpError, notFound, type Route, type SandboxRequest, unprocessable } from '../http.js';
 import { iso } from '../time.js';
 import type { World } from '../world.js';
 import { findRegistry, registryContentRoutes } from './registry-contents.js';
+import {
+  accountUsage,
+  dropRegistry,
+  type EligibilityReason,
+  ineligibility,
+  settleGarbageCollections,
+  storageOf,
+} from './registry-model.js';
 
 const REGISTRY_NAME = /^[a-z0-9-]{1,63}$/;
 /** The host docker logs in to. */
