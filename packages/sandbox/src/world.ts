@@ -4,13 +4,18 @@
  * never advanced by timers, so it holds across processes and restarts.
  */
 import type { Schemas } from '@cloudcall/platform';
+import { type AutoscaleState, seedAutoscaleState } from './families/autoscale.js';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
+import { type FunctionsState, seedFunctionsState } from './families/functions.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
+import { type NatGatewaysState, seedNatGatewaysState } from './families/nat-gateways.js';
 import {
   type NetworkingState,
   seedNetworkingState,
   separateDefaultVpcRanges,
 } from './families/networking.js';
+import { type NfsState, seedNfsState } from './families/nfs.js';
+import { type PartnerNetworkState, seedPartnerNetworkState } from './families/partner-network.js';
 import { type ProjectsState, seedProjectsState } from './families/projects.js';
 import { seedTagsState, type TagsState } from './families/tags.js';
 import { seedVmsState, type VmsState } from './families/vms.js';
@@ -54,7 +59,12 @@ export interface World
     TagsState,
     VolumesState,
     ProjectsState,
-    GenericState {
+    GenericState,
+    FunctionsState,
+    NfsState,
+    NatGatewaysState,
+    PartnerNetworkState,
+    AutoscaleState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
   clockOffsetMs: number;
@@ -104,6 +114,11 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedVolumesState(),
     ...seedProjectsState(now),
     ...seedGenericState(),
+    ...seedFunctionsState(),
+    ...seedNfsState(),
+    ...seedNatGatewaysState(),
+    ...seedPartnerNetworkState(),
+    ...seedAutoscaleState(),
   };
 }
 

@@ -6,9 +6,14 @@ import { genericRoutes } from '../generic/routes.js';
 import type { Route } from '../http.js';
 import { createRouter, type Router } from '../router.js';
 import { accountRoutes } from './account.js';
+import { autoscaleRoutes } from './autoscale.js';
 import { databasesRoutes } from './databases.js';
+import { functionsRoutes } from './functions.js';
 import { imagesRoutes } from './images.js';
+import { natGatewaysRoutes } from './nat-gateways.js';
 import { networkingRoutes } from './networking.js';
+import { nfsRoutes } from './nfs.js';
+import { partnerNetworkRoutes } from './partner-network.js';
 import { projectsRoutes } from './projects.js';
 import { snapshotsRoutes } from './snapshots.js';
 import { tagsRoutes } from './tags.js';
@@ -28,6 +33,11 @@ export const routes: Route[] = [
   ...databasesRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
+  ...functionsRoutes,
+  ...nfsRoutes,
+  ...natGatewaysRoutes,
+  ...partnerNetworkRoutes,
+  ...autoscaleRoutes,
 ];
 
 let router: Router | undefined;
