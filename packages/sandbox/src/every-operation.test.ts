@@ -127,6 +127,32 @@ const FIXTURES: Record<string, (n: number, keys: Map<string, string[]>) => Body>
     node_pools: [{ name: `walk-${n}`, size: 's-1vcpu-2gb', count: 1 }],
   }),
   kubernetes_add_nodePool: (n) => ({ name: `walk-extra-${n}`, size: 's-1vcpu-2gb', count: 1 }),
+  functions_create_namespace: (n) => ({ label: `walk-${n}`, region: 'nyc1' }),
+  nfs_create: (n, keys) => ({
+    name: `walk-${n}`,
+    size_gib: 50,
+    region: 'nyc3',
+    vpc_ids: keys.get('/v2/vpcs/{}')?.slice(0, 1),
+  }),
+  vpcnatgateways_create: (n, keys) => ({
+    name: `walk-${n}`,
+    type: 'PUBLIC',
+    region: 'nyc3',
+    size: 1,
+    vpcs: [{ vpc_uuid: keys.get('/v2/vpcs/{}')?.[0] }],
+  }),
+  partnerAttachments_create: (n, keys) => ({
+    name: `walk-${n}`,
+    connection_bandwidth_in_mbps: 1000,
+    region: 'nyc',
+    naas_provider: 'MEGAPORT',
+    vpc_ids: keys.get('/v2/vpcs/{}')?.slice(0, 1),
+  }),
+  autoscalepools_create: (n) => ({
+    name: `walk-${n}`,
+    config: { target_number_instances: 1 },
+    droplet_template: { region: 'nyc3', size: 's-1vcpu-1gb', image: 'ubuntu-24-04-x64', ssh_keys: [] },
+  }),
 };
 
 /** An app spec App Platform takes: a service, a job and an alert, so that their operations reach them. */
@@ -335,7 +361,9 @@ describe('every operation of the API description', () => {
           `${outcome.operationId} ${outcome.method} ${outcome.target} -> ${outcome.status}: ${outcome.problems.join('; ')}`,
       );
     expect(failed).toEqual([]);
-    // Most are the generic layer's (a hand model taking some over lowers the count).
-    expect(generic).toBeGreaterThan(100);
+    // The generic layer answers what no hand model takes (GenAI, dedicated inference, vector
+    // databases, security scans, add-ons, organizations): fewer as families are modelled by hand.
+    expect(generic).toBeGreaterThan(0);
+    expect(results.length - generic).toBeGreaterThan(450);
   }, 300_000);
 });

@@ -39,6 +39,11 @@ export interface SandboxRequest {
   now: number;
   /** What the route's `prepare` step resolved to, when the route has one. */
   prepared?: unknown;
+  /**
+   * The request's headers, names in lower case, for the few operations that read one (`X-Dangerous`
+   * on the destroys that take associated resources with them).
+   */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** A body that is a file rather than JSON (an invoice's CSV or PDF), sent as an attachment. */
@@ -147,4 +152,17 @@ export function intParam(request: SandboxRequest, name: string): number {
   const value = Number(request.params[name]);
   if (!Number.isInteger(value) || value <= 0) throw notFound();
   return value;
+}
+
+/**
+ * Refuses a destroy that takes more than its resource with it unless the request acknowledges it
+ * with `X-Dangerous: true`, as the platform does.
+ */
+export function requireDangerous(request: SandboxRequest, what: string): void {
+  const value = request.headers?.['x-dangerous'];
+  if (String(value).toLowerCase() !== 'true') {
+    throw badRequest(
+      `destroying ${what} needs the header X-Dangerous: true, acknowledging it cannot be undone`,
+    );
+  }
 }

@@ -287,6 +287,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           body: parsed,
           baseUrl,
           path,
+          headers: req.headers,
         };
         const { prepare } = route;
         const prepared = prepare

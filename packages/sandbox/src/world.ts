@@ -10,11 +10,18 @@ import { type DatabasesExtraState, seedDatabasesExtraState } from './families/da
 import { type GenericState, seedGenericState } from './families/generic.js';
 import { type KubernetesState, seedKubernetesState } from './families/kubernetes.js';
 import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
+import { type AutoscaleState, seedAutoscaleState } from './families/autoscale.js';
+import { type DatabasesState, seedDatabasesState } from './families/databases.js';
+import { type FunctionsState, seedFunctionsState } from './families/functions.js';
+import { type GenericState, seedGenericState } from './families/generic.js';
+import { type NatGatewaysState, seedNatGatewaysState } from './families/nat-gateways.js';
 import {
   type NetworkingState,
   seedNetworkingState,
   separateDefaultVpcRanges,
 } from './families/networking.js';
+import { type NfsState, seedNfsState } from './families/nfs.js';
+import { type PartnerNetworkState, seedPartnerNetworkState } from './families/partner-network.js';
 import { type ProjectsState, seedProjectsState } from './families/projects.js';
 import { type RegistryState, seedRegistryState } from './families/registry.js';
 import { type SpacesState, seedSpacesState } from './families/spaces.js';
@@ -68,6 +75,11 @@ export interface World
     UptimeState,
     KubernetesState,
     AppsState,
+    FunctionsState,
+    NfsState,
+    NatGatewaysState,
+    PartnerNetworkState,
+    AutoscaleState,
     GenericState {
   version: number;
   /** Milliseconds added to the real clock: tests move time forward without waiting. */
@@ -125,6 +137,11 @@ export function seedWorld(now: number = Date.now()): World {
     ...seedKubernetesState(),
     ...seedGenericState(),
     ...seedAppsState(),
+    ...seedFunctionsState(),
+    ...seedNfsState(),
+    ...seedNatGatewaysState(),
+    ...seedPartnerNetworkState(),
+    ...seedAutoscaleState(),
   };
 }
 

@@ -158,6 +158,8 @@ export interface StoredByoipPrefix {
   prefix: string;
   region: string;
   created_ms: number;
+  /** Whether it is advertised once active, as a PATCH last set it; absent: it is. */
+  advertised?: boolean;
 }
 
 export interface NetworkingState {

@@ -45,12 +45,36 @@ export interface StoredImage extends Image {
 /** Region slugs the API's image schema can name in `regions` (its enum predates atl1). */
 export const IMAGE_REGION_SLUGS: ReadonlySet<string> = new Set(REGION_SLUG);
 
+/** What one destroy of a droplet with its associated resources took: for its status, after the droplet is gone. */
+export interface StoredDropletDestroy {
+  droplet_id: number;
+  droplet_name: string;
+  started_ms: number;
+  /** Each kind's resources destroyed with it, by id and name (reserved IPs by their address). */
+  resources: Record<
+    'reserved_ips' | 'snapshots' | 'volumes' | 'volume_snapshots',
+    { id: string; name: string }[]
+  >;
+}
+
+/** A transfer of an image to another account, offered by this one. */
+export interface StoredImageTransfer {
+  id: number;
+  image_id: number;
+  recipient_email?: string;
+  recipient_uuid?: string;
+  status: 'pending' | 'accepted' | 'declined' | 'canceled';
+  created_ms: number;
+}
+
 export interface VmsState {
   droplets: Droplet[];
+  dropletDestroys: StoredDropletDestroy[];
+  imageTransfers: StoredImageTransfer[];
 }
 
 export function seedVmsState(): VmsState {
-  return { droplets: [] };
+  return { droplets: [], dropletDestroys: [], imageTransfers: [] };
 }
 
 /** How long the platform takes, in sandbox time: short, so real-time polling finishes quickly. */

@@ -192,7 +192,7 @@ describe('around the hand models', () => {
     // The projects model takes `default` for its {id}: the real default project, not a template.
     const project = await call('projects_get_default');
     expect(project.body.project).toMatchObject({ name: 'first-project', is_default: true });
-    // `/v2/droplets/autoscale` is not a VM's id: the generic layer's autoscale pools answer.
+    // `/v2/droplets/autoscale` is not a VM's id: the autoscale pools answer.
     expect((await call('autoscalepools_list')).body).toMatchObject({ autoscale_pools: [] });
   });
 

@@ -1,12 +1,15 @@
 /**
- * Account endpoints: account information, balance, billing history, invoices, SSH keys, actions.
+ * Account endpoints: account information, balance, billing history, invoices, billing insights,
+ * SSH keys, actions.
  */
 import { createHash } from 'node:crypto';
 import {
+  badRequest,
   FileBody,
   intParam,
   listBody,
   notFound,
+  paginate,
   type Route,
   requireString,
   type SandboxRequest,
@@ -101,6 +104,70 @@ function invoiceSummary(world: World, invoice: Invoice, items: InvoiceItem[]) {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/** A `YYYY-MM-DD` path date as the start of its UTC day, or the platform's 400. */
+function dateParam(request: SandboxRequest, name: string): number {
+  const text = request.params[name] ?? '';
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
+    throw badRequest(`${name} must be a date such as 2025-01-31; got ${JSON.stringify(text)}`);
+  }
+  return ms;
+}
+
+/** Product codes of the SKUs insights name items by, shaped as the platform's (`1-DO-DROP-0109`). */
+const SKU_CODES: Record<string, string> = {
+  Droplets: 'DROP',
+  Backups: 'BKUP',
+  Volumes: 'BLKS',
+  'Spaces Subscription': 'SPCS',
+};
+
+/**
+ * Billing insights: the invoice line items (closed months and the month so far) spread over the
+ * days they ran, one data point a day and item, from `start` to `end` (both included), oldest
+ * first. An item's amount is divided by the hours it ran each day, so a month's points add up to
+ * its invoice (to the cent, a day's rounding aside).
+ */
+function insights(world: World, start: number, end: number) {
+  const team = `do:team:${world.account.team.uuid}`;
+  const points: { day: number; order: number; point: Record<string, string> }[] = [];
+  let order = 0;
+  for (const items of Object.values(world.invoiceItems)) {
+    for (const item of items) {
+      order += 1;
+      const from = Date.parse(item.start_time);
+      const to = Date.parse(item.end_time);
+      const hours = (to - from) / 3_600_000;
+      if (!(hours > 0)) continue;
+      for (
+        let day = Math.max(start, Math.floor(from / DAY_MS) * DAY_MS);
+        day <= end && day < to;
+        day += DAY_MS
+      ) {
+        const share = (Math.min(to, day + DAY_MS) - Math.max(from, day)) / 3_600_000 / hours;
+        const code = SKU_CODES[item.product] ?? 'MISC';
+        points.push({
+          day,
+          order,
+          point: {
+            usage_team_urn: team,
+            start_date: new Date(day).toISOString().slice(0, 10),
+            total_amount: (Math.round(Number(item.amount) * 100 * share) / 100).toFixed(2),
+            // The seeded account's resources are in nyc3; Spaces' subscription is account-wide.
+            region: item.product === 'Spaces Subscription' ? '' : 'nyc3',
+            sku: `1-DO-${code}-0109`,
+            description: item.description,
+            group_description: item.group_description,
+          },
+        });
+      }
+    }
+  }
+  return points.sort((a, b) => a.day - b.day || a.order - b.order).map((p) => p.point);
+}
+
 const BILLING_ADDRESS = {
   address_line1: '12 Analytical Row',
   city: 'London',
@@ -116,6 +183,26 @@ export const accountRoutes: Route[] = [
     method: 'GET',
     path: '/v2/customers/my/billing_history',
     handler: (req, world) => ({ body: listBody('billing_history', world.billingHistory, req) }),
+  },
+  {
+    method: 'GET',
+    path: '/v2/billing/{urn}/insights/{start}/{end}',
+    handler: (req, world) => {
+      // Only the account's own team: another's is not found.
+      if (req.params.urn !== `do:team:${world.account.team.uuid}`) throw notFound();
+      const start = dateParam(req, 'start');
+      const end = dateParam(req, 'end');
+      if (start > end) throw badRequest('start_date must not be after end_date');
+      const page = paginate(insights(world, start, end), req);
+      return {
+        body: {
+          data_points: page.items,
+          total_items: page.meta.total,
+          total_pages: page.pages,
+          current_page: page.page,
+        },
+      };
+    },
   },
   {
     method: 'GET',

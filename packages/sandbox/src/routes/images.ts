@@ -9,11 +9,13 @@ import {
   IMAGE_REGION_SLUGS,
   imageVisible,
   type StoredImage,
+  type StoredImageTransfer,
   schedule,
   settle,
   stateAt,
 } from '../families/vms.js';
 import {
+  badRequest,
   intParam,
   listBody,
   notFound,
@@ -70,6 +72,109 @@ function regionSlug(world: World, body: Record<string, unknown>, purpose: string
   return slug;
 }
 
+/** A transfer of this image (`transfer_id` of the body), or the platform's 404. */
+function findTransfer(world: World, request: SandboxRequest, image: StoredImage): StoredImageTransfer {
+  const id = request.body.transfer_id;
+  if (typeof id !== 'number' || !Number.isInteger(id))
+    throw badRequest('transfer_id is required: the id the transfer was given');
+  const transfer = world.imageTransfers.find((t) => t.id === id && t.image_id === image.id);
+  if (!transfer) throw notFound(`image ${image.id} has no transfer ${id}`);
+  return transfer;
+}
+
+/** Moves a pending transfer on (accepted, declined, canceled), or the platform's 400 when it is not pending. */
+function settleTransfer(transfer: StoredImageTransfer, status: StoredImageTransfer['status']): void {
+  if (transfer.status !== 'pending')
+    throw badRequest(`transfer ${transfer.id} is ${transfer.status}, no longer pending`);
+  transfer.status = status;
+}
+
+/**
+ * Image account transfers: a snapshot of the account offered to another account (by its email)
+ * or team (by its UUID). The transfer stays pending until the recipient accepts it (the image then
+ * leaves this account) or declines it, or the sender cancels it (the image stays). The sandbox
+ * holds one account, so a transfer is never accepted by itself: accepting is what the recipient
+ * would do, and takes the image away.
+ */
+const imageTransferRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v2/images/{id}/account_transfer',
+    handler: (req, world) => {
+      const image = findImage(world, req);
+      if (image.public)
+        throw badRequest(`Image ${image.id} is a public image; only your own snapshots can be transferred.`);
+      const view = imageView(image, req.now);
+      if (view.type !== 'snapshot')
+        throw badRequest(`Image ${image.id} is a ${view.type}; only snapshot images can be transferred.`);
+      if (view.status !== 'available') throw badRequest(`Image ${image.id} is not available yet.`);
+      const { recipient_email: email, recipient_uuid: uuid } = req.body;
+      if ((email === undefined) === (uuid === undefined)) {
+        throw badRequest(
+          'give exactly one recipient: recipient_email (an account) or recipient_uuid (a team)',
+        );
+      }
+      if (email !== undefined && (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))) {
+        throw badRequest('recipient_email must be an email address');
+      }
+      if (uuid !== undefined && (typeof uuid !== 'string' || uuid === ''))
+        throw badRequest('recipient_uuid must be a team UUID');
+      if (email === world.account.email || uuid === world.account.team.uuid) {
+        throw badRequest('the recipient is this account: an image is transferred to another account or team');
+      }
+      if (world.imageTransfers.some((t) => t.image_id === image.id && t.status === 'pending')) {
+        throw badRequest(`Image ${image.id} already has a pending transfer; cancel it first`);
+      }
+      const transfer: StoredImageTransfer = {
+        // Counted from where the platform's transfer ids are.
+        id: 3_164_000 + nextId(world, 'imageTransfer'),
+        image_id: image.id,
+        ...(typeof email === 'string' ? { recipient_email: email } : {}),
+        ...(typeof uuid === 'string' ? { recipient_uuid: uuid } : {}),
+        status: 'pending',
+        created_ms: req.now,
+      };
+      world.imageTransfers.push(transfer);
+      return { status: 201, body: { transfer_id: transfer.id } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/images/{id}/account_transfer/accept',
+    handler: (req, world) => {
+      const image = findImage(world, req);
+      const transfer = findTransfer(world, req, image);
+      const team = req.body.recipient_uuid;
+      if (typeof team !== 'string' || team === '')
+        throw badRequest('recipient_uuid is required: the team accepting the image');
+      if (transfer.recipient_uuid !== undefined && transfer.recipient_uuid !== team) {
+        throw badRequest(
+          `transfer ${transfer.id} is offered to team ${transfer.recipient_uuid}, not ${team}`,
+        );
+      }
+      settleTransfer(transfer, 'accepted');
+      world.images = images(world).filter((i) => i.id !== image.id);
+      return { status: 201 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/images/{id}/account_transfer/decline',
+    handler: (req, world) => {
+      settleTransfer(findTransfer(world, req, findImage(world, req)), 'declined');
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/images/{id}/account_transfer/cancel',
+    handler: (req, world) => {
+      settleTransfer(findTransfer(world, req, findImage(world, req)), 'canceled');
+      return { status: 204 };
+    },
+  },
+];
+
 function hasPendingAction(world: World, image: StoredImage, now: number): boolean {
   return world.actions.some(
     (a) => a.resource_type === 'image' && a.resource_id === image.id && now < a.started_ms + a.duration_ms,
@@ -77,6 +182,7 @@ function hasPendingAction(world: World, image: StoredImage, now: number): boolea
 }
 
 export const imagesRoutes: Route[] = [
+  ...imageTransferRoutes,
   {
     method: 'GET',
     path: '/v2/images',

@@ -13,7 +13,14 @@ import { imagesRoutes } from './images.js';
 import { kubernetesRoutes } from './kubernetes.js';
 import { monitoringAlertRoutes, monitoringSinkRoutes } from './monitoring.js';
 import { monitoringMetricRoutes } from './monitoring-metrics.js';
+import { autoscaleRoutes } from './autoscale.js';
+import { databasesRoutes } from './databases.js';
+import { functionsRoutes } from './functions.js';
+import { imagesRoutes } from './images.js';
+import { natGatewaysRoutes } from './nat-gateways.js';
 import { networkingRoutes } from './networking.js';
+import { nfsRoutes } from './nfs.js';
+import { partnerNetworkRoutes } from './partner-network.js';
 import { projectsRoutes } from './projects.js';
 import { registryRoutes } from './registry.js';
 import { snapshotsRoutes } from './snapshots.js';
@@ -45,6 +52,11 @@ export const routes: Route[] = [
   ...uptimeRoutes,
   ...appsRoutes,
   ...kubernetesRoutes,
+  ...functionsRoutes,
+  ...nfsRoutes,
+  ...natGatewaysRoutes,
+  ...partnerNetworkRoutes,
+  ...autoscaleRoutes,
 ];
 
 let router: Router | undefined;

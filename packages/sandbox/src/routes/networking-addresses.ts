@@ -1,4 +1,7 @@
-/** Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes, VPCs and VPC peerings. */
+/**
+ * Reserved IPs (IPv4 and IPv6, each under its own path), BYOIP prefixes (advertised once active,
+ * until told otherwise), VPCs and VPC peerings (under their own path and under each of their VPCs).
+ */
 import { randomUUID } from 'node:crypto';
 import { clusterPlacement } from '../families/databases.js';
 import {
@@ -18,6 +21,7 @@ import {
 import {
   forbidden,
   listBody,
+  paginate,
   type Route,
   requireString,
   type SandboxRequest,
@@ -278,6 +282,8 @@ const reservedIpRoutes: Route[] = [
 
 function byoipView(prefix: StoredByoipPrefix, now: number) {
   const active = ready(prefix.created_ms, now);
+  // Advertised once active, until a PATCH says otherwise.
+  const advertised = active && (prefix.advertised ?? true);
   return {
     uuid: prefix.uuid,
     name: '',
@@ -286,7 +292,7 @@ function byoipView(prefix: StoredByoipPrefix, now: number) {
     status: active ? 'active' : 'pending',
     validations: [{ name: 'signature', note: '', status: active ? 'passed' : 'pending' }],
     failure_reason: '',
-    advertised: active,
+    advertised,
     locked: false,
   };
 }
@@ -326,6 +332,20 @@ const byoipRoutes: Route[] = [
     method: 'GET',
     path: '/v2/byoip_prefixes/{uuid}',
     handler: (req, world) => ({ body: { byoip_prefix: byoipView(findPrefix(world, req), req.now) } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v2/byoip_prefixes/{uuid}',
+    handler: (req, world) => {
+      const prefix = findPrefix(world, req);
+      const advertise = req.body.advertise;
+      if (typeof advertise !== 'boolean') throw unprocessable('advertise must be a boolean');
+      if (!ready(prefix.created_ms, req.now)) {
+        throw unprocessable(`prefix ${prefix.prefix} is still being validated: it is advertised once active`);
+      }
+      prefix.advertised = advertise;
+      return { status: 202, body: { byoip_prefix: byoipView(prefix, req.now) } };
+    },
   },
   {
     method: 'DELETE',
@@ -401,6 +421,36 @@ function peeringView(peering: StoredPeering, now: number, status?: 'DELETING') {
 
 const findPeering = (world: World, req: SandboxRequest) =>
   findOr404(world.vpcPeerings, (p) => p.id === req.params.id);
+
+/** A peering's new name, checked as a create's. */
+function peeringName(body: Record<string, unknown>): string {
+  const name = requireString(body, 'name');
+  if (!VPC_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
+  return name;
+}
+
+/** Peers two VPCs as the platform allows: both of the account, different, with ranges apart, not yet peered. */
+function createPeering(world: World, name: string, ids: unknown, field: string, now: number): StoredPeering {
+  if (!VPC_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
+  if (!Array.isArray(ids) || ids.length !== 2 || ids[0] === ids[1]) {
+    throw unprocessable(`${field} must name two different VPCs`);
+  }
+  const [a, b] = ids.map((id) => {
+    const vpc = world.vpcs.find((v) => v.id === id);
+    if (!vpc) throw unprocessable(`${field}: VPC ${JSON.stringify(id)} does not exist`);
+    return vpc;
+  });
+  if (!a || !b) throw unprocessable(`${field} must name two different VPCs`);
+  if (cidrsOverlap(a.ip_range, b.ip_range)) {
+    throw unprocessable(`${field}: the ranges ${a.ip_range} and ${b.ip_range} overlap`);
+  }
+  if (world.vpcPeerings.some((p) => p.vpc_ids.includes(a.id) && p.vpc_ids.includes(b.id))) {
+    throw unprocessable(`${field}: these VPCs are already peered`);
+  }
+  const peering: StoredPeering = { id: randomUUID(), name, vpc_ids: [a.id, b.id], created_ms: now };
+  world.vpcPeerings.push(peering);
+  return peering;
+}
 
 const vpcRoutes: Route[] = [
   { method: 'GET', path: '/v2/vpcs', handler: (req, world) => ({ body: listBody('vpcs', world.vpcs, req) }) },
@@ -499,27 +549,73 @@ const vpcRoutes: Route[] = [
     method: 'POST',
     path: '/v2/vpc_peerings',
     handler: (req, world) => {
-      const name = requireString(req.body, 'name');
-      if (!VPC_NAME.test(name)) throw unprocessable('name must use letters, digits, "." and "-"');
-      const ids = req.body.vpc_ids;
-      if (!Array.isArray(ids) || ids.length !== 2 || ids[0] === ids[1]) {
-        throw unprocessable('vpc_ids must name two different VPCs');
-      }
-      const [a, b] = ids.map((id) => {
-        const vpc = world.vpcs.find((v) => v.id === id);
-        if (!vpc) throw unprocessable(`vpc_ids: VPC ${JSON.stringify(id)} does not exist`);
-        return vpc;
-      });
-      if (!a || !b) throw unprocessable('vpc_ids must name two different VPCs');
-      if (cidrsOverlap(a.ip_range, b.ip_range)) {
-        throw unprocessable(`vpc_ids: the ranges ${a.ip_range} and ${b.ip_range} overlap`);
-      }
-      if (world.vpcPeerings.some((p) => p.vpc_ids.includes(a.id) && p.vpc_ids.includes(b.id))) {
-        throw unprocessable('vpc_ids: these VPCs are already peered');
-      }
-      const peering: StoredPeering = { id: randomUUID(), name, vpc_ids: [a.id, b.id], created_ms: req.now };
-      world.vpcPeerings.push(peering);
+      const peering = createPeering(
+        world,
+        requireString(req.body, 'name'),
+        req.body.vpc_ids,
+        'vpc_ids',
+        req.now,
+      );
       return { status: 202, body: { vpc_peering: peeringView(peering, req.now) } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/v2/vpc_peerings/{id}',
+    handler: (req, world) => {
+      const peering = findPeering(world, req);
+      peering.name = peeringName(req.body);
+      return { body: { vpc_peering: peeringView(peering, req.now) } };
+    },
+  },
+  // A VPC's own peerings: the same peerings, seen from one of their VPCs.
+  {
+    method: 'GET',
+    path: '/v2/vpcs/{id}/peerings',
+    handler: (req, world) => {
+      const vpc = findVpc(world, req);
+      const page = paginate(
+        world.vpcPeerings.filter((p) => p.vpc_ids.includes(vpc.id)),
+        req,
+      );
+      return {
+        body: {
+          peerings: page.items.map((p) => peeringView(p, req.now)),
+          links: page.links,
+          meta: page.meta,
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/vpcs/{id}/peerings',
+    handler: (req, world) => {
+      const vpc = findVpc(world, req);
+      const other = req.body.vpc_id;
+      if (typeof other !== 'string' || other === '')
+        throw unprocessable('vpc_id is required: the VPC to peer with');
+      const peering = createPeering(
+        world,
+        requireString(req.body, 'name'),
+        [vpc.id, other],
+        'vpc_id',
+        req.now,
+      );
+      return { status: 202, body: { peering: peeringView(peering, req.now) } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/v2/vpcs/{id}/peerings/{peering}',
+    handler: (req, world) => {
+      const vpc = findVpc(world, req);
+      const peering = findOr404(
+        world.vpcPeerings,
+        (p) => p.id === req.params.peering && p.vpc_ids.includes(vpc.id),
+      );
+      peering.name = peeringName(req.body);
+      return { body: { peering: peeringView(peering, req.now) } };
     },
   },
   {

@@ -50,6 +50,17 @@ const BACKUP_PLANS = {
 const WEEKDAYS = DROPLET_BACKUP_POLICY_WEEKDAY;
 const WINDOW_STARTS = [0, 4, 8, 12, 16, 20] as const;
 
+/** The plans as `GET /v2/droplets/backups/supported_policies` lists them (weekly first, as the platform does). */
+export function supportedBackupPolicies() {
+  return (['weekly', 'daily'] as const).map((name) => ({
+    name,
+    possible_window_starts: [...WINDOW_STARTS],
+    window_length_hours: BACKUP_PLANS[name].window_length_hours,
+    retention_period_days: BACKUP_PLANS[name].retention_period_days,
+    possible_days: name === 'weekly' ? [...WEEKDAYS] : [],
+  }));
+}
+
 /** A droplet's backup policy as the sandbox keeps it (`_backup_policy`). */
 export interface BackupPolicy {
   plan: keyof typeof BACKUP_PLANS;
@@ -87,7 +98,7 @@ export function dropletView(world: World, droplet: Droplet, now: number): Drople
 }
 
 /** Deletes a droplet; its backups go with it, its snapshots stay, its volumes are detached. */
-function deleteDroplet(world: World, droplet: Droplet, now: number): void {
+export function deleteDroplet(world: World, droplet: Droplet, now: number): void {
   world.droplets = world.droplets.filter((d) => d !== droplet);
   dropFromProject(world, `do:droplet:${droplet.id}`);
   for (const volume of world.volumes)
@@ -315,7 +326,7 @@ function namesToCreate(body: Record<string, unknown>): string[] {
   return (names as string[]).map(checkName);
 }
 
-function createDroplet(world: World, body: Record<string, unknown>, name: string, now: number) {
+export function createDroplet(world: World, body: Record<string, unknown>, name: string, now: number) {
   const regionSlug = requireString(body, 'region');
   const region = world.regions.find((r) => r.slug === regionSlug);
   if (!region) {
