@@ -5,15 +5,13 @@
  */
 import type { Schemas } from '@cloudcall/platform';
 import { type AppsState, seedAppsState } from './families/apps.js';
+import { type AutoscaleState, seedAutoscaleState } from './families/autoscale.js';
 import { type DatabasesState, seedDatabasesState } from './families/databases.js';
 import { type DatabasesExtraState, seedDatabasesExtraState } from './families/databases-extra.js';
+import { type FunctionsState, seedFunctionsState } from './families/functions.js';
 import { type GenericState, seedGenericState } from './families/generic.js';
 import { type KubernetesState, seedKubernetesState } from './families/kubernetes.js';
 import { type MonitoringState, seedMonitoringState } from './families/monitoring.js';
-import { type AutoscaleState, seedAutoscaleState } from './families/autoscale.js';
-import { type DatabasesState, seedDatabasesState } from './families/databases.js';
-import { type FunctionsState, seedFunctionsState } from './families/functions.js';
-import { type GenericState, seedGenericState } from './families/generic.js';
 import { type NatGatewaysState, seedNatGatewaysState } from './families/nat-gateways.js';
 import {
   type NetworkingState,
