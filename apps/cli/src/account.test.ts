@@ -3,7 +3,7 @@
  * persists between invocations.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { sshPublicKey as publicKey } from '@cloudcall/sandbox';
+import { sshPublicKey as publicKey, readStateFile } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
 
@@ -57,7 +57,7 @@ describe('account tools against the sandbox', () => {
     expect(deleted.code).toBe(0);
     const gone = await sandbox('key-get', '--ID', String(key.id));
     expect(gone.code).toBe(3);
-    expect(JSON.parse(readFileSync(cli.statePath, 'utf8')).sshKeys).toEqual([]);
+    expect((readStateFile(cli.statePath) as { sshKeys: unknown[] }).sshKeys).toEqual([]);
   });
 
   it('reads account information, balance, billing history, invoices and actions', async () => {

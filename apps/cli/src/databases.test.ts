@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { readStateFile, type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { freePort, startRedisServer } from '@cloudcall/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
@@ -44,7 +43,7 @@ async function waitOnline(id: string): Promise<Json> {
   return (got.json as Json).database;
 }
 
-const state = () => JSON.parse(readFileSync(cli.statePath, 'utf8'));
+const state = () => readStateFile(cli.statePath) as Json;
 
 afterAll(async () => {
   await redis?.stop();
@@ -259,8 +258,8 @@ describe('bad input through the CLI', () => {
   it(
     'bad input: a clear error, and the state is unchanged',
     async () => {
-      const before = readFileSync(cli.statePath, 'utf8');
-      const ids = Object.fromEntries(state().clusters.map((c: Json) => [c.engine, c.id]));
+      const before = state();
+      const ids = Object.fromEntries(before.clusters.map((c: Json) => [c.engine, c.id]));
 
       const resize = await sandbox('db-cluster-resize', '--id', ids.valkey);
       expect(resize.code).toBe(2);
@@ -308,9 +307,7 @@ describe('bad input through the CLI', () => {
       );
       expect(unreachable.stderr).not.toMatch(/s3cret-pass/);
 
-      const after = JSON.parse(readFileSync(cli.statePath, 'utf8'));
-      const unchanged = JSON.parse(before);
-      expect(after.clusters).toEqual(unchanged.clusters);
+      expect(state().clusters).toEqual(before.clusters);
     },
     SCENARIO_MS,
   );

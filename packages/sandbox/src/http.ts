@@ -76,6 +76,8 @@ export interface Route {
   prepare?: (request: SandboxRequest, world: World) => Promise<unknown>;
   /** The operation of the API description the generic layer answers here (unset on hand models). */
   operationId?: string;
+  /** The handler checks the lengths of what it takes itself: the table of field limits is not applied. */
+  ownLengths?: boolean;
 }
 
 export interface Page<T> {

@@ -279,7 +279,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const { route, params } = found;
       try {
         const parsed = parseBody(body);
-        checkFieldLimits(parsed, { lengths: route.operationId === undefined });
+        checkFieldLimits(parsed, { lengths: route.operationId === undefined && !route.ownLengths });
         const request: Omit<SandboxRequest, 'now'> = {
           method,
           params,

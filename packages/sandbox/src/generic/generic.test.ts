@@ -139,27 +139,44 @@ describe('a collection of the generic layer (GenAI Anthropic keys)', () => {
     expect(Object.keys(world).filter((path) => path.includes(one))).toEqual([]);
   });
 
-  it('keys items by the name their create gives, where the path names them so', async () => {
-    // Registries were the example here until a hand model took them: a function trigger is named so.
-    const namespace = await call('functions_create_namespace', { json: { region: 'nyc1', label: 'walk' } });
-    expect(namespace.status).toBe(200);
-    const namespace_id = namespace.body.namespace.uuid as string;
-    const body = {
+  it('keys items by the name their create gives, where the path names them so', () => {
+    // No operation the generic layer still answers is keyed so (function triggers were the example
+    // until a hand model took them): its routes alone, with no hand model, on a world in memory.
+    const router = createRouter(genericRoutes([], (method, path) => router.match(method, path)));
+    const world = seedWorld();
+    const send = (method: string, path: string, body: Record<string, unknown> = {}) => {
+      const found = router.match(method, path);
+      if (!found.route) throw new Error(`no generic route for ${method} ${path}`);
+      const request = {
+        method,
+        params: found.params,
+        query: new URLSearchParams(),
+        body,
+        baseUrl: 'http://127.0.0.1',
+        path,
+        now: Date.now(),
+      };
+      try {
+        return found.route.handler(request, world);
+      } catch (error) {
+        return { status: (error as { status?: number }).status, body: { message: (error as Error).message } };
+      }
+    };
+    const namespace = send('POST', '/v2/functions/namespaces', { region: 'nyc1', label: 'walk' });
+    const id = (namespace.body as { namespace: { uuid: string } }).namespace.uuid;
+    const triggers = `/v2/functions/namespaces/${id}/triggers`;
+    const body = { name: 'nightly', function: 'jobs/cleanup', type: 'SCHEDULED', is_enabled: true };
+    expect(send('POST', triggers, body).status).toBe(200);
+    const read = send('GET', `${triggers}/nightly`);
+    expect((read.body as { trigger: unknown }).trigger).toMatchObject({
       name: 'nightly',
       function: 'jobs/cleanup',
-      type: 'SCHEDULED',
-      is_enabled: true,
-      scheduled_details: { cron: '0 3 * * *' },
-    };
-    const params = { namespace_id };
-    expect((await call('functions_create_trigger', { params, json: body })).status).toBe(200);
-    const read = await call('functions_get_trigger', { params: { namespace_id, trigger_name: 'nightly' } });
-    expect(read.body.trigger).toMatchObject({ name: 'nightly', function: 'jobs/cleanup' });
-    expect((await call('functions_create_trigger', { params, json: body })).status).toBe(422);
+    });
+    expect(send('POST', triggers, body).status).toBe(422);
     const { name: _, ...unnamed } = body;
-    const refused = await call('functions_create_trigger', { params, json: unnamed });
+    const refused = send('POST', triggers, unnamed);
     expect(refused.status).toBe(422);
-    expect(refused.body.message).toMatch(/name is required/);
+    expect((refused.body as { message: string }).message).toMatch(/name is required/);
   });
 });
 

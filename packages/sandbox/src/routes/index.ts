@@ -29,6 +29,15 @@ import { vmsRoutes } from './vms.js';
 import { vmsRelatedRoutes } from './vms-related.js';
 import { volumesRoutes } from './volumes.js';
 
+/**
+ * Routes whose handlers check the lengths of what they take themselves, field by field as the
+ * description gives them (an app's spec, a cluster's taints, a share's VPCs): the body is checked
+ * for nesting and property names only, not against the table of field limits (limits.ts), which
+ * names fields across the older families and would refuse what these accept.
+ */
+const checkingTheirOwn = (list: readonly Route[]): Route[] =>
+  list.map((route) => ({ ...route, ownLengths: true }));
+
 /** The hand models' routes. */
 export const routes: Route[] = [
   ...accountRoutes,
@@ -39,22 +48,24 @@ export const routes: Route[] = [
   ...imagesRoutes,
   ...networkingRoutes,
   ...databasesRoutes,
-  ...databasesExtraRoutes,
   ...volumesRoutes,
   ...projectsRoutes,
-  ...registryRoutes,
-  ...spacesRoutes,
-  ...monitoringAlertRoutes,
-  ...monitoringSinkRoutes,
-  ...monitoringMetricRoutes,
-  ...uptimeRoutes,
-  ...appsRoutes,
-  ...kubernetesRoutes,
-  ...functionsRoutes,
-  ...nfsRoutes,
-  ...natGatewaysRoutes,
-  ...partnerNetworkRoutes,
-  ...autoscaleRoutes,
+  ...checkingTheirOwn([
+    ...databasesExtraRoutes,
+    ...registryRoutes,
+    ...spacesRoutes,
+    ...monitoringAlertRoutes,
+    ...monitoringSinkRoutes,
+    ...monitoringMetricRoutes,
+    ...uptimeRoutes,
+    ...appsRoutes,
+    ...kubernetesRoutes,
+    ...functionsRoutes,
+    ...nfsRoutes,
+    ...natGatewaysRoutes,
+    ...partnerNetworkRoutes,
+    ...autoscaleRoutes,
+  ]),
 ];
 
 let router: Router | undefined;
