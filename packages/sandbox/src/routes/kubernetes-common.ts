@@ -265,7 +265,7 @@ export function poolSize(world: World, value: unknown, region: string): string {
 }
 
 /** How many worker nodes the account holds in all its clusters (each is a Droplet). */
-function nodesInUse(world: World, now: number): number {
+export function nodesInUse(world: World, now: number): number {
   return world.kubernetesClusters
     .filter((c) => clusterState(c, now) !== 'gone' && clusterState(c, now) !== 'deleting')
     .reduce((sum, c) => sum + c.node_pools.reduce((n, p) => n + p.count, 0), 0);
