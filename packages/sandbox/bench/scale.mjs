@@ -2,9 +2,10 @@
  * What a change and a page cost as the account grows: a sandbox on a state file holding 500, 3,000
  * and 10,000 of each of VMs, tags, domains (with their records) and volumes, asked over HTTP for
  * writes (create a tag, tag a VM, add a DNS record, rename a VM, create a volume) and for a page
- * of 50 from the middle of each list. Each figure is the median of `--samples` requests; the
- * writes at each size are also given as a multiple of the same write at the smallest size,
- * measured in the same run (the machine's speed cancels out).
+ * of 50 from the middle of each list. The sizes are served side by side and asked in turn, request
+ * by request, so what else the machine does falls on all of them alike. Each figure is the median
+ * of `--samples` requests; the writes at each size are also given as a multiple of the same write
+ * at the smallest size (the machine's speed cancels out).
  *
  *   pnpm --filter @cloudcall/sandbox bench          (with the writers' bench)
  *   node bench/scale.mjs --sizes 500,3000,10000 --samples 40
@@ -101,92 +102,102 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
-async function measure(n, root) {
+/** A sandbox on a state file holding an account of `n` of each, and the requests measured on it. */
+async function prepare(n, root) {
   const path = join(root, `account-${n}.json`);
   const built = account(n);
   const store = new Store({ path, seed: () => built });
   await store.open();
   const bytes = statSync(path).size;
   const sandbox = await startSandbox({ statePath: path });
-  try {
-    const droplets = (await send(sandbox.url, 'GET', `/v2/droplets?per_page=200`, undefined, 200)).droplets;
-    const middle = Math.max(1, Math.floor(n / 100));
-    const writes = {
-      'create a tag': (i) => send(sandbox.url, 'POST', '/v2/tags', { name: `new-${i}` }, 201),
-      'tag a VM': (i) =>
-        send(
-          sandbox.url,
-          'POST',
-          `/v2/tags/tag-${Math.floor(n / 2)}/resources`,
-          {
-            resources: [{ resource_id: String(droplets[i % droplets.length].id), resource_type: 'droplet' }],
-          },
-          204,
-        ),
-      'add a DNS record': (i) =>
-        send(
-          sandbox.url,
-          'POST',
-          `/v2/domains/site-${Math.floor(n / 2)}.example.com/records`,
-          {
-            type: 'A',
-            name: `www${i}`,
-            data: '192.0.2.1',
-            ttl: 1800,
-          },
-          201,
-        ),
-      'rename a VM': (i) =>
-        send(
-          sandbox.url,
-          'POST',
-          `/v2/droplets/${droplets[i % droplets.length].id}/actions`,
-          { type: 'rename', name: `renamed-${i}` },
-          201,
-        ),
-      'create a volume': (i) =>
-        send(
-          sandbox.url,
-          'POST',
-          '/v2/volumes',
-          { name: `more-${i}`, region: 'nyc3', size_gigabytes: 10 },
-          201,
-        ),
-    };
-    const pages = {
-      'page of VMs': `/v2/droplets?per_page=50&page=${middle}`,
-      'page of tags': `/v2/tags?per_page=50&page=${middle}`,
-      'page of domains': `/v2/domains?per_page=50&page=${middle}`,
-      'page of volumes': `/v2/volumes?per_page=50&page=${middle}`,
-    };
-    const result = { n, bytes, writes: {}, pages: {} };
-    // A warm-up round of each, then the samples, round-robin so drift falls on all alike.
-    for (const write of Object.values(writes)) await write(samples);
-    for (const path of Object.values(pages)) await send(sandbox.url, 'GET', path, undefined, 200);
-    const times = new Map();
-    for (let i = 0; i < samples; i++) {
-      for (const [name, write] of Object.entries(writes)) {
-        times.set(name, [...(times.get(name) ?? []), await timed(() => write(i))]);
-      }
-      for (const [name, path] of Object.entries(pages)) {
-        times.set(name, [
-          ...(times.get(name) ?? []),
-          await timed(() => send(sandbox.url, 'GET', path, undefined, 200)),
-        ]);
+  const droplets = (await send(sandbox.url, 'GET', '/v2/droplets?per_page=200', undefined, 200)).droplets;
+  const middle = Math.max(1, Math.floor(n / 100));
+  const writes = {
+    'create a tag': (i) => send(sandbox.url, 'POST', '/v2/tags', { name: `new-${i}` }, 201),
+    'tag a VM': (i) =>
+      send(
+        sandbox.url,
+        'POST',
+        `/v2/tags/tag-${Math.floor(n / 2)}/resources`,
+        { resources: [{ resource_id: String(droplets[i % droplets.length].id), resource_type: 'droplet' }] },
+        204,
+      ),
+    'add a DNS record': (i) =>
+      send(
+        sandbox.url,
+        'POST',
+        `/v2/domains/site-${Math.floor(n / 2)}.example.com/records`,
+        { type: 'A', name: `www${i}`, data: '192.0.2.1', ttl: 1800 },
+        201,
+      ),
+    'rename a VM': (i) =>
+      send(
+        sandbox.url,
+        'POST',
+        `/v2/droplets/${droplets[i % droplets.length].id}/actions`,
+        { type: 'rename', name: `renamed-${i}` },
+        201,
+      ),
+    'create a volume': (i) =>
+      send(
+        sandbox.url,
+        'POST',
+        '/v2/volumes',
+        { name: `more-${i}`, region: 'nyc3', size_gigabytes: 10 },
+        201,
+      ),
+  };
+  const pages = {
+    'page of VMs': `/v2/droplets?per_page=50&page=${middle}`,
+    'page of tags': `/v2/tags?per_page=50&page=${middle}`,
+    'page of domains': `/v2/domains?per_page=50&page=${middle}`,
+    'page of volumes': `/v2/volumes?per_page=50&page=${middle}`,
+  };
+  const requests = {
+    ...writes,
+    ...Object.fromEntries(
+      Object.entries(pages).map(([name, path]) => [
+        name,
+        () => send(sandbox.url, 'GET', path, undefined, 200),
+      ]),
+    ),
+  };
+  return { n, bytes, sandbox, requests, writes: Object.keys(writes), pages: Object.keys(pages) };
+}
+
+/**
+ * Every request on every account in turn, `samples` times (a warm-up round first), so that what
+ * else the machine does falls on all sizes alike; the median of each.
+ */
+async function measure(accounts) {
+  for (const account of accounts)
+    for (const request of Object.values(account.requests)) await request(samples);
+  const times = new Map(accounts.map((account) => [account, new Map()]));
+  for (let i = 0; i < samples; i++) {
+    for (const account of accounts) {
+      const own = times.get(account);
+      for (const [name, request] of Object.entries(account.requests)) {
+        own.set(name, [...(own.get(name) ?? []), await timed(() => request(i))]);
       }
     }
-    for (const name of Object.keys(writes)) result.writes[name] = median(times.get(name));
-    for (const name of Object.keys(pages)) result.pages[name] = median(times.get(name));
-    return result;
-  } finally {
-    await sandbox.close();
   }
+  return accounts.map((account) => {
+    const own = times.get(account);
+    const pick = (names) => Object.fromEntries(names.map((name) => [name, median(own.get(name))]));
+    return { n: account.n, bytes: account.bytes, writes: pick(account.writes), pages: pick(account.pages) };
+  });
 }
 
 const root = mkdtempSync(join(tmpdir(), 'cloudcall-bench-scale-'));
 try {
-  const results = [];
-  for (const n of sizes) results.push(await measure(n, root));
+  const accounts = [];
+  for (const n of sizes) accounts.push(await prepare(n, root));
+  let results;
+  try {
+    results = await measure(accounts);
+  } finally {
+    for (const account of accounts) await account.sandbox.close();
+  }
   const base = results[0];
   const header = ['', ...results.map((r) => `${r.n.toLocaleString('en')} each`)];
   const rows = [

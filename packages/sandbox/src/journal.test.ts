@@ -16,10 +16,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { create } from 'mutative';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, diff, findItem, readStateFile as readData } from './journal.js';
+import { apply, derived, findItem, readStateFile as readData, settled } from './journal.js';
 import { readStateFile, StateFileError, Store } from './store.js';
+import { changeInPlace } from './transaction.js';
 
 interface Tag {
   name: string;
@@ -102,20 +102,58 @@ describe('a change to the state file', () => {
     expect(reader.peek((world) => world.tags.map((t) => t.name))).toEqual(['tag-0', 'tag-3', 'tag-4', 'a']);
   });
 
-  it('leaves a world a reader still holds as it was when another process changes the file', async () => {
+  it('answers reads with copies, which later changes leave as they were', async () => {
     const path = freshPath();
-    const writer = await opened(path, 3);
-    const reader = await opened(path);
-    const held = reader.peek((world) => world);
-    const heldTags = held.tags;
-    await writer.write((world) => {
+    const store = await opened(path, 3);
+    const held = await store.read((world) => world.tags);
+    await store.write((world) => {
       const tag = world.tags[0] as Tag;
       tag.count = 9;
       addTag(world, 'later');
     });
-    expect(reader.peek((world) => world.tags.length)).toBe(4);
-    expect(held.tags).toBe(heldTags);
-    expect(heldTags.map((t) => t.count)).toEqual([0, 0, 0]);
+    expect(store.peek((world) => world.tags.length)).toBe(4);
+    expect(held.map((t) => t.count)).toEqual([0, 0, 0]);
+  });
+});
+
+describe('views kept of the world (derived)', () => {
+  it('are built again after a change to what they read, here, inside a change, or in another process', async () => {
+    const path = freshPath();
+    const store = await opened(path, 2);
+    const other = await opened(path);
+    let built = 0;
+    const names = (world: Small) =>
+      derived('tag names', settled(world), ['tags'], () => {
+        built++;
+        return settled(world).tags.map((t) => t.name);
+      });
+    expect(store.peek(names)).toEqual(['tag-0', 'tag-1']);
+    expect(store.peek(names)).toEqual(['tag-0', 'tag-1']);
+    expect(built).toBe(1);
+    // A change elsewhere keeps it.
+    await store.write((world) => {
+      world.note = 'elsewhere';
+    });
+    store.peek(names);
+    expect(built).toBe(1);
+    // Inside a change, after changing what it reads, it is already up to date.
+    const inside = await store.write((world) => {
+      addTag(world, 'inside');
+      return names(world);
+    });
+    expect(inside).toEqual(['tag-0', 'tag-1', 'inside']);
+    // A change that fails leaves it as the world is.
+    await expect(
+      store.write((world) => {
+        addTag(world, 'refused');
+        names(world);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(store.peek(names)).toEqual(['tag-0', 'tag-1', 'inside']);
+    // Another process's change, read from the file.
+    await other.write((world) => addTag(world, 'other'));
+    expect(store.peek(names)).toEqual(['tag-0', 'tag-1', 'inside', 'other']);
   });
 });
 
@@ -273,22 +311,67 @@ describe('the changes a journal line holds', () => {
   it('turn the world before into the world after, whatever the change, through JSON and back', () => {
     fc.assert(
       fc.property(json, edits, (world, changes) => {
-        const before = JSON.parse(JSON.stringify(world)) as Record<string, unknown>;
-        const after = create(before, (draft) => {
-          for (const change of changes) edit(draft as Record<string, unknown>, change);
+        const text = JSON.stringify(world);
+        const changing = JSON.parse(text) as Record<string, unknown>;
+        const { ops } = changeInPlace(changing, (draft) => {
+          for (const change of changes) edit(draft, change);
         });
-        const ops = JSON.parse(JSON.stringify(diff(before, after)));
-        const untouched = JSON.stringify(before);
-        const copied = apply(before, [ops], true);
-        expect(JSON.stringify(copied)).toBe(JSON.stringify(after));
+        const after = JSON.stringify(changing);
+        const line = JSON.parse(JSON.stringify(ops));
+        // Another process applies the line to the world as it read it.
+        expect(JSON.stringify(apply(JSON.parse(text), [line]))).toBe(after);
         // Applied to a copy, the world it was given is left as it was.
-        expect(JSON.stringify(before)).toBe(untouched);
-        const reparsed = JSON.parse(untouched);
-        expect(JSON.stringify(apply(reparsed, [ops]))).toBe(JSON.stringify(after));
+        const held = JSON.parse(text);
+        const copied = apply(held, [line], true);
+        expect(JSON.stringify(copied)).toBe(after);
+        expect(JSON.stringify(held)).toBe(text);
         expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
+  });
+
+  it('leave nothing behind when the change fails half-way, whatever it did first', () => {
+    fc.assert(
+      fc.property(json, edits, (world, changes) => {
+        const text = JSON.stringify(world);
+        const changing = JSON.parse(text) as Record<string, unknown>;
+        expect(() =>
+          changeInPlace(changing, (draft) => {
+            for (const change of changes) edit(draft, change);
+            throw new Error('refused');
+          }),
+        ).toThrow('refused');
+        expect(JSON.stringify(changing)).toBe(text);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('hold what an item read before a splice became, written where the item is now', () => {
+    const world = { items: [{ n: 0 }, { n: 1 }, { n: 2 }], other: { a: 1 } };
+    const reader = JSON.parse(JSON.stringify(world));
+    const { ops } = changeInPlace(world, (draft) => {
+      const last = draft.items[2] as { n: number };
+      draft.items.splice(0, 1);
+      last.n = 20;
+      draft.other.a = 2;
+    });
+    apply(reader, [JSON.parse(JSON.stringify(ops))]);
+    expect(reader).toEqual({ items: [{ n: 1 }, { n: 20 }], other: { a: 2 } });
+    expect(reader).toEqual(world);
+  });
+
+  it('write an append to a long list as the items appended, and a change in place as that item', () => {
+    const world = { items: Array.from({ length: 10_000 }, (_, n) => ({ n })) };
+    const appended = changeInPlace(world, (draft) => {
+      draft.items.push({ n: -1 });
+    }).ops;
+    expect(appended).toEqual([['a', ['items'], 10_000, 0, [{ n: -1 }]]]);
+    const changed = changeInPlace(world, (draft) => {
+      (draft.items[5_000] as { n: number }).n = 7;
+    }).ops;
+    expect(changed).toEqual([['s', ['items', 5_000, 'n'], 7]]);
   });
 
   it('never reach past the world: a path through a missing or inherited key is refused', () => {

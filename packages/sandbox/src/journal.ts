@@ -12,81 +12,14 @@
  * (the file rewritten as one snapshot), and the numbers in turn let a reader that read the file
  * before tell that the lines after what it read really follow it: otherwise it reads the whole file.
  */
-import { isDraft, original } from 'mutative';
+import { type Op, unwrap, versionOf } from './transaction.js';
 
 type Path = (string | number)[];
 
-/** One change: set a value, delete an object's key, or splice an array. */
-export type Op = ['s', Path, unknown] | ['d', Path] | ['a', Path, number, number, unknown[]];
+export type { Op } from './transaction.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
-
-/**
- * The changes that turn `before` into `after`, where `after` was made from `before` by copying
- * what changed and sharing the rest (a draft's result): identical references are skipped at once,
- * so the cost is that of what changed (and, for a changed array, one pass comparing references).
- */
-export function diff(before: unknown, after: unknown, path: Path = [], ops: Op[] = []): Op[] {
-  if (before === after) return ops;
-  if (Array.isArray(before) && Array.isArray(after)) {
-    diffArrays(before, after, path, ops);
-  } else if (
-    isObject(before) &&
-    isObject(after) &&
-    !Array.isArray(before) &&
-    !Array.isArray(after) &&
-    keptInOrder(before, after)
-  ) {
-    for (const key of Object.keys(after)) {
-      if (!Object.hasOwn(before, key)) ops.push(['s', [...path, key], after[key]]);
-      else diff(before[key], after[key], [...path, key], ops);
-    }
-    for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) ops.push(['d', [...path, key]]);
-  } else {
-    ops.push(['s', path, after]);
-  }
-  return ops;
-}
-
-/**
- * Whether `after` keeps `before`'s keys in their order, new keys last: changing it key by key then
- * gives a reader the keys in the same order (otherwise it is set whole).
- */
-function keptInOrder(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
-  const old = Object.keys(before);
-  let i = 0;
-  let added = false;
-  for (const key of Object.keys(after)) {
-    if (!Object.hasOwn(before, key)) {
-      added = true;
-      continue;
-    }
-    if (added) return false;
-    while (i < old.length && !Object.hasOwn(after, old[i] as string)) i++;
-    if (old[i] !== key) return false;
-    i++;
-  }
-  return true;
-}
-
-function diffArrays(before: unknown[], after: unknown[], path: Path, ops: Op[]): void {
-  let start = 0;
-  const shortest = Math.min(before.length, after.length);
-  while (start < shortest && before[start] === after[start]) start++;
-  let end = 0;
-  while (end < shortest - start && before[before.length - 1 - end] === after[after.length - 1 - end]) {
-    end++;
-  }
-  const removed = before.length - start - end;
-  const added = after.length - start - end;
-  if (removed === added) {
-    // Changed in place: each item's own changes.
-    for (let i = start; i < start + added; i++) diff(before[i], after[i], [...path, i], ops);
-  } else {
-    ops.push(['a', path, start, removed, after.slice(start, start + added)]);
-  }
-}
 
 /**
  * Applies changes read back from a journal to a world parsed from the same file, in place; or,
@@ -261,37 +194,44 @@ export function openingOf(line: string): string | undefined {
 }
 
 /**
- * The first item of `items` that `match` takes. Inside a change, where `items` is a draft, the
- * committed items are searched (without making a draft of each, which costs in proportion to the
- * list) and only the one found is taken through the draft; when this change has already added or
- * removed items, or changed the one found so that it no longer matches, the draft is searched.
- * An item this change has changed so that it now matches is not found: look items up before
- * changing them.
+ * `value` as plain data, for reading: inside a change, the object behind the change's proxy (the
+ * world is changed in place, so it is up to date), read without the cost of a proxy per item
+ * read. Never change what it gives: a change made through it is neither saved nor undone.
  */
-export function findItem<T>(items: T[], match: (item: T) => boolean): T | undefined {
-  if (!isDraft(items)) return items.find(match);
-  const committed = original(items) as T[];
-  if (committed.length !== items.length) return items.find(match);
-  const index = committed.findIndex(match);
-  if (index < 0) return undefined;
-  const item = items[index] as T;
-  return match(item) ? item : items.find(match);
+export function settled<T>(value: T): T {
+  return unwrap(value);
 }
 
-/** The index of the first item `match` takes, searched as `findItem` does. */
+/** The first item of `items` that `match` takes, searched in `settled(items)`; the item itself (a proxy inside a change). */
+export function findItem<T>(items: T[], match: (item: T) => boolean): T | undefined {
+  const index = settled(items).findIndex(match);
+  return index < 0 ? undefined : items[index];
+}
+
+/** The index of the first item `match` takes, searched in `settled(items)`. */
 export function findItemIndex<T>(items: T[], match: (item: T) => boolean): number {
-  if (!isDraft(items)) return items.findIndex(match);
-  const committed = original(items) as T[];
-  if (committed.length !== items.length) return items.findIndex(match);
-  const index = committed.findIndex(match);
-  if (index < 0) return -1;
-  return match(items[index] as T) ? index : items.findIndex(match);
+  return settled(items).findIndex(match);
 }
 
 /**
- * The world as committed, for what a change reads but does not change (views of resources it
- * leaves alone): inside a change, reading the draft costs a draft of each item read.
+ * A value computed from some of the world's collections (`collections`, top-level keys such as
+ * `droplets`), kept until one of them changes (in this process or, read from the file, in
+ * another): an index of the account (tags by name, records by domain) is built once for all the
+ * reads that follow a change, and a change elsewhere keeps it. `world` is the world itself, as
+ * `settled` gives it.
  */
-export function committed<T extends object>(world: T): T {
-  return isDraft(world) ? (original(world) as T) : world;
+export function derived<T>(name: string, world: object, collections: readonly string[], compute: () => T): T {
+  let byName = cache.get(world);
+  if (!byName) {
+    byName = new Map();
+    cache.set(world, byName);
+  }
+  const now = collections.map((key) => versionOf(world, key));
+  const kept = byName.get(name);
+  if (kept?.versions.every((version, i) => version === now[i])) return kept.value as T;
+  const value = compute();
+  byName.set(name, { versions: now, value });
+  return value;
 }
+
+const cache = new WeakMap<object, Map<string, { versions: number[]; value: unknown }>>();

@@ -1,17 +1,18 @@
 /**
  * The sandbox's state, in memory or in a file shared by several processes (the MCP server, each
- * CLI invocation). Every change runs as a transaction on a copy-on-write draft of the world
- * (mutative: what the change touches is copied, the rest shared), so a handler that throws
- * half-way leaves nothing behind and a change costs what it touches, not the account's size.
+ * CLI invocation). Every change runs as a transaction on the world in place, through a proxy that
+ * notes what it sets and deletes (transaction.ts): a handler that throws half-way is undone, and
+ * a change costs what it touches, not the account's size (nothing is copied).
  *
  * On file, the state is a snapshot followed by a journal of changes (journal.ts). A transaction
  * takes the file's lock (lock.ts), reads the lines other processes appended since it last looked
  * (only those), applies the change, appends one line with what changed and syncs it: a crash
- * before the line's newline is on disk loses that change only, and readers ignore the torn line.
- * When the journal outgrows the snapshot, the file is rewritten as one snapshot (a temp file,
- * synced, renamed over the old one), so reading it back stays in proportion to the world. Two
- * writers never interleave, so no acknowledged change is lost. A state file that cannot be used
- * (unwritable, not a file, not a sandbox state) is a StateFileError naming it, raised at once.
+ * before the line's newline is on disk loses that change only, and readers ignore the torn line;
+ * a line that cannot be written (a full disk) undoes the change in memory too. When the journal
+ * outgrows the snapshot, the file is rewritten as one snapshot (a temp file, synced, renamed over
+ * the old one), so reading it back stays in proportion to the world. Two writers never
+ * interleave, so no acknowledged change is lost. A state file that cannot be used (unwritable, not
+ * a file, not a sandbox state) is a StateFileError naming it, raised at once.
  *
  * Why a journal rather than an embedded database: the world stays plain JSON that the families
  * change in place, one file holds it whole (copy it, inspect it, remove it), and nothing native is
@@ -41,17 +42,16 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { create } from 'mutative';
 import { detach } from './clone.js';
 import {
   apply,
   changeLine,
-  diff,
   openingLine,
   readJournal,
   readStateFile as readStateFileData,
 } from './journal.js';
 import { FileLock, isOrphan, type LockOptions, LockTimeoutError, tempName } from './lock.js';
+import { changeInPlace, worldChanged } from './transaction.js';
 
 export type { LockOptions } from './lock.js';
 
@@ -145,9 +145,12 @@ export class Store<W> {
     if (upgraded !== false) await this.transaction(() => undefined, true);
   }
 
-  /** Runs `fn` on the latest state without changing it. */
+  /**
+   * Runs `fn` on the latest state without changing it; what it answers is copied (the world is
+   * changed in place by the changes that may run before the caller looks at it).
+   */
   async read<T>(fn: (world: W) => T): Promise<T> {
-    return this.peek(fn);
+    return detach(this.peek(fn));
   }
 
   /**
@@ -176,15 +179,11 @@ export class Store<W> {
   }
 
   /**
-   * Runs `fn` on a draft of the latest state; saves what changed (`compact`: the whole world as
-   * a new snapshot, even when nothing did). The result is detached from the draft.
+   * Runs `fn` on the latest state, in place; saves what changed (`compact`: the whole world as a
+   * new snapshot, even when nothing did). The result is copied out of the change.
    */
   private async transaction<T>(fn: (world: W) => T, compact = false): Promise<T> {
-    if (!this.path) {
-      const [next, result] = change(this.latest(), fn);
-      this.world = next;
-      return result;
-    }
+    if (!this.path) return detach(changeInPlace(this.latest(), fn).result);
     const lock = this.lock;
     if (!lock) throw new Error('Store.open() must be called before writing');
     let lease: { release(): void };
@@ -201,18 +200,25 @@ export class Store<W> {
     }
     try {
       this.refresh();
-      const base = this.world ?? this.seed();
-      const [next, result] = change(base, fn);
+      this.world ??= this.seed();
+      const world = this.world;
+      const changed = changeInPlace(world, fn);
+      const result = detach(changed.result);
       const seen = this.seen;
-      if (compact || !seen || seen.generation === undefined) {
-        this.snapshot(next);
-      } else if (next !== base) {
-        const line = Buffer.from(changeLine(seen.generation, seen.last + 1, diff(base, next)));
-        const journalBytes = seen.offset - seen.snapshotBytes + line.length;
-        if (journalBytes > Math.max(MIN_COMPACT_BYTES, seen.snapshotBytes)) this.snapshot(next);
-        else this.append(seen, line);
+      try {
+        if (compact || !seen || seen.generation === undefined) {
+          this.snapshot(world);
+        } else if (changed.ops.length > 0) {
+          const line = Buffer.from(changeLine(seen.generation, seen.last + 1, changed.ops));
+          const journalBytes = seen.offset - seen.snapshotBytes + line.length;
+          if (journalBytes > Math.max(MIN_COMPACT_BYTES, seen.snapshotBytes)) this.snapshot(world);
+          else this.append(seen, line);
+        }
+      } catch (error) {
+        // Not saved: not made, in memory either.
+        changed.undo();
+        throw error;
       }
-      this.world = next;
       return result;
     } finally {
       lease.release();
@@ -301,8 +307,11 @@ export class Store<W> {
       const tail = data.subarray(1, 1 + start.length);
       if (!start.subarray(0, tail.length).equals(tail)) return false;
     } else {
-      // Applied to a copy: a reader may still hold the world as it was.
-      this.world = apply(this.world as W, journal.changes, true);
+      // In place, as this process's own changes are made.
+      this.world = apply(this.world as W, journal.changes);
+      for (const ops of journal.changes) {
+        for (const op of ops) worldChanged(this.world as object, op[1].length ? String(op[1][0]) : undefined);
+      }
     }
     this.seen = {
       ...seen,
@@ -569,18 +578,6 @@ function notADirectory(dir: string): string | undefined {
       if (dirname(current) === current) return undefined;
     }
   }
-}
-
-/**
- * Runs `fn` on a draft of `base`: the next world (`base` itself when nothing changed) and what
- * `fn` answered, copied out of the draft (which is gone once the change is made).
- */
-function change<W, T>(base: W, fn: (world: W) => T): [W, T] {
-  let result: T | undefined;
-  const next = create(base, (draft) => {
-    result = detach(fn(draft as W));
-  }) as W;
-  return [next, result as T];
 }
 
 /**

@@ -9,7 +9,7 @@ import { LIMITS } from '@cloudcall/core/internal';
 import { type StoredTag, TAGGABLE_TYPES, type TaggableType } from '../families/tags.js';
 import type { StoredImage } from '../families/vms.js';
 import { HttpError, listBody, notFound, type Route, type SandboxRequest, unprocessable } from '../http.js';
-import { committed, findItem } from '../journal.js';
+import { derived, findItem, settled } from '../journal.js';
 import type { World } from '../world.js';
 
 /** The platform's tag names: letters, digits, "_", "-" and ":", at most 255 of them. */
@@ -59,16 +59,45 @@ const URI_PATH: Record<TaggableType, string> = {
   database: 'databases',
 };
 
+type Carriers = Record<TaggableType, string[]>;
+
+/**
+ * Every tag name the account's resources carry, with the resources carrying it by type, in the
+ * resources' order: built once for the resources as they are (`derived`), so that a page of tags
+ * or a look-up costs what it reads, not a pass over every resource per tag.
+ */
+function carriedIndex(changing: World): Map<string, Carriers> {
+  const world = settled(changing);
+  const images = world.images as StoredImage[];
+  const collections = ['droplets', 'images', 'volumes', 'volumeSnapshots', 'clusters'];
+  return derived('carriers', world, collections, () => {
+    const index = new Map<string, Carriers>();
+    const add = (tags: readonly string[] | null | undefined, type: TaggableType, id: string) => {
+      if (!tags?.length) return;
+      for (const [i, name] of tags.entries()) {
+        if (tags.indexOf(name) !== i) continue;
+        let entry = index.get(name);
+        if (!entry) {
+          entry = { droplet: [], image: [], volume: [], volume_snapshot: [], database: [] };
+          index.set(name, entry);
+        }
+        entry[type].push(id);
+      }
+    };
+    for (const d of world.droplets) add(d.tags, 'droplet', String(d.id));
+    for (const i of images) if (!i.public) add(i.tags, 'image', String(i.id));
+    for (const v of world.volumes) add(v.tags, 'volume', v.id);
+    for (const v of world.volumeSnapshots) add(v.tags, 'volume_snapshot', v.id);
+    for (const c of world.clusters) add(c.tags, 'database', c.id);
+    return index;
+  });
+}
+
 /** Every resource carrying `name`, by type. */
-function carriers(world: World, name: string): Record<TaggableType, string[]> {
-  const has = (tags: string[] | null | undefined) => (tags ?? []).includes(name);
-  return {
-    droplet: world.droplets.filter((d) => has(d.tags)).map((d) => String(d.id)),
-    image: (world.images as StoredImage[]).filter((i) => !i.public && has(i.tags)).map((i) => String(i.id)),
-    volume: world.volumes.filter((v) => has(v.tags)).map((v) => v.id),
-    volume_snapshot: world.volumeSnapshots.filter((v) => has(v.tags)).map((v) => v.id),
-    database: world.clusters.filter((c) => has(c.tags)).map((c) => c.id),
-  };
+function carriers(world: World, name: string): Carriers {
+  return (
+    carriedIndex(world).get(name) ?? { droplet: [], image: [], volume: [], volume_snapshot: [], database: [] }
+  );
 }
 
 /**
@@ -81,21 +110,9 @@ function allTags(world: World): StoredTag[] {
   return [...world.tags, ...carriedNames(world, known).map((name) => ({ name, tagged: [] }))];
 }
 
-/**
- * The names resources carry that are no tag of `known`. Inside a change, read from the committed
- * world (resources are tagged through ensureTag, which records the tag first), so that looking a
- * tag up does not cost a draft of every resource.
- */
-function carriedNames(changing: World, known: ReadonlySet<string>): string[] {
-  const world = committed(changing);
-  const carried = [
-    ...world.droplets.flatMap((d) => d.tags),
-    ...(world.images as StoredImage[]).filter((i) => !i.public).flatMap((i) => i.tags ?? []),
-    ...world.clusters.flatMap((c) => c.tags),
-    ...world.volumes.flatMap((v) => v.tags),
-    ...world.volumeSnapshots.flatMap((v) => v.tags),
-  ];
-  return [...new Set(carried)].filter((name) => !known.has(name));
+/** The names resources carry that are no tag of `known`. */
+function carriedNames(world: World, known: ReadonlySet<string>): string[] {
+  return [...carriedIndex(world).keys()].filter((name) => !known.has(name));
 }
 
 /** The tag of that name, and whether it is one of `world.tags` (else resources only carry it). */
@@ -118,8 +135,7 @@ function findTag(world: World, name: string): { tag: StoredTag; stored: boolean 
 
 /** The tag as the platform shows it: how many resources of each type carry it, and the latest one tagged. */
 function tagView(world: World, tag: StoredTag, baseUrl: string) {
-  // The resources as committed: no change that shows a tag changes what carries it.
-  const members = carriers(committed(world), tag.name);
+  const members = carriers(world, tag.name);
   const uri = (type: TaggableType, id: string) => `${baseUrl}/v2/${URI_PATH[type]}/${id}`;
   /** The member tagged last: by the recorded order, else the last one found. */
   const latest = (types: readonly TaggableType[]) => {

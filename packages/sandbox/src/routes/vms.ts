@@ -26,7 +26,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
-import { findItem } from '../journal.js';
+import { findItem, settled } from '../journal.js';
 import { type Image, kernelsFor, type Size } from '../seed/catalog.js';
 import { iso } from '../time.js';
 import { actionView, nextId, type StoredAction, startAction, type World } from '../world.js';
@@ -512,7 +512,7 @@ function startDropletAction(world: World, droplet: Droplet, body: Record<string,
   settle(droplet, now);
   const type = body.type;
   if (typeof type !== 'string' || type === '') throw unprocessable('type is required');
-  const busy = world.actions.some(
+  const busy = settled(world).actions.some(
     (a) => a.resource_type === 'droplet' && a.resource_id === droplet.id && !isDone(a, now),
   );
   if (busy) throw unprocessable('Droplet already has a pending event.');

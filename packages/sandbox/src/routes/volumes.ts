@@ -6,6 +6,7 @@
  * grows; a volume made from a snapshot is in the snapshot's region and at least its size. An
  * action's effect shows at once (the action itself completes later, as actions do).
  */
+
 import { randomUUID } from 'node:crypto';
 import { UUID_PATTERN } from '@cloudcall/core/internal';
 import {
@@ -23,6 +24,7 @@ import {
   type SandboxRequest,
   unprocessable,
 } from '../http.js';
+import { derived, findItem, settled } from '../journal.js';
 import { iso } from '../time.js';
 import { actionView, startAction, type World } from '../world.js';
 import { dropletById, findOr404, idField, regionView, requireRegion } from './networking-common.js';
@@ -40,7 +42,16 @@ const attachedTo = (world: World, volume: StoredVolume) =>
 
 /** The ids of the volumes attached to a VM (its `volume_ids`, derived here, never stored). */
 export function volumeIdsOf(world: World, dropletId: number): string[] {
-  return world.volumes.filter((v) => v.droplet_ids.includes(dropletId)).map((v) => v.id);
+  const volumes = settled(world).volumes;
+  // Every VM's volumes at once, built once for the volumes as they are.
+  const byDroplet = derived('volumes by droplet', settled(world), ['volumes'], () => {
+    const index = new Map<number, string[]>();
+    for (const volume of volumes) {
+      for (const id of volume.droplet_ids) index.set(id, [...(index.get(id) ?? []), volume.id]);
+    }
+    return index;
+  });
+  return [...(byDroplet.get(dropletId) ?? [])];
 }
 
 function volumeView(world: World, volume: StoredVolume) {
@@ -181,7 +192,7 @@ function newVolume(world: World, body: Record<string, unknown>, now: number): St
   const size = sizeGb(body.size_gigabytes);
   let snapshot: StoredVolumeSnapshot | undefined;
   if (body.snapshot_id != null && body.snapshot_id !== '') {
-    snapshot = world.volumeSnapshots.find((s) => s.id === body.snapshot_id);
+    snapshot = findItem(world.volumeSnapshots, (s) => s.id === body.snapshot_id);
     if (!snapshot)
       throw unprocessable(`snapshot_id: volume snapshot ${JSON.stringify(body.snapshot_id)} does not exist`);
     if (size < snapshot.min_disk_size) {
@@ -198,7 +209,7 @@ function newVolume(world: World, body: Record<string, unknown>, now: number): St
       `region ${region} is not the snapshot's region (${snapshot.region}): a volume is made from a snapshot in the snapshot's region`,
     );
   }
-  if (world.volumes.some((v) => v.name === name && v.region === region)) {
+  if (settled(world).volumes.some((v) => v.name === name && v.region === region)) {
     throw unprocessable(`a volume named ${name} already exists in ${region}`);
   }
   if (world.volumes.length >= world.account.volume_limit) {
