@@ -10,8 +10,8 @@
  * resource named as a word of it (`reset-vm-password`); else to its own first word (`wait`). Its
  * verb is the rest of its name (`create`, `list-users`, `power-off`, `reset-password`).
  */
-import { wrapWords } from '@cloudcall/core/internal';
-import { doctlWords } from './doctl.js';
+import { closest, editDistance, wrapWords } from '@cloudcall/core/internal';
+import { DOCTL_COMMANDS, DOCTL_GROUP, DOCTL_RESOURCES } from './doctl.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
 import type { ToolEntry } from './tool-entry.js';
@@ -75,69 +75,307 @@ function placeTool(tool: ListedTool, resources: readonly string[]): GroupedTool 
   return { tool, resource: words[0] as string, verb: words.slice(1).join('-') };
 }
 
+/** What `resource verb` words and messages read of the grouping, worked out once per grouping. */
+interface WordIndex {
+  resources: ReadonlySet<string>;
+  /** `resource verb` -> the tool. */
+  verbs: ReadonlyMap<string, string>;
+  /** Each resource's verbs, in the families' order. */
+  verbsOf: ReadonlyMap<string, readonly string[]>;
+}
+
+const indexes = new WeakMap<readonly FamilyGroups[], WordIndex>();
+
+function wordIndex(groups: readonly FamilyGroups[]): WordIndex {
+  const known = indexes.get(groups);
+  if (known) return known;
+  const verbs = new Map<string, string>();
+  const verbsOf = new Map<string, string[]>();
+  for (const { resources } of groups) {
+    for (const [resource, tools] of resources) {
+      const list = verbsOf.get(resource) ?? [];
+      for (const { tool, verb } of tools) {
+        if (!verb) continue;
+        verbs.set(`${resource} ${verb}`, tool.name);
+        list.push(verb);
+      }
+      verbsOf.set(resource, list);
+    }
+  }
+  const index = { resources: new Set(verbsOf.keys()), verbs, verbsOf };
+  indexes.set(groups, index);
+  return index;
+}
+
+/** A word that may name a command: not a flag. */
+const isWord = (word: string | undefined): word is string => word !== undefined && !word.startsWith('-');
+
+/** `projects` -> `project`, `byoip-prefixes` -> `byoip-prefix`: the singulars a plural may have. */
+function singulars(word: string): string[] {
+  if (!word.endsWith('s')) return [];
+  return word.endsWith('es') ? [word.slice(0, -1), word.slice(0, -2)] : [word.slice(0, -1)];
+}
+
+/** A resource as typed, as doctl names it, or in the plural (`vm`, `droplet`, `droplets`). */
+function asResource(word: string, resources: ReadonlySet<string>): string | undefined {
+  for (const form of [word, ...singulars(word)]) {
+    if (resources.has(form)) return form;
+    const doctl = DOCTL_RESOURCES[form];
+    if (doctl !== undefined) return doctl;
+  }
+  return undefined;
+}
+
+/**
+ * The one or two of `candidates` nearest `word`: a typo of it (two only when both are as near), or
+ * else the only one or two that start with it.
+ */
+export function nearest(word: string, candidates: readonly string[]): string[] {
+  const unique = [...new Set(candidates)];
+  const [first, second] = closest(word, unique);
+  if (first !== undefined) {
+    const tie = second !== undefined && editDistance(word, second) === editDistance(word, first);
+    return tie ? [first, second] : [first];
+  }
+  const starting = word.length >= 3 ? unique.filter((candidate) => candidate.startsWith(word)) : [];
+  return starting.length <= 2 ? starting : [];
+}
+
+/** ` (did you mean a or b?)`, or nothing when none is near. */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  const near = nearest(word, candidates);
+  return near.length ? ` (did you mean ${near.join(' or ')}?)` : '';
+}
+
+/** Why words name no command, said as one line and a hint. */
+export interface WordProblem {
+  message: string;
+  hint: string;
+}
+
+/** Words that name no command, thrown before the parser sees them. */
+export class CommandWordError extends Error {
+  constructor(readonly problem: WordProblem) {
+    super(problem.message);
+  }
+}
+
+export interface ResolvedWords {
+  /**
+   * The command line with the words that name a tool replaced by its name; failing that, doctl's
+   * words as cloudcall's (`compute` dropped, the resource as cloudcall names it).
+   */
+  words: string[];
+  /** Set when the words name no command: the word that is wrong, and what is near it. */
+  problem?: WordProblem;
+}
+
+/** The resource that a command line's words start with, and how many words spell it. */
+interface ResourceWords {
+  /** The words as cloudcall spells them: doctl's resource renamed, plurals made singular. */
+  words: string[];
+  resource: string | undefined;
+  /** How many of `words` the resource takes (0 when they start with none). */
+  length: number;
+}
+
+/**
+ * The longest resource `typed` starts with: its first word as typed, as doctl's or in the plural
+ * (`vm`, `droplet`, `projects`), then further words joined by `-`, each also in the singular
+ * (`db cluster`, `domain records`).
+ */
+export function resourceWords(typed: readonly string[], groups: readonly FamilyGroups[]): ResourceWords {
+  const { resources } = wordIndex(groups);
+  const words = [...typed];
+  const first = typed[0] === undefined ? undefined : asResource(typed[0], resources);
+  let resource: string | undefined;
+  let length = 0;
+  if (first !== undefined) {
+    words[0] = first;
+    resource = first;
+    length = 1;
+  }
+  for (let count = 2; count <= typed.length && isWord(typed[count - 1]); count++) {
+    const base = words.slice(0, count - 1).join('-');
+    const typedWord = typed[count - 1] as string;
+    const form = [typedWord, ...singulars(typedWord)].find((each) => resources.has(`${base}-${each}`));
+    if (form !== undefined) {
+      words[count - 1] = form;
+      resource = `${base}-${form}`;
+      length = count;
+    }
+  }
+  return { words, resource, length };
+}
+
 /**
  * Rewrites the words that name a tool to its name: `vm create` -> `vm-create`,
  * `db cluster list-users` -> `db-cluster-list-users` (the longest run of words that joined by
  * `-` names a tool), and `vm power-off` -> `power-off-vm` (a resource and one of its verbs).
  * `at` is the index of the first word; words that already name a tool are left alone. doctl's
- * words come first as cloudcall's (`droplet list` -> `vm list`, doctl.ts).
+ * words are read too (doctl.ts): its `compute` group, its resource words and plurals (`compute
+ * droplet list` -> `vm-list`, `domain records list` -> `domain-record-list`), its verbs that are
+ * not cloudcall's (`reserved-ip create` -> `reserved-ip-reserve`) and its sub-resources
+ * (`databases user list` -> `db-cluster-list-users`).
  */
+export function resolveToolWords(
+  typed: readonly string[],
+  at: number,
+  toolNames: ReadonlySet<string>,
+  groups: readonly FamilyGroups[],
+): ResolvedWords {
+  const given = typed[at];
+  if (given === undefined || toolNames.has(given)) return { words: [...typed] };
+  const index = wordIndex(groups);
+  const head = typed.slice(0, at);
+  // doctl's `compute` group, when a word follows it.
+  const rest = typed.slice(given === DOCTL_GROUP && isWord(typed[at + 1]) ? at + 1 : at);
+  if (toolNames.has(rest[0] as string)) return { words: [...head, ...rest] };
+  let count = 0;
+  while (count < rest.length && count < 6 && isWord(rest[count])) count++;
+  const run = rest.slice(0, count);
+  const { words, resource, length } = resourceWords(run, groups);
+  const joined = (name: string, used: number) => ({ words: [...head, name, ...rest.slice(used)] });
+  const verb = words[length];
+  const after = words[length + 1];
+  if (resource !== undefined && verb !== undefined) {
+    // doctl's verbs that are not cloudcall's: by doctl's resource word, then by cloudcall's.
+    const keys: [string, number][] = [
+      ...(length === 1 ? [[`${run[0]} ${verb}`, 2] as [string, number]] : []),
+      [`${resource} ${verb}`, length + 1],
+      ...(after === undefined ? [] : [[`${resource} ${verb} ${after}`, length + 2] as [string, number]]),
+    ];
+    for (const [key, used] of keys) {
+      const tool = DOCTL_COMMANDS[key];
+      if (tool !== undefined && toolNames.has(tool)) return joined(tool, used);
+    }
+  }
+  // The longest run of words that joined by `-` names a tool.
+  for (let used = count; used > 0; used--) {
+    const name = words.slice(0, used).join('-');
+    if (toolNames.has(name)) return joined(name, used);
+  }
+  if (resource !== undefined && verb !== undefined) {
+    // A resource and one of its verbs.
+    const tool = index.verbs.get(`${resource} ${verb}`);
+    if (tool !== undefined) return joined(tool, length + 1);
+    // doctl's sub-resources: `databases user list` is db-cluster's `list-users`.
+    if (after !== undefined) {
+      const forms = [verb, `${verb}s`, ...singulars(verb)].map((sub) => `${after}-${sub}`);
+      const sub = forms.map((form) => index.verbs.get(`${resource} ${form}`)).find(Boolean);
+      if (sub !== undefined) return joined(sub, length + 2);
+    }
+  }
+  const spelled = resource === undefined ? rest : [resource, ...rest.slice(length)];
+  return {
+    words: [...head, ...spelled],
+    problem: wordProblem(run, words, resource, length, toolNames, groups),
+  };
+}
+
+/** doctl's verbs of a resource (DOCTL_COMMANDS), by cloudcall's word or the one typed. */
+export function doctlVerbs(resource: string, typed?: string): string[] {
+  return Object.keys(DOCTL_COMMANDS).flatMap((key) => {
+    const [first, second, third] = key.split(' ');
+    return (first === resource || first === typed) && third === undefined ? [second as string] : [];
+  });
+}
+
+/** Why `words` (`run` as cloudcall spells them) name no tool: the first word that is wrong. */
+function wordProblem(
+  run: readonly string[],
+  words: readonly string[],
+  resource: string | undefined,
+  length: number,
+  toolNames: ReadonlySet<string>,
+  groups: readonly FamilyGroups[],
+): WordProblem | undefined {
+  const index = wordIndex(groups);
+  if (resource === undefined) {
+    const word = run[0];
+    if (word === undefined) return undefined;
+    const known = [
+      ...[...toolNames].filter((name) => !name.startsWith('_')),
+      ...index.resources,
+      ...Object.keys(DOCTL_RESOURCES),
+      ...groups.map(({ family }) => family.name),
+    ];
+    return {
+      message: `unknown command ${JSON.stringify(word)}${didYouMean(word, known)}`,
+      hint: 'cloudcall --help lists the families and their resources',
+    };
+  }
+  const typed = run.slice(0, length).join(' ');
+  const hint = `cloudcall ${typed} --help lists its verbs`;
+  const verb = words[length];
+  if (verb === undefined) return { message: `${typed} needs a verb`, hint };
+  const own = index.verbsOf.get(resource) ?? [];
+  // doctl's sub-resource (`databases user`): its verbs are those of the resource that end in it.
+  const endings = [verb, `${verb}s`, ...singulars(verb)].map((sub) => `-${sub}`);
+  const subVerbs = [
+    ...own.flatMap((each) => {
+      const ending = endings.find((end) => each.endsWith(end) && each.length > end.length);
+      return ending === undefined ? [] : [each.slice(0, -ending.length)];
+    }),
+    ...Object.keys(DOCTL_COMMANDS).flatMap((key) =>
+      key.startsWith(`${resource} ${verb} `) ? [key.split(' ')[2] as string] : [],
+    ),
+  ];
+  // A word that ends two verbs or more is a sub-resource (list-users, get-user...), not a typo.
+  if (!own.includes(verb) && subVerbs.length >= 2) {
+    const after = words[length + 1];
+    const sub = `${typed} ${run[length]}`;
+    if (after === undefined)
+      return { message: `${sub} needs a verb: ${[...new Set(subVerbs)].join(', ')}`, hint };
+    return { message: `${sub} has no verb ${JSON.stringify(after)}${didYouMean(after, subVerbs)}`, hint };
+  }
+  return {
+    message: `${typed} has no verb ${JSON.stringify(run[length])}${didYouMean(verb, [...own, ...doctlVerbs(resource, run[0])])}`,
+    hint,
+  };
+}
+
+/** `resolveToolWords`'s command line. */
 export function joinToolWords(
   typed: readonly string[],
   at: number,
   toolNames: ReadonlySet<string>,
   groups: readonly FamilyGroups[],
 ): string[] {
-  const given = typed[at];
-  if (given === undefined || toolNames.has(given)) return [...typed];
-  const words = doctlWords(typed, at);
-  const verbs = new Map<string, string>();
-  for (const { resources } of groups) {
-    for (const [resource, tools] of resources) {
-      for (const { tool, verb } of tools) if (verb) verbs.set(`${resource} ${verb}`, tool.name);
-    }
-  }
-  let end = at;
-  let name: string | undefined;
-  const run: string[] = [];
-  for (let index = at; index < words.length && index < at + 6; index++) {
-    const word = words[index] as string;
-    if (word.startsWith('-')) break;
-    run.push(word);
-    const joined = run.join('-');
-    if (toolNames.has(joined)) {
-      name = joined;
-      end = index;
-    } else if (run.length === 2 && !name && verbs.has(run.join(' '))) {
-      name = verbs.get(run.join(' '));
-      end = index;
-    }
-  }
-  if (!name || end === at) return [...words];
-  return [...words.slice(0, at), name, ...words.slice(end + 1)];
+  return resolveToolWords(typed, at, toolNames, groups).words;
 }
 
 /**
- * `joinToolWords` for a command line whose commands are `names` (the tools and cloudcall's own
+ * `resolveToolWords` for a command line whose commands are `names` (the tools and cloudcall's own
  * commands). A command of cloudcall's own that is also a resource (`api`, the api family's) names
  * a tool when one of its verbs follows (`api search` is api-search), else itself (`api
  * /v2/account` is the api command).
  */
-export function joinCommandLine(
+export function resolveCommandLine(
   typed: readonly string[],
   at: number,
   names: ReadonlySet<string>,
   groups: readonly FamilyGroups[],
-): string[] {
+): ResolvedWords {
   const word = typed[at];
   const ownResource =
     word !== undefined &&
     names.has(word) &&
     groups.some(({ resources }) => resources.has(word)) &&
     !groups.some(({ family }) => family.tools.some((tool) => tool.name === word));
-  if (!ownResource) return joinToolWords(typed, at, names, groups);
+  if (!ownResource) return resolveToolWords(typed, at, names, groups);
   const joined = joinToolWords(typed, at, new Set([...names].filter((name) => name !== word)), groups);
-  return joined[at] !== word && names.has(joined[at] as string) ? joined : [...typed];
+  return { words: joined[at] !== word && names.has(joined[at] as string) ? joined : [...typed] };
+}
+
+/** `resolveCommandLine`'s command line. */
+export function joinCommandLine(
+  typed: readonly string[],
+  at: number,
+  names: ReadonlySet<string>,
+  groups: readonly FamilyGroups[],
+): string[] {
+  return resolveCommandLine(typed, at, names, groups).words;
 }
 
 /** Arguments that hold an identifier: `ID`, `id`, `UUID`, `IP`, `VmID`, `LoadBalancerID`. */
@@ -170,6 +408,30 @@ export function positionalArgument(tool: ListedTool, flags: readonly FlagSpec[])
   if (primary || !tool.name.endsWith('-create')) return primary;
   const name = flags.find((flag) => flag.name.toLowerCase() === 'name');
   return name?.required && name.kind === 'string' ? name : undefined;
+}
+
+/**
+ * What a tool's command takes second, without a flag, as doctl does (`databases user get <cluster>
+ * <user>`, `volume-action attach <volume> <droplet>`, `domain records delete <domain>
+ * <record-id>`): the second placeholder of its request path; else its next required id-like
+ * argument (a VM's id); else, for a tool that creates something inside the primary's resource
+ * (`db-cluster-create-user`), the name of what it creates. Only a required scalar qualifies.
+ */
+export function secondArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
+  const primary = primaryArgument(tool, flags);
+  if (!primary) return undefined;
+  const scalar = (flag: FlagSpec | undefined) =>
+    flag && flag !== primary && flag.required && !['array', 'object', 'json'].includes(flag.kind)
+      ? flag
+      : undefined;
+  const placeholder = tool.request ? [...tool.request.path.matchAll(/\{(\w+)\}/g)][1]?.[1] : undefined;
+  return (
+    scalar(flags.find((flag) => flag.name === placeholder)) ??
+    flags.map(scalar).find((flag) => flag !== undefined && ID_LIKE.test(flag.name)) ??
+    (/-create-/.test(tool.name)
+      ? scalar(flags.find((flag) => flag.name.toLowerCase() === 'name'))
+      : undefined)
+  );
 }
 
 /** A placeholder value for a flag in a generated example. */

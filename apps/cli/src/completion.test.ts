@@ -121,6 +121,18 @@ describe('the candidates, from the definitions (this process; filtered as the sc
     expect(await candidates(['vm-get-'])).toEqual(['vm-get-backup-policy']);
     expect(await candidates(['db-cluster-list-u'])).toEqual(['db-cluster-list-users']);
     expect(await candidates(['vm', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
+    // doctl's words: its group, its resource words and plurals.
+    expect(await candidates(['compute', 'drop'])).toEqual(['droplet', 'droplet-action']);
+    expect(await candidates(['compute', 'droplet', 'power-of'])).toEqual(['power-off', 'power-off-tag']);
+    expect(await candidates(['compute', 'domain', 'records', 'li'])).toEqual(['list']);
+    expect(await candidates(['compute', 'volume-action', ''])).toEqual([
+      'list',
+      'get',
+      'attach',
+      'detach',
+      'resize',
+    ]);
+    expect(await candidates(['reserved-ip', 'cr'])).toEqual(['create']);
   });
 
   it('kebab flags of the tool, then enum values', async () => {

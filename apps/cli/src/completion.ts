@@ -4,7 +4,14 @@
  * as doctl and gh do: the candidates (tools, resources and verbs, flags, enum values) come from
  * the installed version's definitions, so the script never goes stale.
  */
-import { commandWordIndex, type FamilyGroups, joinCommandLine, type OptionShape } from './commands.js';
+import {
+  commandWordIndex,
+  doctlVerbs,
+  type FamilyGroups,
+  joinCommandLine,
+  type OptionShape,
+} from './commands.js';
+import { DOCTL_GROUP, DOCTL_RESOURCES } from './doctl.js';
 import { kebabName } from './flag-names.js';
 import type { FlagSpec } from './flags.js';
 
@@ -87,14 +94,20 @@ export function completeWords(words: readonly string[], source: CompletionSource
   const joined = joinCommandLine(before, at, names, source.groups);
   const command = joined[at] as string;
   const rest = joined.slice(at + 1);
+  // doctl's group: what may follow it (`compute droplet`), as after the program's name.
+  if (command === DOCTL_GROUP && !rest.length) {
+    const resources = source.groups.flatMap(({ resources }) => [...resources.keys()]);
+    return [...new Set([...resources, ...Object.keys(DOCTL_RESOURCES)])];
+  }
   if (command === 'help')
     return rest.length ? [] : [...source.groups.map(({ family }) => family.name), ...names];
   const flags = source.flagsOf(command);
   if (!flags) {
     // A resource word: its verbs.
-    const verbs = source.groups.flatMap(({ resources }) =>
-      (resources.get(command) ?? []).map(({ verb }) => verb),
-    );
+    const verbs = [
+      ...source.groups.flatMap(({ resources }) => (resources.get(command) ?? []).map(({ verb }) => verb)),
+      ...doctlVerbs(command),
+    ];
     const own = source.commands.find((candidate) => candidate.name === command);
     if (own) {
       // A command that takes arguments and options (`api PATH -X DELETE`), not subcommands.

@@ -7,38 +7,62 @@
  */
 import type { ToolContext } from '@cloudcall/core';
 import { FlagError, type FlagSpec } from './flags.js';
+import { readPublicKeyFile } from './public-key-file.js';
 
 /** What the tables read of a tool: its name. */
 type NamedTool = { name: string };
 
+/** doctl's group of infrastructure commands, optional here: `compute droplet list` is `droplet list`. */
+export const DOCTL_GROUP = 'compute';
+
 /**
- * doctl's command words, as cloudcall's: its resources (`droplet list` is `vm list`) and the verbs
- * it names differently (`reserved-ip create` is `reserved-ip reserve`). Read before the words are
- * joined into a tool's name, so `droplet-action power-off 123` reaches `power-off-vm`.
+ * doctl's resource words, as cloudcall's: `droplet list` is `vm list`. Plurals need no entry (a
+ * word that is a resource once its `s` is dropped is that resource: `projects`, `vpcs`, `domain
+ * records`, `ssh-keys`). Read before the words are joined into a tool's name (commands.ts), so
+ * `droplet-action power-off 123` reaches `power-off-vm`.
  */
 export const DOCTL_RESOURCES: Readonly<Record<string, string>> = {
   droplet: 'vm',
   'droplet-action': 'vm',
   'ssh-key': 'key',
   'reserved-ip-action': 'reserved-ip',
+  'floating-ip': 'reserved-ip',
+  'floating-ip-action': 'reserved-ip',
   databases: 'db-cluster',
+  database: 'db-cluster',
 };
 
-export const DOCTL_VERBS: Readonly<Record<string, string>> = {
-  'reserved-ip create': 'reserve',
-  'reserved-ip delete': 'release',
+/**
+ * doctl's commands whose verb is not cloudcall's, as the tool each runs: keyed by cloudcall's
+ * resource and doctl's verb (`reserved-ip create`), by a sub-resource's words where doctl nests one
+ * (`db-cluster firewalls list`), or by doctl's own resource word where cloudcall's resource has a
+ * verb of that name already (`droplet-action get` is a VM's action, `vm get` the VM).
+ *
+ * doctl's other sub-resources need no entry: `databases user list` is db-cluster's `list-users`,
+ * `databases pool get` its `get-pool`, `projects resources list` project's `list-resources`.
+ */
+export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
+  'reserved-ip create': 'reserved-ip-reserve',
+  'reserved-ip delete': 'reserved-ip-release',
+  'domain-record update': 'domain-record-edit',
+  'volume-action attach': 'volume-attach',
+  'volume-action detach': 'volume-detach',
+  'volume-action resize': 'volume-resize',
+  'key import': 'key-create',
+  'vm backups': 'vm-list-backups',
+  'vm kernels': 'vm-list-kernels',
+  'vm neighbors': 'vm-list-neighbors',
+  'vm snapshots': 'vm-list-snapshots',
+  'droplet-action get': 'vm-action',
+  'droplet-action password-reset': 'reset-vm-password',
+  'droplet-action enable-private-networking': 'enable-private-net-vm',
+  'droplet-action change-backup-policy': 'vm-update-backup-policy',
+  'db-cluster backups': 'db-cluster-list-backups',
+  'db-cluster migrate': 'db-cluster-migrate-region',
+  'db-cluster firewalls list': 'db-cluster-get-firewall-rules',
+  'db-cluster firewalls replace': 'db-cluster-update-firewall-rules',
+  'db-cluster maintenance-window update': 'db-cluster-set-maintenance-window',
 };
-
-/** `words` with doctl's resource and verb at `at` spelled as cloudcall's. */
-export function doctlWords(words: readonly string[], at: number): string[] {
-  const resource = DOCTL_RESOURCES[words[at] ?? ''];
-  if (resource === undefined && !DOCTL_VERBS[`${words[at]} ${words[at + 1]}`]) return [...words];
-  const out = [...words];
-  if (resource !== undefined) out[at] = resource;
-  const verb = DOCTL_VERBS[`${out[at]} ${out[at + 1]}`];
-  if (verb !== undefined) out[at + 1] = verb;
-  return out;
-}
 
 /** A doctl flag that fills one of a tool's arguments. */
 export interface FlagAlias {
@@ -49,6 +73,8 @@ export interface FlagAlias {
   tools?: readonly string[];
   /** How doctl's text reads, where it is not the argument's own form (rule strings). */
   read?: (text: string, argument: string) => unknown;
+  /** What it takes, for help, where that is not the argument's own form. */
+  says?: string;
 }
 
 const RECORD_TOOLS = ['domain-record-create', 'domain-record-edit'];
@@ -70,8 +96,28 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
   { flag: 'enable-monitoring', argument: 'Monitoring' },
   { flag: 'enable-ipv6', argument: 'IPv6' },
   { flag: 'vpc-uuid', argument: 'VpcID' },
-  // doctl compute droplet-action snapshot
-  { flag: 'snapshot-name', argument: 'Name', tools: ['snapshot-vm'] },
+  // doctl compute droplet-action snapshot, compute volume snapshot
+  { flag: 'snapshot-name', argument: 'Name', tools: ['snapshot-vm', 'volume-snapshot-create'] },
+  // doctl compute volume create, compute volume-action resize
+  {
+    flag: 'size',
+    argument: 'SizeGigabytes',
+    read: gibibytes,
+    says: 'a size with its unit, as doctl: 100GiB, 1TiB (a bare number is GiB)',
+  },
+  { flag: 'desc', argument: 'Description', tools: ['volume-create'] },
+  { flag: 'snapshot', argument: 'SnapshotID', tools: ['volume-create'] },
+  { flag: 'fs-type', argument: 'FilesystemType' },
+  { flag: 'fs-label', argument: 'FilesystemLabel' },
+  { flag: 'tag', argument: 'Tags' },
+  // doctl compute ssh-key import NAME --public-key-file ~/.ssh/id_ed25519.pub
+  {
+    flag: 'public-key-file',
+    argument: 'PublicKey',
+    tools: ['key-create'],
+    read: readPublicKeyFile,
+    says: 'a file holding the public key (a .pub file), read and checked here',
+  },
   // doctl compute domain records create|update
   { flag: 'record-type', argument: 'Type', tools: RECORD_TOOLS },
   { flag: 'record-name', argument: 'Name', tools: RECORD_TOOLS },
@@ -105,6 +151,57 @@ export function aliasesFor(
     const target = flags.find((flag) => flag.name === alias.argument);
     return target ? [{ ...alias, target }] : [];
   });
+}
+
+/** Bytes in each unit doctl reads sizes in (go-humanize's: G is 10^9, GiB 2^30), and none as GiB. */
+const SIZE_UNITS: Record<string, number> = {
+  '': 2 ** 30,
+  m: 1e6,
+  mb: 1e6,
+  mi: 2 ** 20,
+  mib: 2 ** 20,
+  g: 1e9,
+  gb: 1e9,
+  gi: 2 ** 30,
+  gib: 2 ** 30,
+  t: 1e12,
+  tb: 1e12,
+  ti: 2 ** 40,
+  tib: 2 ** 40,
+};
+
+const DECIMAL_POWERS: Record<string, number> = { m: 6, g: 9, t: 12 };
+
+/**
+ * doctl's volume sizes (`--size 100GiB`, `1TiB`, `500GB`), as whole GiB. A size that is not a
+ * whole number of GiB is refused, where doctl would round it down (`10GB` is 9.31 GiB).
+ */
+export function gibibytes(text: string, argument: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  if (!match) {
+    throw new FlagError(argument, `expected a size such as 100GiB or 1TiB, got ${JSON.stringify(text)}`);
+  }
+  const [, amount = '', unit = ''] = match;
+  const bytes = SIZE_UNITS[unit.toLowerCase()];
+  if (bytes === undefined) {
+    throw new FlagError(
+      argument,
+      `unknown unit ${JSON.stringify(unit)} in ${JSON.stringify(text)}; use GiB or TiB`,
+    );
+  }
+  const size = (Number(amount) * bytes) / 2 ** 30;
+  if (!Number.isInteger(size)) {
+    // 100GB is 93.13 GiB: a doctl user most likely meant 100GiB.
+    const letter = unit.charAt(0).toLowerCase();
+    const meant = /^[mgt]b?$/i.test(unit)
+      ? ` (${unit} is 10^${DECIMAL_POWERS[letter]} bytes: ${amount}${letter.toUpperCase()}iB?)`
+      : '';
+    throw new FlagError(
+      argument,
+      `${text.trim()} is ${Number(size.toFixed(2))} GiB; volumes are sized in whole GiB${meant}`,
+    );
+  }
+  return size;
 }
 
 /** `key:value,key:value` pairs of one doctl rule. */

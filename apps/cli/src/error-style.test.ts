@@ -32,7 +32,7 @@ describe('one error style', () => {
   });
 
   it('a value given first is named as such', async () => {
-    const run = await cli.sandbox('key-get', 'seven');
+    const run = await cli.sandbox('action-get', 'seven');
     expect(run.stderr).toMatch(/^cloudcall: invalid input: <id>: expected a number, got "seven"\n/);
   });
 

@@ -4,18 +4,19 @@
  * `<resource> <verb>` words are joined into the tool's name before commander sees them.
  */
 
-import { InputError } from '@cloudcall/core';
 import type { Command } from 'commander';
 import {
+  CommandWordError,
   commandWordIndex,
   type FamilyGroups,
   familiesOverview,
   familyHelp,
   groupTools,
-  joinCommandLine,
   type ListedFamily,
+  resolveCommandLine,
+  resourceWords,
 } from './commands.js';
-import { DOCTL_RESOURCES } from './doctl.js';
+import { DOCTL_GROUP } from './doctl.js';
 
 const grouped = new WeakMap<readonly ListedFamily[], FamilyGroups[]>();
 
@@ -47,8 +48,8 @@ prints a completion script.
 
 /**
  * The text of `cloudcall help <family>` or `help <resource>` (or of a family or resource named
- * alone: `cloudcall vm`), or undefined when `argv` is not such a request (commander answers
- * `help <tool>` itself).
+ * alone: `cloudcall vm`, `cloudcall domain records`), or undefined when `argv` is not such a
+ * request (commander answers `help <tool>` itself).
  */
 export function helpFor(
   argv: readonly string[],
@@ -64,24 +65,31 @@ export function helpFor(
   if (asked) words = words.slice(0, -1);
   const viaHelp = words[0] === 'help' && words.length > 1;
   if (viaHelp) words = words.slice(1);
-  else if (words.length > 1 && !asked) return undefined;
-  // A resource's name may be typed as its words (`db cluster` for db-cluster), or as doctl's.
-  const wanted = DOCTL_RESOURCES[words.join('-')] ?? words.join('-');
+  // doctl's group: `compute droplet --help` is `droplet --help` (and `compute` alone, the root help).
+  if (words[0] === DOCTL_GROUP) words = words.slice(1);
+  if (!words.length) return undefined;
+  const groups = groupsOf(families);
+  // A resource may be typed as its words (`db cluster` for db-cluster), as doctl's, or in the plural.
+  const { resource, length } = resourceWords(words, groups);
+  const named = resource !== undefined && length === words.length;
+  if (words.length > 1 && !asked && !viaHelp && !named) return undefined;
+  const wanted = words.join('-');
   // A tool's own help (`cloudcall wait --help`) is its flags: commander's. A command of
   // cloudcall's own that is also a resource (`api`: `cloudcall api PATH`, and the api family's
   // tools) is that command when named alone, and the resource after `help`.
   const command = program.commands.find((each) => each.name() === wanted);
   const own = command && !isTool(families, wanted) ? command : undefined;
   if (command && (asked || (own && !viaHelp))) return undefined;
-  const groups = groupsOf(families);
   const also = own
     ? `\nAlso the command "cloudcall ${wanted}": ${own.summary()} ("cloudcall ${wanted} --help").\n`
     : '';
   const family = groups.find((group) => group.family.name === wanted);
   if (family) return `${familyHelp(family)}${also}`;
+  if (!named) return undefined;
   for (const group of groups) {
-    const tools = group.resources.get(wanted);
-    if (tools) return `${familyHelp({ family: group.family, resources: new Map([[wanted, tools]]) })}${also}`;
+    const tools = group.resources.get(resource);
+    if (tools)
+      return `${familyHelp({ family: group.family, resources: new Map([[resource, tools]]) })}${also}`;
   }
   return undefined;
 }
@@ -92,7 +100,11 @@ function isTool(families: readonly ListedFamily[], name: string): boolean {
   return families.some((family) => family.tools.some((tool) => tool.name === name));
 }
 
-/** `argv` with `<resource> <verb>` (or the words of a tool's name) joined into the tool's name. */
+/**
+ * `argv` with `<resource> <verb>` (or the words of a tool's name, or doctl's) joined into the
+ * tool's name; `help <words>` as `<tool> --help`. Words that name nothing are refused here, naming
+ * the word that is wrong and the nearest right ones.
+ */
 export function joinCommandWords(
   argv: readonly string[],
   program: Command,
@@ -100,24 +112,31 @@ export function joinCommandWords(
 ): string[] {
   const at = commandWordIndex(argv, program.options);
   if (at === -1) return [...argv];
-  const names = new Set(program.commands.map((command) => command.name()));
-  // `help <tool>` is `<tool> --help`, which shows the tool's flags (added as the tool is run).
-  if (argv[at] === 'help' && argv.length === at + 2 && names.has(argv[at + 1] as string)) {
-    return [...argv.slice(0, at), argv[at + 1] as string, '--help'];
-  }
+  const before = argv.slice(0, at);
   // The common case, a tool's own name, needs no grouping.
   if (isTool(families, argv[at] as string)) return [...argv];
+  const names = new Set(program.commands.map((command) => command.name()));
   const groups = groupsOf(families);
-  const joined = joinCommandLine(argv, at, names, groups);
-  // Not joined into a tool: the resource as typed (or as doctl's word for it).
-  const resource = joined[at] as string;
-  const tools = groups.flatMap((group) => group.resources.get(resource) ?? []);
-  if (!names.has(resource) && tools.length) {
-    // A resource with a verb it does not have: say which it has.
-    const verb = argv[at + 1] ?? '';
-    throw new InputError(
-      `${resource} has no verb ${JSON.stringify(verb)}; its verbs: ${tools.map((tool) => tool.verb || tool.tool.name).join(', ')} (cloudcall help ${resource})`,
-    );
+  // `help <tool>`, `help <resource> <verb>`: the tool's help, which shows its flags (added as the
+  // tool is run). Families and resources were answered before (helpFor).
+  if (argv[at] === 'help' && argv.length > at + 1) {
+    if (argv[at + 1] === 'help') return [...before, '--help'];
+    const { words, problem } = resolveCommandLine(argv.slice(at + 1), 0, names, groups);
+    if (problem || !names.has(words[0] as string)) {
+      throw new CommandWordError(
+        problem ?? {
+          message: `unknown command ${JSON.stringify(words[0])}`,
+          hint: 'cloudcall --help lists the families and their resources',
+        },
+      );
+    }
+    return [...before, ...words, '--help'];
   }
-  return joined;
+  // doctl's group alone: the root help.
+  if (argv[at] === DOCTL_GROUP && !argv.slice(at + 1).some((word) => !word.startsWith('-'))) {
+    return [...before, '--help'];
+  }
+  const { words, problem } = resolveCommandLine(argv, at, names, groups);
+  if (problem) throw new CommandWordError(problem);
+  return words;
 }

@@ -95,10 +95,11 @@ export async function resolveNames(
     const ids: unknown[] = [];
     for (const item of values) {
       if (typeof item !== 'string' || isId(kind, item)) ids.push(item);
-      else
-        ids.push(
-          (await byHandle(item, kind, tools, context)) ?? idOf(item, kind, await list(kind), argument),
-        );
+      else {
+        const handled = await byHandle(item, kind, tools, context);
+        const matches = kind.fingerprint ? await fingerprintOf(item) : undefined;
+        ids.push(handled ?? idOf(item, kind, await list(kind), argument, matches));
+      }
     }
     args[argument] = Array.isArray(value) ? ids : ids[0];
   }
@@ -128,7 +129,40 @@ async function byHandle(
   }
 }
 
-function idOf(name: string, kind: NamedKind, items: Record<string, unknown>[], argument: string): unknown {
+type Item = Record<string, unknown>;
+
+/**
+ * For a value that is an SSH key fingerprint, whether a listed key has it: MD5 as the platform
+ * lists it (`MD5:` as `ssh-keygen -E md5 -l` prints it, or not; any case), or `SHA256:...` as
+ * `ssh-keygen -l` prints it, worked out from the key. Undefined for a value of neither form.
+ */
+async function fingerprintOf(value: string): Promise<((item: Item) => boolean) | undefined> {
+  const md5 = /^(?:MD5:)?([0-9a-f]{2}(?::[0-9a-f]{2}){15})$/i.exec(value)?.[1]?.toLowerCase();
+  if (md5 !== undefined) return (item) => String(item.fingerprint).toLowerCase() === md5;
+  const sha256 = /^SHA256:([A-Za-z0-9+/]{43})=?$/.exec(value)?.[1];
+  if (sha256 === undefined) return undefined;
+  // Loaded only for such a value.
+  const { createHash } = await import('node:crypto');
+  return (item) => {
+    const blob = String(item.public_key ?? '')
+      .trim()
+      .split(/\s+/)[1];
+    if (blob === undefined) return false;
+    const digest = createHash('sha256').update(Buffer.from(blob, 'base64')).digest('base64');
+    return digest.replace(/=+$/, '') === sha256;
+  };
+}
+
+function idOf(
+  name: string,
+  kind: NamedKind,
+  items: Item[],
+  argument: string,
+  /** Another handle in the list (an SSH key's fingerprint), tried before the name. */
+  handle?: (item: Item) => boolean,
+): unknown {
+  const byHandle = handle ? items.filter(handle) : [];
+  if (byHandle.length === 1) return byHandle[0]?.id;
   const matches = items.filter((item) => item.name === name);
   if (matches.length === 1) return matches[0]?.id;
   if (matches.length === 0) {

@@ -1,10 +1,11 @@
 /**
  * Names for ids, a CLI convenience (`cloudcall vm-get web-1`): where a VM, load balancer,
- * firewall, VPC, database cluster, volume, project or image id is expected and the value given is not an id, the
- * resource is looked up by name with one list (one call of 200 in most accounts). A name that
- * matches several is refused with their ids. An image is first looked up as a public image's slug
- * (`--image-id ubuntu-24-04-x64`, one `GET /v2/images/{slug}`), then among the account's own images
- * by name. The tools (and so the MCP server) keep taking ids only.
+ * firewall, VPC, database cluster, volume, project, SSH key or image id is expected and the value
+ * given is not an id, the resource is looked up by name with one list (one call of 200 in most
+ * accounts). A name that matches several is refused with their ids. An image is first looked up
+ * as a public image's slug (`--image-id ubuntu-24-04-x64`, one `GET /v2/images/{slug}`), then
+ * among the account's own images by name; an SSH key by its fingerprint, then by name. The tools
+ * (and so the MCP server) keep taking ids only.
  *
  * Which arguments hold which kind of id is read from the definitions, by the table below: the
  * path placeholder right after the kind's collection (`/v2/droplets/{ID}`), the argument names
@@ -39,6 +40,11 @@ export interface NamedKind {
    * call of the tool that gets one (its path placeholder given the value) before any name is.
    */
   handle?: { word: string; tool: string; item: string; form: RegExp; example: string };
+  /**
+   * Whether one is also named by its fingerprint (an SSH key), found in the same list: MD5 as the
+   * platform lists it (with or without `MD5:`), or `SHA256:...` as `ssh-keygen -l` prints it.
+   */
+  fingerprint?: boolean;
 }
 
 const NAMED_KINDS: readonly NamedKind[] = [
@@ -107,6 +113,17 @@ const NAMED_KINDS: readonly NamedKind[] = [
     idForm: 'uuid',
   },
   {
+    // doctl's `ssh-key get|delete <key-id|key-fingerprint>`, and its name as well.
+    label: 'SSH key',
+    collection: '/v2/account/keys',
+    args: ['SshKeys'],
+    prefix: 'key',
+    list: 'key-list',
+    items: 'ssh_keys',
+    idForm: 'numeric',
+    fingerprint: true,
+  },
+  {
     label: 'image',
     collection: '/v2/images',
     args: ['ImageID'],
@@ -128,7 +145,8 @@ const NAMED_KINDS: readonly NamedKind[] = [
 
 /** How a kind's argument is described in help and messages: "id or name", "id, slug or name". */
 export function handles(kind: NamedKind): string {
-  return kind.handle ? `id, ${kind.handle.word} or name` : 'id or name';
+  const other = kind.handle?.word ?? (kind.fingerprint ? 'fingerprint' : undefined);
+  return other ? `id, ${other} or name` : 'id or name';
 }
 
 /** Arguments that take a name in place of an id, with the kind of each. */

@@ -11,7 +11,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { apiCommand, apiFlagFor } from './api-command.js';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
-import { commandWordIndex } from './commands.js';
+import { CommandWordError, commandWordIndex } from './commands.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags } from './guard-flags.js';
@@ -285,6 +285,10 @@ function reportError(
     ) {
       return EXIT.ok;
     }
+    return EXIT.input;
+  }
+  if (error instanceof CommandWordError) {
+    io.stderr(`cloudcall: ${error.problem.message}\nhint: ${error.problem.hint}\n`);
     return EXIT.input;
   }
   if (

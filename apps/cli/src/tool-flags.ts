@@ -4,7 +4,7 @@
  * names in place of ids where the table in names.ts says so.
  */
 import { Argument, type Command, Option } from 'commander';
-import { exampleFor, positionalArgument, primaryArgument } from './commands.js';
+import { exampleFor, positionalArgument, primaryArgument, secondArgument } from './commands.js';
 import {
   aliasesFor,
   type CliDefault,
@@ -61,8 +61,10 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
   const flags = schemaFlags.map((flag) => (optional.has(flag.name) ? { ...flag, required: false } : flag));
   const named = namedArguments(tool, flags, primaryArgument(tool, flags));
   const primary = positionalArgument(tool, flags);
-  // Several ids at once where doctl takes them: `vm-delete 1 2 --force`.
-  const several = primary !== undefined && /-delete$/.test(tool.name);
+  const second = secondArgument(tool, flags);
+  // Several ids at once where doctl takes them: `vm-delete 1 2 --force`, `domain-record-delete
+  // example.com 11 12 --force` (the last argument given positionally).
+  const several = /-delete$/.test(tool.name) ? (second ?? primary) : undefined;
   const byAttribute = new Map<string, FlagSpec>();
   /** Flags that read their text their own way (doctl's rule strings). */
   const readers = new Map<string, (text: string) => unknown>();
@@ -97,9 +99,10 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     byAttribute.set(attribute, target);
     longsOf.get(target.name)?.push(long);
     command.addOption(
-      new Option(`${long}${valueHint(target)}`, `same as --${kebabName(target.name)}`).helpGroup(
-        "doctl's spellings:",
-      ),
+      new Option(
+        `${long}${alias.says ? ' <value>' : valueHint(target)}`,
+        `same as --${kebabName(target.name)}${alias.says ? `: ${alias.says}` : ''}`,
+      ).helpGroup("doctl's spellings:"),
     );
   }
   const others = new Set<string>();
@@ -109,11 +112,13 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     // After the tool's own flags, under a heading of their own.
     command.addOption(option.helpGroup('Global options:'));
   }
-  if (primary) {
+  for (const flag of [primary, second]) {
+    if (!flag) continue;
+    const many = flag === several;
     command.addArgument(
       new Argument(
-        `[${kebabName(primary.name)}${several ? '...' : ''}]`,
-        `same as --${kebabName(primary.name)}${several ? '; several run the tool once each' : ''}`,
+        `[${kebabName(flag.name)}${many ? '...' : ''}]`,
+        `same as --${kebabName(flag.name)}${many ? '; several run the tool once each' : ''}`,
       ),
     );
   }
@@ -153,7 +158,8 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
         typed,
       ),
     );
-  let givenFirst = false;
+  /** The arguments given without their flag (for messages: `<id>`). */
+  let givenPositionally = new Set<FlagSpec>();
   // A name stands where a number (an id) is expected until it is looked up.
   const readArgument = (flag: FlagSpec, text: string | boolean) =>
     named.has(flag.name) && flag.kind === 'number' && typeof text === 'string' && !/^\s*\d+\s*$/.test(text)
@@ -181,18 +187,34 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
         } else if (others.has(attribute)) local[attribute] = text;
       }
       liftFirstRules(args, flags);
-      const given = parsed.processedArgs[0] as string | string[] | undefined;
-      const positionals = given === undefined ? [] : ([] as string[]).concat(given);
-      givenFirst = positionals.length > 0;
-      if (!primary || positionals.length === 0) return { args, local, each: [args] };
-      const each = positionals.map((positional) => {
-        const value = readArgument(primary, positional);
-        if (primary.name in args && args[primary.name] !== value) {
-          throw new FlagError(primary.name, `given twice (${positional} and --${kebabName(primary.name)})`);
-        }
-        return { ...args, [primary.name]: value };
+      // What was given without flags: the primary argument, then the second (several of the last
+      // on a delete tool, each run once).
+      const positionals = [primary, second].flatMap((flag, at) => {
+        const given = parsed.processedArgs[at] as string | string[] | undefined;
+        return flag && given !== undefined ? [{ flag, values: ([] as string[]).concat(given) }] : [];
       });
-      return { args: each[0] ?? args, local, each };
+      givenPositionally = new Set(positionals.filter(({ values }) => values.length).map(({ flag }) => flag));
+      const fill = (into: Record<string, unknown>, flag: FlagSpec, positional: string) => {
+        const value = readArgument(flag, positional);
+        if (flag.name in args && args[flag.name] !== value) {
+          throw new FlagError(flag.name, `given twice (${positional} and --${kebabName(flag.name)})`);
+        }
+        into[flag.name] = value;
+      };
+      const one = { ...args };
+      let many: string[] = [];
+      for (const { flag, values } of positionals) {
+        if (flag === several) many = values;
+        else if (values[0] !== undefined) fill(one, flag, values[0]);
+      }
+      const each = many.map((value) => {
+        const copy = { ...one };
+        fill(copy, several as FlagSpec, value);
+        return copy;
+      });
+      return each.length
+        ? { args: each[0] as Record<string, unknown>, local, each }
+        : { args: one, local, each: [one] };
     },
     flagFor(argument) {
       const [head = '', ...rest] = argument.split('.');
@@ -201,7 +223,7 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
       const longs = longsOf.get(flag.name) ?? [];
       const typedAs = longs.map((long) => typed.get(long)).find((spelled) => spelled !== undefined);
       const long = `--${kebabName(flag.name)}`;
-      const shown = typedAs ?? (flag === primary && givenFirst ? `<${kebabName(flag.name)}>` : long);
+      const shown = typedAs ?? (givenPositionally.has(flag) ? `<${kebabName(flag.name)}>` : long);
       return `${shown}${rest.length ? ` (at ${rest.join('.')})` : ''}`;
     },
   };

@@ -24,7 +24,7 @@ export { readBody } from './body.js';
 export { durationMs } from './duration.js';
 export { describeError, redact } from './errors.js';
 export { listedAnnotations, listingSchema, shapeOf } from './listing.js';
-export { closest, globPattern } from './names.js';
+export { closest, editDistance, globPattern } from './names.js';
 export { followPages, pageArgument, perPageArgument, runAllPages } from './pagination.js';
 export { LOW_RATE_LIMIT_SHARE, rateLimitFromHeaders, rateLimitLow, rateLimitSpacing } from './rate-limit.js';
 export { type ErrorReport, errorReport } from './report.js';

@@ -25,7 +25,8 @@ export function closest(wanted: string, names: readonly string[]): string[] {
     .map(({ name }) => name);
 }
 
-function editDistance(a: string, b: string): number {
+/** The Levenshtein distance of two names: how many characters to insert, delete or replace. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
