@@ -81,7 +81,7 @@ async function moveClockWhenWaiting(child: ChildProcess, statePath: string): Pro
 
 describe('the README', () => {
   it('library quick start runs against the sandbox and creates a VM from a slug', async () => {
-    const [example] = codeBlocks(read('README.md')).filter((block) => block.lang === 'ts');
+    const [example] = codeBlocks(read('README.md')).filter((block) => block.lang === 'js');
     const { stdout } = await runTypeScript('readme', example?.text ?? '');
     expect(stdout).toMatch(/^created VM \d+ \(new\)\n1 VMs: web-1\n$/);
   });

@@ -183,6 +183,8 @@ describe('the packed apps', () => {
     expect(mcp).toMatchObject({ code: 0, stderr: `${versionOf(APPS.mcp.dir)}\n` });
   });
 
+  // Two CLI processes and an MCP server started and listed, beside the libraries' test (npm installs
+  // and examples): on a machine shared with other work, more than the default 30 s.
   it('run from the install: cloudcall adds an SSH key to the sandbox, cloudcall-mcp lists every tool and finds the key', async () => {
     const state = join(work, 'sandbox.json');
     const env = { PATH, HOME: installed };
@@ -238,7 +240,7 @@ describe('the packed apps', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 90_000);
 
   // npm pack and two npm installs: on a machine shared with other work, more than the default 30 s.
   it('install the same way from `npm pack` tarballs, whose manifests keep the workspace ranges', async () => {
