@@ -3,6 +3,7 @@
  * pseudo-terminal (util-linux `script`), the refusal off one, protection rules, dry runs priced
  * from the sandbox's size list, and the audit log written by eight processes at once.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshPublicKey, startSandbox } from '@cloudcall/sandbox';
@@ -54,6 +55,19 @@ describe('confirmation', () => {
     expect(accepted.text).toContain('? [y/N]');
     expect(accepted.code).toBe(0);
     expect(await exists(id)).toBe(false);
+  });
+
+  it('shows a name with a newline, an ANSI escape and a right-to-left override escaped in the question', async () => {
+    const name = 'web\n\x1b[31mprod\u202egnp.exe';
+    const { ssh_key } = await ok('key-create', '--Name', name, '--PublicKey', sshPublicKey());
+    const declined = await onTerminalHere(['key-delete', '--ID', String(ssh_key.id)], 'n\n');
+    const shown = String.raw`web\n\x1b[31mprod\u202egnp.exe`;
+    expect(declined.text).toContain(
+      `Delete SSH key (key-delete): ssh key ${shown} (id ${ssh_key.id})? [y/N]`,
+    );
+    expect(declined.text).not.toContain('\x1b[31m');
+    expect(declined.text).not.toContain('\u202e');
+    expect(declined.code).toBe(2);
   });
 
   it('refuses a destructive tool off a terminal unless --force (or --yes)', async () => {
@@ -129,6 +143,30 @@ describe('protection rules', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `cloudcall: policy file ${policy}, line 4 at protect.1: must be tag:NAME, name:NAME or id:ID\n`,
+    );
+  });
+});
+
+describe('policy files that are not files', () => {
+  it('stop start-up at once on a FIFO, /dev/zero or a directory, naming the file', async () => {
+    const fifo = join(cli.home, 'policy.fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const [file, kind] of [
+      [fifo, 'a FIFO'],
+      ['/dev/zero', 'a device'],
+      [cli.home, 'a directory'],
+    ] as const) {
+      const result = await sandbox('--policy', file, 'key-list');
+      expect(result.code, file).toBe(2);
+      expect(result.stderr).toBe(
+        `cloudcall: policy file ${file}: not a regular file (${kind}); give a JSON file\n`,
+      );
+    }
+    const large = join(cli.home, 'large.json');
+    writeFileSync(large, `{"protect": []}${' '.repeat(1024 * 1024)}`);
+    const refused = await sandbox('--policy', large, 'key-list');
+    expect(refused.stderr).toBe(
+      `cloudcall: policy file ${large}: larger than 1 MiB, the most a policy file may hold\n`,
     );
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { AnyTool, ToolContext } from '@cloudcall/core';
+import { showControls } from '@cloudcall/core/internal';
 import {
   type AuditEntry,
   type AuditLog,
@@ -157,7 +158,7 @@ function planText(plan: Plan): string {
   if (!plan.valid) {
     lines.push('Arguments: invalid');
     for (const issue of plan.issues ?? []) lines.push(`  ${issue.argument || 'arguments'}: ${issue.message}`);
-    return `${lines.join('\n')}\n`;
+    return `${lines.map(showControls).join('\n')}\n`;
   }
   lines.push('Arguments: valid');
   if (plan.note) lines.push(`Note: ${plan.note}`);
@@ -166,7 +167,10 @@ function planText(plan: Plan): string {
       Object.entries(plan.request.query ?? {}).map(([key, value]): [string, string] => [key, String(value)]),
     ).toString();
     lines.push(`Request: ${plan.request.method} ${plan.request.path}${query ? `?${query}` : ''}`);
-    if (plan.request.body !== undefined) lines.push(`Body: ${JSON.stringify(plan.request.body, null, 2)}`);
+    // JSON's own lines, each shown as a line: no line of JSON holds a raw line break.
+    if (plan.request.body !== undefined) {
+      lines.push(...`Body: ${JSON.stringify(plan.request.body, null, 2)}`.split('\n'));
+    }
   }
   if (plan.target) {
     lines.push(`Target: ${plan.target.description}, now:`);
@@ -185,7 +189,8 @@ function planText(plan: Plan): string {
       `Monthly price: $${monthly_before} -> $${monthly_after} (${sign}$${Math.abs(monthly_delta)}) for ${basis}; from ${source}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  // Values come from the API and the caller: their control characters are shown escaped.
+  return `${lines.map(showControls).join('\n')}\n`;
 }
 
 /** What `cloudcall audit` was asked (guard-flags.ts declares the command). */

@@ -6,7 +6,7 @@ import { hintFor } from '@cloudcall/catalog/hints';
 import { loadFamily } from '@cloudcall/catalog/lazy';
 import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
-import { describeError } from '@cloudcall/core/internal';
+import { describeError, showControls } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
 import { apiCommand, apiFlagFor } from './api-command.js';
 import { authCommand } from './auth.js';
@@ -309,28 +309,28 @@ function reportError(
       .join('; ');
     const hint =
       running && !(error instanceof ColumnError) ? `hint: cloudcall ${running} --help lists its flags\n` : '';
-    io.stderr(`cloudcall: invalid input: ${what}\n${hint}`);
+    io.stderr(`cloudcall: invalid input: ${showControls(what)}\n${hint}`);
     return EXIT.input;
   }
   // The same hint the MCP server gives, from the same tables.
   const hint = hintFor(error);
   const hintLine = hint ? `hint: ${hint}\n` : '';
   if (error instanceof ApiError) {
-    io.stderr(`cloudcall: ${error.summary}\n${hintLine}`);
+    io.stderr(`cloudcall: ${showControls(error.summary)}\n${hintLine}`);
     return EXIT.api;
   }
   if (error instanceof CloudcallError && error.kind === 'network') {
-    io.stderr(`cloudcall: network error: ${error.message}\n${hintLine}`);
+    io.stderr(`cloudcall: network error: ${showControls(error.message)}\n${hintLine}`);
     return EXIT.network;
   }
   if (error instanceof CloudcallError && (error.kind === 'timeout' || error.kind === 'failed')) {
-    io.stderr(`cloudcall: ${error.message}\n`);
+    io.stderr(`cloudcall: ${showControls(error.message)}\n`);
     return error.kind === 'timeout' ? EXIT.waitTimeout : EXIT.api;
   }
   if (error instanceof CloudcallError && error.kind === 'cancelled') {
     io.stderr('cloudcall: cancelled\n');
     return EXIT.cancelled;
   }
-  io.stderr(`cloudcall: ${describeError(error)}\n`);
+  io.stderr(`cloudcall: ${showControls(describeError(error))}\n`);
   return EXIT.internal;
 }

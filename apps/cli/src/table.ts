@@ -4,6 +4,7 @@
  * values), measured in the cells a terminal shows.
  */
 import { styleText } from 'node:util';
+import { showControls } from '@cloudcall/core/internal';
 import stringWidth from 'string-width';
 import { type Column, cellValue, chosenColumns, columnsFor, emptyListText } from './columns.js';
 import { ColumnError, type OutputFormat, type OutputOptions } from './output.js';
@@ -125,8 +126,11 @@ function text(value: unknown, format: OutputFormat, max = 48): string {
   else if (Array.isArray(value) && value.every(isScalar)) shown = value.join(',');
   else if (typeof value === 'object') shown = JSON.stringify(value);
   else shown = String(value);
-  if (format === 'tsv') return shown.replace(/[\t\r\n]+/g, ' ');
-  shown = shown.replace(/[\r\n]+/g, ' ');
+  // A value's own control characters are shown escaped (`\n`, `\x1b`, `\u202e`): a name cannot
+  // break a row, recolour the terminal or reverse the cells after it. TSV keeps values whole
+  // but for its own separators, tabs and line breaks, which become spaces.
+  if (format === 'tsv') return showControls(shown.replace(/[\t\r\n]+/g, ' '));
+  shown = showControls(shown);
   return format === 'table' ? cutToCells(shown, max) : shown;
 }
 

@@ -1566,7 +1566,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-kafka-config",
     "title": "Update Kafka config",
     "description": "Merge Kafka config keys.",
-    "details": "Changes keys of a Kafka cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a Kafka cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-kafka-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,
@@ -1621,7 +1621,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-mongodb-config",
     "title": "Update MongoDB config",
     "description": "Merge MongoDB config keys.",
-    "details": "Changes keys of a MongoDB cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a MongoDB cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-mongodb-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,
@@ -1676,7 +1676,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-mysql-config",
     "title": "Update MySQL config",
     "description": "Merge MySQL config keys.",
-    "details": "Changes keys of a MySQL cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a MySQL cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-mysql-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,
@@ -1731,7 +1731,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-os-config",
     "title": "Update OpenSearch config",
     "description": "Merge OpenSearch config keys.",
-    "details": "Changes keys of a OpenSearch cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a OpenSearch cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-opensearch-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,
@@ -1786,7 +1786,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-psql-config",
     "title": "Update PostgreSQL config",
     "description": "Merge PostgreSQL config keys.",
-    "details": "Changes keys of a PostgreSQL cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a PostgreSQL cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-postgresql-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,
@@ -1841,7 +1841,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "db-cluster-update-redis-config",
     "title": "Update Redis config",
     "description": "Merge Redis config keys.",
-    "details": "Changes keys of a Redis cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.",
+    "details": "Changes keys of a Redis cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; db-cluster-get-redis-config shows the whole config. Clusters of other engines are refused.",
     "annotations": {
      "readOnlyHint": false,
      "destructiveHint": false,

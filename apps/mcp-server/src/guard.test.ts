@@ -5,9 +5,11 @@
  * server in process (over the SDK's in-memory transport); settings given as environment
  * variables, and start-up checks, run the built server over stdio.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sshPublicKey } from '@cloudcall/sandbox';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -104,6 +106,29 @@ describe('elicitation', () => {
     expect(await exists(client, id)).toBe(false);
   });
 
+  it('shows a name with control characters escaped, and takes it typed as shown', async () => {
+    const name = 'web\n\x1b[31mprod\u202egnp.exe';
+    const shown = String.raw`web\n\x1b[31mprod\u202egnp.exe`;
+    let typed = 'web';
+    const { client, asked } = await connect([], {}, () => ({
+      action: 'accept',
+      content: { confirm: typed },
+    }));
+    const created = await call(client, 'key-create', { Name: name, PublicKey: sshPublicKey() });
+    const id = (created.json as Json).ssh_key.id as number;
+    const wrong = await call(client, 'key-delete', { ID: id });
+    expect(asked).toEqual([
+      `Confirm a destructive call. Delete SSH key (key-delete): ssh key ${shown} (id ${id})? To run it, type ${shown}.`,
+    ]);
+    expect(wrong.text).toContain(`the answer did not type ${shown} as asked`);
+    expect(wrong.text).not.toContain('\x1b');
+    expect(wrong.text).not.toContain('\u202e');
+    typed = shown;
+    const deleted = await call(client, 'key-delete', { ID: id });
+    expect(deleted.isError, deleted.text).toBe(false);
+    expect((await call(client, 'key-get', { ID: id })).structured).toMatchObject({ status: 404 });
+  });
+
   it('--confirm never skips it', async () => {
     const { client, asked } = await connect(['--confirm', 'never'], {}, () => ({ action: 'decline' }));
     const id = await createVm(client, 'never-asked', []);
@@ -168,6 +193,18 @@ describe('protection rules', () => {
     expect(log.stderr).toContain(
       'none/audit.log cannot be opened for appending: its directory does not exist',
     );
+    // A FIFO with no writer, a device and a directory are refused at once, before a byte is read.
+    const fifo = join(dir, 'policy.fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const [file, kind] of [
+      [fifo, 'a FIFO'],
+      ['/dev/zero', 'a device'],
+      [dir, 'a directory'],
+    ] as const) {
+      const refused = await exitOf(['--sandbox', '--policy', file]);
+      expect(refused.code, file).toBe(2);
+      expect(refused.stderr).toContain(`policy file ${file}: not a regular file (${kind}); give a JSON file`);
+    }
     const confirm = await exitOf(['--sandbox', '--confirm', 'maybe']);
     expect(confirm.stderr).toContain('--confirm must be auto, never, always-refuse, not maybe');
   });

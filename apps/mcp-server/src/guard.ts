@@ -4,7 +4,7 @@
  * `elicitation/create` when the client can answer it, and guard refusals as `isError` results.
  */
 import type { AnyTool, ToolContext } from '@cloudcall/core';
-import type { ErrorReport } from '@cloudcall/core/internal';
+import { type ErrorReport, showControls } from '@cloudcall/core/internal';
 import type { AuditLog, ConfirmQuestion, Decision, ProtectRule, Quota } from '@cloudcall/guard';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
@@ -138,10 +138,13 @@ export async function runGuarded(
   const confirm = canAsk
     ? async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
         const expected = String(target?.name ?? target?.id ?? name);
+        // A name's control characters are shown escaped (`\n`, `\u202e`): what the person sees is
+        // what they type, and the name as it is will do too.
+        const shown = showControls(expected);
         const refuse = () =>
           new guardModule.GuardRefusal(
             'declined',
-            `${name} was not confirmed: the answer did not type ${expected} as asked. Nothing was sent.`,
+            `${name} was not confirmed: the answer did not type ${shown} as asked. Nothing was sent.`,
             'confirmation not typed',
             'The person must type the name shown in the question; do not retry unless they ask for it.',
           );
@@ -149,14 +152,14 @@ export async function runGuarded(
           .elicitInput(
             {
               mode: 'form',
-              message: `Confirm a destructive call. ${message} To run it, type ${expected}.`,
+              message: `Confirm a destructive call. ${message} To run it, type ${shown}.`,
               requestedSchema: {
                 type: 'object',
                 properties: {
                   confirm: {
                     type: 'string',
-                    title: `Type ${expected} to confirm`,
-                    description: `The ${target?.name !== undefined ? 'name' : target?.id !== undefined ? 'id' : 'tool name'} exactly as shown: ${expected}`,
+                    title: `Type ${shown} to confirm`,
+                    description: `The ${target?.name !== undefined ? 'name' : target?.id !== undefined ? 'id' : 'tool name'} exactly as shown: ${shown}`,
                   },
                 },
                 required: ['confirm'],
@@ -172,7 +175,8 @@ export async function runGuarded(
           });
         if (answer.action !== 'accept') return answer.action;
         const typed = answer.content?.confirm;
-        if (typeof typed === 'string' && typed.trim() === expected) return 'accept';
+        if (typeof typed === 'string' && (typed.trim() === shown || typed.trim() === expected))
+          return 'accept';
         throw refuse();
       }
     : undefined;

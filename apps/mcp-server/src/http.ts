@@ -468,7 +468,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
    */
   function authenticate(req: IncomingMessage, res: ServerResponse): AuthInfo | undefined | false {
     if (authMode === 'none') return undefined;
-    const presented = /^Bearer +([\x21-\x7e]+) *$/i.exec(header(req, 'authorization') ?? '')?.[1];
+    const presented = bearerOf(req);
     const refuse = (message: string, error?: string) => {
       res.setHeader(
         'www-authenticate',
@@ -936,10 +936,37 @@ function originAllowed(origin: string, allowed: readonly string[] | undefined): 
   return allowed.includes(url.origin.toLowerCase());
 }
 
-/** A proxy's request id when it looks like one (nginx's $request_id is 32 hex digits), else a new one. */
+/** What a request id may be: letters, digits and `_.:-`, up to 128 (nginx's $request_id is 32 hex digits). */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** The platform's token shapes (`dop_v1_`, `doo_v1_`, `dor_v1_`...), anywhere in a request id. */
+const TOKEN_SHAPE = /do[a-z]_v\d+_/i;
+/** The shortest run of a caller's credential taken for a piece of it. */
+const CREDENTIAL_PIECE = 8;
+
+/**
+ * A proxy's request id when it looks like one, else a new one. The id is logged and sent back, so
+ * it may hold no secret: one in a platform token's shape, or that holds the request's bearer
+ * credential or any 8 characters in a row of it, is replaced, as an ill-formed one is.
+ */
 function requestId(req: IncomingMessage): string {
   const given = header(req, 'x-request-id');
-  return given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+  if (!given || !REQUEST_ID.test(given) || TOKEN_SHAPE.test(given)) return randomUUID();
+  const bearer = bearerOf(req);
+  return bearer && sharesPiece(given, bearer) ? randomUUID() : given;
+}
+
+/** Whether `text` holds `secret`, or CREDENTIAL_PIECE characters in a row of it. */
+function sharesPiece(text: string, secret: string): boolean {
+  if (text.includes(secret)) return true;
+  for (let at = 0; at + CREDENTIAL_PIECE <= text.length; at++) {
+    if (secret.includes(text.slice(at, at + CREDENTIAL_PIECE))) return true;
+  }
+  return false;
+}
+
+/** The credential of the request's `Authorization: Bearer` header, if it has one. */
+function bearerOf(req: IncomingMessage): string | undefined {
+  return /^Bearer +([\x21-\x7e]+) *$/i.exec(header(req, 'authorization') ?? '')?.[1];
 }
 
 /**

@@ -259,6 +259,87 @@ describe('--auth token-passthrough', () => {
   });
 });
 
+describe('request ids from clients', () => {
+  const TOKEN = `dop_v1_${'9e1b7c4d'.repeat(8)}`;
+  const OTHER = 'caller-token-abcdef0123';
+  const CALL = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'key-get', arguments: { ID: 5 } },
+  };
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  /** A stateless token-passthrough server over an API stand-in, in this process, with its log. */
+  async function server() {
+    const api = await startStandInApi();
+    cleanup.push(api.close);
+    return startHttp([
+      ...HTTP,
+      ...[
+        '--stateless',
+        '--auth',
+        'token-passthrough',
+        '--api-url',
+        api.urlFor('ids'),
+        '--families',
+        'account',
+      ],
+    ]);
+  }
+
+  /** One call with this X-Request-Id and bearer: the id sent back, and the id its request line logs. */
+  async function callWith(url: string, output: () => string, id: string, bearer: string) {
+    const answer = await httpRequest(url, {
+      body: CALL,
+      headers: { 'x-request-id': id, authorization: `Bearer ${bearer}` },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({ result: { structuredContent: { ssh_key: { id: 5 } } } });
+    const echoed = String(answer.headers['x-request-id']);
+    await waitForOutput(output, new RegExp(`"req_id":"${echoed}"[^\n]*"msg":"request"`));
+    return echoed;
+  }
+
+  it('replace an id that is, holds or is part of a token, never logging or sending it back', async () => {
+    const { url, output } = await server();
+    const hex = TOKEN.slice('dop_v1_'.length);
+    const cases: [id: string, bearer: string, secret: string][] = [
+      [TOKEN, TOKEN, TOKEN], // the caller's own token
+      [`doo_v1_${hex}`, TOKEN, hex], // the platform's other token shapes, any case, anywhere
+      [`dor_v1_${hex}`, TOKEN, hex],
+      [`DOP_V1_${'f'.repeat(64)}`, TOKEN, 'f'.repeat(64)],
+      [`req-dop_v1_${'e'.repeat(20)}`, TOKEN, 'e'.repeat(20)],
+      [hex, TOKEN, hex], // the token without its prefix
+      [`trace-${hex.slice(10, 22)}-7`, TOKEN, hex.slice(10, 22)], // 12 characters of it
+      [OTHER, OTHER, OTHER], // a bearer of another shape
+      [`id.${OTHER}.1`, OTHER, OTHER],
+    ];
+    for (const [id, bearer, secret] of cases) {
+      const echoed = await callWith(url, output, id, bearer);
+      expect(echoed, id).toMatch(UUID);
+      expect(output(), id).not.toContain(secret);
+    }
+    // Ids that are no secret are kept, in the log and in the answer: nginx's, a UUID, a short word.
+    for (const id of [
+      '0123456789abcdef0123456789abcdef',
+      '5f0c1d0e-7d4b-4f7e-9a53-2a6d9c0b1e33',
+      'job-0123',
+    ]) {
+      expect(await callWith(url, output, id, TOKEN)).toBe(id);
+    }
+  });
+
+  it('replace an id out of bounds: too long, or with characters other than letters, digits and _.:-', async () => {
+    const { url, output } = await server();
+    for (const id of ['a'.repeat(129), 'id with spaces', 'id;drop', '<script>', 'ïd', '']) {
+      const echoed = await callWith(url, output, id, OTHER);
+      expect(echoed, JSON.stringify(id)).toMatch(UUID);
+    }
+    expect(await callWith(url, output, 'a'.repeat(128), OTHER)).toBe('a'.repeat(128));
+  });
+});
+
 describe('--allowed-hosts and --allowed-origins behind a proxy', () => {
   it('serve only the listed names and pages, instead of the loopback ones (403 otherwise)', async () => {
     const { url } = await startHttp([

@@ -37,7 +37,7 @@ export {
   sleep,
 } from './retry.js';
 export { SECRET_FIELDS, URI_FIELDS } from './secrets.js';
-export { wrapWords } from './text.js';
+export { showControls, wrapWords } from './text.js';
 export {
   buildRequest,
   camelName,

@@ -11,7 +11,9 @@ export function globPattern(glob: string): RegExp {
     .split('')
     .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.+()[\]{}|]/g, '\\$&')))
     .join('');
-  return new RegExp(`^${source}$`);
+  // `s`: `*` and `?` match a line break too, so `name:web*` protects a resource named "web\nx";
+  // `u`: `?` is one character, an emoji included.
+  return new RegExp(`^${source}$`, 'su');
 }
 
 /** Up to three names within a small edit distance of `wanted`, closest first. */

@@ -1,6 +1,7 @@
 /**
  * Text laid out for a terminal: the CLI's and the MCP server's help pages wrap their prose with
- * the same rule, so the two read alike.
+ * the same rule, so the two read alike; and names shown to a person with their control
+ * characters made visible.
  */
 
 /** `text` in lines of at most `width` characters, broken at spaces; a longer word has a line of its own. */
@@ -17,4 +18,29 @@ export function wrapWords(text: string, width: number): string[] {
   }
   if (line) lines.push(line);
   return lines;
+}
+
+/**
+ * Characters a terminal or a dialog acts on instead of showing: controls (C0, DEL, C1: a newline,
+ * an ANSI escape), formatting characters (bidirectional overrides and isolates, zero-width
+ * spaces, the byte-order mark), line and paragraph separators, and unpaired surrogates. The
+ * joiner and the tag characters inside emoji (👩‍👩‍👧, a subdivision's flag) are let be.
+ */
+const UNSHOWN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]|(?![\u200d\u{e0020}-\u{e007f}])\p{Cf}/gu;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with every character that would act rather than show written as an escape: `\n`, `\r`,
+ * `\t`, `\x1b` (below U+0100), `\u202e`, `\u{e0001}`. For names and other values from the API or
+ * a caller, wherever a person reads them: a confirmation question, a table, an error. A name
+ * cannot then start a new line, recolour the terminal or reverse the text after it.
+ */
+export function showControls(text: string): string {
+  return text.replace(UNSHOWN, (char) => {
+    const named = NAMED[char];
+    if (named) return named;
+    const code = char.codePointAt(0) as number;
+    const hex = code.toString(16).padStart(code < 0x100 ? 2 : 4, '0');
+    return code < 0x100 ? `\\x${hex}` : code > 0xffff ? `\\u{${hex}}` : `\\u${hex}`;
+  });
 }

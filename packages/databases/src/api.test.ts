@@ -14,7 +14,9 @@ import {
   parseArgs,
   type RequestOptions,
   runTool,
+  UnexpectedResponseError,
 } from '@cloudcall/core';
+import { errorReport } from '@cloudcall/core/internal';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,6 +224,93 @@ async function sentOptions(name: string, args: Record<string, unknown>): Promise
 const PARTIAL_BODY = new Set(['db-cluster-resize']);
 
 const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
+
+/** The six config update tools, each with its engine and a config it may send. */
+const CONFIG_UPDATES = [
+  ['db-cluster-update-kafka-config', 'kafka', { id: CLUSTER, config: { auto_create_topics_enable: true } }],
+  ['db-cluster-update-mongodb-config', 'mongodb', { id: CLUSTER, config: { verbosity: 2 } }],
+  ['db-cluster-update-mysql-config', 'mysql', { ID: CLUSTER, config_json: '{"wait_timeout":600}' }],
+  ['db-cluster-update-os-config', 'opensearch', { id: CLUSTER, config: { ism_enabled: false } }],
+  ['db-cluster-update-psql-config', 'pg', { id: CLUSTER, config: { jit: true } }],
+  ['db-cluster-update-redis-config', 'valkey', { id: CLUSTER, config: { redis_timeout: 60 } }],
+] as const;
+
+describe('config updates when a success has another body than the platform gives', () => {
+  /** A loopback API whose answers (each 200) are given per test: the cluster's, then the PATCH's. */
+  let answers: { cluster: string; patch: string } = { cluster: '{}', patch: '{}' };
+  let sent: string[] = [];
+  let url = '';
+  const server = createServer((req, res) => {
+    sent.push(`${req.method} ${req.url}`);
+    req.resume();
+    const text = req.method === 'PATCH' ? answers.patch : answers.cluster;
+    res.writeHead(200, text ? { 'content-type': 'application/json' } : {}).end(text);
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const run = (name: string, args: Record<string, unknown>) => {
+    sent = [];
+    const client = new ApiClient({ token: 'wire-token', baseUrl: url, retry: { maxAttempts: 1 } });
+    return runTool(byName.get(name) as AnyTool, args, { client });
+  };
+  const applied = (args: Record<string, unknown>) =>
+    'config_json' in args ? JSON.parse(String(args.config_json)) : args.config;
+
+  it.each(CONFIG_UPDATES)(
+    '%s: a PATCH answered 200 with {}, null or another body is applied',
+    async (name, engine, args) => {
+      for (const patch of ['', '{}', 'null', '{"message":"accepted"}', '{"config":null}']) {
+        answers = { cluster: JSON.stringify({ database: { engine } }), patch };
+        expect(await run(name, args), `PATCH answered ${JSON.stringify(patch)}`).toEqual({
+          ok: true,
+          applied: applied(args),
+        });
+        expect(sent).toEqual([`GET /v2/databases/${CLUSTER}`, `PATCH /v2/databases/${CLUSTER}/config`]);
+      }
+    },
+  );
+
+  it.each(CONFIG_UPDATES)(
+    '%s: a cluster answered 200 with {} is refused by name, nothing changed',
+    async (name, engine, args) => {
+      for (const cluster of [
+        '{}',
+        'null',
+        '{"database":{}}',
+        '{"database":{"engine":7}}',
+        '{"droplet":{}}',
+      ]) {
+        answers = { cluster, patch: '{}' };
+        const error = await run(name, args).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error, `cluster answered ${cluster}`).toBeInstanceOf(UnexpectedResponseError);
+        expect(errorReport(error)).toMatchObject({
+          error_id: 'unexpected_response',
+          status: 200,
+          retryable: false,
+        });
+        expect((error as Error).message).toContain(
+          `the API answered GET /v2/databases/${CLUSTER} without the cluster's engine (database.engine), so ${name} cannot tell whether it is a ${engine === 'valkey' ? 'valkey or redis' : engine} cluster; the config was not sent`,
+        );
+        // Nothing was sent to change the config.
+        expect(sent).toEqual([`GET /v2/databases/${CLUSTER}`]);
+      }
+    },
+  );
+
+  it('the config reads refuse such a cluster the same way, naming themselves', async () => {
+    answers = { cluster: '{}', patch: '{}' };
+    await expect(run('db-cluster-get-kafka-config', { id: CLUSTER })).rejects.toThrow(
+      `without the cluster's engine (database.engine), so db-cluster-get-kafka-config cannot tell whether it is a kafka cluster (HTTP 200`,
+    );
+  });
+});
 
 describe('every database tool calls its API operation', () => {
   it('covers all 56 tools', () => {
@@ -441,9 +530,7 @@ describe('wire format (API-MAP pitfalls)', () => {
     // An empty 200 to the PATCH is what the platform answers: no content, not an error.
     expect(
       await api.dbClusterUpdateMysqlConfig({ ID: CLUSTER, config_json: '{"wait_timeout":600}' }),
-    ).toEqual({
-      ok: true,
-    });
+    ).toEqual({ ok: true, applied: { wait_timeout: 600 } });
     expect(recorded.map((r) => [r.method, r.url, r.body])).toEqual([
       ['GET', `/v2/databases/${CLUSTER}`, undefined],
       ['PATCH', `/v2/databases/${CLUSTER}/config`, { config: { wait_timeout: 600 } }],

@@ -15,6 +15,8 @@ import { type ApiClient, type BoundTools, bindTools, type ToolFamily } from '@cl
 import { startOnlineMigration } from './migration.js';
 import { databasesTools } from './tools.js';
 
+export type { ConfigApplied } from './tools.js';
+
 export type {
   ConnectionPool,
   DatabaseBackupList,

@@ -13,10 +13,12 @@ import {
   sendRequest,
   type ToolContext,
   type ToolDefinition,
+  UnexpectedResponseError,
 } from '@cloudcall/core';
 import {
   boolAsString,
   commaList,
+  fillPath,
   intAsString,
   LIMITS,
   regionSlug,
@@ -464,24 +466,45 @@ interface ConfigRow<G extends string, U extends string> {
 
 /**
  * The platform serves every engine's configuration at one path, so a config tool first checks
- * the cluster's engine: the MongoDB tool never reads or changes a PostgreSQL cluster.
+ * the cluster's engine: the MongoDB tool never reads or changes a PostgreSQL cluster. An answer
+ * that does not say the engine is refused by name (nothing is changed), never read as a crash.
  */
 async function requireEngine(
   row: ConfigRow<string, string>,
   args: Record<string, unknown>,
   context: ToolContext,
+  tool: string,
 ) {
-  const { database } = await sendRequest<{ database: DatabaseCluster }>(
-    { method: 'GET', path: `/v2/databases/{${row.idArg}}` },
+  const clusterPath = `/v2/databases/{${row.idArg}}`;
+  const answer = await sendRequest<{ database?: Partial<DatabaseCluster> } | null>(
+    { method: 'GET', path: clusterPath },
     args,
     context,
   );
-  if (!row.engines.includes(database.engine)) {
+  const engine = answer?.database?.engine;
+  if (typeof engine !== 'string') {
+    const path = fillPath(clusterPath, args);
+    throw new UnexpectedResponseError({
+      status: 200,
+      id: 'unexpected_response',
+      apiMessage: `the API answered GET ${path} without the cluster's engine (database.engine), so ${tool} cannot tell whether it is a ${row.engines.join(' or ')} cluster${tool === row.update ? '; the config was not sent' : ''}`,
+      method: 'GET',
+      path,
+      contentType: 'application/json',
+    });
+  }
+  if (!row.engines.includes(engine as DatabaseEngine)) {
     throw new InputError(
-      `cluster ${String(args[row.idArg])} is a ${database.engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
+      `cluster ${String(args[row.idArg])} is a ${engine} cluster; this tool works on ${row.engines.join(' or ')} clusters`,
       row.idArg,
     );
   }
+}
+
+/** What a config update answers: the keys it sent, which the platform merged into the config. */
+export interface ConfigApplied {
+  ok: true;
+  applied: Record<string, unknown>;
 }
 
 /** A get tool and an update tool (PATCH merges the given keys) for one engine's configuration. */
@@ -489,7 +512,7 @@ function configTools<const G extends string, const U extends string>(
   row: ConfigRow<G, U>,
 ): [
   ToolDefinition<InputSchema, { config: Record<string, unknown> }, G>,
-  ToolDefinition<InputSchema, { ok: true }, U>,
+  ToolDefinition<InputSchema, ConfigApplied, U>,
 ] {
   const path = `/v2/databases/{${row.idArg}}/config`;
   return [
@@ -502,7 +525,7 @@ function configTools<const G extends string, const U extends string>(
       input: z.strictObject({ [row.idArg]: id }),
       annotations: annotations.read,
       handler: async (args: Record<string, unknown>, context) => {
-        await requireEngine(row, args, context);
+        await requireEngine(row, args, context, row.get);
         return sendRequest<{ config: Record<string, unknown> }>({ method: 'GET', path }, args, context);
       },
       result: returns<{ config: Record<string, unknown> }>(),
@@ -512,13 +535,15 @@ function configTools<const G extends string, const U extends string>(
       family: 'databases',
       title: `Update ${row.engine} config`,
       description: `Merge ${row.engine} config keys.`,
-      details: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Clusters of other engines are refused.`,
+      details: `Changes keys of a ${row.engine} cluster’s advanced configuration; keys not given keep their values. Answers with the keys applied; ${row.get} shows the whole config. Clusters of other engines are refused.`,
       input: z.strictObject({ [row.idArg]: id, [row.configArg]: row.config }),
       annotations: annotations.update,
       handler: async (args: Record<string, unknown>, context) => {
-        await requireEngine(row, args, context);
-        // The platform answers the PATCH with 200 and no body.
-        return sendRequest<{ ok: true }>(
+        await requireEngine(row, args, context, row.update);
+        // The platform answers the PATCH with 200 and no body. A success with a body (`{}`, or one
+        // without a `config`) is a success all the same: its body is not read, and the answer is
+        // the keys sent, which the platform merged.
+        await sendRequest(
           {
             method: 'PATCH',
             path,
@@ -528,8 +553,9 @@ function configTools<const G extends string, const U extends string>(
           args,
           context,
         );
+        return { ok: true, applied: args[row.configArg] as Record<string, unknown> };
       },
-      result: returns<{ ok: true }>(),
+      result: returns<ConfigApplied>(),
     }),
   ];
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, runTool, type Size, type ToolContext } from '@cloudcall/core';
 import { MAX_DEPTH } from '@cloudcall/core/internal';
+import { sshPublicKey } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
@@ -19,6 +20,9 @@ import {
   readAudit,
 } from './index.js';
 import { tool, tools, useSandbox } from './testing/sandbox.js';
+
+/** What must never reach a person raw: controls, formatting characters, line and paragraph separators. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 const dir = mkdtempSync(join(tmpdir(), 'cloudcall-guard-'));
 const sandbox = useSandbox();
@@ -221,6 +225,66 @@ describe('confirmation', () => {
     );
     // It gets as far as the platform, which refuses the key.
     await expect(call).rejects.toThrow(/Key invalid/);
+  });
+});
+
+describe('names with control characters', () => {
+  // A key's name is any text to the platform: a newline, an ANSI escape (red), a right-to-left
+  // override and an isolate, a line separator, a zero-width space and a C1 control.
+  const NAME = 'web\n\x1b[31mprod\u202egnp.exe\u2066x\u2069\u2028\u200b\u0085';
+  const SHOWN = 'web\\n\\x1b[31mprod\\u202egnp.exe\\u2066x\\u2069\\u2028\\u200b\\x85';
+  const createKey = async () => {
+    const { ssh_key } = (await runTool(
+      tool('key-create'),
+      { Name: NAME, PublicKey: sshPublicKey() },
+      { client: sandbox.connection.client },
+    )) as { ssh_key: { id: number } };
+    seen.length = 0;
+    return ssh_key.id;
+  };
+
+  it('are shown escaped in the confirmation question, which holds no control character', async () => {
+    const id = await createKey();
+    const asked: string[] = [];
+    await expect(
+      guardedRun(
+        tool('key-delete'),
+        { ID: id },
+        { client: sandbox.connection.client },
+        {
+          frontEnd: 'cli',
+          unconfirmed: 'run',
+          confirm: async (question) => {
+            asked.push(question.message);
+            return 'decline';
+          },
+        },
+      ),
+    ).rejects.toThrow(/declined: nothing was sent/);
+    expect(asked).toEqual([`Delete SSH key (key-delete): ssh key ${SHOWN} (id ${id})?`]);
+    expect(asked[0]).not.toMatch(UNSHOWN);
+    expect(mutating()).toEqual([]);
+  });
+
+  it('are shown escaped in a refusal and a plan, and a rule that names them still matches', async () => {
+    const id = await createKey();
+    // The rule's own override is shown escaped too; `*` matches across the name's line break.
+    const rules = [parseRule('name:web*\u202egnp*', '--protect')];
+    const refused = await guardedRun(
+      tool('key-delete'),
+      { ID: id },
+      { client: sandbox.connection.client },
+      { frontEnd: 'mcp', rules, unconfirmed: 'run' },
+    ).catch((error: unknown) => error as Error);
+    expect(refused).toBeInstanceOf(GuardRefusal);
+    expect((refused as Error).message).toBe(
+      `key-delete refused: ssh key ${SHOWN} (id ${id}) is protected by rule name:web*\\u202egnp* (--protect). Nothing was sent.`,
+    );
+    const plan = await planCall(tool('key-delete'), { ID: id }, { client: sandbox.connection.client }, rules);
+    expect(plan.target?.description).toBe(`ssh key ${SHOWN} (id ${id})`);
+    // The data itself is the platform's, unchanged: JSON readers get the name as it is.
+    expect(plan.target?.name).toBe(NAME);
+    expect(mutating()).toEqual([]);
   });
 });
 

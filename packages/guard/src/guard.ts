@@ -21,7 +21,7 @@ import {
   runTool,
   type ToolContext,
 } from '@cloudcall/core';
-import { errorReport, MAX_DEPTH } from '@cloudcall/core/internal';
+import { errorReport, MAX_DEPTH, showControls } from '@cloudcall/core/internal';
 import {
   type AuditEntry,
   type AuditLog,
@@ -203,7 +203,7 @@ function refusalOf(
 function unknownRefusal(tool: AnyTool, request: RequestOptions): GuardRefusal {
   return new GuardRefusal(
     'refused',
-    `${tool.name} refused: ${request.method} ${request.path.split('?')[0]} is no operation of the platform's API description, so protection cannot tell what it changes. Nothing was sent.`,
+    `${tool.name} refused: ${request.method} ${showControls(request.path.split('?')[0] as string)} is no operation of the platform's API description, so protection cannot tell what it changes. Nothing was sent.`,
     'unknown operation',
     'Protection rules are set; a request the operation model does not know is never sent under them.',
   );
@@ -312,7 +312,8 @@ export async function guardedRun(
       const decision = await options.confirm({
         tool: tool.name,
         ...(here ? { target: here } : {}),
-        message: `${tool.title} (${tool.name}${how}): ${what}?`,
+        // The question is read by a person: nothing in it may act on their terminal or dialog.
+        message: showControls(`${tool.title} (${tool.name}${how}): ${what}?`),
       });
       if (decision !== 'accept') {
         throw new GuardRefusal(

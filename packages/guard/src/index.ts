@@ -43,6 +43,7 @@ export {
 export {
   describeRule,
   loadPolicy,
+  POLICY_MAX_BYTES,
   PolicyError,
   PolicyFile,
   type ProtectRule,

@@ -26,7 +26,7 @@ import {
   type QueryValue,
   type RequestOptions,
 } from '@cloudcall/core';
-import { encodeSegment, pathSegmentProblem } from '@cloudcall/core/internal';
+import { encodeSegment, pathSegmentProblem, showControls } from '@cloudcall/core/internal';
 
 export interface Resource {
   id?: string | number;
@@ -352,8 +352,16 @@ export function resourceOf(value: unknown): Resource {
   return resource;
 }
 
-/** `droplet web-1 (id 123, tags prod, web)`: what a prompt or a refusal names. */
+/**
+ * `droplet web-1 (id 123, tags prod, web)`: what a prompt or a refusal names. Names, tags and ids
+ * come from the API, so their control characters are shown escaped (`\n`, `\x1b`, `\u202e`): a
+ * name cannot add a line to the question, recolour the terminal or reverse what follows it.
+ */
 export function describeTarget(target: Target): string {
+  return showControls(targetText(target));
+}
+
+function targetText(target: Target): string {
   if (target.members && target.kind === 'tag') {
     const names = target.members.map((member) => member.name ?? String(member.id)).slice(0, 10);
     const count = target.members.length;
