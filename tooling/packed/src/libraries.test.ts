@@ -245,7 +245,6 @@ await client.close();
     expect(readdirSync(join(cwd, 'node_modules')).sort()).toEqual([
       '.package-lock.json',
       '@cloudcall',
-      'mutative',
       'undici',
       'zod',
     ]);
