@@ -52,7 +52,12 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
         import('./execute.js'),
         loadFamily('account'),
       ]);
-      const client = createClient({ token, baseUrl: apiUrl, userAgentSuffix: `cli/${version}` });
+      const client = createClient({
+        token,
+        baseUrl: apiUrl,
+        userAgentSuffix: `cli/${version}`,
+        transport: 'node',
+      });
       let email: unknown;
       try {
         const tool = family.tools.find((t) => t.name === 'account-get-information');

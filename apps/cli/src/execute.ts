@@ -16,7 +16,8 @@ import {
 import { traceLine } from '@cloudcall/core/internal';
 import { resolveToken, TOKEN_SOURCES } from './config.js';
 import type { CliDefault, DefaultLookup } from './doctl.js';
-import { startGuard } from './guard.js';
+import type { CliGuard } from './guard.js';
+import type { GuardFlags } from './guard-flags.js';
 import { checkWithNames, resolveNames } from './name-lookup.js';
 import type { NamedArguments, ToolLookup } from './names.js';
 import { checkQuery, formatResult, useColor } from './output.js';
@@ -49,7 +50,9 @@ export async function execute(
   const standIns = Object.fromEntries(later.map((entry) => [entry.argument, entry.standIn]));
   // (A dry run reports invalid arguments in its plan instead.)
   if (!options.dryRun) checkWithNames(tool, { ...args, ...standIns }, named);
-  const guard = startGuard(options, io, options.output);
+  const guard = needsGuard(tool, options, io.env)
+    ? (await import('./guard.js')).startGuard(options, io, options.output)
+    : unguarded;
   if (typeof guard === 'number') return guard;
   let client: ApiClient;
   let close: () => Promise<void>;
@@ -66,11 +69,13 @@ export async function execute(
     client = none.forCall({ readOnly: tool.name });
     close = () => none.close();
   } else if (options.sandbox) {
-    // Loaded only when asked for: most runs talk to the real API.
-    const { connectSandbox, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
-    let connection: Awaited<ReturnType<typeof connectSandbox>>;
+    // Loaded only when asked for: most runs talk to the real API. The sandbox answers in this
+    // process, over the state file: a command makes a call or a few, not worth a server on
+    // loopback and an HTTP client to reach it.
+    const { connectSandboxInProcess, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
+    let connection: Awaited<ReturnType<typeof connectSandboxInProcess>>;
     try {
-      connection = await connectSandbox({
+      connection = await connectSandboxInProcess({
         statePath: statePathFor(options.sandboxState, io.env),
         client: { onEvent },
       });
@@ -96,6 +101,9 @@ export async function execute(
       token: credentials.token,
       baseUrl: options.apiUrl ?? credentials.apiUrl,
       userAgentSuffix: `cli/${version}`,
+      // A command sends a request or a few, then exits: Node's own http modules load in a
+      // fraction of the time undici's pool takes.
+      transport: 'node',
       onEvent,
     });
     close = () => client.close();
@@ -136,6 +144,25 @@ export async function execute(
     await close();
   }
 }
+
+/**
+ * Whether the guard has anything to do: a tool that changes something, a dry run, or guard
+ * settings to read (a malformed policy stops even a read, before anything is sent). A read with
+ * none of them runs as the guard would run it, without loading the guard.
+ */
+function needsGuard(tool: AnyTool, flags: GuardFlags, env: Record<string, string | undefined>): boolean {
+  return (
+    !tool.annotations.readOnlyHint ||
+    Boolean(flags.dryRun || flags.protect?.length || flags.policy || flags.auditLog) ||
+    ['CLOUDCALL_PROTECT', 'CLOUDCALL_POLICY', 'CLOUDCALL_AUDIT_LOG'].some((name) => env[name] !== undefined)
+  );
+}
+
+/** What the guard does with a read when it has no settings: runs it. */
+const unguarded: CliGuard = {
+  run: async (tool, args, context) => ({ result: await runTool(tool, args, context) }),
+  close: () => undefined,
+};
 
 /** For defaults worked out from the other arguments alone. */
 const noLookup: DefaultLookup = () => Promise.reject(new Error('no lookup before connecting'));

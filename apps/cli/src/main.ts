@@ -12,12 +12,6 @@ if (asksVersion(argv)) {
   // Answered before the commands (every tool's definition) are loaded: scripts call this often.
   process.stdout.write(`${version}\n`);
 } else {
-  // undici parses HTTP with llhttp, compiled to WebAssembly: V8 compiles it at once with its
-  // baseline compiler (Liftoff), then optimises every function again in the background, and the
-  // process cannot exit until that is done: about 85 ms after the command's work, on every run.
-  // A command makes a handful of requests, for which the baseline code is plenty.
-  // (node:v8 is imported here, so that --version above loads no builtin at all.)
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
   // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;

@@ -1,8 +1,9 @@
 /**
  * What a start loads, read from the built CLI as Node loads it: help, completion and --version
  * answer from the build-time index, without the tools' definitions (zod schemas), the guard, the
- * HTTP client or the sandbox; a command that runs a tool loads its own family and no other. Each
- * loaded chunk is known by its source map's sources (the build keeps the maps in dist/).
+ * HTTP client or the sandbox; a command that runs a tool loads its own family and no other;
+ * `--sandbox` answers in process (no server, no socket) and no command loads undici. Each loaded
+ * chunk is known by its source map's sources (the build keeps the maps in dist/).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,22 +24,47 @@ export async function load(url, context, next) {
 }
 `,
 );
+// And every socket the run connects or server it starts (in this thread: the run's own).
 writeFileSync(
   join(work, 'register.mjs'),
-  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});\n`,
+  `import { appendFileSync } from 'node:fs';
+import { register } from 'node:module';
+import net from 'node:net';
+register(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});
+for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']]) {
+  const original = proto[name];
+  proto[name] = function (...args) {
+    appendFileSync(process.env.NET_LOG, name + '\\n');
+    return original.apply(this, args);
+  };
+}
+`,
 );
 
 let runs = 0;
 
-/** The sources bundled into the files a run of the built CLI loaded. */
-function loadedSources(args: string[]): string[] {
-  const log = join(work, `loaded-${runs++}.txt`);
+/** What a run of the built CLI did: the sockets it connected or listened on, one line each. */
+const network: string[][] = [];
+
+/** The sources bundled into the files a run of the built CLI loaded (exit 0 unless told). */
+function loadedSources(args: string[], more: Record<string, string> = {}, status = 0): string[] {
+  const log = join(work, `loaded-${runs}.txt`);
+  const netLog = join(work, `net-${runs++}.txt`);
   writeFileSync(log, '');
+  writeFileSync(netLog, '');
   const run = spawnSync(process.execPath, ['--import', join(work, 'register.mjs'), MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: work, XDG_CONFIG_HOME: join(work, 'config'), LOADED_LOG: log },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: work,
+      XDG_CONFIG_HOME: join(work, 'config'),
+      LOADED_LOG: log,
+      NET_LOG: netLog,
+      ...more,
+    },
     encoding: 'utf8',
   });
-  expect(run.status, run.stderr).toBe(0);
+  expect(run.status, run.stderr).toBe(status);
+  network.push(readFileSync(netLog, 'utf8').split('\n').filter(Boolean));
   const files = readFileSync(log, 'utf8')
     .split('\n')
     .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
@@ -60,6 +86,39 @@ const heavy = (sources: string[]) =>
     ),
   );
 
+describe('the bin', () => {
+  it('asks Node to keep the code it compiles (Node 22.1 and later) for a command, not for --version', () => {
+    // Node 20 has no compile cache: a stand-in for Node's own notes each call.
+    const log = join(work, 'compile-cache.txt');
+    writeFileSync(log, '');
+    writeFileSync(
+      join(work, 'compile-cache.cjs'),
+      `const { appendFileSync } = require('node:fs');
+require('node:module').enableCompileCache = () => {
+  appendFileSync(process.env.CACHE_LOG, 'enabled\\n');
+  return { status: 0 };
+};
+`,
+    );
+    const bin = join(MAIN, '..', 'bin.cjs');
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--require', join(work, 'compile-cache.cjs'), bin, ...args], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: work,
+          XDG_CONFIG_HOME: join(work, 'config'),
+          CACHE_LOG: log,
+        },
+        encoding: 'utf8',
+      });
+    expect(run(['--version']).status).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('');
+    const listed = run(['--sandbox', 'key-list']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('enabled\n');
+  });
+});
+
 describe('a start of the built CLI', () => {
   it.each([
     [['--help']],
@@ -77,5 +136,33 @@ describe('a start of the built CLI', () => {
     );
     expect(families).toEqual(['vms']);
     expect(sources.some((source) => source.includes('node_modules/zod/'))).toBe(true);
+  });
+
+  it('answers --sandbox in process: no HTTP client loaded, no server started, no socket connected', () => {
+    const sources = loadedSources(['--sandbox', 'key-list']);
+    expect(sources.some((source) => source.includes('packages/sandbox/'))).toBe(true);
+    expect(sources.filter((source) => /node_modules\/undici\//.test(source))).toEqual([]);
+    expect(network.at(-1)).toEqual([]);
+  });
+
+  it('loads the guard for a read only when it has something to do (a dry run, guard settings)', () => {
+    const guarded = (sources: string[]) => sources.some((source) => source.includes('packages/guard/'));
+    expect(guarded(loadedSources(['--sandbox', 'key-list']))).toBe(false);
+    expect(guarded(loadedSources(['--sandbox', '--dry-run', 'key-list']))).toBe(true);
+    expect(guarded(loadedSources(['--sandbox', 'key-list'], { CLOUDCALL_PROTECT: 'tag:prod' }))).toBe(true);
+  });
+
+  it("sends to the API without undici, through Node's own http (and sees the socket it connects)", () => {
+    // Nothing listens on port 9 of loopback: the connection is refused, and the CLI exits 4.
+    const sources = loadedSources(
+      ['--api-url', 'http://127.0.0.1:9', 'key-list'],
+      { DIGITALOCEAN_ACCESS_TOKEN: 'start-up-test' },
+      4,
+    );
+    expect(sources.some((source) => source.includes('packages/core/'))).toBe(true);
+    expect(sources.filter((source) => /node_modules\/undici\//.test(source))).toEqual([]);
+    // Connected (and refused), then retried: the net log sees sockets when there are some.
+    expect(network.at(-1)?.length).toBeGreaterThan(0);
+    expect(new Set(network.at(-1))).toEqual(new Set(['connect']));
   });
 });

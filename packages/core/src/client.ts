@@ -1,10 +1,10 @@
 /**
- * The API client: undici with a keep-alive pool per base URL, bearer auth, JSON bodies, timeouts,
- * cancellation, retries with full-jitter backoff, and one error type per failure kind.
+ * The API client: undici with a keep-alive pool per base URL (or Node's own http modules, or any
+ * dispatcher given), bearer auth, JSON bodies, timeouts, cancellation, retries with full-jitter
+ * backoff, and one error type per failure kind.
  */
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
-import type { Dispatcher } from 'undici';
 import {
   ApiError,
   CancelledError,
@@ -46,6 +46,14 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Connections kept open to the API at most (the client's own pool). Default 16. */
   connections?: number;
+  /**
+   * What sends the client's requests when no `dispatcher` is given. `pool` (the default): undici's
+   * keep-alive pool, for a process that sends many requests, such as a server. `node`: Node's own
+   * http and https modules (keep-alive too), for a process that sends a few and exits, such as a
+   * CLI command: they load in a fraction of undici's time. Retries, timeouts, cancellation and
+   * errors are the same either way.
+   */
+  transport?: 'pool' | 'node';
   /** Milliseconds to establish a connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** Milliseconds one attempt may take, from sending to the last byte of the body. Default 30 s. */
@@ -53,8 +61,11 @@ export interface ClientOptions {
   retry?: Partial<RetryOptions>;
   /** Words appended to `cloudcall/<version>` in the User-Agent, such as `cli/0.1.0`. */
   userAgentSuffix?: string;
-  /** A dispatcher to send through instead of the client's own pool (tests use undici's MockAgent). */
-  dispatcher?: Dispatcher;
+  /**
+   * What to send through instead of the client's own pool: an undici Dispatcher (tests use
+   * undici's MockAgent), or anything else with its `request` (the sandbox answers in process).
+   */
+  dispatcher?: RequestDispatcher;
   /** Receives one event per attempt; handy for debug logs. Events carry no credentials. */
   onEvent?: (event: ClientEvent) => void;
   /**
@@ -148,6 +159,40 @@ export interface ApiResponse<T> {
   alreadyGone?: true;
   requestId: string | undefined;
   rateLimit: RateLimit | undefined;
+}
+
+/**
+ * What the client sends each attempt through: the `request` of an undici Dispatcher, as the client
+ * calls it. undici's own dispatchers (a Pool, an Agent, a MockAgent) have it; so can a transport
+ * that answers without a network (the sandbox's in-process one). Handing the request to a
+ * transport is all it does: retries, timeouts and errors stay the client's.
+ */
+export interface RequestDispatcher {
+  request(options: DispatchRequest): Promise<DispatchResponse>;
+}
+
+/** One attempt, as the client hands it to its dispatcher. */
+export interface DispatchRequest {
+  origin: string;
+  /** The path below the origin, with the base URL's prefix and the query string. */
+  path: string;
+  method: HttpMethod;
+  /** Lower-case names. Holds the token (`authorization`): never log it. */
+  headers: Record<string, string>;
+  /** The JSON text sent, when there is a body. */
+  body: string | undefined;
+  /** Emits `abort`, `aborted` then true, when the attempt must end (its timeout, or the caller's cancel). */
+  signal: EventEmitter & { readonly aborted: boolean; readonly reason: unknown };
+  headersTimeout: number;
+  bodyTimeout: number;
+}
+
+/** The answer to one attempt: what the client reads of undici's `ResponseData`. */
+export interface DispatchResponse {
+  statusCode: number;
+  /** Lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  body: { text(): Promise<string> };
 }
 
 /**
@@ -307,7 +352,7 @@ export class ApiClient {
       // The attempt's own duration is measured in real time, whatever clock the deadlines use.
       const attemptStarted = Date.now();
       this.onEvent?.({ type: 'request', method, path: options.path, target, attempt, body: options.body });
-      let response: Dispatcher.ResponseData;
+      let response: DispatchResponse;
       let text: string;
       try {
         const dispatcher = this.connection.dispatcher ?? (await this.connection.open());
@@ -540,39 +585,44 @@ export function createClientFactory(options: Omit<ClientOptions, 'token'>): Clie
 
 /**
  * Where a client sends its requests: the dispatcher it was given, or its own keep-alive pool,
- * made with the first request. undici is imported then, through its public entry, so a process
- * that never sends a request (an MCP server answering `tools/list`, `cloudcall --help`) never
- * loads it.
+ * made with the first request. undici (or, for `transport: 'node'`, Node's http modules) is
+ * imported then, so a process that never sends a request (an MCP server answering `tools/list`,
+ * `cloudcall --help`) never loads it.
  */
 interface Connection {
   /** The dispatcher once there is one. */
-  readonly dispatcher: Dispatcher | undefined;
+  readonly dispatcher: RequestDispatcher | undefined;
   /** The dispatcher, made (undici loaded) when there is none yet. */
-  open(): Promise<Dispatcher>;
+  open(): Promise<RequestDispatcher>;
   /** Closes the pool, if one was made here (a dispatcher given in the options is the giver's). */
   close(): Promise<void>;
 }
 
 function connectionTo(
   origin: string,
-  options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs' | 'dispatcher'>,
+  options: Pick<ClientOptions, 'connections' | 'connectTimeoutMs' | 'dispatcher' | 'transport'>,
 ): Connection {
   const given = options.dispatcher;
   if (given) return { dispatcher: given, open: async () => given, close: async () => undefined };
-  let pool: Dispatcher | undefined;
-  let opening: Promise<Dispatcher> | undefined;
+  type Owned = RequestDispatcher & { close(): Promise<void> };
+  let pool: Owned | undefined;
+  let opening: Promise<Owned> | undefined;
+  const make = async (): Promise<Owned> =>
+    options.transport === 'node'
+      ? (await import('./node-http.js')).nodeDispatcher(origin, options)
+      : new (await import('undici')).Pool(origin, {
+          connections: options.connections ?? 16,
+          keepAliveTimeout: 30_000,
+          connectTimeout: options.connectTimeoutMs ?? 10_000,
+        });
   return {
     get dispatcher() {
       return pool;
     },
     open() {
-      opening ??= import('undici').then(({ Pool }) => {
-        pool = new Pool(origin, {
-          connections: options.connections ?? 16,
-          keepAliveTimeout: 30_000,
-          connectTimeout: options.connectTimeoutMs ?? 10_000,
-        });
-        return pool;
+      opening ??= make().then((made) => {
+        pool = made;
+        return made;
       });
       return opening;
     },

@@ -15,9 +15,12 @@ export {
   createClient,
   createClientFactory,
   DEFAULT_BASE_URL,
+  type DispatchRequest,
+  type DispatchResponse,
   type HttpMethod,
   type QueryValue,
   ReadOnlyViolationError,
+  type RequestDispatcher,
   type RequestOptions,
   VERSION,
 } from './client.js';

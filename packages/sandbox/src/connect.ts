@@ -1,8 +1,11 @@
 /**
- * A client wired to an in-process sandbox: what the apps' `--sandbox` flag uses.
+ * A client wired to a sandbox: served on loopback (what the MCP server's `--sandbox` uses), or
+ * answering in this process (what the CLI's `--sandbox` uses: one command, no server).
  */
 import { ApiClient, type ClientOptions, type ToolClock } from '@cloudcall/core';
 import { sleep } from '@cloudcall/core/internal';
+import { type InProcessSandbox, openSandbox } from './in-process.js';
+import type { SandboxCoreOptions } from './respond.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 import type { Store } from './store.js';
 import type { World } from './world.js';
@@ -10,9 +13,9 @@ import type { World } from './world.js';
 /** The token the apps send to their own sandbox; the sandbox accepts any bearer token. */
 export const SANDBOX_TOKEN = 'sandbox-token';
 
-export interface SandboxConnection {
+export interface SandboxConnection<S = Sandbox> {
   client: ApiClient;
-  sandbox: Sandbox;
+  sandbox: S;
   /** The sandbox's time, for waits: moving the sandbox clock forward moves it too. */
   clock: ToolClock;
   close(): Promise<void>;
@@ -25,6 +28,32 @@ export async function connectSandbox(
   const { client: clientOptions, ...sandboxOptions } = options;
   const sandbox = await startSandbox(sandboxOptions);
   const client = new ApiClient({ ...clientOptions, token: SANDBOX_TOKEN, baseUrl: sandbox.url });
+  return {
+    client,
+    sandbox,
+    clock: await sandboxClock(sandbox.store, sandboxOptions.now),
+    close: async () => {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/**
+ * Opens a sandbox in this process and returns a client whose requests it answers directly: the
+ * same answers and state file as `connectSandbox`, without a server, a port or an HTTP client.
+ */
+export async function connectSandboxInProcess(
+  options: SandboxCoreOptions & { client?: Omit<ClientOptions, 'token' | 'baseUrl' | 'dispatcher'> } = {},
+): Promise<SandboxConnection<InProcessSandbox>> {
+  const { client: clientOptions, ...sandboxOptions } = options;
+  const sandbox = await openSandbox(sandboxOptions);
+  const client = new ApiClient({
+    ...clientOptions,
+    token: SANDBOX_TOKEN,
+    baseUrl: sandbox.url,
+    dispatcher: sandbox.dispatcher,
+  });
   return {
     client,
     sandbox,

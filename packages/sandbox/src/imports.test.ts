@@ -50,7 +50,8 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 describe('module imports', () => {
   it('finds the modules and their imports', () => {
     const graph = importGraph();
-    expect(graph.get('server.ts')).toEqual(expect.arrayContaining(['http.ts', 'world.ts']));
+    expect(graph.get('respond.ts')).toEqual(expect.arrayContaining(['http.ts', 'world.ts']));
+    expect(graph.get('server.ts')).toContain('respond.ts');
     expect(graph.get('http.ts')).toContain('world.ts');
     // The detector finds a cycle when there is one.
     expect(

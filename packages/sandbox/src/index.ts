@@ -3,7 +3,13 @@
  * cloudcall runs on a fresh machine with no account and no network.
  */
 
-export { connectSandbox, SANDBOX_TOKEN, type SandboxConnection, sandboxClock } from './connect.js';
+export {
+  connectSandbox,
+  connectSandboxInProcess,
+  SANDBOX_TOKEN,
+  type SandboxConnection,
+  sandboxClock,
+} from './connect.js';
 export {
   FAULT_HEADER,
   type RateLimitSetting,
@@ -11,7 +17,9 @@ export {
   type SandboxFault,
 } from './faults.js';
 export { sshPublicKey } from './fixtures.js';
-export { type Sandbox, type SandboxOptions, type SandboxRequestInfo, startSandbox } from './server.js';
+export { IN_PROCESS_URL, type InProcessSandbox, openSandbox } from './in-process.js';
+export type { SandboxControls, SandboxCoreOptions, SandboxRequestInfo } from './respond.js';
+export { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 export { defaultStatePath, MEMORY_STATE, openState, stateCounts, statePathFor } from './state.js';
 export { type LockOptions, readStateFile, StateFileError, Store, type StoreOptions } from './store.js';
 export { seedWorld, upgradeWorld, WORLD_VERSION, type World } from './world.js';
