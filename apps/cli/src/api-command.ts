@@ -43,7 +43,7 @@ Examples:
   cloudcall api /v2/tags -f name=web                      # POST: fields make the body
   cloudcall api /v2/droplets -f name=web-1 -f size=s-1vcpu-1gb -f region=nyc3 \\
       -f image=ubuntu-24-04-x64 -F monitoring=true -f 'tags[]=web' -F user_data=@cloud-init.yml
-  cloudcall api -X PUT /v2/firewalls/ID --input firewall.json
+  cloudcall api -X PUT /v2/firewalls/9cc10173-e9ea-4176-9dbc-a4cee4c4ff30 --input firewall.json
   cloudcall api -X DELETE /v2/tags/web --force
   cloudcall api -X POST /v2/droplets/123/actions -f type=power_off --dry-run
 `;

@@ -12,6 +12,12 @@ export interface Column {
   get?: (item: Record<string, unknown>) => unknown;
   /** Shown with `-o wide` only. */
   wide?: true;
+  /** Shown only when `--format` names it: the same facts as a default column, split as doctl does. */
+  chosen?: true;
+  /** Other names `--format` takes for it: doctl's (`DropletIDs` for `VM IDs`). */
+  aliases?: readonly string[];
+  /** A list shown one item a line in `table` and `wide` (a firewall's rules), `; `-joined in `tsv`. */
+  lines?: true;
 }
 
 /** `networks.v4.0.ip_address` of `item`: numbers index arrays. */
@@ -36,6 +42,65 @@ function address(version: 'v4' | 'v6', type: 'public' | 'private') {
 const col = (header: string, path: string, wide?: true): Column =>
   wide ? { header, path, wide } : { header, path };
 const created = col('Created', 'created_at', true);
+
+type Item = Record<string, unknown>;
+const isItem = (value: unknown): value is Item =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const listAt = (item: unknown, path: string): unknown[] => {
+  const value = valueAt(item, path);
+  return Array.isArray(value) ? value : [];
+};
+
+/**
+ * A firewall rule in a line: `inbound tcp 22 from 0.0.0.0/0, tag:web`, `outbound icmp to
+ * 0.0.0.0/0`. Sources and destinations as the platform groups them: addresses as they are, then
+ * tags, VMs, load balancers and Kubernetes clusters by prefix.
+ */
+export function firewallRuleText(rule: unknown, direction: 'inbound' | 'outbound'): string {
+  const ends = valueAt(rule, direction === 'inbound' ? 'sources' : 'destinations');
+  const targets = [
+    ...listAt(ends, 'addresses'),
+    ...listAt(ends, 'tags').map((tag) => `tag:${tag}`),
+    ...listAt(ends, 'droplet_ids').map((id) => `vm:${id}`),
+    ...listAt(ends, 'load_balancer_uids').map((id) => `lb:${id}`),
+    ...listAt(ends, 'kubernetes_ids').map((id) => `k8s:${id}`),
+  ];
+  const protocol = String(valueAt(rule, 'protocol') ?? '?');
+  const ports = String(valueAt(rule, 'ports') ?? '');
+  // ICMP has no ports; "0" and "all" are every port.
+  const range =
+    protocol === 'icmp' || ports === '' ? '' : ports === '0' || ports === 'all' ? ' all ports' : ` ${ports}`;
+  const where = `${direction === 'inbound' ? 'from' : 'to'} ${targets.length ? targets.join(', ') : 'nowhere'}`;
+  return `${direction} ${protocol}${range} ${where}`;
+}
+
+const rules = (direction: 'inbound' | 'outbound') => (item: Item) =>
+  listAt(item, `${direction}_rules`).map((rule) => firewallRuleText(rule, direction));
+
+/** A load balancer's forwarding rule: `https:443 → http:80`. */
+const forwarding = (item: Item) =>
+  listAt(item, 'forwarding_rules').map(
+    (rule) =>
+      `${valueAt(rule, 'entry_protocol')}:${valueAt(rule, 'entry_port')} → ${valueAt(rule, 'target_protocol')}:${valueAt(rule, 'target_port')}`,
+  );
+
+/** `480000001 waiting`, `480000002 removing, waiting`: a firewall's changes still being applied. */
+const pendingChanges = (item: Item) =>
+  listAt(item, 'pending_changes').map(
+    (change) =>
+      `${valueAt(change, 'droplet_id')} ${valueAt(change, 'removing') === true ? 'removing, ' : ''}${valueAt(change, 'status')}`,
+  );
+
+/** One engine of `db-cluster-list-options`, as `rowsOf` makes it a row. */
+const layoutNodes = (item: Item) => listAt(item, 'layouts').map((layout) => valueAt(layout, 'num_nodes'));
+const layoutSizes = (item: Item) => [
+  ...new Set(listAt(item, 'layouts').flatMap((layout) => listAt(layout, 'sizes'))),
+];
+const endOfLife = (item: Item) =>
+  listAt(item, 'version_availability').flatMap((version) => {
+    const eol = valueAt(version, 'end_of_life');
+    return typeof eol === 'string' && eol ? [`${valueAt(version, 'version')}: ${eol.slice(0, 10)}`] : [];
+  });
 
 const KINDS: Record<string, Column[]> = {
   droplets: [
@@ -85,15 +150,18 @@ const KINDS: Record<string, Column[]> = {
     col('SHA1 Fingerprint', 'sha1_fingerprint', true),
     created,
   ],
+  // doctl's columns (Inbound Rules and Outbound Rules by --format), the rules one a line.
   firewalls: [
     col('ID', 'id'),
     col('Name', 'name'),
     col('Status', 'status'),
-    col('VM IDs', 'droplet_ids'),
+    { header: 'Created At', path: 'created_at', wide: true, aliases: ['Created'] },
+    { header: 'Rules', get: (item) => [...rules('inbound')(item), ...rules('outbound')(item)], lines: true },
+    { header: 'Inbound Rules', get: rules('inbound'), lines: true, chosen: true },
+    { header: 'Outbound Rules', get: rules('outbound'), lines: true, chosen: true },
+    { header: 'VM IDs', path: 'droplet_ids', aliases: ['Droplet IDs'] },
     col('Tags', 'tags'),
-    col('Inbound Rules', 'inbound_rules', true),
-    col('Outbound Rules', 'outbound_rules', true),
-    created,
+    { header: 'Pending Changes', get: pendingChanges, wide: true },
   ],
   load_balancers: [
     col('ID', 'id'),
@@ -106,8 +174,47 @@ const KINDS: Record<string, Column[]> = {
     col('Tag', 'tag', true),
     col('Type', 'type', true),
     col('VPC UUID', 'vpc_uuid', true),
-    col('Forwarding Rules', 'forwarding_rules', true),
+    { header: 'Forwarding Rules', get: forwarding, wide: true, lines: true },
     created,
+  ],
+  // doctl's columns.
+  volumes: [
+    col('ID', 'id'),
+    col('Name', 'name'),
+    {
+      header: 'Size',
+      get: (item) => (item.size_gigabytes == null ? undefined : `${item.size_gigabytes} GiB`),
+    },
+    col('Region', 'region.slug'),
+    col('Filesystem Type', 'filesystem_type'),
+    col('Filesystem Label', 'filesystem_label'),
+    { header: 'VM IDs', path: 'droplet_ids', aliases: ['Droplet IDs'] },
+    col('Tags', 'tags'),
+    col('Description', 'description', true),
+    { header: 'Created At', path: 'created_at', wide: true, aliases: ['Created'] },
+  ],
+  // doctl's columns; the owner's ids and the dates with -o wide, to fit a terminal.
+  projects: [
+    col('ID', 'id'),
+    col('Owner UUID', 'owner_uuid', true),
+    col('Owner ID', 'owner_id', true),
+    col('Name', 'name'),
+    col('Description', 'description'),
+    col('Purpose', 'purpose'),
+    col('Environment', 'environment'),
+    col('Is Default', 'is_default'),
+    col('Created At', 'created_at', true),
+    col('Updated At', 'updated_at', true),
+  ],
+  // db-cluster-list-options, an engine a row (rowsOf): what db-cluster-create takes.
+  database_options: [
+    col('Engine', 'engine'),
+    col('Versions', 'versions'),
+    col('Default', 'default_version'),
+    { header: 'Nodes', get: layoutNodes },
+    col('Regions', 'regions'),
+    { header: 'Sizes', get: layoutSizes },
+    { header: 'End of Life', get: endOfLife, wide: true },
   ],
   reserved_ips: [
     col('IP', 'ip'),
@@ -273,6 +380,8 @@ const SINGULAR: Record<string, string> = {
   domain_record: 'domain_records',
   certificate: 'certificates',
   firewall: 'firewalls',
+  volume: 'volumes',
+  project: 'projects',
   load_balancer: 'load_balancers',
   reserved_ip: 'reserved_ips',
   reserved_ipv6: 'reserved_ips',
@@ -314,22 +423,94 @@ export function emptyListText(key: string | undefined): string {
   return `No ${key === undefined ? 'items' : (LIST_NAMES[key] ?? key.replace(/_/g, ' '))}.`;
 }
 
+/** Every column of the resources wrapped in `key` (list or single), if the table has them. */
+export function knownColumns(key: string): Column[] | undefined {
+  return KINDS[key] ?? KINDS[SINGULAR[key] ?? ''] ?? KINDS[PLURAL_ALIASES[key] ?? ''];
+}
+
 /** The default columns of the resources wrapped in `key` (list or single), if the table has them. */
 export function columnsFor(key: string, wide: boolean): Column[] | undefined {
-  const kind = KINDS[key] ?? KINDS[SINGULAR[key] ?? ''] ?? KINDS[PLURAL_ALIASES[key] ?? ''];
-  return kind?.filter((column) => wide || !column.wide);
+  return knownColumns(key)?.filter((column) => !column.chosen && (wide || !column.wide));
 }
 
 /**
- * Columns named by `--format`: a default column by header, compared without spaces or case
- * (`PublicIPv4`, `public ipv4`), else a path into each item (`networks.v4.0.ip_address`).
+ * Columns named by `--format`: a column of the kind by header or by doctl's name for it, compared
+ * without spaces, punctuation or case (`PublicIPv4`, `public ipv4`, `DropletIDs`), else a path into
+ * each item (`networks.v4.0.ip_address`).
  */
 export function chosenColumns(names: readonly string[], key: string | undefined): Column[] {
-  const known = key ? (columnsFor(key, true) ?? []) : [];
-  const squash = (text: string) => text.replace(/\s+/g, '').toLowerCase();
+  const known = key ? (knownColumns(key) ?? []) : [];
+  const squash = (text: string) => text.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
   return names.map(
-    (name) => known.find((column) => squash(column.header) === squash(name)) ?? { header: name, path: name },
+    (name) =>
+      known.find((column) =>
+        [column.header, ...(column.aliases ?? [])].some((header) => squash(header) === squash(name)),
+      ) ?? { header: name, path: name },
   );
+}
+
+/**
+ * Results that are not a list but read best as one, as rows of a kind: `db-cluster-list-options`
+ * (`{ options: { pg: {...}, mysql: {...} }, version_availability }`) as an engine a row.
+ */
+export function rowsOf(result: Item): { key: string; items: Item[] } | undefined {
+  const { options } = result;
+  const engines = isItem(options) ? Object.entries(options) : [];
+  const engineLike = (value: unknown) =>
+    isItem(value) && ['regions', 'versions', 'layouts'].some((field) => Array.isArray(value[field]));
+  if (!engines.length || !engines.every(([, value]) => engineLike(value))) return undefined;
+  const availability = isItem(result.version_availability) ? result.version_availability : {};
+  return {
+    key: 'database_options',
+    items: engines.map(([engine, value]) => ({
+      engine,
+      ...(value as Item),
+      version_availability: availability[engine],
+    })),
+  };
+}
+
+const ACRONYMS: Record<string, string> = {
+  id: 'ID',
+  ids: 'IDs',
+  uuid: 'UUID',
+  urn: 'URN',
+  url: 'URL',
+  uri: 'URI',
+  ip: 'IP',
+  ips: 'IPs',
+  ipv4: 'IPv4',
+  ipv6: 'IPv6',
+  vpc: 'VPC',
+  dns: 'DNS',
+  ttl: 'TTL',
+  cpu: 'CPU',
+  vcpus: 'VCPUs',
+  gb: 'GB',
+  mb: 'MB',
+  mib: 'MiB',
+  gib: 'GiB',
+  ssl: 'SSL',
+  tls: 'TLS',
+  http: 'HTTP',
+  https: 'HTTPS',
+  api: 'API',
+  cidr: 'CIDR',
+  db: 'DB',
+  sql: 'SQL',
+  eol: 'EOL',
+  ssh: 'SSH',
+  sha1: 'SHA1',
+  sha256: 'SHA256',
+};
+
+/** A field's name as a header, in doctl's Title Case: `assigned_at` -> `Assigned At`, `vpc_uuid` -> `VPC UUID`. */
+export function headerOf(field: string): string {
+  return field
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((word) => ACRONYMS[word.toLowerCase()] ?? word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
 }
 
 export function cellValue(item: Record<string, unknown>, column: Column): unknown {

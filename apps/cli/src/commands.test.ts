@@ -210,7 +210,7 @@ describe('names for ids', () => {
 
   it('images by slug (one GET /v2/images/{slug}) or by the name of an own image; an unknown one refused', async () => {
     const bySlug = await waited(
-      /: vm \d+: new \(/,
+      /: vm by-slug: new \(/,
       ...['--trace', 'vm-create', '--name', 'by-slug', '--size', 's-1vcpu-1gb'],
       ...['--image-id', 'ubuntu-24-04-x64', '--region', 'nyc3', '--wait'],
     );
@@ -221,7 +221,7 @@ describe('names for ids', () => {
     expect(imageCalls).toEqual(['> GET /v2/images/ubuntu-24-04-x64']);
     // The action that takes an image: the slug's id reaches the platform.
     const rebuilt = await waited(
-      /: action \d+: in-progress \(/,
+      /: action rebuild on vm by-slug: in-progress \(/,
       '--trace',
       'rebuild-vm',
       'by-slug',
@@ -265,7 +265,7 @@ describe('names for ids', () => {
 
     // An own image (a snapshot) by its name: restore-vm takes it.
     const snapped = await waited(
-      /: action \d+: in-progress \(/,
+      /: action snapshot on vm by-slug: in-progress \(/,
       'snapshot-vm',
       'by-slug',
       '--name',

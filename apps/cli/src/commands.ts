@@ -434,7 +434,93 @@ export function secondArgument(tool: ListedTool, flags: readonly FlagSpec[]): Fl
   );
 }
 
-/** A placeholder value for a flag in a generated example. */
+/**
+ * Example values that no pattern gives: lists of objects, JSON, addresses, a change to make. By
+ * tool, then argument; shell words as typed (JSON in single quotes). The help examples test runs
+ * every example, so a value here that the tool refuses fails it.
+ */
+const EXAMPLE_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  wait: { ID: '123' },
+  'project-update': { Name: 'NAME' },
+  'project-update-default': { Name: 'NAME' },
+  'project-assign-resources': { Resources: 'do:droplet:123' },
+  'db-cluster-create': { num_nodes: '1' },
+  'db-cluster-resize': { size: 'db-s-2vcpu-4gb' },
+  'db-cluster-start-online-migration': {
+    source: `'{"host":"db.example.com","port":5432,"dbname":"app","username":"app","password":"PASSWORD"}'`,
+  },
+  'db-cluster-update-firewall-rules': { rules: `'[{"type":"ip_addr","value":"203.0.113.5"}]'` },
+  'db-cluster-update-kafka-config': { config: `'{"auto_create_topics_enable":true}'` },
+  'db-cluster-update-mongodb-config': { config: `'{"default_read_concern":"majority"}'` },
+  'db-cluster-update-mysql-config': { config_json: `'{"sql_mode":"ANSI"}'` },
+  'db-cluster-update-os-config': { config: `'{"http_max_content_length_bytes":100000000}'` },
+  'db-cluster-update-psql-config': { config: `'{"autovacuum_naptime":60}'` },
+  'db-cluster-update-redis-config': { config: `'{"redis_timeout":300}'` },
+  'domain-record-create': { Data: '192.0.2.10' },
+  'domain-record-edit': { Data: '192.0.2.10' },
+  'custom-certificate-create': {
+    PrivateKey: '"$(cat privkey.pem)"',
+    LeafCertificate: '"$(cat cert.pem)"',
+    CertificateChain: '"$(cat chain.pem)"',
+  },
+  'firewall-create': {
+    InboundPortRange: '22',
+    InboundSource: '0.0.0.0/0',
+    OutboundPortRange: 'all',
+    OutboundDestination: '0.0.0.0/0',
+  },
+  'firewall-add-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
+  'firewall-remove-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
+  'load-balancer-create': {
+    Region: 'nyc3',
+    ForwardingRules: 'entry_protocol:http,entry_port:80,target_protocol:http,target_port:8080',
+  },
+  'load-balancer-update': {
+    Region: 'nyc3',
+    ForwardingRules: 'entry_protocol:http,entry_port:80,target_protocol:http,target_port:8080',
+  },
+  'load-balancer-add-forwarding-rules': {
+    ForwardingRules: 'entry_protocol:https,entry_port:443,target_protocol:http,target_port:8080',
+  },
+  'load-balancer-remove-forwarding-rules': {
+    ForwardingRules: 'entry_protocol:https,entry_port:443,target_protocol:http,target_port:8080',
+  },
+  'reserved-ip-release': { IP: '192.0.2.10' },
+  'reserved-ip-assign': { IP: '192.0.2.10' },
+  'reserved-ip-unassign': { IP: '192.0.2.10' },
+  'reserved-ip-get': { IP: '192.0.2.10' },
+  'byoip-prefix-create': { Prefix: '203.0.113.0/24' },
+  'tag-resources': { Resources: `'[{"resource_id":"123","resource_type":"droplet"}]'` },
+  'untag-resources': { Resources: `'[{"resource_id":"123","resource_type":"droplet"}]'` },
+  'volume-create': { Region: 'nyc3' },
+  'image-create': { Url: 'https://example.com/disk.qcow2.gz' },
+  'snapshot-get': { ID: '123' },
+  'snapshot-delete': { ID: '123' },
+  'api-describe': { Operation: "'GET /v2/droplets'" },
+};
+
+/** A flag's placeholder in an example: `VM_ID` for `--vm-id`. */
+export function placeholderOf(flag: FlagSpec): string {
+  return kebabName(flag.name).replace(/-/g, '_').toUpperCase();
+}
+
+/**
+ * Values an example shows where its argument's pattern refuses a placeholder (`REGION` is no
+ * region slug): the first that fits the pattern is shown.
+ */
+const FITTING_VALUES = [
+  'nyc3',
+  'example.com',
+  '14:00',
+  '203.0.113.0/24',
+  '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30',
+];
+
+/**
+ * A value for a flag in a generated example, one the flag takes: the placeholder where the flag
+ * takes any text, else the description's own example (`e.g. db-s-1vcpu-1gb`), the placeholder in
+ * lower case, or a value of the usual kinds that fits the pattern.
+ */
 function sample(flag: FlagSpec): string {
   if (flag.choices?.length) return flag.choices[0] as string;
   switch (flag.kind) {
@@ -443,16 +529,33 @@ function sample(flag: FlagSpec): string {
     case 'boolean':
       return 'true';
     case 'array':
-      return flag.numericItems ? '123,456' : 'a,b';
+      return flag.numericItems ? '123,456' : flag.pattern ? fitting(flag) : 'a,b';
     case 'object':
     case 'json':
       return `'{...}'`;
     default:
-      return kebabName(flag.name).replace(/-/g, '_').toUpperCase();
+      return fitting(flag);
   }
 }
 
-/** One example call of a tool: its primary argument positionally, then its other required flags. */
+function fitting(flag: FlagSpec): string {
+  const placeholder = placeholderOf(flag);
+  if (!flag.pattern) return placeholder;
+  const pattern = new RegExp(flag.pattern, 'u');
+  const given = /\be\.g\. ([^\s,;)]+)/.exec(flag.description)?.[1];
+  const lower = placeholder.toLowerCase().replace(/_/g, '-');
+  return (
+    [given, placeholder, lower, ...FITTING_VALUES].find(
+      (value) => value !== undefined && pattern.test(value),
+    ) ?? placeholder
+  );
+}
+
+/**
+ * One example call of a tool, one the CLI takes as written: its primary argument positionally,
+ * then its other required flags, and the flags the example table adds (what a tool needs beyond
+ * its required flags, such as a change to make).
+ */
 export function exampleFor(
   tool: ListedTool,
   flags: readonly FlagSpec[],
@@ -461,10 +564,13 @@ export function exampleFor(
 ): string {
   const primary = positionalArgument(tool, flags);
   const parts = ['cloudcall', tool.name];
-  const shown = (flag: FlagSpec) => samples.get(flag.name) ?? sample(flag);
+  const chosen = EXAMPLE_VALUES[tool.name] ?? {};
+  const shown = (flag: FlagSpec) => chosen[flag.name] ?? samples.get(flag.name) ?? sample(flag);
   if (primary) parts.push(shown(primary));
   for (const flag of flags) {
-    if (flag.required && flag !== primary) parts.push(`--${kebabName(flag.name)}`, shown(flag));
+    if (flag !== primary && (flag.required || chosen[flag.name] !== undefined)) {
+      parts.push(`--${kebabName(flag.name)}`, shown(flag));
+    }
   }
   return parts.join(' ');
 }

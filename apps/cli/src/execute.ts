@@ -113,6 +113,7 @@ export async function execute(
       ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
       : undefined;
     const context = { client, signal: io.signal, progress, clock, caller };
+    const typed = { ...args };
     await resolveNames(args, named, findTool, context);
     for (const entry of later) {
       args[entry.argument] = await entry.value(args, async (name, lookupArgs) => {
@@ -121,10 +122,18 @@ export async function execute(
         return runTool(lookup, lookupArgs, context);
       });
     }
-    const outcome = await runPlumbed(tool, args, options, context, io, async (...call) => {
-      const guarded = await guard.run(...call);
-      return 'exit' in guarded ? { code: guarded.exit } : guarded;
-    });
+    const outcome = await runPlumbed(
+      tool,
+      args,
+      options,
+      context,
+      io,
+      async (...call) => {
+        const guarded = await guard.run(...call);
+        return 'exit' in guarded ? { code: guarded.exit } : guarded;
+      },
+      actedOn(tool, named, typed, args),
+    );
     if (!('result' in outcome)) return outcome.code;
     const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
     io.stdout(
@@ -163,6 +172,31 @@ const unguarded: CliGuard = {
   run: async (tool, args, context) => ({ result: await runTool(tool, args, context) }),
   close: () => undefined,
 };
+
+/**
+ * What a tool works on, by the name the command gave it (`volume logs` for `volume-detach logs`):
+ * the named argument in the tool's path right after its kind's collection, when a name was looked
+ * up for it. A wait's progress line says it; given an id, the wait reads the name itself.
+ */
+function actedOn(
+  tool: AnyTool,
+  named: NamedArguments,
+  typed: Record<string, unknown>,
+  args: Record<string, unknown>,
+): string | undefined {
+  const path = tool.request?.path ?? '';
+  for (const [argument, kind] of named) {
+    const given = typed[argument];
+    if (
+      path.includes(`${kind.collection}/{${argument}}`) &&
+      typeof given === 'string' &&
+      given !== String(args[argument])
+    ) {
+      return `${kind.label.toLowerCase()} ${given}`;
+    }
+  }
+  return undefined;
+}
 
 /** For defaults worked out from the other arguments alone. */
 const noLookup: DefaultLookup = () => Promise.reject(new Error('no lookup before connecting'));

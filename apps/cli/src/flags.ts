@@ -28,6 +28,8 @@ export interface FlagSpec {
   choices: string[] | undefined;
   /** For arrays: whether the items are numbers (VM ids) rather than text. */
   numericItems: boolean;
+  /** The pattern its text (or, for an array, each item's) must match: what an example must fit. */
+  pattern?: string | undefined;
   /**
    * For a union of text and numbers or booleans (`ID`: a snapshot's number or a volume snapshot's
    * UUID), and for arrays of such items: reads a word as the union's member that takes it.
@@ -68,6 +70,7 @@ export function flagsOf(schema: JsonSchema): FlagSpec[] {
     defaultValue: property.default,
     choices: property.enum?.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined,
     numericItems: property.items ? kindOf(property.items) === 'number' : false,
+    pattern: property.pattern ?? property.items?.pattern,
     union: unionReader(property.items ?? property),
   }));
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
     ...['--region', 'nyc3', '--tags', 'web,prod', '--wait'],
   ]);
   // The sandbox's clock moves on (a second sandbox on the state file) once the CLI waits.
-  await creating.until(/: vm \d+: new \(/);
+  await creating.until(/: vm fmt-1: new \(/);
   const clock = await startSandbox({ statePath: cli.statePath });
   await clock.advanceClock(60_000);
   await clock.close();

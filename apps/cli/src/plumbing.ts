@@ -15,7 +15,7 @@ import {
   WaitTimeoutError,
 } from '@cloudcall/core';
 import { durationMs, followPages, runAllPages } from '@cloudcall/core/internal';
-import { WAIT_KINDS, waitAfter, waitTargets } from '@cloudcall/wait';
+import { DEFAULT_WAIT_SECONDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { DEFAULT_TIMEOUT, type PlumbingOptions } from './plumbing-options.js';
 
 export interface PlumbingIo {
@@ -58,6 +58,8 @@ export async function runPlumbed(
   run: (tool: AnyTool, args: Record<string, unknown>, context: ToolContext) => Promise<Outcome> = async (
     ...call
   ) => ({ result: await runTool(...call) }),
+  /** What the tool works on as the command named it (`volume logs`), for the progress line. */
+  about?: string,
 ): Promise<Outcome> {
   if (options.timeout !== undefined && !options.wait) {
     throw new InputError('goes with --wait', '--timeout');
@@ -68,6 +70,7 @@ export async function runPlumbed(
     ...context,
     progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
   };
+  if (tool.name === 'wait' && io.stderrIsTty) return waitCommand(tool, args, context, io, run);
   const first = options.all ? { result: await allPages(tool, args, paging) } : await run(tool, args, context);
   if (!('result' in first)) return first;
   const { result } = first;
@@ -81,8 +84,9 @@ export async function runPlumbed(
       result,
       { ...context, progress: display.update },
       timeoutSeconds,
+      about,
     );
-    display.done(WAIT_KINDS[tool.wait.kind].ready);
+    display.done();
     return { result: ready };
   } catch (error) {
     const again = targets
@@ -115,6 +119,28 @@ export async function runPlumbed(
 }
 
 /**
+ * `cloudcall wait` on a terminal: the same progress line as `--wait`, in place of a line per poll.
+ * Its errors (a timeout, a failed state) are the caller's to print, once the line is cleared.
+ */
+async function waitCommand(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  io: PlumbingIo,
+  run: (tool: AnyTool, args: Record<string, unknown>, context: ToolContext) => Promise<Outcome>,
+): Promise<Outcome> {
+  const timeout = Number(args.TimeoutSeconds ?? DEFAULT_WAIT_SECONDS);
+  const display = progressDisplay(io, Number.isFinite(timeout) ? timeout : DEFAULT_WAIT_SECONDS);
+  try {
+    const outcome = await run(tool, args, { ...context, progress: display.update });
+    if ('result' in outcome) display.done();
+    return outcome;
+  } finally {
+    display.stop();
+  }
+}
+
+/**
  * Every page of a list, merged: a list tool's, by its page argument; a generic tool's (api-call
  * sending a GET of a list: `cloudcall api --paginate`), by the `page` of its Query.
  */
@@ -131,8 +157,9 @@ function allPages(tool: AnyTool, args: Record<string, unknown>, context: ToolCon
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /**
- * Progress of a wait. On a terminal: one line, rewritten in place, with a spinner and the elapsed
- * time ticking between polls. Elsewhere (a log, CI): one line per status change. A handful of
+ * Progress of a wait, naming what it waits for by kind and name (`vm web-1`, `action power_off on
+ * vm web-1`). On a terminal: one line, rewritten in place, with a spinner and the elapsed time
+ * ticking between polls. Elsewhere (a log, CI): one line per status change. A handful of
  * lines of our own rather than a spinner package: the line needs the wait's own status and
  * elapsed time, and must write through the CLI's stderr, which a test can replace.
  */
@@ -142,9 +169,10 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
   let shownStatus: string | undefined;
   let frame = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
+  const seconds = () => Math.round((Date.now() - started) / 1000);
   const line = () => {
     if (!last) return;
-    const elapsed = Math.round((Date.now() - started) / 1000);
+    const elapsed = seconds();
     io.stderr(
       `\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${last.subject ?? ''}: ${last.status ?? ''} (${elapsed} s, timeout ${timeoutSeconds} s)`,
     );
@@ -155,9 +183,9 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
       if (io.stderrIsTty) {
         timer ??= setInterval(line, 100);
         line();
-      } else if (update.status !== shownStatus) {
-        shownStatus = update.status;
-        io.stderr(`cloudcall: ${update.subject}: ${update.status} (${Math.round(update.progress)} s)\n`);
+      } else if (`${update.subject}: ${update.status}` !== shownStatus) {
+        shownStatus = `${update.subject}: ${update.status}`;
+        io.stderr(`cloudcall: ${shownStatus} (${seconds()} s)\n`);
       }
     },
     stop() {
@@ -167,12 +195,13 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
         io.stderr('\r\x1b[K');
       }
     },
-    /** The last line: the target reached `status`. */
-    done(status: string) {
+    /** The last line: where the wait ended (the wait's last report is the ready status). */
+    done() {
       this.stop();
       if (!last) return;
-      const elapsed = Math.round((Date.now() - started) / 1000);
-      io.stderr(`cloudcall: ${last.subject}: ${status} (${elapsed} s)\n`);
+      const shown = `${last.subject}: ${last.status}`;
+      // Off a terminal, a status already has its line.
+      if (io.stderrIsTty || shown !== shownStatus) io.stderr(`cloudcall: ${shown} (${seconds()} s)\n`);
     },
   };
 }

@@ -6,7 +6,16 @@
 import { styleText } from 'node:util';
 import { showControls } from '@cloudcall/core/internal';
 import stringWidth from 'string-width';
-import { type Column, cellValue, chosenColumns, columnsFor, emptyListText } from './columns.js';
+import {
+  type Column,
+  cellValue,
+  chosenColumns,
+  columnsFor,
+  emptyListText,
+  headerOf,
+  knownColumns,
+  rowsOf,
+} from './columns.js';
 import { ColumnError, type OutputFormat, type OutputOptions } from './output.js';
 
 type Row = Record<string, unknown>;
@@ -20,6 +29,8 @@ const isScalar = (value: unknown) => value === null || typeof value !== 'object'
 function shapeOf(result: unknown): { key?: string; items?: unknown[]; single?: Row; value?: unknown } {
   if (Array.isArray(result)) return { items: result };
   if (!isRecord(result)) return { value: result };
+  const rows = rowsOf(result);
+  if (rows) return rows;
   const entries = Object.entries(result).filter(([key]) => key !== 'links' && key !== 'meta');
   const lists = entries.filter(([, value]) => Array.isArray(value));
   if (lists.length === 1) {
@@ -51,8 +62,10 @@ export function renderText(result: unknown, options: OutputOptions): string {
   if (!columns && shape.single && !shape.items) return fieldLines(shape.single, options);
   if (!columns && !items.every(isRecord)) return items.map((item) => `${text(item, format)}\n`).join('');
   if (options.columns?.length && columns) checkColumns(columns, items, shape.key);
-  columns ??= automaticColumns(items as Row[], wide);
-  const body = (items as Row[]).map((item) => columns.map((column) => text(cellValue(item, column), format)));
+  columns ??= automaticColumns(items as Row[], wide, options.query !== undefined);
+  const body = (items as Row[]).map((item) =>
+    columns.map((column) => cell(cellValue(item, column), column, format)),
+  );
   const heads = columns.map((column) => column.header);
   if (format === 'tsv') {
     return (header ? [heads, ...body] : body).map((row) => `${row.join('\t')}\n`).join('');
@@ -70,7 +83,7 @@ export function renderText(result: unknown, options: OutputOptions): string {
  * nothing to check a path against, and it is let be.
  */
 function checkColumns(columns: readonly Column[], items: readonly unknown[], key: string | undefined): void {
-  const known = key ? (columnsFor(key, true) ?? []) : [];
+  const known = key ? (knownColumns(key) ?? []) : [];
   const unknown = columns.filter(
     (column) =>
       !known.includes(column) &&
@@ -94,19 +107,26 @@ function pathExample(items: readonly unknown[]): string {
   return 'name' in first ? 'name' : (Object.keys(first)[0] ?? 'name');
 }
 
-/** The scalar fields of the items, in the order they come: at most eight unless wide. */
-function automaticColumns(items: Row[], wide: boolean): Column[] {
+/**
+ * The scalar fields of the items, in the order they come: at most eight unless wide, headed in
+ * Title Case; a `--query` projection's keys are the caller's own words, and head their columns as
+ * written.
+ */
+function automaticColumns(items: Row[], wide: boolean, asWritten: boolean): Column[] {
   const names: string[] = [];
   for (const item of items) {
     for (const [key, value] of Object.entries(item))
       if (!names.includes(key) && isScalar(value)) names.push(key);
   }
-  return (wide ? names : names.slice(0, 8)).map((name) => ({ header: name, path: name }));
+  const shown = wide ? names : names.slice(0, 8);
+  return shown.map((name) => ({ header: asWritten ? name : headerOf(name), path: name }));
 }
 
-/** A single resource of no known kind: one `field  value` line per field. */
+/** A single resource of no known kind: one `Field  value` line per field. */
 function fieldLines(record: Row, options: OutputOptions): string {
-  const entries = Object.entries(record);
+  const entries = Object.entries(record).map(
+    ([key, value]) => [options.query === undefined ? headerOf(key) : key, value] as const,
+  );
   if (options.format === 'tsv') {
     return entries.map(([key, value]) => `${key}\t${text(value, 'tsv')}\n`).join('');
   }
@@ -119,12 +139,32 @@ function fieldLines(record: Row, options: OutputOptions): string {
     .join('');
 }
 
-/** A cell: lists of plain values comma-joined, objects as JSON; cut in `table`, whole otherwise. */
+/**
+ * A column's cell: a `lines` column's list one item a line (`; `-joined in tsv, which keeps a row
+ * a line), each line given more room than a cell as it has a line to itself; any other value as
+ * `text` shows it.
+ */
+function cell(value: unknown, column: Column, format: OutputFormat): string {
+  if (!column.lines || !Array.isArray(value)) return text(value, format);
+  const lines = value.map((item) => text(item, format, 100));
+  return lines.join(format === 'tsv' ? '; ' : '\n');
+}
+
+/**
+ * A cell: lists of plain values comma-joined; objects summarized for people (`summary`), whole
+ * JSON in tsv; cut in `table`, whole otherwise.
+ */
 function text(value: unknown, format: OutputFormat, max = 48): string {
   let shown: string;
   if (value === null || value === undefined) shown = '';
-  else if (Array.isArray(value) && value.every(isScalar)) shown = value.join(',');
-  else if (typeof value === 'object') shown = JSON.stringify(value);
+  else if (Array.isArray(value) && value.every(isScalar)) {
+    if (format === 'table')
+      return listToCells(
+        value.map((item) => text(item, format, max)),
+        max,
+      );
+    shown = value.join(',');
+  } else if (typeof value === 'object') shown = format === 'tsv' ? JSON.stringify(value) : summary(value);
   else shown = String(value);
   // A value's own control characters are shown escaped (`\n`, `\x1b`, `\u202e`): a name cannot
   // break a row, recolour the terminal or reverse the cells after it. TSV keeps values whole
@@ -132,6 +172,29 @@ function text(value: unknown, format: OutputFormat, max = 48): string {
   if (format === 'tsv') return showControls(shown.replace(/[\t\r\n]+/g, ' '));
   shown = showControls(shown);
   return format === 'table' ? cutToCells(shown, max) : shown;
+}
+
+/**
+ * A nested value in words rather than JSON: an object by what names it (`slug`, `name`, `id` or
+ * `urn`: a region is `nyc3`), else its fields as `key=value`; a list of them `; `-joined.
+ */
+export function summary(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) {
+    return value.every(isScalar) ? value.join(',') : value.map(summary).filter(Boolean).join('; ');
+  }
+  if (!isRecord(value)) return String(value);
+  for (const field of ['slug', 'name', 'id', 'urn']) {
+    const handle = value[field];
+    if (typeof handle === 'string' || typeof handle === 'number') return String(handle);
+  }
+  return Object.entries(value)
+    .filter(([, field]) => field !== null && field !== undefined && field !== '')
+    .map(
+      ([key, field]) =>
+        `${key}=${isScalar(field) || (Array.isArray(field) && field.every(isScalar)) ? summary(field) : `(${summary(field)})`}`,
+    )
+    .join(' ');
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -151,6 +214,20 @@ export function cutToCells(text: string, max: number): string {
     width += cells;
   }
   return `${kept}…`;
+}
+
+/**
+ * A list in at most `max` cells, cut between items and saying how many are left out:
+ * `ams3,blr1,fra1 (+8 more)`, so that a cut list never looks whole.
+ */
+function listToCells(items: readonly string[], max: number): string {
+  const whole = items.join(',');
+  if (stringWidth(whole) <= max) return whole;
+  for (let kept = items.length - 1; kept > 0; kept--) {
+    const shown = `${items.slice(0, kept).join(',')} (+${items.length - kept} more)`;
+    if (stringWidth(shown) <= max) return shown;
+  }
+  return cutToCells(`${items[0]} (+${items.length - 1} more)`, max);
 }
 
 /** Colours of a Status cell on a terminal. */
@@ -173,10 +250,17 @@ const STATUS_COLORS: Record<string, 'green' | 'yellow' | 'red'> = {
 
 /**
  * Plain aligned columns, two spaces apart, like doctl and kubectl; widths in terminal cells, so a
- * Japanese name or an emoji (two cells each) keeps the columns after it in line.
+ * Japanese name or an emoji (two cells each) keeps the columns after it in line. A cell of several
+ * lines (a firewall's rules) continues on the lines below its row, the other columns blank there.
  */
 function aligned(heads: string[], body: string[][], header: boolean, color: boolean): string {
-  const rows = header ? [heads, ...body] : body;
+  const rows = (header ? [heads] : []).concat(
+    body.flatMap((row) => {
+      const split = row.map((value) => value.split('\n'));
+      const height = Math.max(1, ...split.map((lines) => lines.length));
+      return Array.from({ length: height }, (_, line) => split.map((lines) => lines[line] ?? ''));
+    }),
+  );
   const widths = heads.map((_, index) => Math.max(...rows.map((row) => stringWidth(row[index] ?? ''))));
   const status = heads.findIndex((head) => /^(status|state)$/i.test(head));
   const lines = rows.map((row, rowIndex) =>

@@ -4,7 +4,13 @@
  * names in place of ids where the table in names.ts says so.
  */
 import { Argument, type Command, Option } from 'commander';
-import { exampleFor, positionalArgument, primaryArgument, secondArgument } from './commands.js';
+import {
+  exampleFor,
+  placeholderOf,
+  positionalArgument,
+  primaryArgument,
+  secondArgument,
+} from './commands.js';
 import {
   aliasesFor,
   type CliDefault,
@@ -137,6 +143,9 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
       flag.description.toLowerCase().includes(kind.label)
     ) {
       samples.set(flag.name, kind.handle.example);
+    } else if (kind && flag.kind !== 'array') {
+      // A name is taken where the id is: the placeholder stands for one.
+      samples.set(flag.name, placeholderOf(flag));
     }
   }
   command.addHelpText('after', `\nExample:\n  ${exampleFor(tool, flags, samples)}\n${aliases}`);

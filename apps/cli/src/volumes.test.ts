@@ -27,7 +27,8 @@ afterAll(async () => {
  */
 async function okWaiting(...args: string[]): Promise<Json> {
   const run = cli.start(['--sandbox', ...args]);
-  await run.until(/: action \d+: in-progress \(/);
+  // Named by the action's type and the volume's name.
+  await run.until(/: action \w+ on volume logs: in-progress \(/);
   await helper.advanceClock(60_000);
   const result = await run.exit;
   expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);

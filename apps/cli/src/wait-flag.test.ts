@@ -38,9 +38,10 @@ describe('--wait', () => {
     expect(result.code, result.stderr).toBe(EXIT.ok);
     const vm = (result.json as { droplet: { id: number; status: string } }).droplet;
     expect(vm.status).toBe('active');
+    // Named as the VM is named, not by its id.
     expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^cloudcall: vm ${vm.id}: new \\(0 s\\)$`)),
-      expect.stringMatching(new RegExp(`^cloudcall: vm ${vm.id}: active \\(\\d+ s\\)$`)),
+      expect.stringMatching(/^cloudcall: vm wait-done: new \(0 s\)$/),
+      expect.stringMatching(/^cloudcall: vm wait-done: active \(\d+ s\)$/),
     ]);
   });
 
@@ -50,7 +51,8 @@ describe('--wait', () => {
     // Booted first: a VM still booting refuses actions.
     await helper.advanceClock(5_000);
     const run = cli.start(['--sandbox', 'power-off-vm', '--ID', id, '--wait', '--force']);
-    await run.until(/in-progress/);
+    // The action by its type and the VM by its name.
+    await run.until(/: action power_off on vm wait-action: in-progress \(/);
     await helper.advanceClock(5_000);
     const result = await run.exit;
     expect(result.code, result.stderr).toBe(EXIT.ok);
@@ -67,7 +69,7 @@ describe('--wait', () => {
     const imported = await image.exit;
     expect(imported.code, imported.stderr).toBe(EXIT.ok);
     expect(imported.json).toMatchObject({ image: { name: 'wait-image', status: 'available' } });
-    expect(imported.stderr).toMatch(/cloudcall: image \d+: available \(\d+ s\)\n$/);
+    expect(imported.stderr).toMatch(/cloudcall: image wait-image: available \(\d+ s\)\n$/);
 
     for (const [name, subnet] of [
       ['wait-a', '10.220.0.0/20'],
@@ -82,7 +84,7 @@ describe('--wait', () => {
       ...['--sandbox', 'vpc-peering-create', '--name', 'wait-ab', '--vpc1', 'wait-a', '--vpc2', 'wait-b'],
       '--wait',
     ]);
-    await peering.until(/: PROVISIONING \(/);
+    await peering.until(/: vpc-peering wait-ab: PROVISIONING \(/);
     await helper.advanceClock(60_000);
     const peered = await peering.exit;
     expect(peered.code, peered.stderr).toBe(EXIT.ok);
@@ -102,7 +104,7 @@ describe('--wait', () => {
       ...['--sandbox', 'db-cluster-create-replica', '--id', id, '--name', 'wait-ro'],
       ...['--size', 'db-s-1vcpu-1gb', '--wait', '--timeout', '1s'],
     ]);
-    await late.until(/: creating \(/);
+    await late.until(/: database-replica wait-ro: creating \(/);
     await helper.advanceClock(1_200);
     const timedOut = await late.exit;
     expect(timedOut.code, timedOut.stderr).toBe(EXIT.waitTimeout);
@@ -135,7 +137,8 @@ describe('--wait', () => {
     const brought = await prefix.exit;
     expect(brought.code, brought.stderr).toBe(EXIT.ok);
     expect(brought.json).toMatchObject({ byoip_prefix: { prefix: '198.51.100.0/24', status: 'active' } });
-    expect(brought.stderr).toMatch(/cloudcall: byoip-prefix [0-9a-f-]{36}: active \(\d+ s\)\n$/);
+    // A prefix is named by the addresses it holds.
+    expect(brought.stderr).toMatch(/cloudcall: byoip-prefix 198\.51\.100\.0\/24: active \(\d+ s\)\n$/);
   });
 
   it('exits 5 with the last status when sandbox time passes --timeout, printing the VM as last seen', async () => {
@@ -228,9 +231,13 @@ describe('--wait', () => {
     expect(code, stderr).toBe(EXIT.ok);
     const id = JSON.parse(stdout).droplet.id;
     // Rewritten in place (carriage return, erase line), never a new line until the end.
-    expect(stderr).toMatch(new RegExp(`^\\r\\x1b\\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${id}: new \\(0 s, timeout 300 s\\)`));
+    expect(stderr.startsWith('\r\x1b[K')).toBe(true);
+    expect(stderr.slice(4)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm wait-tty: new \(0 s, timeout 300 s\)/);
+    expect(stderr).not.toContain(String(id));
     expect(
-      stderr.endsWith(`\r\x1b[Kcloudcall: vm ${id}: active (${/active \((\d+) s\)/.exec(stderr)?.[1]} s)\n`),
+      stderr.endsWith(
+        `\r\x1b[Kcloudcall: vm wait-tty: active (${/active \((\d+) s\)/.exec(stderr)?.[1]} s)\n`,
+      ),
     ).toBe(true);
     expect(stderr.split('\n')).toHaveLength(2);
   });

@@ -38,7 +38,7 @@ describe('cloudcall wait', () => {
     );
   });
 
-  it('prints progress to a terminal and the ready VM to stdout', async () => {
+  it('shows a progress line naming the VM on a terminal, and prints the ready VM to stdout', async () => {
     const id = await createVm('cli-wait');
     let stdout = '';
     const progress: string[] = [];
@@ -62,6 +62,12 @@ describe('cloudcall wait', () => {
     await advanced;
     expect(code, progress.join('')).toBe(EXIT.ok);
     expect(JSON.parse(stdout).droplet).toMatchObject({ id: Number(id), status: 'active' });
-    expect(progress[0]).toBe(`cloudcall: vm ${id}: status new, waiting for active (0 s of 300 s)\n`);
+    // The spinner line of --wait, rewritten in place, naming the VM; then the line it ended on.
+    const stderr = progress.join('');
+    const [first = '', ...rest] = stderr.split('\r\x1b[K').slice(1);
+    expect(stderr.startsWith('\r\x1b[K')).toBe(true);
+    expect(first).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm cli-wait: new \(0 s, timeout 300 s\)$/);
+    expect(rest.at(-1)).toMatch(/^cloudcall: vm cli-wait: active \(\d+ s\)\n$/);
+    expect(stderr.split('\n')).toHaveLength(2);
   });
 });

@@ -184,20 +184,27 @@ export function warmUp(options: Pick<McpServerOptions, 'client' | 'log'>): void 
 
 /**
  * Passes a tool's progress reports on as `notifications/progress`, when the call asked for them
- * with a progress token; a report that cannot be sent (the caller has gone) is dropped.
+ * with a progress token; a report that cannot be sent (the caller has gone) is dropped. `sent`
+ * settles once every report so far is written: the call's answer waits for it, since a client
+ * drops a report that comes after the answer (the last one, which fills a wait's bar).
  */
 function progressSender(
   token: string | number | undefined,
   extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
-): ((update: ToolProgress) => void) | undefined {
-  if (token === undefined) return undefined;
-  return ({ progress, total, message }) => {
-    extra
-      .sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress, total, message },
-      })
-      .catch(() => undefined);
+): { report: ((update: ToolProgress) => void) | undefined; sent: () => Promise<void> } {
+  if (token === undefined) return { report: undefined, sent: () => Promise.resolve() };
+  let last: Promise<void> = Promise.resolve();
+  return {
+    report: ({ progress, total, message }) => {
+      const sending = extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, total, message },
+        })
+        .catch(() => undefined);
+      last = Promise.all([last, sending]).then(() => undefined);
+    },
+    sent: () => last,
   };
 }
 
@@ -255,7 +262,7 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     let waiter: string | undefined;
     try {
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
-      const progress = progressSender(_meta?.progressToken, extra);
+      const { report: progress, sent: progressSent } = progressSender(_meta?.progressToken, extra);
       if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
       let input = args ?? {};
       if (options.waits && definition.name === kit.wait.name) {
@@ -281,6 +288,8 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           sessionless: options.stateless,
         },
       );
+      // The last progress report (a wait's full bar) goes out before the answer, which ends it.
+      await progressSent();
       logCall(`tool ${name}: ok in ${Date.now() - started} ms`, extra);
       options.onCall?.(name, 'ok', Date.now() - started, extra);
       const budget = rateLimitNote(client.rateLimit);

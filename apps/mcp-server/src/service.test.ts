@@ -417,7 +417,10 @@ describe('--stateless', () => {
     await advanced;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ droplet: { id, status: 'active' } });
-    expect(updates[0]).toMatchObject({ message: `vm ${id}: status new, waiting for active (0 s of 300 s)` });
+    expect(updates[0]).toMatchObject({
+      total: 100,
+      message: 'vm stateless-wait: new → active (0 s, usually about 45 s, gives up at 300 s)',
+    });
   });
 });
 

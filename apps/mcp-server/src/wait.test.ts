@@ -57,8 +57,13 @@ describe('wait over MCP', () => {
     expect(JSON.parse(textOf(result)).droplet).toMatchObject({ id, status: 'active' });
     expect(updates.length).toBeGreaterThanOrEqual(1);
     expect(updates[0]).toMatchObject({
-      total: 300,
-      message: `vm ${id}: status new, waiting for active (0 s of 300 s)`,
+      total: 100,
+      message: 'vm mcp-wait: new → active (0 s, usually about 45 s, gives up at 300 s)',
+    });
+    expect(updates.at(-1)).toMatchObject({
+      progress: 100,
+      total: 100,
+      message: expect.stringMatching(/^vm mcp-wait: active after \d+ s$/),
     });
     expect(updates.every((u, i) => i === 0 || u.progress > (updates[i - 1] as Progress).progress)).toBe(true);
   });

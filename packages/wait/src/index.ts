@@ -165,6 +165,58 @@ export const MAX_WAIT_SECONDS = 1800;
 /** How long a wait lasts when the call gives no TimeoutSeconds. */
 export const DEFAULT_WAIT_SECONDS = 300;
 
+/**
+ * Roughly how long the platform takes to make each kind ready, in seconds, from the moment it is
+ * asked: what a wait's progress is measured against, so that a host's progress bar moves across
+ * its width rather than creeping along a timeout. Estimates of the usual case, not promises; a
+ * wait that runs longer goes on approaching the end of the bar without reaching it.
+ */
+export const TYPICAL_SECONDS: Readonly<Record<WaitKindName, number>> = {
+  action: 30,
+  vm: 45,
+  database: 300,
+  'database-replica': 300,
+  'load-balancer': 90,
+  certificate: 60,
+  image: 300,
+  'vpc-peering': 60,
+  // Validating a prefix brought to the platform takes longer than one wait lasts.
+  'byoip-prefix': MAX_WAIT_SECONDS,
+};
+
+/** Actions whose usual length differs from an action's (`TYPICAL_SECONDS.action`). */
+export const TYPICAL_ACTION_SECONDS: Readonly<Record<string, number>> = {
+  snapshot: 300,
+  image_snapshot: 300,
+  restore: 300,
+  rebuild: 120,
+  resize: 120,
+  convert: 300,
+  transfer: 300,
+  power_on: 20,
+  power_off: 15,
+  shutdown: 30,
+  reboot: 30,
+  power_cycle: 30,
+  attach_volume: 10,
+  detach_volume: 10,
+  resize_volume: 10,
+  assign_ip: 10,
+  unassign_ip: 10,
+};
+
+/** What progress counts to: a wait's progress is a percentage of its usual length (`progressAt`). */
+export const PROGRESS_TOTAL = 100;
+
+/**
+ * The progress of a wait `elapsedSeconds` in, for one that usually takes `typicalSeconds`: 63% at
+ * the usual length, 86% at twice it, and never the whole (only the end of the wait reports that).
+ */
+export function progressAt(elapsedSeconds: number, typicalSeconds: number): number {
+  const share = 1 - Math.exp(-Math.max(0, elapsedSeconds) / typicalSeconds);
+  return Math.min(99, Math.round(share * PROGRESS_TOTAL * 100) / 100);
+}
+
 /** The polling schedule: the first pause, how much each pause grows, and the longest pause. */
 export const POLL = { firstMs: 1_000, growth: 1.5, maxMs: 15_000 } as const;
 
@@ -234,7 +286,7 @@ export const waitTool = defineTool({
     'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
     'An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error.',
     'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
-    `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress (status, elapsed time) when the caller asks for it. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
+    `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
   input,
   annotations: annotations.read,
@@ -244,8 +296,14 @@ export const waitTool = defineTool({
 /**
  * Polls until the target is ready; throws WaitTimeoutError, WaitFailedError (an error state, or an
  * idle one nothing is moving it out of: a VM off with no action in progress) or CancelledError.
+ * `about` names what an action works on (`volume logs`) for its progress, when the caller knows it
+ * better than the action does (a volume's action names no volume).
  */
-export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Record<string, unknown>> {
+export async function waitFor(
+  args: WaitArgs,
+  context: ToolContext,
+  about?: string,
+): Promise<Record<string, unknown>> {
   const kind: WaitKind = WAIT_KINDS[args.Kind];
   const clock = context.clock ?? realClock;
   const target: WaitTarget = { kind: args.Kind, id: args.ID, ...(args.Name ? { name: args.Name } : {}) };
@@ -258,6 +316,10 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
   let lastObserved: Record<string, unknown> | undefined;
   let lastStatus: string | undefined;
   let lastProgress = 0;
+  let reported = false;
+  /** What progress calls it, by name once read (`vm web-1`); the ids stay in errors, to resume by. */
+  let subject: string | undefined;
+  let typical: number = TYPICAL_SECONDS[args.Kind];
 
   const timedOut = (cause?: unknown) => {
     const waited = Math.round(elapsedSeconds());
@@ -312,7 +374,19 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     }
     lastObserved = answer;
     lastStatus = statusOf(kind, answer);
-    if (lastStatus === kind.ready) return answer;
+    if (lastStatus === kind.ready) {
+      // A bar that was drawn is filled: the wait is over.
+      if (reported) {
+        report(context, {
+          progress: PROGRESS_TOTAL,
+          total: PROGRESS_TOTAL,
+          subject: subject ?? label,
+          status: lastStatus,
+          message: `${subject ?? label}: ${lastStatus} after ${Math.round(elapsedSeconds())} s`,
+        });
+      }
+      return answer;
+    }
     if (lastStatus !== undefined && kind.failed.includes(lastStatus)) {
       throw new WaitFailedError(
         `${label} is ${lastStatus}, an error state: it will never be ${kind.ready}, so waiting again cannot help.`,
@@ -326,16 +400,27 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
         { target, lastObserved, lastStatus: status, waitedSeconds: Math.round(elapsedSeconds()) },
       );
     }
-    // MCP wants each report's progress above the last one's, even two polls in the same millisecond.
-    const progress = Math.max(elapsedSeconds(), lastProgress + 0.001);
-    lastProgress = progress;
-    report(context, {
-      progress,
-      total: args.TimeoutSeconds,
-      subject: label,
-      status: lastStatus ?? 'unknown',
-      message: `${label}: ${kind.field} ${lastStatus ?? 'unknown'}, waiting for ${kind.ready} (${Math.round(elapsedSeconds())} s of ${args.TimeoutSeconds} s)`,
-    });
+    if (context.progress) {
+      if (subject === undefined) {
+        const named = await describe(args, answer, context, requestDeadline, about);
+        subject = named.subject;
+        typical = named.typical ?? typical;
+      }
+      // MCP wants each report's progress above the last one's, even two polls in the same
+      // millisecond; the nudge is small enough that many polls never reach the total.
+      const progress = Math.max(progressAt(elapsedSeconds(), typical), lastProgress + 0.0001);
+      lastProgress = progress;
+      reported = true;
+      const status = lastStatus ?? 'unknown';
+      report(context, {
+        progress,
+        total: PROGRESS_TOTAL,
+        subject,
+        status,
+        // The give-up time too: a server may cut the TimeoutSeconds asked for (--max-wait-seconds).
+        message: `${subject}: ${status} → ${kind.ready} (${Math.round(elapsedSeconds())} s, usually about ${duration(typical)}, gives up at ${args.TimeoutSeconds} s)`,
+      });
+    }
     const left = deadline - clock.now();
     if (left <= 0) throw timedOut();
     // A low request budget stretches the pause so that what is left lasts until the reset.
@@ -343,6 +428,82 @@ export async function waitFor(args: WaitArgs, context: ToolContext): Promise<Rec
     await rest(Math.min(Math.max(pause, spacing), left));
     pause = Math.min(POLL.maxMs, Math.round(pause * POLL.growth));
   }
+}
+
+/** `45 s`, `5 min`, `30 min`. */
+function duration(seconds: number): string {
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+}
+
+/** The field that names a resource of each kind, where it is not `name`. */
+const NAME_FIELDS: Partial<Record<WaitKindName, string>> = { 'byoip-prefix': 'prefix' };
+
+/**
+ * What an action works on, in the CLI's words, and the GET that reads its name, for the resource
+ * types that have one (an IP address is its own name).
+ */
+const ACTION_RESOURCES: Record<
+  string,
+  { word: string; read?: { request: RequestMapping<{ ID: string }>; key: string } }
+> = {
+  droplet: { word: 'vm', read: { request: { method: 'GET', path: '/v2/droplets/{ID}' }, key: 'droplet' } },
+  volume: { word: 'volume', read: { request: { method: 'GET', path: '/v2/volumes/{ID}' }, key: 'volume' } },
+  image: { word: 'image', read: { request: { method: 'GET', path: '/v2/images/{ID}' }, key: 'image' } },
+  floating_ip: { word: 'reserved IP' },
+  reserved_ip: { word: 'reserved IP' },
+  reserved_ipv6: { word: 'reserved IPv6' },
+};
+
+/**
+ * How progress names what a wait is for: its kind and name (`vm web-1`, `database pg-main`), or
+ * for an action, its type and what it works on (`action power_off on vm web-1`), whose name costs
+ * one read, made only for a caller that listens to progress. The id stands wherever no name is to
+ * be had; naming never fails the wait. An action's type also gives its usual length.
+ */
+async function describe(
+  args: WaitArgs,
+  answer: Record<string, unknown>,
+  context: ToolContext,
+  deadline: number,
+  about: string | undefined,
+): Promise<{ subject: string; typical?: number | undefined }> {
+  const resource = answer[WAIT_KINDS[args.Kind].key];
+  const field = (name: string) => {
+    const value =
+      typeof resource === 'object' && resource !== null
+        ? (resource as Record<string, unknown>)[name]
+        : undefined;
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  };
+  if (args.Kind !== 'action') {
+    return { subject: `${args.Kind} ${args.Name ?? field(NAME_FIELDS[args.Kind] ?? 'name') ?? args.ID}` };
+  }
+  const type = field('type');
+  const typical = type === undefined ? undefined : TYPICAL_ACTION_SECONDS[type];
+  const head = `action ${type ?? args.ID}`;
+  if (about) return { subject: `${head} on ${about}`, typical };
+  const resourceType = field('resource_type');
+  // A volume's actions name it by UUID (`resource_uuid`), their numeric `resource_id` null.
+  const resourceId = field('resource_id') ?? field('resource_uuid');
+  if (resourceType === undefined || resourceId === undefined) return { subject: head, typical };
+  const resourceKind = ACTION_RESOURCES[resourceType];
+  let name: string | undefined;
+  if (resourceKind?.read) {
+    try {
+      const read = await sendRequest<Record<string, unknown>, { ID: string }>(
+        resourceKind.read.request,
+        { ID: resourceId },
+        context,
+        { deadline },
+      );
+      const found = (read[resourceKind.read.key] as Record<string, unknown> | undefined)?.name;
+      if (typeof found === 'string' && found) name = found;
+    } catch {
+      // Gone (the action of a VM since deleted) or unreadable: its id names it well enough.
+    }
+  }
+  const word = resourceKind?.word ?? resourceType.replace(/_/g, ' ');
+  return { subject: `${head} on ${word} ${name ?? resourceId}`, typical };
 }
 
 /** The status (or state) an answer shows, or undefined when it holds none. */
@@ -453,6 +614,24 @@ function answerResources(wait: ToolWait, result: unknown): Record<string, unknow
   return found.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
 }
 
+/**
+ * The context for the `index`th of `count` waits in a row: its progress reported as that share of
+ * one bar, so that the whole goes from 0 to the total once, never back.
+ */
+function shareOfProgress(context: ToolContext, index: number, count: number): ToolContext {
+  const { progress } = context;
+  if (!progress || count === 1) return context;
+  return {
+    ...context,
+    progress: (update) =>
+      progress({
+        ...update,
+        progress: (index * PROGRESS_TOTAL + update.progress) / count,
+        message: `${index + 1} of ${count}: ${update.message}`,
+      }),
+  };
+}
+
 function idText(value: unknown): string | undefined {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
@@ -467,15 +646,45 @@ export async function waitAfter(
   result: unknown,
   context: ToolContext,
   timeoutSeconds: number,
+  /** What the tool worked on, as the caller names it (`volume logs`): see `waitFor`. */
+  about?: string,
 ): Promise<unknown> {
   const targets = waitTargets(wait, args, result);
   if (targets.length === 0) return result;
   const clock = context.clock ?? realClock;
   const deadline = clock.now() + timeoutSeconds * 1000;
   const answers: Record<string, unknown>[] = [];
-  for (const target of targets) {
+  let shown = 0;
+  const share = {
+    ...context,
+    progress:
+      context.progress &&
+      ((update: ToolProgress) => {
+        shown = update.progress;
+        context.progress?.(update);
+      }),
+  };
+  for (const [index, target] of targets.entries()) {
     const left = Math.max(1, Math.ceil((deadline - clock.now()) / 1000));
-    answers.push(await waitFor({ Kind: wait.kind, ...target, TimeoutSeconds: left }, context));
+    answers.push(
+      await waitFor(
+        { Kind: wait.kind, ...target, TimeoutSeconds: left },
+        shareOfProgress(share, index, targets.length),
+        about,
+      ),
+    );
+  }
+  // The last ones were ready at once, with no report of their own: the bar is filled all the same.
+  if (shown > 0 && shown < PROGRESS_TOTAL) {
+    const ready = WAIT_KINDS[wait.kind].ready;
+    const subject = `${targets.length} ${wait.kind}s`;
+    report(context, {
+      progress: PROGRESS_TOTAL,
+      total: PROGRESS_TOTAL,
+      subject,
+      status: ready,
+      message: `${subject}: ${ready}`,
+    });
   }
   const key = WAIT_KINDS[wait.kind].key;
   return answers.length === 1 ? answers[0] : { [`${key}s`]: answers.map((answer) => answer[key]) };

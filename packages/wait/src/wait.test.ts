@@ -20,7 +20,7 @@ import {
 import { connectSandbox, type Sandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WAIT_SECONDS, waitTool } from './index.js';
+import { MAX_WAIT_SECONDS, progressAt, waitAfter, waitTool } from './index.js';
 
 const UBUNTU = 161928327;
 
@@ -97,14 +97,81 @@ describe('wait completes', () => {
     expect(answer.droplet).toMatchObject({ id, status: 'active' });
     // The sandbox boots a VM in 3 s: polls at 0, 1, 2.5 and 4.75 s.
     expect(clock.pauses).toEqual([1_000, 1_500, 2_250]);
+    // Named as the VM is named; the last report says it is ready.
     expect(progress.map((p) => p.message)).toEqual([
-      `vm ${id}: status new, waiting for active (0 s of 300 s)`,
-      `vm ${id}: status new, waiting for active (1 s of 300 s)`,
-      `vm ${id}: status new, waiting for active (3 s of 300 s)`,
+      'vm wait-vm: new → active (0 s, usually about 45 s, gives up at 300 s)',
+      'vm wait-vm: new → active (1 s, usually about 45 s, gives up at 300 s)',
+      'vm wait-vm: new → active (3 s, usually about 45 s, gives up at 300 s)',
+      'vm wait-vm: active after 5 s',
     ]);
-    expect(progress.every((p) => p.total === 300)).toBe(true);
+    expect(progress.map((p) => [p.subject, p.status])).toEqual([
+      ['vm wait-vm', 'new'],
+      ['vm wait-vm', 'new'],
+      ['vm wait-vm', 'new'],
+      ['vm wait-vm', 'active'],
+    ]);
+    // A bar a host can draw: a fixed total, progress rising along a VM's usual 45 s (1 s is 2%,
+    // 2.5 s 5%), never back, reaching the total when the VM is active and not before.
+    expect(progress.every((p) => p.total === 100)).toBe(true);
     const values = progress.map((p) => p.progress);
     expect(values.every((value, i) => i === 0 || value > (values[i - 1] as number))).toBe(true);
+    expect(values.slice(1, 3).map(Math.round)).toEqual([2, 5]);
+    expect(values.slice(0, -1).every((value) => value < 100)).toBe(true);
+    expect(values.at(-1)).toBe(100);
+  });
+
+  it("names an action by its type and what it works on, and measures it by that type's usual length", async () => {
+    const { id } = await createVm('wait-named');
+    await sandbox.advanceClock(5_000);
+    const { action } = await post(`/v2/droplets/${id}/actions`, { type: 'power_off' });
+    const { ctx, progress } = context();
+    await wait({ Kind: 'action', ID: action.id }, ctx);
+    expect(progress[0]?.subject).toBe('action power_off on vm wait-named');
+    expect(progress[0]?.message).toBe(
+      'action power_off on vm wait-named: in-progress → completed (0 s, usually about 15 s, gives up at 300 s)',
+    );
+    // 1 s of a power-off's usual 15 s.
+    expect(Math.round(progress[1]?.progress ?? 0)).toBe(6);
+    expect(progress.at(-1)).toMatchObject({ progress: 100, status: 'completed' });
+  });
+
+  it('draws several waits in a row as one bar, each its share, never going back', async () => {
+    const vms = [await createVm('wait-share-1'), await createVm('wait-share-2')];
+    await sandbox.advanceClock(5_000);
+    const actions = [];
+    for (const { id } of vms)
+      actions.push((await post(`/v2/droplets/${id}/actions`, { type: 'reboot' })).action);
+    const { ctx, progress } = context();
+    const answer = (await waitAfter({ kind: 'action' }, {}, { actions }, ctx, 300)) as Json;
+    expect(answer.actions.map((action: Json) => action.status)).toEqual(['completed', 'completed']);
+    const values = progress.map((p) => p.progress);
+    expect(values.every((value, i) => i === 0 || value > (values[i - 1] as number))).toBe(true);
+    // The first wait fills the first half of the bar, the second the rest.
+    const firstDone = progress.findIndex((p) => p.progress === 50);
+    expect(progress[firstDone]?.message).toMatch(
+      /^1 of 2: action reboot on vm wait-share-1: completed after/,
+    );
+    expect(progress.slice(0, firstDone).every((p) => p.progress < 50)).toBe(true);
+    // The second, done by then, adds no report of its own: the bar is filled all the same.
+    expect(progress.at(-1)).toMatchObject({ progress: 100, message: '2 actions: completed' });
+  });
+
+  it('names nothing and reads nothing more for a caller that does not listen to progress', async () => {
+    const { id } = await createVm('wait-silent');
+    await sandbox.advanceClock(5_000);
+    const { action } = await post(`/v2/droplets/${id}/actions`, { type: 'power_off' });
+    const { ctx } = context({ progress: undefined });
+    seen = [];
+    await wait({ Kind: 'action', ID: action.id }, ctx);
+    expect(seen.filter((line) => !line.startsWith(`GET /v2/actions/${action.id} `))).toEqual([]);
+  });
+
+  it('keeps progress under the total however long past the usual length a wait runs', () => {
+    const values = [0, 1, 45, 90, 450, 1_800, 100_000].map((seconds) => progressAt(seconds, 45));
+    expect(values.every((value, i) => i === 0 || value >= (values[i - 1] as number))).toBe(true);
+    expect(values[0]).toBe(0);
+    expect(Math.round(values[2] as number)).toBe(63);
+    expect(Math.max(...values)).toBeLessThan(100);
   });
 
   it('waits for the action of a VM create to complete, the ID given as text', async () => {
@@ -190,7 +257,7 @@ describe('wait completes', () => {
     seen = [];
     const ready = await wait({ Kind: 'database-replica', ID: database.id, Name: 'wait-read-1' }, ctx);
     expect(ready.replica).toMatchObject({ name: 'wait-read-1', status: 'online' });
-    expect(progress[0]?.subject).toBe(`database-replica wait-read-1 of ${database.id}`);
+    expect(progress[0]?.subject).toBe('database-replica wait-read-1');
     expect(seen[0]).toBe(`GET /v2/databases/${database.id}/replicas/wait-read-1 200`);
 
     const created = await post('/v2/byoip_prefixes', {
@@ -286,7 +353,8 @@ describe('wait ends early', () => {
     expect(error.message).toMatch(
       /^action 2149999001 is errored, an error state: it will never be completed/,
     );
-    expect(progress[0]?.message).toMatch(/status in-progress, waiting for completed/);
+    // Named by what it works on (whichever VM has that id here, by name, or by id if none has).
+    expect(progress[0]?.message).toMatch(/^action snapshot on vm [\w-]+: in-progress → completed \(/);
   });
 
   it('ends at once on a VM that is off with no action in progress, saying what to do instead', async () => {
@@ -321,7 +389,9 @@ describe('wait ends early', () => {
     expect(answer.droplet).toMatchObject({ id, status: 'active' });
     // The power-on takes 2 s of sandbox time: polls at 0, 1 and 2.5 s.
     expect(clock.pauses).toEqual([1_000, 1_500]);
-    expect(progress[0]?.message).toBe(`vm ${id}: status off, waiting for active (0 s of 300 s)`);
+    expect(progress[0]?.message).toBe(
+      'vm wait-power-on: off → active (0 s, usually about 45 s, gives up at 300 s)',
+    );
   });
 
   it('passes on a platform error such as a 404', async () => {

@@ -1,0 +1,119 @@
+/**
+ * A wait's progress names what it waits for, by kind and name, never by a bare id: the built CLI
+ * as a process, on a real pseudo-terminal (the spinner line) and on a pipe (a line per status),
+ * against a sandbox on loopback whose clock stands still: nothing is ready until the test, having
+ * seen the CLI poll, moves the clock on. So no test depends on how fast the machine is.
+ */
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner, type Json, onTerminal, type Run, startCli, VM_FLAGS } from './testing/run.js';
+
+const cli = cliRunner({}, { process: true });
+let sandbox: Sandbox;
+let api: string[];
+
+beforeAll(async () => {
+  const frozen = Date.now();
+  sandbox = await startSandbox({ now: () => frozen });
+  api = ['--api-url', sandbox.url, '--token', 'sandbox-token'];
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+/** A command against the frozen sandbox, expecting exit 0: its JSON. */
+async function ok(...args: string[]): Promise<Json> {
+  const run = await cli.run([...api, ...args]);
+  expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+  return run.json;
+}
+
+/** Runs `start`, and once the CLI has polled `path` (it is waiting), moves the clock on a minute. */
+async function whenPolled<T>(path: string, start: () => Promise<T>): Promise<T> {
+  const polls = await sandbox.watchRequests({ method: 'GET', path });
+  const running = start();
+  await expect.poll(() => sandbox.matchedRequests(polls), { timeout: 30_000 }).toBeGreaterThan(0);
+  await sandbox.advanceClock(60_000);
+  return running;
+}
+
+/** The CLI on a terminal; what the terminal showed, expecting exit 0. */
+async function onTerminalHere(args: string[]): Promise<string> {
+  const run = await onTerminal([...api, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: cli.home, TERM: 'xterm' },
+  });
+  expect(run.code, run.text).toBe(0);
+  return run.text;
+}
+
+/** The progress lines a terminal showed: each rewrite of the spinner line, and the last line. */
+function progressLines(text: string): string[] {
+  return text
+    .split('\r\x1b[K')
+    .flatMap((part) => part.split('\n'))
+    .filter((line) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] |^cloudcall: /.test(line));
+}
+
+/** A command on a pipe, moving the clock once it polls `path`: its result, expecting exit 0. */
+async function piped(path: string, args: string[]): Promise<Run> {
+  const run = await whenPolled(path, () => startCli([...api, ...args], cli.env).exit);
+  expect(run.code, run.stderr).toBe(0);
+  return run;
+}
+
+describe('the wait spinner on a terminal', () => {
+  it('names the VM that --wait waits for, then the state it ended in', async () => {
+    // The next VM's id: the sandbox numbers them in order.
+    const before = (await ok('vm-list')).droplets.length;
+    const text = await whenPolled(`/v2/droplets/${480_000_001 + before}`, () =>
+      onTerminalHere(['vm-create', '--name', 'spin-web', ...VM_FLAGS, '--wait', '-o', 'json']),
+    );
+    const id = String(JSON.parse(text.slice(text.indexOf('{'))).droplet.id);
+    expect(id).toBe(String(480_000_001 + before));
+    const lines = progressLines(text);
+    expect(lines[0]).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm spin-web: new \(\d+ s, timeout 300 s\)$/);
+    expect(lines.at(-1)).toMatch(/^cloudcall: vm spin-web: active \(\d+ s\)$/);
+    expect(lines.filter((line) => line.includes(id))).toEqual([]);
+  }, 60_000);
+
+  it('names it for `cloudcall wait` given only the id, with the same spinner line', async () => {
+    const id = String((await ok('vm-create', '--name', 'spin-later', ...VM_FLAGS)).droplet.id);
+    const text = await whenPolled(`/v2/droplets/${id}`, () =>
+      onTerminalHere(['wait', '--kind', 'vm', '--id', id, '-o', 'json']),
+    );
+    const lines = progressLines(text);
+    expect(lines[0]).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm spin-later: new \(\d+ s, timeout 300 s\)$/);
+    expect(lines.at(-1)).toMatch(/^cloudcall: vm spin-later: active \(\d+ s\)$/);
+  }, 60_000);
+});
+
+describe('wait progress on a pipe', () => {
+  it("names an action by its type and the resource's name, as typed or read by its id", async () => {
+    const vm = (await ok('vm-create', '--name', 'spin-vm', ...VM_FLAGS)).droplet;
+    await sandbox.advanceClock(60_000);
+    const { volume } = await ok(
+      ...['volume-create', '--name', 'spin-logs', '--size-gigabytes', '1', '--region', 'nyc3'],
+    );
+
+    // The volume by the name typed (a volume's action names no volume).
+    const attached = await piped('/v2/actions', [
+      'volume-attach',
+      'spin-logs',
+      '--vm-id',
+      'spin-vm',
+      '--wait',
+    ]);
+    expect(attached.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^cloudcall: action attach_volume on volume spin-logs: in-progress \(\d+ s\)$/),
+      expect.stringMatching(/^cloudcall: action attach_volume on volume spin-logs: completed \(\d+ s\)$/),
+    ]);
+    expect(attached.stderr).not.toContain(volume.id);
+
+    // Given the VM's id, the wait reads its name once.
+    const off = await piped('/v2/actions', ['power-off-vm', String(vm.id), '--force', '--wait']);
+    expect(off.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^cloudcall: action power_off on vm spin-vm: in-progress \(\d+ s\)$/),
+      expect.stringMatching(/^cloudcall: action power_off on vm spin-vm: completed \(\d+ s\)$/),
+    ]);
+  }, 90_000);
+});
