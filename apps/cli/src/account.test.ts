@@ -2,7 +2,7 @@
  * Every account tool through the CLI, run as a process against the sandbox, whose state
  * persists between invocations.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { sshPublicKey as publicKey, readStateFile } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
