@@ -182,7 +182,8 @@ describe('audit-list on a 150 MiB log', () => {
       log,
     ]);
     const pid = child.pid as number;
-    // Warm: the tools and the guard are loaded before anything is measured (a call loads them all).
+    // Warm: the guard and the account family (balance-get's; audit-list is filed under it too) are
+    // loaded before anything is measured.
     await toolCall(url, 'warm-1', 'balance-get', {});
     await toolCall(url, 'warm-2', 'balance-get', {});
     // The server's memory before any audit-list: what reading the log may add to, a little.

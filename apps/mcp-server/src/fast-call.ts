@@ -10,7 +10,8 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCall } from './server.js';
+import { CallAbort } from './call-abort.js';
+import { answerText, type ToolCall } from './tool-call.js';
 
 /** A tools/call's params as the runner takes them. */
 export interface PlainCallParams {
@@ -55,23 +56,28 @@ export interface CallRouter {
  * Plain calls of one session, run by the shared runner as the SDK server's Protocol runs a
  * request: each with its abort signal, stopped by `notifications/cancelled` naming it or by the
  * session's end, and then unanswered (the SDK sends nothing for a cancelled request); a result
- * goes out as `{ result, jsonrpc, id }`, a thrown error as the Protocol's error answer. The
+ * goes out as `{ result, jsonrpc, id }` (`send` gets the message and its JSON text), a thrown
+ * error as the Protocol's error answer. The
  * session's SDK server still asks the client (confirmation) and sends notifications.
  */
 export function sessionCalls(
   run: ToolCall,
   server: Server,
-  send: (message: JSONRPCMessage) => Promise<void>,
+  send: (message: JSONRPCMessage, text: string) => Promise<void>,
   onerror: (error: Error) => void,
 ): CallRouter {
-  const running = new Map<RequestId, AbortController>();
+  const running = new Map<RequestId, CallAbort>();
   return {
     call(id, params) {
       // A second request with the id of one still running: the SDK's to judge, as before.
       if (running.has(id)) return false;
-      const controller = new AbortController();
+      const controller = new CallAbort();
       running.set(id, controller);
       const { signal } = controller;
+      const finish = (answer: JSONRPCMessage, text: () => string) => {
+        running.delete(id);
+        return controller.aborted ? undefined : send(answer, text());
+      };
       run(params, {
         signal,
         requestId: id,
@@ -81,13 +87,12 @@ export function sessionCalls(
         },
       })
         .then(
-          (result): JSONRPCMessage => ({ result, jsonrpc: '2.0', id }),
-          (error: unknown) => errorAnswer(id, error),
+          (result) => finish({ result, jsonrpc: '2.0', id }, () => answerText(id, result)),
+          (error: unknown) => {
+            const answer = errorAnswer(id, error);
+            return finish(answer, () => JSON.stringify(answer));
+          },
         )
-        .then((answer) => {
-          running.delete(id);
-          return signal.aborted ? undefined : send(answer);
-        })
         .catch((error: unknown) => onerror(new Error(`Failed to send a response: ${String(error)}`)));
       return true;
     },

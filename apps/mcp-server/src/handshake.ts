@@ -18,6 +18,9 @@
 import type { Readable } from 'node:stream';
 import { PROTOCOL } from './protocol.generated.js';
 
+/** The first protocol version without JSON-RPC batches (stdio.ts, http.ts). */
+export const BATCHES_REMOVED_IN = '2025-06-18';
+
 /** A JSON-RPC id. */
 export type Id = string | number;
 

@@ -42,37 +42,54 @@ import type { Writable } from 'node:stream';
 import { readBody } from '@cloudcall/core/internal';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import {
-  isInitializeRequest,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
-  type RequestId,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bindProblem, isLoopback } from './bind.js';
+import { CallAbort } from './call-abort.js';
 import { EventBudget, SessionEventStore } from './event-store.js';
 import { CallerCounts } from './fair-share.js';
 import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.js';
-import { createLogger, type Logger, type RequestContext } from './logger.js';
+import { BATCHES_REMOVED_IN } from './handshake.js';
+import { createLogger, type Logger, type RequestContext, requestLineWriter } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import type { CallExtra, ToolCall } from './server.js';
+import { PROTOCOL } from './protocol.generated.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenNames } from './service-config.js';
 import {
   DEFAULT_BODY_TIMEOUT_S,
   DEFAULT_HEADER_TIMEOUT_S,
   DEFAULT_MAX_EVENT_STORE_BYTES,
 } from './service-flags.js';
-import { BATCHES_REMOVED_IN } from './stdio.js';
+import { answerText, type CallExtra, type ToolCall } from './tool-call.js';
+
+/**
+ * The MCP SDK's Streamable HTTP transport and protocol schemas, loaded with the first request
+ * that needs them (a session's, or one the stateless fast path leaves to the SDK): a stateless
+ * replica answering plain calls never loads them, nor the web Request and Response classes the
+ * transport brings in with it.
+ */
+let sdkParts:
+  | Promise<
+      typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js') &
+        typeof import('@modelcontextprotocol/sdk/types.js')
+    >
+  | undefined;
+function sdk() {
+  sdkParts ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([transport, types]) => ({ ...transport, ...types }));
+  return sdkParts;
+}
 
 export interface HttpOptions {
   host: string;
   port: number;
-  /** A fresh MCP server for each session (with --stateless, for each request the fast path leaves). */
-  newServer: () => Server;
+  /**
+   * A fresh MCP server for each session (with --stateless, for each request the fast path
+   * leaves); a promise of one while the SDK server loads.
+   */
+  newServer: () => Server | Promise<Server>;
   /**
    * With --stateless: tools/call for the offered tools, shared by every request, answering a
    * plain call without a server of its own (server.ts `createToolCall`). Without it (dynamic
@@ -162,6 +179,8 @@ export function createHttpService(options: { quiet: boolean; stream?: Writable }
     return typeof key === 'string' ? requests.get(key) : undefined;
   };
   const line = (level: 'warn' | 'debug') => (text: string, extra?: CallExtra) => {
+    // A call that went well is logged at debug: below the level, nothing to look up.
+    if (!logger.isLevelEnabled(level)) return;
     const context = contextOf(extra);
     if (context) logger[level]({ req_id: context.req_id }, text);
     else logger[level](text);
@@ -216,6 +235,9 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   const { log } = options;
   const metrics = options.metrics ?? createMetrics();
   const logger = options.logger;
+  const requestLine = logger && requestLineWriter(logger);
+  // Sessions (and a stateless server without the fast path) need the SDK for every request.
+  if (!options.stateless || !options.toolCall) sdk().catch(() => undefined);
 
   const sessions = new Map<string, Session>();
   /** Every session that holds a server: initialized ones and those being initialized. */
@@ -263,21 +285,37 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     req.headers[REQUEST_KEY] = key;
     const context: RequestContext = { req_id: id };
     requests.set(key, context);
+    /** What else ends with this request's answer: one 'close' listener calls it all, in order. */
+    const closers: Closers = [];
     res.once('close', () => {
       requests.delete(key);
-      const fields = {
-        req_id: id,
-        ...(context.tool !== undefined && { tool: context.tool }),
-        method: req.method,
-        path,
-        status: res.statusCode,
-        ms: Math.round(performance.now() - started),
-      };
+      const ms = Math.round(performance.now() - started);
       // Probes and scrapes come every few seconds: only worth a line when debugging.
-      if (path === '/mcp') logger?.info(fields, 'request');
-      else logger?.debug(fields, 'request');
+      if (path === '/mcp') {
+        requestLine?.({
+          req_id: id,
+          tool: context.tool,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          ms,
+        });
+      } else {
+        logger?.debug(
+          {
+            req_id: id,
+            ...(context.tool !== undefined && { tool: context.tool }),
+            method: req.method,
+            path,
+            status: res.statusCode,
+            ms,
+          },
+          'request',
+        );
+      }
+      for (const close of closers) close();
     });
-    route(req, res, path).catch((error: unknown) => {
+    route(req, res, path, closers).catch((error: unknown) => {
       const text = `http: ${error instanceof Error ? error.message : String(error)}`;
       if (logger) logger.info({ req_id: id }, text);
       else log(text);
@@ -285,7 +323,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     });
   });
 
-  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    closers: Closers,
+  ): Promise<void> {
     if (req.method === 'GET' && path in OPERATIONS) {
       await operations(path as keyof typeof OPERATIONS, res);
       return;
@@ -326,14 +369,14 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       let admitted = false;
       try {
         body = await readRequest(req, res);
-        admitted = body !== undefined && admit(res, caller, body);
+        admitted = body !== undefined && admit(res, caller, body, closers);
       } finally {
         // Read (or gone), and in flight or not: a drain waiting for the last body may end now.
         settled();
       }
       if (!admitted) return;
     }
-    if (options.stateless) await serveStateless(req, res, auth, caller, body);
+    if (options.stateless) await serveStateless(req, res, auth, caller, body, closers);
     else await serveStateful(req, res, body);
   }
 
@@ -389,7 +432,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
    * notifications or answers only (a cancel, the answer to a confirmation question) takes none:
    * it is answered at once, and refusing it could keep its caller's own call from ending.
    */
-  function admit(res: ServerResponse, caller: string, body: unknown): boolean {
+  function admit(res: ServerResponse, caller: string, body: unknown, closers: Closers): boolean {
     const requests = (Array.isArray(body) ? body : [body]).filter(isRequest);
     if (requests.length === 0) return true;
     const id = Array.isArray(body) ? null : (requests[0]?.id ?? null);
@@ -402,7 +445,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       return false;
     }
     inFlight++;
-    res.once('close', () => {
+    closers.push(() => {
       inFlight--;
       perCaller.release(caller);
       settled();
@@ -511,6 +554,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     auth: AuthInfo | undefined,
     caller: string,
     body: unknown,
+    closers: Closers,
   ): Promise<void> {
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
@@ -526,15 +570,33 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     if (refuseBatch(res, body, header(req, 'mcp-protocol-version') ?? '2025-03-26')) return;
     const messages: unknown[] = Array.isArray(body) ? body : [body];
     for (const message of messages) {
-      const cancelled = cancelledId(message);
+      if ((message as { method?: unknown } | null)?.method !== 'notifications/cancelled') continue;
+      const cancelled = cancelledId(message, await sdk());
       if (cancelled !== undefined) calls.get(callKey(caller, cancelled))?.(reasonOf(message));
     }
     const params = options.toolCall && plainCall(req, body);
     if (options.toolCall && params) {
-      await answerCall(options.toolCall, req, res, (body as { id: RequestId }).id, params, auth, caller);
+      await answerCall(
+        options.toolCall,
+        req,
+        res,
+        (body as { id: RequestId }).id,
+        params,
+        auth,
+        caller,
+        closers,
+      );
       return;
     }
-    const server = options.newServer();
+    const [{ StreamableHTTPServerTransport, isJSONRPCRequest }, server] = await Promise.all([
+      sdk(),
+      options.newServer(),
+    ]);
+    // The client left while the SDK loaded: nobody to answer.
+    if (res.destroyed) {
+      await server.close();
+      return;
+    }
     // A call that asked for progress is answered as a stream (progress, then the result); any
     // other as plain JSON, sent whole once ready: should this replica die first, the balancer
     // answers 502 at once instead of leaving the client to wait out a stream cut short.
@@ -582,16 +644,17 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     params: PlainCallParams,
     auth: AuthInfo | undefined,
     caller: string,
+    closers: Closers,
   ): Promise<void> {
-    const controller = new AbortController();
+    const controller = new CallAbort();
     const key = callKey(caller, id);
     const stop = (reason: unknown) => controller.abort(reason);
     calls.set(key, stop);
-    res.once('close', () => {
+    closers.push(() => {
       if (calls.get(key) === stop) calls.delete(key);
       if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
     });
-    let answer: JSONRPCMessage;
+    let answered: { result: CallToolResult } | { error: unknown };
     try {
       const result = await call(params, {
         signal: controller.signal,
@@ -601,17 +664,20 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         // As the SDK passes them: how the call's log lines find this request.
         requestInfo: { headers: req.headers },
       });
-      answer = { result, jsonrpc: '2.0', id };
+      answered = { result };
     } catch (error) {
-      answer = errorAnswer(id, error);
+      answered = { error };
     }
     if (calls.get(key) === stop) calls.delete(key);
     // Cancelled: no answer, as the SDK server gives none (the client has stopped waiting).
-    if (controller.signal.aborted) {
+    if (controller.aborted) {
       endCancelled(res);
       return;
     }
-    const text = JSON.stringify(answer);
+    const text =
+      'result' in answered
+        ? answerText(id, answered.result)
+        : JSON.stringify(errorAnswer(id, answered.error));
     res
       .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
       .end(text);
@@ -630,6 +696,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   }
 
   async function serveStateful(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const { isInitializeRequest, isJSONRPCRequest } = await sdk();
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const session = ownedSession(sessions, sessionId, req);
@@ -682,6 +749,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   }
 
   async function open(owner: string, protocolVersion: string): Promise<Session> {
+    const [{ StreamableHTTPServerTransport }, server] = await Promise.all([sdk(), options.newServer()]);
     // Resumable streams: event ids, a priming event with a retry interval, replay on Last-Event-ID.
     const eventStore = new SessionEventStore(eventBudget);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -696,7 +764,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         log(`http: session ${id} closed by the client`);
       },
     });
-    const session: Session = { transport, server: options.newServer(), owner, protocolVersion, open: 0 };
+    const session: Session = { transport, server, owner, protocolVersion, open: 0 };
     live.add(session);
     // However it ends (DELETE, idle, shutdown), the session is forgotten with its server.
     transport.onclose = () => {
@@ -832,7 +900,12 @@ function callKey(caller: string, id: RequestId): string {
 }
 
 /** The request id a `notifications/cancelled` names, or undefined for any other message. */
-function cancelledId(message: unknown): RequestId | undefined {
+function cancelledId(
+  message: unknown,
+  {
+    isJSONRPCNotification,
+  }: Pick<typeof import('@modelcontextprotocol/sdk/types.js'), 'isJSONRPCNotification'>,
+): RequestId | undefined {
   if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
@@ -847,9 +920,7 @@ function reasonOf(message: unknown): unknown {
  * supported, else the latest.
  */
 function negotiated(asked: unknown): string {
-  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
-    ? asked
-    : LATEST_PROTOCOL_VERSION;
+  return typeof asked === 'string' && PROTOCOL.supported.includes(asked) ? asked : PROTOCOL.latest;
 }
 
 /**
@@ -863,7 +934,7 @@ function plainCall(req: IncomingMessage, body: unknown): PlainCallParams | undef
   const version = header(req, 'mcp-protocol-version');
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (!isJsonContentType(header(req, 'content-type') ?? null)) return undefined;
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (version !== undefined && !PROTOCOL.supported.includes(version)) return undefined;
   return plainCallParams(body);
 }
 
@@ -887,6 +958,9 @@ function keyedForSdk(req: IncomingMessage): IncomingMessage {
   raw.push(REQUEST_KEY, req.headers[REQUEST_KEY] as string);
   return req;
 }
+
+/** What a request does when its answer ends or its connection closes (its 'close'), in order. */
+type Closers = (() => void)[];
 
 /** Seconds a client refused at --max-in-flight is asked to wait (calls mostly end sooner). */
 const RETRY_AFTER_S = 1;

@@ -249,7 +249,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       transport.calls = sessionCalls(
         toolCall,
         server,
-        (message) => transport.send(message),
+        (message, text) => transport.sendText(message, text),
         (error) => log(error.message),
       );
     }
@@ -402,11 +402,18 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     ready(serverOptions);
   } else {
     if (io.ownsProcess) (await import('node:v8')).setFlagsFromString(JIT_FLAGS);
-    const [{ serveHttp, readiness }, { connectHelp }, { createMcpServer, createToolCall }] =
-      await Promise.all([import('./http.js'), import('./instructions.js'), import('./server.js')]);
-    // One tool runner for every server and request of the process.
+    const [{ serveHttp, readiness }, { createToolCall }] = await Promise.all([
+      import('./http.js'),
+      import('./tool-call.js'),
+    ]);
+    // One tool runner for every server and request of the process. The SDK server loads with
+    // the first request that needs one: stateless plain calls never do (http.ts).
     const toolCall = createToolCall(serverOptions);
-    const newServer = () => createMcpServer(serverOptions, toolCall);
+    let sdkServer: Promise<typeof import('./server.js')> | undefined;
+    const newServer = async () => {
+      sdkServer ??= import('./server.js');
+      return (await sdkServer).createMcpServer(serverOptions, toolCall);
+    };
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({
@@ -438,6 +445,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     httpService?.logger.flush();
     // How to connect a desktop host: for one person on loopback, not for a team service.
     if (service?.auth === 'none') {
+      const { connectHelp } = await import('./instructions.js');
       io.stderr.write(
         connectHelp(running.url, {
           sandbox: Boolean(flags.sandbox),

@@ -53,7 +53,7 @@ async function session(
     const router = sessionCalls(
       toolCall,
       server,
-      (message) => transport.send(message),
+      (message, text) => transport.sendText(message, text),
       () => undefined,
     );
     transport.calls = {

@@ -28,7 +28,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type CallRouter, plainCallParams } from './fast-call.js';
-import type { StdioHandover } from './handshake.js';
+import { BATCHES_REMOVED_IN, type StdioHandover } from './handshake.js';
 
 export interface StdioLineOptions {
   input: Readable;
@@ -95,6 +95,18 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    return this.answer(message);
+  }
+
+  /**
+   * `send` for an answer whose line is already made (fast-call.ts): `text`, the JSON of
+   * `message`, is written as it is when the answer goes out on its own.
+   */
+  sendText(message: JSONRPCMessage, text: string): Promise<void> {
+    return this.answer(message, text);
+  }
+
+  private answer(message: JSONRPCMessage, text?: string): Promise<void> {
     const answered = this.handover?.answered;
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
     if (id !== undefined && this.initializing.delete(id)) {
@@ -116,7 +128,7 @@ export class StdioLineTransport implements Transport {
       }
       return Promise.resolve();
     }
-    return this.write(message);
+    return this.write(message, text);
   }
 
   async close(): Promise<void> {
@@ -282,19 +294,20 @@ export class StdioLineTransport implements Transport {
     this.write(answer).catch((error: unknown) => this.onerror?.(error as Error));
   }
 
-  private write(message: JSONRPCMessage | readonly JSONRPCMessage[]): Promise<void> {
+  private write(message: JSONRPCMessage | readonly JSONRPCMessage[], text?: string): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
         reject(new Error('stdio transport is closed'));
         return;
       }
-      this.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+      this.output.write(`${text ?? JSON.stringify(message)}\n`, (error) =>
+        error ? reject(error) : resolve(),
+      );
     });
   }
 }
 
-/** The first protocol version without JSON-RPC batches. */
-export const BATCHES_REMOVED_IN = '2025-06-18';
+export { BATCHES_REMOVED_IN };
 
 /** A batch being answered: the answers so far, and how many of its requests are unanswered. */
 interface Batch {

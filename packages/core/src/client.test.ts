@@ -478,6 +478,44 @@ describe('timeouts and cancellation', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('cancels a request whose answer has started: the rest of its body is not waited for', async () => {
+    const controller = new AbortController();
+    const api = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Half the body, then nothing: the cancel comes while the body is being read.
+      res.write('{"account":', () => setTimeout(() => controller.abort(), 50));
+    });
+    const started = Date.now();
+    const error = await client(api.url, { responseTimeoutMs: 10_000 })
+      .request({ method: 'GET', path: '/v2/account', signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('reads a body in pieces as UTF-8, a character split across them and a byte-order mark included', async () => {
+    const text = JSON.stringify({ account: { email: 'zoë@example.com', team: { name: '東京 ✓' } } });
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+    // Cut inside the ë (two bytes) and inside 東 (three).
+    const cuts = [0, 2, bytes.indexOf(0xc3) + 1, bytes.indexOf(0xe6) + 2, bytes.length];
+    const api = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      // 103 Early Hints first: an informational answer is not the answer.
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      const next = (at: number) => {
+        if (at === cuts.length - 1) {
+          res.end();
+          return;
+        }
+        res.write(bytes.subarray(cuts[at], cuts[at + 1]), () => setTimeout(() => next(at + 1), 5));
+      };
+      next(0);
+    });
+    const answer = await client(api.url).send({ method: 'GET', path: '/v2/account' });
+    expect(answer.status).toBe(200);
+    expect(answer.data).toEqual(JSON.parse(text));
+  });
+
   it('cancels during a backoff wait', async () => {
     const api = await standIn(json(429, { id: 'too_many_requests', message: 'x' }, { 'retry-after': '1' }));
     const controller = new AbortController();

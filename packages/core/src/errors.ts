@@ -232,7 +232,8 @@ export class WaitFailedError extends CloudcallError {
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+    // Looked for first: nearly every text has none, and a search allocates nothing.
+    if (secret && secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, '[REDACTED]');
   }
   return out;
 }

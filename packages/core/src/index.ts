@@ -8,6 +8,7 @@
 export {
   ApiClient,
   type ApiResponse,
+  type AttemptSignal,
   type CallHooks,
   type ClientEvent,
   type ClientFactory,

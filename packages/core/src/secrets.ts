@@ -20,10 +20,15 @@ const URI_CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]+):([^@/?#\s]+)@/i;
 export function maskSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskSecrets);
   if (value === null || typeof value !== 'object') {
-    return typeof value === 'string' ? value.replace(URI_CREDENTIALS, `$1:${HIDDEN}@`) : value;
+    // Only a string with both `://` and `@` can hold a URI's password: most have neither.
+    return typeof value === 'string' && value.includes('@') && value.includes('://')
+      ? value.replace(URI_CREDENTIALS, `$1:${HIDDEN}@`)
+      : value;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
     out[key] =
       SECRET_KEYS.has(key) && typeof item === 'string' && item !== '' && !named(key, value)
         ? HIDDEN

@@ -19,7 +19,6 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { arch, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -34,6 +33,7 @@ import {
   coldStart,
   expectJson,
   expectVersion,
+  findReference,
   median,
   percentile,
   positive,
@@ -65,6 +65,10 @@ const TARGET = {
   p99Ms: 2.5,
   callsPerSecond: 4500,
   httpVsReference: 1.5,
+  // Over HTTP, processor time per call as a multiple of the reference's: a warmed replica, and
+  // one over its first --http-cold-calls from its start (start-up included).
+  httpWarmCpu: 0.6,
+  httpColdCpu: 1,
 };
 
 const { values: flags } = parseArgs({
@@ -77,6 +81,8 @@ const { values: flags } = parseArgs({
     // Through nginx to 1, then 3, stateless replicas over HTTP.
     'replica-calls': { type: 'string', default: '2000' },
     'replica-in-flight': { type: 'string', default: '32' },
+    // Over HTTP, one process each: the calls from a server's start counted as its cold figure.
+    'http-cold-calls': { type: 'string', default: '6000' },
     // Other builds to measure, such as a copy of main's dist: compare before and after.
     mcp: { type: 'string' },
     cli: { type: 'string' },
@@ -93,6 +99,7 @@ const inFlight = positive('--in-flight', flags['in-flight']);
 const sdkCalls = positive('--sdk-calls', flags['sdk-calls']);
 const replicaCalls = positive('--replica-calls', flags['replica-calls']);
 const replicaInFlight = positive('--replica-in-flight', flags['replica-in-flight']);
+const httpColdCalls = positive('--http-cold-calls', flags['http-cold-calls']);
 const mcpMain = resolve(flags.mcp ?? appEntry('apps/mcp-server'));
 const cliMain = resolve(flags.cli ?? appEntry('apps/cli'));
 for (const file of [mcpMain, cliMain]) {
@@ -188,7 +195,7 @@ async function run() {
   progress(
     `over HTTP, one process each${reference.binary ? ' (cloudcall, @digitalocean/mcp)' : ''}: ${BURSTS} × ${replicaCalls} calls, alternating, ${replicaInFlight} in flight`,
   );
-  const http = await httpComparison({ ...httpLoad(), reference: reference.binary });
+  const http = await httpComparison({ ...httpLoad(), coldCalls: httpColdCalls, reference: reference.binary });
   const replicas = await replicaLoad();
 
   return {
@@ -211,6 +218,7 @@ async function run() {
       sdkCalls,
       replicaCalls,
       replicaInFlight,
+      httpColdCalls,
       tool: TOOL,
     },
     apps: { mcp: mcpMain, cli: cliMain },
@@ -400,25 +408,6 @@ async function bareNodeRssMiB() {
   return Number.isFinite(kib) && kib > 0 ? kib / 1024 : undefined;
 }
 
-/** The Go server's binary for this platform, as the package's own launcher would pick it. */
-function findReference() {
-  const require = createRequire(import.meta.url);
-  let packageJson;
-  try {
-    packageJson = require.resolve('@digitalocean/mcp/package.json');
-  } catch {
-    return {
-      missing: '@digitalocean/mcp is not installed (an optional dependency: pnpm install fetches it)',
-    };
-  }
-  const manifest = JSON.parse(readFileSync(packageJson, 'utf8'));
-  const name = manifest['mcp-server-binaries']?.[`mcp-digitalocean-${process.platform}-${process.arch}`];
-  if (!name) return { missing: `@digitalocean/mcp has no binary for ${process.platform}-${process.arch}` };
-  const binary = join(dirname(packageJson), name);
-  if (!existsSync(binary)) return { missing: `${binary} is missing` };
-  return { binary, version: manifest.version };
-}
-
 /** An app's entry point, as its package.json `bin` names it. */
 function appEntry(dir) {
   const manifest = JSON.parse(readFileSync(join(REPO, dir, 'package.json'), 'utf8'));
@@ -447,6 +436,19 @@ function render(r) {
     ];
   };
   const refCell = (text) => (r.reference.missing ? '' : text);
+  // Processor time per call, ours beside the reference's, the ratio held to a multiple of it.
+  const cpuRow = (figure, ours, theirs, target) => {
+    const ratio = ours !== undefined && theirs !== undefined ? ours / theirs : undefined;
+    return [
+      figure,
+      '',
+      ours === undefined ? 'n/a' : ours.toFixed(3),
+      ratio === undefined ? '' : times(ratio),
+      theirs === undefined ? '' : `≤ ${target.toFixed(1)}× reference`,
+      ratio === undefined ? '' : mark(ratio <= target),
+      refCell(theirs === undefined ? 'n/a' : theirs.toFixed(3)),
+    ];
+  };
   const rssOver = cc.peakRssMiB === undefined ? undefined : cc.peakRssMiB - r.nodeRssMiB;
   // Per call over stdio: no worse than the reference's when it is measured.
   const noWorse = (key, absolute) =>
@@ -468,7 +470,7 @@ function render(r) {
       `MCP per call p50 (ms)`,
       '',
       ms(cc.p50Ms),
-      '',
+      ref ? times(cc.p50Ms / ref.p50Ms) : '',
       noWorse('p50Ms', TARGET.p50Ms).target,
       noWorse('p50Ms', TARGET.p50Ms).met,
       refCell(ms(ref?.p50Ms)),
@@ -477,7 +479,7 @@ function render(r) {
       `MCP per call p99 (ms)`,
       '',
       ms(cc.p99Ms),
-      '',
+      ref ? times(cc.p99Ms / ref.p99Ms) : '',
       noWorse('p99Ms', TARGET.p99Ms).target,
       noWorse('p99Ms', TARGET.p99Ms).met,
       refCell(ms(ref?.p99Ms)),
@@ -518,6 +520,18 @@ function render(r) {
       httpRef ? mark(httpOurs.p99Ms <= httpRef.p99Ms) : '',
       refCell(httpRef ? `${ms(httpRef.p50Ms)} / ${ms(httpRef.p99Ms)}` : ''),
     ],
+    cpuRow(
+      `HTTP, one process: processor ms a call, warm`,
+      httpOurs.warmProcessorMsPerCall,
+      httpRef?.warmProcessorMsPerCall,
+      TARGET.httpWarmCpu,
+    ),
+    cpuRow(
+      `HTTP, one process: processor ms a call, first ${count(r.settings.httpColdCalls)} from start`,
+      httpOurs.coldProcessorMsPerCall,
+      httpRef?.coldProcessorMsPerCall,
+      TARGET.httpColdCpu,
+    ),
     [
       'HTTP, one process: peak RSS (MiB)',
       '',
@@ -565,7 +579,7 @@ function render(r) {
         ? ` for cloudcall and ${ms(r.sdkCalls.reference.p50Ms)}/${ms(r.sdkCalls.reference.p99Ms)} ms for @digitalocean/mcp.`
         : '.'),
     'Peak RSS: VmHWM of the server after all calls; bare node: VmHWM of `node -e` reading its own.',
-    `HTTP, one process: cloudcall \`--transport http --stateless --auth token-passthrough\`${r.reference.missing ? '' : ' and @digitalocean/mcp `-transport http`'}, ${r.settings.tool} as raw JSON-RPC POSTs (the caller's bearer token, keep-alive connections) with ${r.settings.replicaInFlight} in flight; calls/s the median of ${BURSTS} bursts of ${r.settings.replicaCalls} after a warm-up burst, the servers' bursts alternating; p50/p99 over every counted call.`,
+    `HTTP, one process: cloudcall \`--transport http --stateless --auth token-passthrough\`${r.reference.missing ? '' : ' and @digitalocean/mcp `-transport http`'}, ${r.settings.tool} as raw JSON-RPC POSTs (the caller's bearer token, keep-alive connections) with ${r.settings.replicaInFlight} in flight; each server first gets ${r.settings.httpColdCalls} calls from its start, then ${BURSTS} bursts of ${r.settings.replicaCalls}, the servers' bursts alternating; calls/s is the median burst, p50/p99 over every call of the bursts. Processor time (all the server's threads, /proc/PID/task/*/schedstat) per call: warm over the bursts; from start over the first ${r.settings.httpColdCalls} calls, counted from the process's spawn (its start-up included).`,
     r.replicas.missing
       ? `Replicas not measured: ${r.replicas.missing}.`
       : `Replicas: \`--transport http --stateless --auth token-passthrough\` processes behind a real nginx (round-robin, deploy/mcp-proxy.conf), ${r.settings.tool} as raw JSON-RPC POSTs with ${r.settings.replicaInFlight} in flight, the median of ${BURSTS} bursts of ${r.settings.replicaCalls} for each set, the sets' bursts alternating; ratio = 3 replicas / 1, on the same ${r.machine.cores} cores that also run nginx, the stand-in and the load.`,

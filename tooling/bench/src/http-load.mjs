@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { peakRssMiB } from './line-client.mjs';
-import { percentile } from './measure.mjs';
+import { percentile, processorMs } from './measure.mjs';
 
 /** The headers an MCP client sends with a call, after initialize, at 2025-06-18. */
 const HEADERS = {
@@ -122,46 +122,73 @@ export function startListening(command, args, env, listening) {
 }
 
 /**
- * One process each over HTTP, ours (`--stateless --auth token-passthrough`) and the reference's
- * (`--transport http`), against the same API, with the same load: after a warm-up burst each,
- * `bursts` bursts of `calls` calls with `inFlight` outstanding, alternating (ours, theirs, ours...)
- * so a change in the machine's load falls on both. Calls/s is the median burst; p50/p99 over
- * every call of the counted bursts; peak RSS after all of them.
+ * Ours over HTTP as a team runs it: `--stateless --auth token-passthrough`, on a port of its own
+ * choosing, resolved once it says where it listens.
  */
-export async function httpComparison({ main, reference, apiUrl, env, tool, calls, bursts, inFlight }) {
+export function startCloudcallHttp(main, apiUrl, env) {
+  return startListening(
+    process.execPath,
+    [
+      ...[main, '--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
+      ...['--api-url', apiUrl, '--allowed-hosts', '127.0.0.1'],
+    ],
+    env,
+    /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+  );
+}
+
+/** The reference over HTTP (`-transport http`): its port is ours to give; it says nothing when up. */
+export async function startReferenceHttp(binary, apiUrl, env) {
+  const port = await freePort();
+  const server = await startListening(
+    binary,
+    ['-transport', 'http', '-bind-addr', `127.0.0.1:${port}`, '-digitalocean-api-endpoint', apiUrl],
+    env,
+    undefined,
+  );
+  return { ...server, port };
+}
+
+/**
+ * One process each over HTTP, ours (`--stateless --auth token-passthrough`) and the reference's
+ * (`--transport http`), against the same API, with the same load. Each starts cold and gets
+ * `coldCalls` calls with `inFlight` outstanding: its processor time from spawn to the last of
+ * them, per call, is the cold figure (start-up, loading, V8 compiling the call path: what a
+ * replica that has just started spends). Then `bursts` bursts of `calls` calls each, alternating
+ * (ours, theirs, ours...) so a change in the machine's load falls on both: their processor time
+ * per call is the warm figure, calls/s the median burst, p50/p99 over every call of them; peak
+ * RSS after all of them.
+ */
+export async function httpComparison({
+  main,
+  reference,
+  apiUrl,
+  env,
+  tool,
+  calls,
+  coldCalls,
+  bursts,
+  inFlight,
+}) {
   const servers = [];
   try {
-    servers.push({
-      name: 'cloudcall',
-      ...(await startListening(
-        process.execPath,
-        [
-          ...[main, '--transport', 'http', '--port', '0', '--stateless', '--auth', 'token-passthrough'],
-          ...['--api-url', apiUrl, '--allowed-hosts', '127.0.0.1'],
-        ],
-        env,
-        /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
-      )),
-    });
-    if (reference) {
-      const port = await freePort();
-      const server = await startListening(
-        reference,
-        ['-transport', 'http', '-bind-addr', `127.0.0.1:${port}`, '-digitalocean-api-endpoint', apiUrl],
-        env,
-        // Its port is ours to give; the first call (retried) finds it up.
-        undefined,
-      );
-      servers.push({ name: 'reference', ...server, port });
-    }
+    servers.push({ name: 'cloudcall', ...(await startCloudcallHttp(main, apiUrl, env)) });
+    if (reference) servers.push({ name: 'reference', ...(await startReferenceHttp(reference, apiUrl, env)) });
     for (const server of servers) {
       server.caller = httpCaller(`http://127.0.0.1:${server.port}/mcp`, { tool, inFlight });
+      // The first call that succeeds is the first of the cold ones.
       await untilAnswering(server.caller);
-      await server.caller.burst(calls);
+      await server.caller.burst(coldCalls - 1);
+      server.coldMs = processorMs(server.pid);
       server.runs = [];
+      server.warmMs = 0;
     }
     for (let i = 0; i < bursts; i++) {
-      for (const server of servers) server.runs.push(await server.caller.burst(calls));
+      for (const server of servers) {
+        const before = processorMs(server.pid);
+        server.runs.push(await server.caller.burst(calls));
+        server.warmMs += processorMs(server.pid) - before;
+      }
     }
     return Object.fromEntries(
       servers.map((server) => {
@@ -175,6 +202,10 @@ export async function httpComparison({ main, reference, apiUrl, env, tool, calls
             p50Ms: percentile(latencies, 0.5),
             p99Ms: percentile(latencies, 0.99),
             peakRssMiB: peakRssMiB(server.pid),
+            coldProcessorMsPerCall: server.coldMs === undefined ? undefined : server.coldMs / coldCalls,
+            warmProcessorMsPerCall: Number.isNaN(server.warmMs)
+              ? undefined
+              : server.warmMs / (bursts * calls),
           },
         ];
       }),
@@ -198,7 +229,7 @@ function freePort() {
 }
 
 /** Calls until one succeeds (a server listening a moment after it started), for up to 10 s. */
-async function untilAnswering(caller) {
+export async function untilAnswering(caller) {
   const deadline = performance.now() + 10_000;
   for (;;) {
     try {

@@ -3,7 +3,9 @@
  * `tools/list` answer; and the statistics they report. Shared by bench.mjs and one-file.mjs.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -123,4 +125,50 @@ export function positive(flag, text) {
     process.exit(2);
   }
   return value;
+}
+
+/**
+ * Processor time of every thread of `pid` so far, in ms (each thread's run time from
+ * /proc/PID/task/TID/schedstat, in nanoseconds): what a server spends, whatever the machine's
+ * load makes it wait. undefined where /proc is missing.
+ */
+export function processorMs(pid) {
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let ns = 0;
+  for (const task of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read: its time is gone with it.
+    }
+  }
+  return ns / 1e6;
+}
+
+/**
+ * The platform's Go server (`@digitalocean/mcp`, an optional dependency of this package): its
+ * binary for this platform, as the package's own launcher would pick it, and its version; or why
+ * it cannot be measured.
+ */
+export function findReference() {
+  const require = createRequire(import.meta.url);
+  let packageJson;
+  try {
+    packageJson = require.resolve('@digitalocean/mcp/package.json');
+  } catch {
+    return {
+      missing: '@digitalocean/mcp is not installed (an optional dependency: pnpm install fetches it)',
+    };
+  }
+  const manifest = JSON.parse(readFileSync(packageJson, 'utf8'));
+  const name = manifest['mcp-server-binaries']?.[`mcp-digitalocean-${process.platform}-${process.arch}`];
+  if (!name) return { missing: `@digitalocean/mcp has no binary for ${process.platform}-${process.arch}` };
+  const binary = join(dirname(packageJson), name);
+  if (!existsSync(binary)) return { missing: `${binary} is missing` };
+  return { binary, version: manifest.version };
 }

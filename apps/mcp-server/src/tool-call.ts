@@ -1,0 +1,346 @@
+/**
+ * tools/call for the offered tools: the one tool runner of a process, shared by every SDK server
+ * (server.ts) and by the fast paths that answer a plain call without one (fast-call.ts over
+ * stdio, http.ts with --stateless). Nothing here loads the MCP SDK: a stateless replica that only
+ * answers plain calls never loads its server, transport or protocol schemas. A tool's family loads
+ * with the first call to one of its tools (`@cloudcall/catalog/lazy`), not every family at once.
+ */
+import { closest } from '@cloudcall/catalog/select';
+import type { AnyTool, FamilyName, ToolProgress } from '@cloudcall/core';
+import type { ErrorReport } from '@cloudcall/core/internal';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type {
+  CallToolRequestParams,
+  CallToolResult,
+  McpError,
+  RequestId,
+  RequestInfo,
+  ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
+import { guardReport, runGuarded } from './guard.js';
+import type { McpServerOptions } from './server.js';
+import type { ToolData } from './tool-data.js';
+
+/** A 401's hint when the token came with the request: the caller fixes it, not the server. */
+const REQUEST_TOKEN_HINT =
+  "The API token this request carried (Authorization: Bearer) is expired, revoked or not a token: create one in the control panel (API > Tokens) and send it in your MCP client's Authorization header.";
+
+/**
+ * What running any tool needs beyond the build-time listing: core's runner, the guard and the
+ * waits. Loaded once, on the first call (or just after tools/list, `warmUp`), so that the
+ * server answers initialize and tools/list without loading any of it. The tools' definitions load
+ * by family (`definitions`).
+ */
+interface CallKit {
+  core: typeof import('@cloudcall/core');
+  guard: typeof import('@cloudcall/guard');
+  pendingWaits: typeof import('@cloudcall/wait').pendingWaits;
+  /** The `wait` tool's name and its TimeoutSeconds when a call gives none. */
+  wait: { name: string; defaultSeconds: number };
+}
+
+let callKit: Promise<CallKit> | undefined;
+export function loadCallKit(): Promise<CallKit> {
+  callKit ??= Promise.all([
+    import('@cloudcall/core'),
+    import('@cloudcall/guard'),
+    import('@cloudcall/wait'),
+  ]).then(([core, guard, waiting]) => ({
+    core,
+    guard,
+    pendingWaits: waiting.pendingWaits,
+    wait: { name: waiting.waitTool.name, defaultSeconds: waiting.DEFAULT_WAIT_SECONDS },
+  }));
+  return callKit;
+}
+
+/** The catalog's error reports, loaded with the first call that fails. */
+let reports: Promise<typeof import('@cloudcall/catalog/hints').reportError> | undefined;
+function loadReportError() {
+  reports ??= import('@cloudcall/catalog/hints').then((hints) => hints.reportError);
+  return reports;
+}
+
+/**
+ * Every tool's definition by name, a family at a time: the family's own tools, and the guard's
+ * tools (`plan`, `audit-list`), which the listing files under a family but the guard defines.
+ */
+const definitions = new Map<string, AnyTool>();
+const familiesLoaded = new Map<FamilyName, Promise<void>>();
+function loadDefinitions(family: FamilyName, kit: CallKit): Promise<void> {
+  let loading = familiesLoaded.get(family);
+  if (!loading) {
+    loading = import('@cloudcall/catalog/lazy')
+      .then(({ loadFamily }) => loadFamily(family))
+      .then((loaded) => {
+        for (const tool of [...loaded.tools, ...kit.guard.guardTools]) {
+          if (!definitions.has(tool.name)) definitions.set(tool.name, tool);
+        }
+      });
+    // A family that failed to load is tried again by the next call.
+    loading.catch(() => familiesLoaded.delete(family));
+    familiesLoaded.set(family, loading);
+  }
+  return loading;
+}
+
+/**
+ * The definition a listed tool runs: its read-only form when that is what was listed (selection
+ * offers it with --read-only), so a call is held to what the listing said.
+ */
+function definitionOf(listed: ToolData): AnyTool | undefined {
+  const definition = definitions.get(listed.name);
+  return listed.annotations.readOnlyHint && !definition?.annotations.readOnlyHint
+    ? definition?.readOnlyForm
+    : definition;
+}
+
+/** Loads what calls need (core, the guard, the API client) ahead of the first call. */
+export function warmUp(options: Pick<McpServerOptions, 'client' | 'log'>): void {
+  loadCallKit().catch((error: unknown) => options.log(`could not load the tools: ${String(error)}`));
+  options.client().catch(() => undefined);
+}
+
+/** Nothing to wait for: a call without a progress token. */
+const noProgress = { report: undefined, sent: () => Promise.resolve() };
+
+/**
+ * Passes a tool's progress reports on as `notifications/progress`, when the call asked for them
+ * with a progress token; a report that cannot be sent (the caller has gone) is dropped. `sent`
+ * settles once every report so far is written: the call's answer waits for it, since a client
+ * drops a report that comes after the answer (the last one, which fills a wait's bar).
+ */
+function progressSender(
+  token: string | number | undefined,
+  extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
+): { report: ((update: ToolProgress) => void) | undefined; sent: () => Promise<void> } {
+  if (token === undefined) return noProgress;
+  let last: Promise<void> = Promise.resolve();
+  return {
+    report: ({ progress, total, message }) => {
+      const sending = extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, total, message },
+        })
+        .catch(() => undefined);
+      last = Promise.all([last, sending]).then(() => undefined);
+    },
+    sent: () => last,
+  };
+}
+
+/** What a tools/call needs of the request it answers, from the SDK server or a fast path. */
+export interface CallExtra {
+  signal: AbortSignal;
+  authInfo?: AuthInfo | undefined;
+  requestId: string | number;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+  /** The session's SDK server, for confirmation through elicitation; none without a session. */
+  server?: Server | undefined;
+  /** Over HTTP, the request's headers (the SDK's requestInfo): how its log lines find it. */
+  requestInfo?: RequestInfo | undefined;
+}
+
+export type ToolCall = (params: CallToolRequestParams, extra: CallExtra) => Promise<CallToolResult>;
+
+/**
+ * tools/call for the offered tools (not dynamic mode's toolset tools, which are a session's).
+ * Made once and shared: by every SDK server of the process, and by the fast paths. Throws the
+ * -32602 McpError for a tool not offered.
+ */
+export function createToolCall(options: McpServerOptions): ToolCall {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const hidden = options.hidden ?? new Map<string, string>();
+  const dynamic = options.toolMode === 'dynamic';
+  const logCall = options.logCall ?? options.log;
+  /** The `wait` calls each caller has in flight, held to --max-waits-per-caller. */
+  const waiting = new CallerCounts();
+  /** The definitions of the tools offered, as they are found: each call's tool, or `offered`. */
+  const found = new Map<string, AnyTool>();
+  /**
+   * The definitions of all the tools offered, what `plan` may plan (its guard session's `tools`):
+   * complete before `plan` runs, which loads every family offered; for other tools, those found
+   * so far (nothing else reads it).
+   */
+  let everyFamily: Promise<void> | undefined;
+  const offered = async (kit: CallKit) => {
+    everyFamily ??= Promise.all(
+      [...new Set(options.tools.map((tool) => tool.family))].map((family) => loadDefinitions(family, kit)),
+    ).then(() => {
+      for (const tool of options.tools) {
+        const definition = definitionOf(tool);
+        if (definition) found.set(tool.name, definition);
+      }
+    });
+    await everyFamily;
+  };
+  const definitionFor = async (listed: ToolData, kit: CallKit): Promise<AnyTool | undefined> => {
+    let definition = found.get(listed.name);
+    if (definition) return definition;
+    await loadDefinitions(listed.family, kit);
+    definition = definitionOf(listed);
+    if (definition) found.set(listed.name, definition);
+    return definition;
+  };
+  return async ({ name, arguments: args, _meta }, extra) => {
+    const listed = byName.get(name);
+    if (!listed) throw await unknownTool(name, hidden.get(name), [...byName.keys()], dynamic);
+    const started = Date.now();
+    const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
+    const { maskSecrets, rateLimitNote } = kit.core;
+    /** The caller whose wait this is, holding one of its --max-waits-per-caller. */
+    let waiter: string | undefined;
+    try {
+      const definition = await definitionFor(listed, kit);
+      if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
+      const { report: progress, sent: progressSent } = progressSender(_meta?.progressToken, extra);
+      if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
+      if (definition.name === kit.guard.planTool.name) await offered(kit);
+      let input = args ?? {};
+      if (options.waits && definition.name === kit.wait.name) {
+        // The key's name or the token's hash, as audit lines name the caller (http.ts).
+        const caller = extra.authInfo?.clientId ?? '';
+        if (!waiting.take(caller, options.waits.perCaller)) throw waitShareRefusal(options.waits.perCaller);
+        waiter = caller;
+        input = boundedWait(input, options.waits.maxSeconds, kit.wait.defaultSeconds);
+      }
+      const result = await runGuarded(
+        kit.guard,
+        definition,
+        input,
+        { client, signal: extra.signal, progress, clock: options.clock },
+        {
+          server: extra.server,
+          guard: options.guard ?? { confirm: 'auto', rules: [] },
+          offered: found,
+          requestId: extra.requestId,
+          // The key's name or the token's hash (http.ts); none on stdio: the guard's local user.
+          caller: extra.authInfo?.clientId,
+          auditScope: options.auditScope ?? 'all',
+          sessionless: options.stateless,
+        },
+      );
+      // The last progress report (a wait's full bar) goes out before the answer, which ends it.
+      await progressSent();
+      const ms = Date.now() - started;
+      logCall(`tool ${name}: ok in ${ms} ms`, extra);
+      options.onCall?.(name, 'ok', ms, extra);
+      const budget = rateLimitNote(client.rateLimit);
+      const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
+      return success(
+        options.showSecrets ? result : maskSecrets(result),
+        waits.length || budget
+          ? [
+              ...(waits.length ? [waitNote(waits)] : []),
+              ...(budget ? [`Note: ${budget}. Make fewer calls until then.`] : []),
+            ]
+          : NO_NOTES,
+      );
+    } catch (error) {
+      let report =
+        error instanceof ShareRefusal
+          ? error.report
+          : (guardReport(kit.guard, error) ?? (await loadReportError())(error));
+      if (options.tokenFromRequest && report.status === 401) report = { ...report, hint: REQUEST_TOKEN_HINT };
+      (options.warn ?? options.log)(`tool ${name}: ${report.message}`, extra);
+      options.onCall?.(name, 'error', Date.now() - started, extra);
+      // A wait's last observed state is the platform's JSON too: its secrets are hidden alike.
+      return failure(options.showSecrets ? report : (maskSecrets(report) as ErrorReport));
+    } finally {
+      if (waiter !== undefined) waiting.release(waiter);
+    }
+  };
+}
+
+const NO_NOTES: readonly string[] = [];
+
+/**
+ * A call to a tool this server does not offer: the JSON-RPC error -32602 the specification lists
+ * for an unknown tool (a protocol error, not a tool result), whether the name is no tool at all or
+ * one a flag hides. The message says which, and `data` carries the same facts an error result's
+ * structuredContent would (error_id, hint). The SDK's types (for its McpError) load here, the
+ * first time a call names a tool that is not offered.
+ */
+async function unknownTool(
+  name: string,
+  reason: string | undefined,
+  offered: readonly string[],
+  dynamic: boolean,
+): Promise<McpError> {
+  const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
+  if (reason) {
+    return new McpError(ErrorCode.InvalidParams, `Tool ${name} is not available: ${reason}.`, {
+      error_id: 'tool_hidden',
+      hint: 'The person running this server chose the tools it offers; use another tool or ask them to change the flag.',
+    });
+  }
+  const near = closest(name, offered);
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown tool ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`,
+    {
+      error_id: 'unknown_tool',
+      hint: dynamic
+        ? 'toolset-list shows the tools this server offers.'
+        : 'tools/list shows the tools this server offers.',
+    },
+  );
+}
+
+/**
+ * The JSON of a successful result's structuredContent, which `success` made for its text block:
+ * `answerText` writes it as it is instead of making it again.
+ */
+const structuredTexts = new WeakMap<CallToolResult, string>();
+
+/**
+ * A result: compact JSON text, and the same object as structuredContent when it is an object.
+ * A note (the API's rate limit running low) follows as a second text block, outside the data.
+ */
+export function success(result: unknown, notes: readonly string[] = NO_NOTES): CallToolResult {
+  const text = JSON.stringify(result) ?? 'null';
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
+  for (const note of notes) content.push({ type: 'text', text: note });
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return { content };
+  const answer: CallToolResult = { content, structuredContent: result as Record<string, unknown> };
+  structuredTexts.set(answer, text);
+  return answer;
+}
+
+/**
+ * The JSON-RPC answer to request `id` with `result`, as a line of text: the same text as
+ * `JSON.stringify({ result, jsonrpc: '2.0', id })`, the answer the SDK's Protocol sends.
+ */
+export function answerText(id: RequestId, result: CallToolResult): string {
+  const structured = structuredTexts.get(result);
+  // Only a result as `success` made it, with no key added since (nothing adds one).
+  const text =
+    structured !== undefined && Object.keys(result).length === 2
+      ? `{"content":${JSON.stringify(result.content)},"structuredContent":${structured}}`
+      : JSON.stringify(result);
+  return `{"result":${text},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+/**
+ * What a create or an action started, when its answer does not show it ready yet: the exact
+ * `wait` calls that block until it is (from the tool's `wait` field, as the CLI's --wait uses).
+ */
+function waitNote(waits: readonly object[]): string {
+  const calls = waits.map((wait) => JSON.stringify(wait)).join(', ');
+  return `Next: this is not ready yet. To block until it is, call wait with ${calls}${waits.length > 1 ? ' (one call each)' : ''}.`;
+}
+
+/** A failure: the message as text (with the hint), and every fact as structuredContent. */
+export function failure(report: ErrorReport): CallToolResult {
+  const text = report.hint ? `${report.message}\nHint: ${report.hint}` : report.message;
+  // In the order of the SDK's result schema, whose parse (on the SDK's path) puts keys so: both
+  // paths then write the same bytes.
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: report as unknown as Record<string, unknown>,
+    isError: true,
+  };
+}
