@@ -255,7 +255,8 @@ class Attempt implements Dispatcher.DispatchHandler, AttemptSignal {
   }
 
   once(_event: 'abort', listener: () => void): this {
-    (this.listeners ??= []).push(listener);
+    this.listeners ??= [];
+    this.listeners.push(listener);
     return this;
   }
 
