@@ -13,9 +13,27 @@ import { guardTools } from '@cloudcall/guard';
 import { emit } from '@cloudcall/scripts/generated.mjs';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 
-/** The tools as the listing knows them, in order. */
+const listedByDefault = families.filter((family) => !family.onRequest);
+const onRequest = families.filter((family) => family.onRequest);
+
+/**
+ * The tools as the listing knows them, in order: the default listing first (its families, then
+ * the guard's tools), then the families offered on request, so that the default listing's entries
+ * are the start of the text of every entry.
+ */
 function tools() {
-  return [...toolsOf(families), ...guardTools];
+  return [...toolsOf(listedByDefault), ...guardTools, ...toolsOf(onRequest)];
+}
+
+/** How many tools the default listing has, and where their entries end in the text of every entry. */
+function defaults() {
+  const count = toolsOf(listedByDefault).length + guardTools.length;
+  const text = JSON.stringify(
+    tools()
+      .slice(0, count)
+      .map((tool) => toolListing(tool)),
+  );
+  return { count, textEnd: text.length - 1 };
 }
 
 /**
@@ -24,12 +42,14 @@ function tools() {
  */
 export function listingJson() {
   const data = {
-    families: families.map(({ name, title, description, alwaysListed }) => ({
+    families: families.map(({ name, title, description, alwaysListed, onRequest }) => ({
       name,
       title,
       description,
       ...(alwaysListed ? { alwaysListed } : {}),
+      ...(onRequest ? { onRequest } : {}),
     })),
+    defaults: defaults(),
     tools: tools().map((tool) => ({
       name: tool.name,
       family: tool.family,
@@ -73,6 +93,11 @@ let entries: string | undefined;
 export function toolsListText(): string {
   entries ??= readFileSync(new URL('./tools-list.generated.json', import.meta.url), 'utf8').trimEnd();
   return entries;
+}
+
+/** The tools/list entries of the default listing (the first LISTING.defaults.count tools). */
+export function defaultToolsListText(): string {
+  return \`\${toolsListText().slice(0, index.defaults.textEnd)}]\`;
 }
 
 export const LISTING: ListingData = listingData(index, toolsListText);

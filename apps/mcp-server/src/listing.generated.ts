@@ -17,4 +17,9 @@ export function toolsListText(): string {
   return entries;
 }
 
+/** The tools/list entries of the default listing (the first LISTING.defaults.count tools). */
+export function defaultToolsListText(): string {
+  return `${toolsListText().slice(0, index.defaults.textEnd)}]`;
+}
+
 export const LISTING: ListingData = listingData(index, toolsListText);

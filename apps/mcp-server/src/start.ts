@@ -17,11 +17,11 @@ import { apiClients } from './clients.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
-import { LISTING, toolsListText } from './listing.generated.js';
+import { defaultToolsListText, LISTING, toolsListText } from './listing.generated.js';
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
-import { listingOf } from './tool-data.js';
+import { familiesByDefault, listingOf, type ToolData } from './tool-data.js';
 
 const VERSION = packageJson.version;
 
@@ -196,13 +196,14 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let families: ReturnType<typeof chooseFamilies<(typeof LISTING.families)[number]>>;
   let selected: ReturnType<typeof selectTools<(typeof LISTING.tools)[number]>>;
   try {
-    families = chooseFamilies(flags.families, LISTING.families);
+    families = chooseFamilies(flags.families ?? familiesByDefault(toolMode === 'dynamic', flags.tools), LISTING.families);
   } catch (error) {
     fail(`--families: ${(error as Error).message}`);
   }
   try {
     selected = selectTools(LISTING.tools, {
-      families: flags.families === undefined ? undefined : families.map((family) => family.name),
+      families: families.map((family) => family.name),
+      defaultFamilies: flags.families === undefined,
       readOnly: Boolean(flags['read-only']),
       include: flags.tools === undefined ? undefined : parseToolList(flags.tools),
       exclude: flags['exclude-tools'] === undefined ? undefined : parseToolList(flags['exclude-tools']),
@@ -273,9 +274,11 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
           listTools:
             toolMode !== 'static'
               ? undefined
-              : tools.length === LISTING.tools.length && tools.every((tool, at) => tool === LISTING.tools[at])
+              : sameTools(tools, LISTING.tools)
                 ? toolsListText
-                : () => JSON.stringify(listingOf(tools)),
+                : sameTools(tools, LISTING.tools.slice(0, LISTING.defaults.count))
+                  ? defaultToolsListText
+                  : () => JSON.stringify(listingOf(tools)),
           needServer: () =>
             void connect().catch((error: unknown) => {
               log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
@@ -495,4 +498,9 @@ function parse(args: string[], env: Record<string, string | undefined>) {
     }
   }
   return { flags: merged as typeof values, commandLine };
+}
+
+/** Whether two tool lists are the same tools in the same order. */
+function sameTools(some: readonly ToolData[], others: readonly ToolData[]): boolean {
+  return some.length === others.length && some.every((tool, at) => tool === others[at]);
 }

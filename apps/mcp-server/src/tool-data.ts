@@ -28,10 +28,19 @@ export interface FamilyData {
   description: string;
   /** Listed from the start in dynamic mode, beside the toolset tools. */
   alwaysListed?: true;
+  onRequest?: true;
+}
+
+/** The default listing (no --families, --tools or --read-only): the first `count` tools. */
+export interface ListingDefaults {
+  count: number;
+  /** Where their entries end in the JSON text of every entry (before its closing bracket). */
+  textEnd: number;
 }
 
 export interface ListingData {
   families: FamilyData[];
+  defaults: ListingDefaults;
   tools: ToolData[];
 }
 
@@ -41,6 +50,7 @@ export interface ListingData {
  */
 export interface ListingIndex {
   families: FamilyData[];
+  defaults: ListingDefaults;
   tools: (Omit<ToolData, 'listing' | 'readOnlyForm'> & { readOnlyForm?: ReadOnlyFormData })[];
 }
 
@@ -52,6 +62,7 @@ export function listingData(index: ListingIndex, entries: () => string): Listing
   let parsed: Tool[] | undefined;
   return {
     families: index.families,
+    defaults: index.defaults,
     tools: index.tools.map(({ readOnlyForm, ...tool }, at) => ({
       ...tool,
       get listing() {
@@ -72,4 +83,13 @@ export function listingOf(tools: readonly ToolData[]): Tool[] {
     listings.set(tools, listed);
   }
   return listed;
+}
+
+/**
+ * What --families means when it is not given: every family in dynamic mode (a toolset costs the
+ * listing nothing until enabled) and when --tools names the tools (`all`); else the default ones
+ * (undefined), which leave out the families offered on request.
+ */
+export function familiesByDefault(dynamic: boolean, tools: string | undefined): string | undefined {
+  return dynamic || tools !== undefined ? 'all' : undefined;
 }

@@ -211,11 +211,38 @@ describe('chooseFamilies', () => {
 
   it('names the unknown families and the choices', () => {
     expect(() => chooseFamilies('vms,dns', known)).toThrow(
-      new Error('unknown family dns; choose from account, vms, api'),
+      new Error('unknown family dns; choose from account, vms, api or all'),
     );
     expect(() => chooseFamilies('dns,k8s,vms', known)).toThrow(
-      new Error('unknown families dns, k8s; choose from account, vms, api'),
+      new Error('unknown families dns, k8s; choose from account, vms, api or all'),
     );
+  });
+});
+
+describe('families offered on request', () => {
+  const known = [
+    { name: 'account' },
+    { name: 'kubernetes', onRequest: true as const },
+    { name: 'vms' },
+    { name: 'spaces', onRequest: true as const },
+  ];
+
+  it('are left out of the default families, and in with all or by name', () => {
+    expect(chooseFamilies(undefined, known).map((family) => family.name)).toEqual(['account', 'vms']);
+    expect(chooseFamilies('', known).map((family) => family.name)).toEqual(['account', 'vms']);
+    expect(chooseFamilies('all', known)).toEqual(known);
+    expect(chooseFamilies('vms, all', known)).toEqual(known);
+    expect(chooseFamilies('spaces,account', known).map((family) => family.name)).toEqual(['account', 'spaces']);
+  });
+
+  it('say how to get a tool back when the default families leave it out', () => {
+    const tools = [tool('key-list', 'account', annotations.read), tool('vm-list', 'vms', annotations.read)];
+    const byDefault = selectTools(tools, { families: ['account'], defaultFamilies: true });
+    expect(byDefault.hidden.get('vm-list')).toBe(
+      'its family, vms, is offered on request: add it to --families (CLOUDCALL_FAMILIES), or give --families all',
+    );
+    const named = selectTools(tools, { families: ['account'] });
+    expect(named.hidden.get('vm-list')).toBe('its family, vms, is not in --families (CLOUDCALL_FAMILIES)');
   });
 });
 

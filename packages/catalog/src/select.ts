@@ -25,6 +25,8 @@ export interface SelectableTool {
 export interface ToolSelection {
   /** Families to offer; all when absent. */
   families?: readonly FamilyName[];
+  /** Whether `families` are the default ones (no --families given): how a hidden tool's reason reads. */
+  defaultFamilies?: boolean;
   /** Only tools whose `readOnlyHint` is true, or their read-only forms. */
   readOnly?: boolean;
   /** Names and globs (`vm-*`, `db-cluster-get-*`) of the tools to offer; all when absent. */
@@ -48,10 +50,11 @@ export const SELECTION_ENV = {
 } as const;
 
 /**
- * The families named in a comma-separated list such as `account,vms`, out of `known` (all when
- * the list is empty or absent). Throws an Error naming unknown families and the valid ones.
+ * The families named in a comma-separated list such as `account,vms`, out of `known`: `all` for
+ * every one; when the list is empty or absent, those listed by default (every family not marked
+ * `onRequest`). Throws an Error naming unknown families and the valid ones.
  */
-export function chooseFamilies<F extends { name: string }>(
+export function chooseFamilies<F extends { name: string; onRequest?: true | undefined }>(
   list: string | undefined,
   known: readonly F[],
 ): F[] {
@@ -59,11 +62,12 @@ export function chooseFamilies<F extends { name: string }>(
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  if (names.length === 0) return [...known];
+  if (names.length === 0) return known.filter((family) => !family.onRequest);
+  if (names.includes('all')) return [...known];
   const unknown = names.filter((name) => !known.some((family) => family.name === name));
   if (unknown.length) {
     throw new Error(
-      `unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${known.map((family) => family.name).join(', ')}`,
+      `unknown famil${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; choose from ${known.map((family) => family.name).join(', ')} or all`,
     );
   }
   return known.filter((family) => names.includes(family.name));
@@ -109,7 +113,12 @@ export function selectTools<T extends SelectableTool & { readOnlyForm?: T | unde
   const hidden = new Map<string, string>();
   for (const tool of tools) {
     if (selection.families && !selection.families.includes(tool.family)) {
-      hidden.set(tool.name, `its family, ${tool.family}, is not in --families (${SELECTION_ENV.families})`);
+      hidden.set(
+        tool.name,
+        selection.defaultFamilies
+          ? `its family, ${tool.family}, is offered on request: add it to --families (${SELECTION_ENV.families}), or give --families all`
+          : `its family, ${tool.family}, is not in --families (${SELECTION_ENV.families})`,
+      );
     } else if (included && !included(tool.name)) {
       hidden.set(tool.name, `not in --tools (${SELECTION_ENV.include})`);
     } else if (excluded?.(tool.name)) {

@@ -11,7 +11,13 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'api';
+export type FamilyName =
+  | 'account'
+  | 'databases'
+  | 'networking'
+  | 'vms'
+  | 'images'
+  | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
@@ -172,6 +178,13 @@ export interface ToolFamily {
    * few tools that reach what the other families do (the api family's three).
    */
   alwaysListed?: true;
+  /**
+   * Offered only when asked for (`--families kubernetes`, `--families all`, a `--tools` pattern,
+   * or a toolset in dynamic mode), not in the default listing: a family beyond the spec's, whose
+   * tools would take the default listing past what hosts can take (VS Code's 128 tools, the
+   * listing's 50,000 bytes). The CLI has every family's commands either way.
+   */
+  onRequest?: true;
 }
 
 /** Declares a tool; checks the definition is complete. `R` types the platform's answer. */

@@ -23,6 +23,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { apiClients } from '../clients.js';
 import { startGuard } from '../guard.js';
 import { LISTING } from '../listing.generated.js';
+import { familiesByDefault } from '../tool-data.js';
 import { createMcpServer, type ToolMode } from '../server.js';
 
 /** The server's flags, by the name of the flag each stands for. */
@@ -67,9 +68,13 @@ export interface InProcessServer {
 }
 
 export async function inProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
-  const families = chooseFamilies(options.families, LISTING.families);
+  const families = chooseFamilies(
+    options.families ?? familiesByDefault(options.toolMode === 'dynamic', options.tools),
+    LISTING.families,
+  );
   const selected = selectTools(LISTING.tools, {
-    families: options.families === undefined ? undefined : families.map((family) => family.name),
+    families: families.map((family) => family.name),
+    defaultFamilies: options.families === undefined,
     readOnly: Boolean(options.readOnly),
     include: options.tools === undefined ? undefined : parseToolList(options.tools),
     exclude: options.excludeTools === undefined ? undefined : parseToolList(options.excludeTools),
