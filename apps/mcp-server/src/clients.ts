@@ -28,6 +28,8 @@ export interface ApiClientsOptions {
   baseUrl?: string | undefined;
   userAgentSuffix: string;
   onEvent?: ((event: ClientEvent) => void) | undefined;
+  /** What sends the requests (core's `transport`): undici's pool by default. */
+  transport?: 'pool' | 'node' | undefined;
 }
 
 /** Callers' clients kept at once with --auth token-passthrough (each is a few hundred bytes). */

@@ -57,12 +57,13 @@ export interface CallRouter {
  * request: each with its abort signal, stopped by `notifications/cancelled` naming it or by the
  * session's end, and then unanswered (the SDK sends nothing for a cancelled request); a result
  * goes out as `{ result, jsonrpc, id }` (`send` gets the message and its JSON text), a thrown
- * error as the Protocol's error answer. The
- * session's SDK server still asks the client (confirmation) and sends notifications.
+ * error as the Protocol's error answer. The session's SDK server, once there is one (`server`),
+ * still asks the client (confirmation) and sends notifications; before it loads, calls are
+ * taken only from a client that declared no elicitation (handshake.ts), which nothing asks.
  */
 export function sessionCalls(
   run: ToolCall,
-  server: Server,
+  server: () => Server | undefined,
   send: (message: JSONRPCMessage, text: string) => Promise<void>,
   onerror: (error: Error) => void,
 ): CallRouter {
@@ -81,9 +82,9 @@ export function sessionCalls(
       run(params, {
         signal,
         requestId: id,
-        server,
+        server: server(),
         sendNotification: async (notification) => {
-          if (!signal.aborted) await server.notification(notification, { relatedRequestId: id });
+          if (!signal.aborted) await server()?.notification(notification, { relatedRequestId: id });
         },
       })
         .then(

@@ -3,17 +3,19 @@
  * SDK server takes over the session without losing, repeating or reordering a message.
  */
 import { PassThrough } from 'node:stream';
+import { connectSandbox } from '@cloudcall/sandbox';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
   type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CallRouter, sessionCalls } from './fast-call.js';
 import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
 import { LISTING, toolsListText } from './listing.generated.js';
 import { PROTOCOL } from './protocol.generated.js';
-import { createMcpServer, type McpServerOptions } from './server.js';
+import { createMcpServer, createToolCall, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 import { killAll, rawStdio } from './testing/process.js';
 import { listingOf } from './tool-data.js';
@@ -111,56 +113,65 @@ describe('the answers given before the SDK loads', () => {
   });
 });
 
-describe('EarlyStdio handing over to the SDK server', () => {
-  /**
-   * EarlyStdio in front of the real SDK server and StdioLineTransport, on in-process streams.
-   * The SDK server loads when the test calls `load()` (at once unless `held`), so a test decides
-   * what arrives while it loads instead of racing a timer.
-   */
-  function session(dynamic = false, held = false) {
-    let load: () => void = () => undefined;
-    const loaded = new Promise<void>((resolve) => {
-      load = resolve;
-    });
-    if (!held) load();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const identity: ServerIdentity = { version: '1.0.0', sandbox: false, showSecrets: false, dynamic };
-    const errors: string[] = [];
-    const events: string[] = [];
-    let written = '';
-    output.on('data', (chunk: Buffer) => {
-      written += chunk.toString();
-    });
-    const early: EarlyStdio = new EarlyStdio({
-      input,
-      write: (line) => {
-        events.push(`answered ${JSON.parse(line).id}`);
-        output.write(line);
-      },
-      maxMessageBytes: 1 << 20,
-      identity,
-      // As start.ts for every tool: the build's text of the entries as it is.
-      listTools: dynamic ? undefined : toolsListText,
-      needServer: () => {
-        events.push('needServer');
-        // As main does: the server loads asynchronously, while input keeps arriving.
-        void loaded.then(() => {
-          const server = createMcpServer(serverOptions(identity));
-          server.onerror = (error) => errors.push(error.message);
-          server.onclose = () => events.push('closed');
-          void server.connect(
-            new StdioLineTransport({ input, output, maxMessageBytes: 1 << 20, handover: early }),
-          );
+/**
+ * EarlyStdio in front of the real SDK server and StdioLineTransport, on in-process streams.
+ * The SDK server loads when the test calls `load()` (at once unless `held`), so a test decides
+ * what arrives while it loads instead of racing a timer.
+ */
+function session(dynamic = false, held = false, router?: CallRouter, ended?: () => void) {
+  let load: () => void = () => undefined;
+  const loaded = new Promise<void>((resolve) => {
+    load = resolve;
+  });
+  if (!held) load();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const identity: ServerIdentity = { version: '1.0.0', sandbox: false, showSecrets: false, dynamic };
+  const errors: string[] = [];
+  const events: string[] = [];
+  let written = '';
+  output.on('data', (chunk: Buffer) => {
+    written += chunk.toString();
+  });
+  const early: EarlyStdio = new EarlyStdio({
+    input,
+    write: (line) => {
+      events.push(`answered ${JSON.parse(line).id}`);
+      output.write(line);
+    },
+    maxMessageBytes: 1 << 20,
+    identity,
+    // As start.ts for every tool: the build's text of the entries as it is.
+    listTools: dynamic ? undefined : toolsListText,
+    needServer: () => {
+      events.push('needServer');
+      // As main does: the server loads asynchronously, while input keeps arriving.
+      void loaded.then(() => {
+        const server = createMcpServer(serverOptions(identity));
+        server.onerror = (error) => errors.push(error.message);
+        server.onclose = () => events.push('closed');
+        const transport = new StdioLineTransport({
+          input,
+          output,
+          maxMessageBytes: 1 << 20,
+          handover: early,
         });
-      },
-    });
-    early.start();
-    const lines = () => written.split('\n').filter(Boolean);
-    const answers = () => lines().map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { input, early, errors, events, answers, lines, load };
-  }
+        // As start.ts: the same router takes plain calls from the transport from here on.
+        transport.calls = router;
+        void server.connect(transport);
+      });
+    },
+    calls: router,
+    listed: () => events.push('listed'),
+    ended,
+  });
+  early.start();
+  const lines = () => written.split('\n').filter(Boolean);
+  const answers = () => lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { input, output, early, errors, events, answers, lines, load };
+}
 
+describe('EarlyStdio handing over to the SDK server', () => {
   it('answers initialize, tools/list and ping itself, then the SDK server answers the rest, each once and in order', async () => {
     const s = session(false, true);
     s.input.write(
@@ -242,6 +253,114 @@ describe('EarlyStdio handing over to the SDK server', () => {
     s.load();
     // The transport sees the end it missed, and the server closes (the process then exits).
     await expect.poll(() => s.events).toEqual(['answered 1', 'needServer', 'closed']);
+  });
+});
+
+describe('plain calls before the SDK server loads', () => {
+  let sandbox: Awaited<ReturnType<typeof connectSandbox>>;
+  beforeAll(async () => {
+    sandbox = await connectSandbox({});
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  /** A session whose plain calls go to the tool runner (as start.ts sets it up), over the sandbox. */
+  function callingSession(capabilities: Record<string, unknown>) {
+    const options: McpServerOptions = {
+      ...serverOptions({ version: '1.0.0', sandbox: true, showSecrets: false, dynamic: false }),
+      client: () => Promise.resolve(sandbox.client),
+    };
+    const taken: unknown[] = [];
+    let ended = false;
+    // As start.ts: before the SDK server loads, answers are written as they are.
+    const router = sessionCalls(
+      createToolCall(options),
+      () => undefined,
+      (_message, text) => new Promise<void>((resolve) => s.output.write(`${text}\n`, () => resolve())),
+      () => undefined,
+    );
+    const counting: CallRouter = {
+      ...router,
+      call: (id, params) => {
+        const took = router.call(id, params);
+        if (took) taken.push(id);
+        return took;
+      },
+    };
+    const s = session(false, false, counting, () => {
+      ended = true;
+    });
+    const start = { ...initialize, params: { ...INITIALIZE_PARAMS, capabilities } };
+    return { ...s, taken, start, ended: () => ended };
+  }
+  const keyList = (id: number, extra: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'key-list', arguments: {}, ...extra },
+  });
+
+  it('are answered without the SDK server, which never loads, and input ending ends the session', async () => {
+    const s = callingSession({ roots: {} });
+    s.input.write(
+      line(s.start) +
+        line(initialized) +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) +
+        line(keyList(3)) +
+        line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }) +
+        line(keyList(4)),
+    );
+    await expect.poll(() => s.answers().length).toBe(4);
+    const byId = new Map(s.answers().map((answer) => [answer.id, answer]));
+    expect(byId.get(3)).toMatchObject({ result: { structuredContent: { ssh_keys: expect.any(Array) } } });
+    expect(byId.get(4)).toMatchObject({ result: { structuredContent: { ssh_keys: expect.any(Array) } } });
+    expect(s.taken).toEqual([3, 4]);
+    await expect.poll(() => s.events).toContain('listed');
+    s.input.end();
+    await expect.poll(() => s.ended()).toBe(true);
+    expect(s.events).not.toContain('needServer');
+  });
+
+  it('leave a call of another shape to the SDK server, which answers it after the plain ones', async () => {
+    const s = callingSession({});
+    s.input.write(
+      line(s.start) +
+        line(initialized) +
+        line(keyList(3)) +
+        line(keyList(4, { _meta: { progressToken: 'p' } })) +
+        line(keyList(5)),
+    );
+    await expect.poll(() => s.answers().length).toBe(4);
+    expect(s.events).toContain('needServer');
+    // Call 3 was the router's before the SDK server loaded; 5, plain too, its after.
+    expect(s.taken).toEqual([3, 5]);
+    const byId = new Map(s.answers().map((answer) => [answer.id, answer]));
+    for (const id of [3, 5]) {
+      expect(byId.get(id)).toMatchObject({ result: { structuredContent: { ssh_keys: expect.any(Array) } } });
+    }
+    // The SDK server's own runner in this test has no API: its answer says it ran call 4.
+    expect(byId.get(4)).toMatchObject({ error: { message: 'no API in this test' } });
+    s.input.end();
+    await expect.poll(() => s.events).toContain('closed');
+    expect(s.ended()).toBe(false);
+  });
+
+  it('leave every call of a client that declared elicitation to the SDK server, which can ask it', async () => {
+    const s = callingSession({ elicitation: { form: {} } });
+    s.input.write(line(s.start) + line(initialized) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    // With nothing to take calls for, the server loads once the list is out, as without a router.
+    await expect.poll(() => s.events).toContain('needServer');
+    expect(s.events).not.toContain('listed');
+    s.input.write(line(keyList(3)));
+    await expect.poll(() => s.answers().length).toBe(3);
+    // The transport's router took it, with the SDK server there to ask the client.
+    expect(s.taken).toEqual([3]);
+    expect(s.answers()[2]).toMatchObject({
+      id: 3,
+      result: { structuredContent: { ssh_keys: expect.any(Array) } },
+    });
+    s.input.end();
   });
 });
 

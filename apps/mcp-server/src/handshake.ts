@@ -6,16 +6,22 @@
  * protocol versions of the bundled SDK) or from the flags. Loading the SDK (its zod schemas for
  * every protocol message) costs more than the rest of start-up together, so `EarlyStdio` reads
  * those first lines itself and answers them, and loads the SDK server only when a message needs
- * it, or as soon as the tool list is out. It then hands everything over through
+ * it (or, when it takes no calls, as soon as the tool list is out). It then hands everything over through
  * `StdioLineTransport`: the `initialize` request (so the SDK server knows the client's
  * capabilities and protocol version; its second answer is dropped) and every byte not yet
  * answered, in order. Anything unusual (a line that is not JSON, an unknown method, a cursor, a
  * malformed `initialize`) is left to the SDK server, which answers it as it always has.
  *
+ * Plain `tools/call`s are handed to the session's call router (fast-call.ts), which runs them
+ * without the SDK: a session of plain calls from a client that declared no elicitation never
+ * loads it.
+ *
  * Nothing here imports the SDK; `handshake.test.ts` checks these answers against the SDK server's
  * own for the same requests.
  */
 import type { Readable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type CallRouter, plainCallParams } from './fast-call.js';
 import { PROTOCOL } from './protocol.generated.js';
 
 /** The first protocol version without JSON-RPC batches (stdio.ts, http.ts). */
@@ -115,6 +121,20 @@ export interface EarlyStdioOptions {
   listTools: (() => string) | undefined;
   /** Called once, when the SDK server is needed: a message only it answers, or the list is out. */
   needServer: () => void;
+  /**
+   * Where plain tools/calls go (fast-call.ts) before the SDK server loads, when given: the SDK
+   * then loads only when a message needs it, not once the list is out. Calls from a client that
+   * declared elicitation (a destructive call may ask it to confirm, through the SDK server) are
+   * left to the SDK server.
+   */
+  calls?: CallRouter | undefined;
+  /** The tool list is out and calls are taken here: the client is about to call one. */
+  listed?: (() => void) | undefined;
+  /**
+   * Input ended while calls were taken here and nothing was left to the SDK server: the session
+   * is over (its calls stop, as the transport's end stops them) without loading the SDK.
+   */
+  ended?: (() => void) | undefined;
 }
 
 const NEWLINE = 0x0a;
@@ -131,6 +151,8 @@ export class EarlyStdio implements StdioHandover {
   private waiting = false;
   private initialized = false;
   private asked = false;
+  /** Whether plain calls are taken here: `calls` given, and the client declared no elicitation. */
+  private takesCalls = false;
 
   constructor(private readonly options: EarlyStdioOptions) {}
 
@@ -165,6 +187,11 @@ export class EarlyStdio implements StdioHandover {
 
   private readonly onEnd = (): void => {
     this.ended = true;
+    if (this.takesCalls && !this.waiting && this.options.ended) {
+      this.take();
+      this.options.ended();
+      return;
+    }
     this.leave();
   };
 
@@ -201,15 +228,30 @@ export class EarlyStdio implements StdioHandover {
     if (!isObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
     const { id, method, params } = message;
     if (id === undefined) {
+      if (method === 'notifications/cancelled' && this.takesCalls) {
+        // Only calls taken here can be running: the SDK server has not loaded.
+        this.options.calls?.cancelled(message as JSONRPCMessage);
+        return true;
+      }
       if (method !== 'notifications/initialized' || !this.initialized) return false;
       this.replay.push(message);
       return true;
     }
     if (!(typeof id === 'string' || Number.isSafeInteger(id))) return false;
+    if (method === 'tools/call') {
+      // A call of another shape, or one whose id is still running, is the SDK server's.
+      const plain = this.takesCalls ? plainCallParams(message) : undefined;
+      return plain !== undefined && this.options.calls?.call(id as Id, plain) === true;
+    }
     const result = this.resultFor(method, params);
     if (result === undefined) return false;
     if (method === 'initialize') {
       this.initialized = true;
+      this.takesCalls =
+        this.options.calls !== undefined &&
+        isObject(params) &&
+        isObject(params.capabilities) &&
+        params.capabilities.elicitation === undefined;
       this.replay.push(message);
       this.answered.add(id as Id);
       this.sent.set(id as Id, result);
@@ -218,8 +260,10 @@ export class EarlyStdio implements StdioHandover {
     // text as it came.
     const json = typeof result === 'string' ? result : JSON.stringify(result);
     this.options.write(`{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
-    // The client has its tools and is about to call one: load what calls need now.
-    if (method === 'tools/list') setImmediate(() => this.leave());
+    // The client has its tools and is about to call one: load what calls need now (the SDK
+    // server only when calls are its to answer).
+    if (method === 'tools/list')
+      setImmediate(() => (this.takesCalls ? this.options.listed?.() : this.leave()));
     return true;
   }
 

@@ -5,15 +5,19 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 // Start-up loads only what answering initialize and tools/list needs: the build-time listing and,
-// on stdio, the early answers of handshake.ts. The MCP SDK loads once the tool list is out (or a
-// message needs it); the tool definitions, zod and the API client just after; the sandbox only
-// with --sandbox, the HTTP transport only with --transport http.
+// on stdio, the early answers of handshake.ts. The MCP SDK loads when a message needs it (plain
+// calls do not); the tool runner, the API client and a tool's family once the tool list is out or
+// with the first call; the sandbox only with --sandbox, the HTTP transport only with
+// --transport http.
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
 import type { ApiClient, ToolClock } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../package.json' with { type: 'json' };
 import { apiClients } from './clients.js';
+import { sessionCalls } from './fast-call.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
@@ -21,6 +25,7 @@ import { defaultToolsListText, LISTING, toolsListText } from './listing.generate
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
+import type { ToolCall } from './tool-call.js';
 import { familiesByDefault, listingOf, type ToolData } from './tool-data.js';
 
 const VERSION = packageJson.version;
@@ -49,8 +54,8 @@ export interface ServerIo {
 }
 
 /**
- * V8's heap sizing for one client over stdio, set once the SDK server loads (before the first
- * call), since a desktop host keeps several servers running and each should stay small. Every
+ * V8's heap sizing for one client over stdio, set once the tool list is out or with the first
+ * call (before its work), since a desktop host keeps several servers running and each should stay small. Every
  * flag here is read while the process runs, not only at start (which is why
  * --max-semi-space-size, read once at start, is not one):
  * - --semi-space-growth-factor=1: the young generation keeps its first size (1 MiB semi-spaces)
@@ -75,6 +80,13 @@ const STDIO_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30
  */
 const JIT_FLAGS = '--interrupt-budget=16384';
 
+/**
+ * How long a call's line on stdio may wait to go out with the lines after it (`logLater`): a
+ * stderr write wakes the host's reader, and on a busy machine each wake-up can cost the next
+ * call its turn on a core.
+ */
+const CALL_LINES_MS = 50;
+
 /** Thrown to end start-up with an exit code once the reason is written (2: refused flags). */
 export class StartExit extends Error {
   constructor(readonly code: number) {
@@ -90,9 +102,10 @@ export class StartExit extends Error {
 export async function startServer(io: ServerIo): Promise<(() => Promise<void>) | undefined> {
   const log = (line: string) => void io.stderr.write(`[cloudcall-mcp] ${line}\n`);
   /**
-   * Each call's line on stdio, written after the call's answer: lines logged in the same turn of
-   * the event loop go out in one write, so 16 calls in flight cost one stderr write, not 16, and
-   * none waits in front of its answer.
+   * Each call's line on stdio, written after the call's answer: the lines of the next
+   * CALL_LINES_MS go out in one write, so a run of calls costs one stderr write (and one wake-up
+   * of the host reading it) every CALL_LINES_MS instead of one a call, and none waits in front of
+   * its answer. The timer keeps no process alive; lines still waiting go out at exit.
    */
   let lines: string[] = [];
   const flushLines = () => {
@@ -102,7 +115,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     io.stderr.write(text);
   };
   const logLater = (line: string) => {
-    if (lines.push(`[cloudcall-mcp] ${line}\n`) === 1) setImmediate(flushLines);
+    if (lines.push(`[cloudcall-mcp] ${line}\n`) === 1) setTimeout(flushLines, CALL_LINES_MS).unref();
   };
   // stderr is a pipe or a file, written synchronously: lines still waiting go out at exit.
   if (io.ownsProcess) process.on('exit', flushLines);
@@ -196,7 +209,10 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let families: ReturnType<typeof chooseFamilies<(typeof LISTING.families)[number]>>;
   let selected: ReturnType<typeof selectTools<(typeof LISTING.tools)[number]>>;
   try {
-    families = chooseFamilies(flags.families ?? familiesByDefault(toolMode === 'dynamic', flags.tools), LISTING.families);
+    families = chooseFamilies(
+      flags.families ?? familiesByDefault(toolMode === 'dynamic', flags.tools),
+      LISTING.families,
+    );
   } catch (error) {
     fail(`--families: ${(error as Error).message}`);
   }
@@ -223,16 +239,49 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   const options = new Promise<McpServerOptions>((resolve) => {
     ready = resolve;
   });
+  /**
+   * The session's tool runner, made with the first call or once the tool list is out, with what
+   * calls need loading beside it (warmUp). The SDK's server is not part of it.
+   */
+  let runner: Promise<ToolCall> | undefined;
+  const toolRunner = () => {
+    runner ??= (async () => {
+      // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
+      if (io.ownsProcess) (await import('node:v8')).setFlagsFromString(`${STDIO_HEAP_FLAGS} ${JIT_FLAGS}`);
+      const [{ createToolCall, warmUp }, serverOptions] = await Promise.all([
+        import('./tool-call.js'),
+        options,
+      ]);
+      warmUp(serverOptions);
+      return createToolCall(serverOptions);
+    })();
+    return runner;
+  };
+  /** The session's SDK server, once a message has needed it. */
+  let sdkServer: Server | undefined;
+  /** How a plain call's answer goes out: written here, then through the SDK server's transport. */
+  let sendAnswer = (_message: JSONRPCMessage, text: string) =>
+    new Promise<void>((resolve, reject) => {
+      io.stdout.write(`${text}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  // A plain tools/call goes straight to the runner (fast-call.ts), before and after the SDK server
+  // loads; dynamic mode's tools are the session server's.
+  const calls =
+    transport === 'stdio' && toolMode === 'static'
+      ? sessionCalls(
+          async (params, extra) => (await toolRunner())(params, extra),
+          () => sdkServer,
+          (message, text) => sendAnswer(message, text),
+          (error) => log(error.message),
+        )
+      : undefined;
   const connect = async () => {
-    // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
-    if (io.ownsProcess) (await import('node:v8')).setFlagsFromString(`${STDIO_HEAP_FLAGS} ${JIT_FLAGS}`);
-    const [
-      { createMcpServer, createToolCall, warmUp },
-      { StdioLineTransport },
-      { sessionCalls },
-      serverOptions,
-    ] = await Promise.all([import('./server.js'), import('./stdio.js'), import('./fast-call.js'), options]);
-    const toolCall = createToolCall(serverOptions);
+    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions, toolCall] = await Promise.all([
+      import('./server.js'),
+      import('./stdio.js'),
+      options,
+      toolRunner(),
+    ]);
     const server = createMcpServer(serverOptions, toolCall);
     server.onerror = (error) => log(error.message);
     // The host closing our stdin (or stdout failing) is the end of the session.
@@ -244,15 +293,10 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       maxMessageBytes,
       handover: early,
     });
-    // A plain tools/call goes straight to the runner (fast-call.ts); dynamic mode's tools are the
-    // session server's.
-    if (toolMode === 'static') {
-      transport.calls = sessionCalls(
-        toolCall,
-        server,
-        (message, text) => transport.sendText(message, text),
-        (error) => log(error.message),
-      );
+    if (calls) {
+      transport.calls = calls;
+      sdkServer = server;
+      sendAnswer = (message, text) => transport.sendText(message, text);
     }
     await server.connect(transport);
     // A client that got this far is about to call a tool: load what calls need now.
@@ -284,6 +328,15 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
               log(`fatal: ${error instanceof Error ? error.message : String(error)}`);
               io.exit(1);
             }),
+          calls,
+          // The client has its tools and is about to call one: load what calls need now.
+          listed: () =>
+            void toolRunner().catch((error: unknown) => log(`could not load the tools: ${String(error)}`)),
+          ended: () => {
+            calls?.close();
+            // Once start-up is done (shutdown closes what it opened).
+            void options.then(() => shutdown());
+          },
         })
       : undefined;
   early?.start();
@@ -352,6 +405,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       baseUrl: flags['api-url'],
       userAgentSuffix: `mcp-server/${VERSION}`,
       onEvent,
+      transport: early ? 'node' : undefined,
     });
     client = clients.client;
     checkToken = clients.checkToken;

@@ -52,7 +52,7 @@ async function session(
   if (fast) {
     const router = sessionCalls(
       toolCall,
-      server,
+      () => server,
       (message, text) => transport.sendText(message, text),
       () => undefined,
     );

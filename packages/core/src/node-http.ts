@@ -6,8 +6,7 @@
  * holds: the attempt's signal ends it, a connection not made in time fails with the code the
  * client knows a connect timeout by, and the answer is read whole before it is handed back.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DispatchResponse, RequestDispatcher } from './client.js';
 
@@ -19,18 +18,21 @@ export interface NodeDispatcher extends RequestDispatcher {
   close(): Promise<void>;
 }
 
-/** A dispatcher to `origin` over Node's http or https module. */
-export function nodeDispatcher(
+/**
+ * A dispatcher to `origin` over Node's http or https module: only the one the origin needs loads
+ * (https brings tls and crypto, which a plain-http origin such as the sandbox never uses).
+ */
+export async function nodeDispatcher(
   origin: string,
   options: { connections?: number | undefined; connectTimeoutMs?: number | undefined } = {},
-): NodeDispatcher {
+): Promise<NodeDispatcher> {
   const url = new URL(origin);
   const secure = url.protocol === 'https:';
-  const agent = new (secure ? HttpsAgent : HttpAgent)({
+  const { Agent, request: send } = secure ? await import('node:https') : await import('node:http');
+  const agent = new Agent({
     keepAlive: true,
     maxSockets: options.connections ?? 16,
   });
-  const send = secure ? httpsRequest : httpRequest;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   // `[::1]` in a URL is `::1` to the resolver.
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
