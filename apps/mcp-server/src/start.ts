@@ -55,8 +55,8 @@ export interface ServerIo {
 
 /**
  * V8's heap sizing for one client over stdio, set once the tool list is out or with the first
- * call (before its work), since a desktop host keeps several servers running and each should stay small. Every
- * flag here is read while the process runs, not only at start (which is why
+ * call (before its work), since a desktop host keeps several servers running and each should
+ * stay small. Every flag here is read while the process runs, not only at start (which is why
  * --max-semi-space-size, read once at start, is not one):
  * - --semi-space-growth-factor=1: the young generation keeps its first size (1 MiB semi-spaces)
  *   instead of doubling under load to 16 MiB each, which V8 never gives back;
