@@ -17,6 +17,7 @@ export type FamilyName =
   | 'networking'
   | 'vms'
   | 'images'
+  | 'monitoring'
   | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
