@@ -381,7 +381,10 @@ const KINDS: Record<string, Column[]> = {
     col('Entities', 'entities'),
     col('Tags', 'tags'),
     col('Emails', 'alerts.email'),
-    { header: 'Slack Channels', get: (item) => listAt(item, 'alerts.slack').map((s) => valueAt(s, 'channel')) },
+    {
+      header: 'Slack Channels',
+      get: (item) => listAt(item, 'alerts.slack').map((s) => valueAt(s, 'channel')),
+    },
     col('Enabled', 'enabled'),
   ],
   checks: [
@@ -625,6 +628,9 @@ function uptimeStateRows(result: Item): { key: string; items: Item[] } | undefin
   if (!isItem(state) || !isItem(state.regions) || Object.keys(result).length !== 1) return undefined;
   return {
     key: 'uptime_regions',
-    items: Object.entries(state.regions).map(([region, value]) => ({ region, ...(isItem(value) ? value : {}) })),
+    items: Object.entries(state.regions).map(([region, value]) => ({
+      region,
+      ...(isItem(value) ? value : {}),
+    })),
   };
 }

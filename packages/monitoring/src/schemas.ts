@@ -63,7 +63,7 @@ export function checkNotify(args: NotifyArgs, context: z.RefinementCtx, required
     context.addIssue({
       code: 'custom',
       path: ['Emails'],
-      message: 'is required: give Emails or SlackChannels with SlackUrls, someone to notify',
+      message: 'is required (or SlackChannels with SlackUrls): someone to notify',
     });
   }
 }

@@ -64,7 +64,6 @@ type PolicyArgs = { [K in keyof typeof policyArgs]?: z.output<(typeof policyArgs
 
 /** A policy as the platform takes it, from arguments over what it has (`current`, for an update). */
 function policyBody(args: PolicyArgs, current?: AlertPolicy) {
-  const notify = args.Emails !== undefined || args.SlackChannels !== undefined;
   const given = notifyBody(args as NotifyArgs);
   return {
     type: args.Type ?? current?.type,
@@ -75,7 +74,7 @@ function policyBody(args: PolicyArgs, current?: AlertPolicy) {
     entities: args.Entities ?? current?.entities ?? [],
     tags: args.Tags ?? current?.tags ?? [],
     alerts: {
-      email: args.Emails ?? (notify ? given.email : (current?.alerts.email ?? [])),
+      email: args.Emails ?? current?.alerts.email ?? [],
       slack: args.SlackChannels !== undefined ? given.slack : (current?.alerts.slack ?? []),
     },
     enabled: args.Enabled ?? current?.enabled ?? true,
@@ -112,7 +111,8 @@ const alertPolicyTools = [
     beyondSpec: true,
     title: 'Get alert policy',
     description: 'One alert policy.',
-    details: 'Shows one alert policy: its type, comparison, value, window, entities, tags and whom it notifies.',
+    details:
+      'Shows one alert policy: its type, comparison, value, window, entities, tags and whom it notifies.',
     input: z.strictObject({ UUID: PolicyID }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/monitoring/alerts/{UUID}' },
@@ -142,7 +142,9 @@ const alertPolicyTools = [
       .strictObject({
         UUID: PolicyID,
         ...Object.fromEntries(Object.entries(policyArgs).map(([key, schema]) => [key, schema.optional()])),
-      } as { UUID: typeof PolicyID } & { [K in keyof typeof policyArgs]: z.ZodOptional<(typeof policyArgs)[K]> })
+      } as { UUID: typeof PolicyID } & {
+        [K in keyof typeof policyArgs]: z.ZodOptional<(typeof policyArgs)[K]>;
+      })
       .superRefine((args, context) => checkNotify(args, context, false)),
     annotations: annotations.update,
     handler: async (args, context) => {
@@ -209,10 +211,15 @@ const metricsTools = [
         Direction: z.enum(['inbound', 'outbound']).optional().describe('bandwidth only'),
       })
       .superRefine((args, context) => {
+        if (args.Metric === 'bandwidth' && (args.Interface === undefined || args.Direction === undefined)) {
+          context.addIssue({
+            code: 'custom',
+            path: ['Metric'],
+            message: 'bandwidth needs Interface (public, private) and Direction (inbound, outbound)',
+          });
+        }
         for (const key of ['Interface', 'Direction'] as const) {
-          if (args.Metric === 'bandwidth' && args[key] === undefined) {
-            context.addIssue({ code: 'custom', path: [key], message: 'is required for Metric bandwidth' });
-          } else if (args.Metric !== 'bandwidth' && args[key] !== undefined) {
+          if (args.Metric !== 'bandwidth' && args[key] !== undefined) {
             context.addIssue({ code: 'custom', path: [key], message: 'is for Metric bandwidth only' });
           }
         }
@@ -247,7 +254,13 @@ const checkArgs = {
   Enabled: z.boolean().describe('Probing on'),
 };
 
-const checkBody = { name: 'Name', target: 'Target', type: 'Type', regions: 'Regions', enabled: 'Enabled' } as const;
+const checkBody = {
+  name: 'Name',
+  target: 'Target',
+  type: 'Type',
+  regions: 'Regions',
+  enabled: 'Enabled',
+} as const;
 
 const uptimeCheckTools = [
   defineTool({
@@ -312,7 +325,8 @@ const uptimeCheckTools = [
     beyondSpec: true,
     title: 'Update uptime check',
     description: 'Change an uptime check; unset keeps.',
-    details: 'Changes the arguments given of an uptime check (name, target, type, regions, enabled) and keeps the others.',
+    details:
+      'Changes the arguments given of an uptime check (name, target, type, regions, enabled) and keeps the others.',
     input: z.strictObject({
       ID: CheckID(),
       Name: checkArgs.Name.optional(),
@@ -380,8 +394,8 @@ function checkThreshold(args: UptimeAlertArgs, context: z.RefinementCtx): void {
   if (measured && args.Threshold === undefined) {
     context.addIssue({
       code: 'custom',
-      path: ['Threshold'],
-      message: `is required for Type ${args.Type} (${args.Type === 'latency' ? 'milliseconds' : 'days'})`,
+      path: ['Type'],
+      message: `${args.Type} needs Threshold (${args.Type === 'latency' ? 'milliseconds' : 'days'})`,
     });
   }
   for (const key of ['Threshold', 'Comparison'] as const) {
