@@ -70,7 +70,7 @@ describe('the monitoring family over MCP', () => {
       });
     }
     for (const name of ['monitoring-metrics-get', 'monitoring-uptime-get-state', 'monitoring-alert-list']) {
-      expect(hints[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      expect(hints[name], name).toMatchObject({ readOnlyHint: true });
     }
     for (const name of ['monitoring-alert-update', 'monitoring-uptime-update']) {
       expect(hints[name], name).toMatchObject({
