@@ -80,7 +80,7 @@ describe('the monitoring family over MCP', () => {
       });
     }
     const create = tools.find((tool) => tool.name === 'monitoring-alert-create');
-    expect((create?.inputSchema.properties?.Type as { enum: string[] }).enum).toContain(
+    expect((create?.inputSchema.properties?.Type as { enum?: string[] } | undefined)?.enum).toContain(
       'v1/insights/droplet/cpu',
     );
     expect(create?.inputSchema.required?.sort()).toEqual([
