@@ -370,6 +370,53 @@ const KINDS: Record<string, Column[]> = {
     col('Email Verified', 'email_verified', true),
     col('Team', 'team.name', true),
   ],
+  // doctl's columns of monitoring alert policies, uptime checks and uptime alerts.
+  policies: [
+    col('UUID', 'uuid'),
+    col('Type', 'type'),
+    col('Description', 'description'),
+    col('Compare', 'compare'),
+    col('Value', 'value'),
+    col('Window', 'window'),
+    col('Entities', 'entities'),
+    col('Tags', 'tags'),
+    col('Emails', 'alerts.email'),
+    {
+      header: 'Slack Channels',
+      get: (item) => listAt(item, 'alerts.slack').map((s) => valueAt(s, 'channel')),
+    },
+    col('Enabled', 'enabled'),
+  ],
+  checks: [
+    col('ID', 'id'),
+    col('Name', 'name'),
+    col('Type', 'type'),
+    col('Target', 'target'),
+    col('Regions', 'regions'),
+    col('Enabled', 'enabled'),
+  ],
+  alerts: [
+    col('ID', 'id'),
+    col('Name', 'name'),
+    col('Type', 'type'),
+    col('Threshold', 'threshold'),
+    col('Comparison', 'comparison'),
+    col('Period', 'period'),
+    col('Emails', 'notifications.email'),
+    {
+      header: 'Slack Channels',
+      get: (item) => listAt(item, 'notifications.slack').map((s) => valueAt(s, 'channel')),
+    },
+  ],
+  // monitoring-uptime-get-state, a region a row (rowsOf).
+  uptime_regions: [
+    col('Region', 'region'),
+    col('Status', 'status'),
+    col('Since', 'status_changed_at'),
+    col('30-Day Uptime %', 'thirty_day_uptime_percentage'),
+  ],
+  // monitoring-metrics-get, a sample a row (rowsOf); Series tells several apart.
+  metric_samples: [col('Time', 'time'), col('Value', 'value'), col('Series', 'series')],
 };
 
 /** One resource's wrapper -> its list's (`droplet` -> `droplets`, `db` -> `dbs`). */
@@ -401,6 +448,9 @@ const SINGULAR: Record<string, string> = {
   region: 'regions',
   action: 'actions',
   account: 'accounts',
+  policy: 'policies',
+  check: 'checks',
+  alert: 'alerts',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };
@@ -416,6 +466,9 @@ const LIST_NAMES: Record<string, string> = {
   reserved_ips: 'reserved IPs',
   reserved_ipv6s: 'reserved IPv6 addresses',
   ips: 'IPs',
+  policies: 'alert policies',
+  checks: 'uptime checks',
+  metric_samples: 'samples',
 };
 
 /** `No VMs.`: the sentence a table of no items is, for the list wrapped in `key`. */
@@ -454,6 +507,8 @@ export function chosenColumns(names: readonly string[], key: string | undefined)
  * (`{ options: { pg: {...}, mysql: {...} }, version_availability }`) as an engine a row.
  */
 export function rowsOf(result: Item): { key: string; items: Item[] } | undefined {
+  const monitoring = metricRows(result) ?? uptimeStateRows(result);
+  if (monitoring) return monitoring;
   const { options } = result;
   const engines = isItem(options) ? Object.entries(options) : [];
   const engineLike = (value: unknown) =>
@@ -515,4 +570,67 @@ export function headerOf(field: string): string {
 
 export function cellValue(item: Record<string, unknown>, column: Column): unknown {
   return column.get ? column.get(item) : valueAt(item, column.path as string);
+}
+
+const timeText = (seconds: unknown) => new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * A metrics answer (the platform's Prometheus matrix) as a sample a row: its time and value, and
+ * with several series, the labels that tell them apart. CPU comes as seconds per mode, counters
+ * that only grow: shown as the share of the time busy between samples, a row per interval.
+ */
+function metricRows(result: Item): { key: string; items: Item[] } | undefined {
+  const data = result.data;
+  if (!isItem(data) || data.resultType !== 'matrix' || !Array.isArray(data.result)) return undefined;
+  const series = data.result.filter(isItem);
+  const samples = (each: Item) => listAt(each, 'values').filter(Array.isArray) as unknown[][];
+  const labels = (each: Item) => (isItem(each.metric) ? each.metric : {});
+  if (series.length > 1 && series.every((each) => typeof labels(each).mode === 'string')) {
+    const at = new Map<number, { idle: number; total: number }>();
+    for (const each of series) {
+      for (const [time, value] of samples(each)) {
+        const sum = at.get(Number(time)) ?? { idle: 0, total: 0 };
+        sum.total += Number(value);
+        if (labels(each).mode === 'idle') sum.idle += Number(value);
+        at.set(Number(time), sum);
+      }
+    }
+    const times = [...at.keys()].sort((a, b) => a - b);
+    const items = times.slice(1).map((time, index) => {
+      const before = at.get(times[index] as number) as { idle: number; total: number };
+      const now = at.get(time) as { idle: number; total: number };
+      const spent = now.total - before.total;
+      const busy = spent > 0 ? (100 * (1 - (now.idle - before.idle) / spent)).toFixed(2) : '';
+      return { time: timeText(time), value: busy, series: 'CPU used %' };
+    });
+    return { key: 'metric_samples', items };
+  }
+  const varying = (each: Item) =>
+    Object.entries(labels(each))
+      .filter(([key, value]) => series.some((other) => labels(other)[key] !== value))
+      .map(([key, value]) => `${key}=${value}`)
+      .join(',');
+  return {
+    key: 'metric_samples',
+    items: series.flatMap((each) =>
+      samples(each).map(([time, value]) => ({
+        time: timeText(time),
+        value,
+        ...(series.length > 1 ? { series: varying(each) } : {}),
+      })),
+    ),
+  };
+}
+
+/** An uptime check's state (monitoring-uptime-get-state) as a region a row. */
+function uptimeStateRows(result: Item): { key: string; items: Item[] } | undefined {
+  const state = result.state;
+  if (!isItem(state) || !isItem(state.regions) || Object.keys(result).length !== 1) return undefined;
+  return {
+    key: 'uptime_regions',
+    items: Object.entries(state.regions).map(([region, value]) => ({
+      region,
+      ...(isItem(value) ? value : {}),
+    })),
+  };
 }

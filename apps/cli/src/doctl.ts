@@ -62,6 +62,8 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'db-cluster firewalls list': 'db-cluster-get-firewall-rules',
   'db-cluster firewalls replace': 'db-cluster-update-firewall-rules',
   'db-cluster maintenance-window update': 'db-cluster-set-maintenance-window',
+  // doctl monitoring metrics droplet cpu 123: the metric and the VM follow, as the tool's positionals.
+  'monitoring-metrics droplet': 'monitoring-metrics-get',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */

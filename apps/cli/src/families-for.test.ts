@@ -14,10 +14,20 @@ describe('the families a run loads', () => {
       'databases',
     ]);
     expect(await names(['-t', 'token', 'region-list'])).toEqual(['images']);
+    expect(await names(['monitoring-uptime-list'])).toEqual(['monitoring']);
   });
 
   it('is every family for help, resource words, other commands and unknown names', async () => {
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'api'];
+    // biome-ignore format: one family a line, so that a family is added by a line of its own.
+    const all = [
+      'account',
+      'databases',
+      'networking',
+      'vms',
+      'images',
+      'monitoring',
+      'api',
+    ];
     for (const argv of [
       [],
       ['help'],

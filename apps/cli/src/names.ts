@@ -49,6 +49,15 @@ export interface NamedKind {
 
 const NAMED_KINDS: readonly NamedKind[] = [
   {
+    label: 'uptime check',
+    collection: '/v2/uptime/checks',
+    args: ['CheckID'],
+    prefix: 'monitoring-uptime',
+    list: 'monitoring-uptime-list',
+    items: 'checks',
+    idForm: 'uuid',
+  },
+  {
     label: 'VM',
     collection: '/v2/droplets',
     args: ['VmID', 'VmIDs'],

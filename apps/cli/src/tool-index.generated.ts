@@ -7436,6 +7436,987 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
+  "name": "monitoring",
+  "title": "Monitoring and uptime",
+  "description": "Alert policies (create, get, list, update, delete); VM metrics (CPU, memory, bandwidth, filesystem, load); uptime checks, their state and their alerts.",
+  "tools": [
+   {
+    "name": "monitoring-alert-create",
+    "title": "Create alert policy",
+    "description": "Alert when a metric crosses a value.",
+    "details": "Creates an alert policy: when the metric of Type (CPU, memory, load, disk, bandwidth of VMs; load balancer, database and autoscale pool metrics) is above or below Value over Window, the platform emails Emails and posts to the Slack channels. Entities (VM ids for the droplet types, load balancer or database cluster ids for theirs) and Tags choose what it watches; with neither, every resource of the type.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Type": {
+       "type": "string",
+       "description": "What it watches, e.g. v1/insights/droplet/cpu",
+       "enum": [
+        "v1/insights/droplet/load_1",
+        "v1/insights/droplet/load_5",
+        "v1/insights/droplet/load_15",
+        "v1/insights/droplet/memory_utilization_percent",
+        "v1/insights/droplet/disk_utilization_percent",
+        "v1/insights/droplet/cpu",
+        "v1/insights/droplet/disk_read",
+        "v1/insights/droplet/disk_write",
+        "v1/insights/droplet/public_outbound_bandwidth",
+        "v1/insights/droplet/public_inbound_bandwidth",
+        "v1/insights/droplet/private_outbound_bandwidth",
+        "v1/insights/droplet/private_inbound_bandwidth",
+        "v1/insights/lbaas/avg_cpu_utilization_percent",
+        "v1/insights/lbaas/connection_utilization_percent",
+        "v1/insights/lbaas/droplet_health",
+        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
+        "v1/insights/lbaas/high_http_request_response_time",
+        "v1/insights/lbaas/high_http_request_response_time_50p",
+        "v1/insights/lbaas/high_http_request_response_time_95p",
+        "v1/insights/lbaas/high_http_request_response_time_99p",
+        "v1/dbaas/alerts/load_15_alerts",
+        "v1/dbaas/alerts/memory_utilization_alerts",
+        "v1/dbaas/alerts/disk_utilization_alerts",
+        "v1/dbaas/alerts/cpu_alerts",
+        "v1/droplet/autoscale_alerts/current_instances",
+        "v1/droplet/autoscale_alerts/target_instances",
+        "v1/droplet/autoscale_alerts/current_cpu_utilization",
+        "v1/droplet/autoscale_alerts/target_cpu_utilization",
+        "v1/droplet/autoscale_alerts/current_memory_utilization",
+        "v1/droplet/autoscale_alerts/target_memory_utilization",
+        "v1/droplet/autoscale_alerts/scale_up",
+        "v1/droplet/autoscale_alerts/scale_down"
+       ]
+      },
+      "Compare": {
+       "type": "string",
+       "description": "Fire above or below Value",
+       "enum": [
+        "GreaterThan",
+        "LessThan"
+       ]
+      },
+      "Value": {
+       "type": "number",
+       "description": "Threshold (percent for utilization types)"
+      },
+      "Window": {
+       "type": "string",
+       "description": "Averaged over",
+       "enum": [
+        "5m",
+        "10m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Description": {
+       "type": "string",
+       "description": "Shown in the alert"
+      },
+      "Entities": {
+       "type": "array",
+       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Watch resources with these tags",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Default true",
+       "default": true
+      }
+     },
+     "required": [
+      "Type",
+      "Compare",
+      "Value",
+      "Window",
+      "Description"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-get",
+    "title": "Get alert policy",
+    "description": "One alert policy.",
+    "details": "Shows one alert policy: its type, comparison, value, window, entities, tags and whom it notifies.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-list",
+    "title": "List alert policies",
+    "description": "Alert policies of the account.",
+    "details": "Lists the account's alert policies. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "monitoring-alert-update",
+    "title": "Update alert policy",
+    "description": "Change an alert policy; unset keeps.",
+    "details": "Changes the arguments given of an alert policy and keeps the others (the platform replaces a policy whole: the policy is read first). Emails, or SlackChannels with SlackUrls, replace that list; an empty list clears it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "What it watches, e.g. v1/insights/droplet/cpu",
+       "enum": [
+        "v1/insights/droplet/load_1",
+        "v1/insights/droplet/load_5",
+        "v1/insights/droplet/load_15",
+        "v1/insights/droplet/memory_utilization_percent",
+        "v1/insights/droplet/disk_utilization_percent",
+        "v1/insights/droplet/cpu",
+        "v1/insights/droplet/disk_read",
+        "v1/insights/droplet/disk_write",
+        "v1/insights/droplet/public_outbound_bandwidth",
+        "v1/insights/droplet/public_inbound_bandwidth",
+        "v1/insights/droplet/private_outbound_bandwidth",
+        "v1/insights/droplet/private_inbound_bandwidth",
+        "v1/insights/lbaas/avg_cpu_utilization_percent",
+        "v1/insights/lbaas/connection_utilization_percent",
+        "v1/insights/lbaas/droplet_health",
+        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
+        "v1/insights/lbaas/high_http_request_response_time",
+        "v1/insights/lbaas/high_http_request_response_time_50p",
+        "v1/insights/lbaas/high_http_request_response_time_95p",
+        "v1/insights/lbaas/high_http_request_response_time_99p",
+        "v1/dbaas/alerts/load_15_alerts",
+        "v1/dbaas/alerts/memory_utilization_alerts",
+        "v1/dbaas/alerts/disk_utilization_alerts",
+        "v1/dbaas/alerts/cpu_alerts",
+        "v1/droplet/autoscale_alerts/current_instances",
+        "v1/droplet/autoscale_alerts/target_instances",
+        "v1/droplet/autoscale_alerts/current_cpu_utilization",
+        "v1/droplet/autoscale_alerts/target_cpu_utilization",
+        "v1/droplet/autoscale_alerts/current_memory_utilization",
+        "v1/droplet/autoscale_alerts/target_memory_utilization",
+        "v1/droplet/autoscale_alerts/scale_up",
+        "v1/droplet/autoscale_alerts/scale_down"
+       ]
+      },
+      "Compare": {
+       "type": "string",
+       "description": "Fire above or below Value",
+       "enum": [
+        "GreaterThan",
+        "LessThan"
+       ]
+      },
+      "Value": {
+       "type": "number",
+       "description": "Threshold (percent for utilization types)"
+      },
+      "Window": {
+       "type": "string",
+       "description": "Averaged over",
+       "enum": [
+        "5m",
+        "10m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Description": {
+       "type": "string",
+       "description": "Shown in the alert"
+      },
+      "Entities": {
+       "type": "array",
+       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Watch resources with these tags",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Default true"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-delete",
+    "title": "Delete alert policy",
+    "description": "Delete an alert policy.",
+    "details": "Deletes an alert policy for good: the platform stops alerting on it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-metrics-get",
+    "title": "Get VM metrics",
+    "description": "A VM metric over a time range.",
+    "details": "Answers a VM metric as time series over Start to End: cpu (seconds per mode, counters), memory_total/free/available/cached and filesystem_free/size (bytes), bandwidth (Mbps; give Interface and Direction), load_1/5/15. Start and End take UNIX seconds, an ISO 8601 time, \"now\", or a duration before now (\"1h\"). Memory, filesystem and load need the VM's monitoring agent (an empty result without it).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/metrics/droplet/{Metric}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Metric": {
+       "type": "string",
+       "description": "What to read",
+       "enum": [
+        "cpu",
+        "memory_total",
+        "memory_free",
+        "memory_available",
+        "memory_cached",
+        "bandwidth",
+        "filesystem_free",
+        "filesystem_size",
+        "load_1",
+        "load_5",
+        "load_15"
+       ]
+      },
+      "VmID": {
+       "type": "integer",
+       "description": "VM id (from vm-list)"
+      },
+      "Start": {
+       "description": "From: time or \"1h\" ago",
+       "default": "1h",
+       "anyOf": [
+        {
+         "type": "integer"
+        },
+        {
+         "type": "string"
+        }
+       ]
+      },
+      "End": {
+       "description": "To: time, \"now\"",
+       "default": "now",
+       "anyOf": [
+        {
+         "type": "integer"
+        },
+        {
+         "type": "string"
+        }
+       ]
+      },
+      "Interface": {
+       "type": "string",
+       "description": "bandwidth only",
+       "enum": [
+        "public",
+        "private"
+       ]
+      },
+      "Direction": {
+       "type": "string",
+       "description": "bandwidth only",
+       "enum": [
+        "inbound",
+        "outbound"
+       ]
+      }
+     },
+     "required": [
+      "Metric",
+      "VmID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-create",
+    "title": "Create uptime check",
+    "description": "Probe a URL from regions.",
+    "details": "Creates an uptime check: the platform probes Target (https by default, from us_east unless Regions says) and records each region's status (monitoring-uptime-get-state). Add alerts with monitoring-uptime-alert-create.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Check name"
+      },
+      "Target": {
+       "type": "string",
+       "description": "URL to check (a ping check pings its host)"
+      },
+      "Type": {
+       "type": "string",
+       "description": "ping, http or https",
+       "default": "https",
+       "enum": [
+        "ping",
+        "http",
+        "https"
+       ]
+      },
+      "Regions": {
+       "type": "array",
+       "description": "Probe from",
+       "default": [
+        "us_east"
+       ],
+       "items": {
+        "type": "string",
+        "enum": [
+         "us_east",
+         "us_west",
+         "eu_west",
+         "se_asia"
+        ]
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Probing on",
+       "default": true
+      }
+     },
+     "required": [
+      "Name",
+      "Target"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-get",
+    "title": "Get uptime check",
+    "description": "One uptime check.",
+    "details": "Shows one uptime check: its name, type, target, regions and whether it is enabled.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-list",
+    "title": "List uptime checks",
+    "description": "Uptime checks of the account.",
+    "details": "Lists the account's uptime checks. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "monitoring-uptime-get-state",
+    "title": "Get uptime check state",
+    "description": "Each region's status; last outage.",
+    "details": "Shows an uptime check's state: each region's status (CHECKING until its first probe, then UP or DOWN), since when, its 30-day uptime, and the check's previous outage.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}/state"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-update",
+    "title": "Update uptime check",
+    "description": "Change an uptime check; unset keeps.",
+    "details": "Changes the arguments given of an uptime check (name, target, type, regions, enabled) and keeps the others.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Check name"
+      },
+      "Target": {
+       "type": "string",
+       "description": "URL to check (a ping check pings its host)"
+      },
+      "Type": {
+       "type": "string",
+       "description": "ping, http or https",
+       "enum": [
+        "ping",
+        "http",
+        "https"
+       ]
+      },
+      "Regions": {
+       "type": "array",
+       "description": "Probe from",
+       "items": {
+        "type": "string",
+        "enum": [
+         "us_east",
+         "us_west",
+         "eu_west",
+         "se_asia"
+        ]
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Probing on"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-delete",
+    "title": "Delete uptime check",
+    "description": "Delete an uptime check and its alerts.",
+    "details": "Deletes an uptime check for good, with its alerts and its history.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-create",
+    "title": "Create uptime alert",
+    "description": "Alert on a check: down, latency, SSL.",
+    "details": "Adds an alert to an uptime check: \"down\" (down in a region), \"down_global\" (in every region), \"latency\" (slower than Threshold ms) or \"ssl_expiry\" (certificate expiring within Threshold days; https checks), lasting Period. It notifies Emails and the Slack channels.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Alert name"
+      },
+      "Type": {
+       "type": "string",
+       "description": "latency, down, down_global or ssl_expiry",
+       "enum": [
+        "latency",
+        "down",
+        "down_global",
+        "ssl_expiry"
+       ]
+      },
+      "Threshold": {
+       "type": "integer",
+       "description": "ms (latency) or days (ssl_expiry)"
+      },
+      "Comparison": {
+       "type": "string",
+       "description": "For Threshold",
+       "enum": [
+        "greater_than",
+        "less_than"
+       ]
+      },
+      "Period": {
+       "type": "string",
+       "description": "Lasting at least",
+       "enum": [
+        "2m",
+        "3m",
+        "5m",
+        "10m",
+        "15m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      }
+     },
+     "required": [
+      "CheckID",
+      "Name",
+      "Type",
+      "Period"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-get",
+    "title": "Get uptime alert",
+    "description": "One alert of an uptime check.",
+    "details": "Shows one alert of an uptime check: its type, threshold, period and whom it notifies.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-list",
+    "title": "List uptime alerts",
+    "description": "Alerts of an uptime check.",
+    "details": "Lists an uptime check's alerts. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "CheckID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-update",
+    "title": "Update uptime alert",
+    "description": "Change an uptime alert; unset keeps.",
+    "details": "Changes the arguments given of an uptime alert and keeps the others (the platform replaces an alert whole: the alert is read first). Emails, or SlackChannels with SlackUrls, replace that list.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Alert name"
+      },
+      "Type": {
+       "type": "string",
+       "description": "latency, down, down_global or ssl_expiry",
+       "enum": [
+        "latency",
+        "down",
+        "down_global",
+        "ssl_expiry"
+       ]
+      },
+      "Threshold": {
+       "type": "integer",
+       "description": "ms (latency) or days (ssl_expiry)"
+      },
+      "Comparison": {
+       "type": "string",
+       "description": "For Threshold",
+       "enum": [
+        "greater_than",
+        "less_than"
+       ]
+      },
+      "Period": {
+       "type": "string",
+       "description": "Lasting at least",
+       "enum": [
+        "2m",
+        "3m",
+        "5m",
+        "10m",
+        "15m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-delete",
+    "title": "Delete uptime alert",
+    "description": "Delete an alert of an uptime check.",
+    "details": "Deletes one alert of an uptime check; the check goes on.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   }
+  ]
+ },
+ {
   "name": "api",
   "title": "The whole API",
   "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",

@@ -113,6 +113,10 @@ function argumentsOf(tool: AnyTool): Record<string, unknown> {
  * would refuse the same request. Each with what is refused and why the tool sends it anyway.
  */
 const SCHEMA_CONFLICTS: Record<string, { issues: RegExp; why: string }> = {
+  'monitoring-uptime-create': {
+    issues: /^Body: must have required property 'method'$/,
+    why: "the description requires a check's `method` and describes no such field; the platform does not ask for it (digitalocean/openapi#775)",
+  },
   'load-balancer-create': {
     issues:
       /^Body: must have required property 'droplet_ids'; Body: must have required property 'tag'; Body: must match exactly one schema in oneOf$/,

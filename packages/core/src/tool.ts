@@ -11,12 +11,14 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
+// biome-ignore format: one family a line, so that a family is added by a line of its own.
 export type FamilyName =
   | 'account'
   | 'databases'
   | 'networking'
   | 'vms'
   | 'images'
+  | 'monitoring'
   | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */

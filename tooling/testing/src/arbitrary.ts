@@ -275,6 +275,23 @@ export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = 
     ForwardingRules: [{ EntryProtocol: 'http', EntryPort: 80, TargetProtocol: 'http', TargetPort: 8080 }],
   },
   'image-create': { Name: 'base', Url: 'https://example.com/a.img', Region: 'nyc3' },
+  // Monitoring: someone to notify; an uptime check's target is a URL.
+  'monitoring-alert-create': {
+    Type: 'v1/insights/droplet/cpu',
+    Compare: 'GreaterThan',
+    Value: 80,
+    Window: '5m',
+    Description: 'cpu',
+    Emails: ['ops@example.com'],
+  },
+  'monitoring-uptime-create': { Name: 'site', Target: 'https://example.com' },
+  'monitoring-uptime-alert-create': {
+    CheckID: '5a4981aa-9653-4bd1-bef5-d6bff52042e4',
+    Name: 'down',
+    Type: 'down',
+    Period: '2m',
+    Emails: ['ops@example.com'],
+  },
   // No VM 1 exists: the wait ends with a 404 at its first poll.
   wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },
 };
