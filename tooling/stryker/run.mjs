@@ -17,9 +17,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGES = ['core', 'guard', 'catalog'];
 
+// Package names first; from the first flag on, everything goes to stryker (`--mutate src/x.ts`).
 const args = process.argv.slice(2).filter((arg) => arg !== '--');
-const named = args.filter((arg) => !arg.startsWith('-'));
-const flags = args.filter((arg) => arg.startsWith('-'));
+const firstFlag = args.findIndex((arg) => arg.startsWith('-'));
+const named = firstFlag < 0 ? args : args.slice(0, firstFlag);
+const flags = firstFlag < 0 ? [] : args.slice(firstFlag);
 const unknown = named.filter((name) => !PACKAGES.includes(name));
 if (unknown.length) {
   console.error(

@@ -11,7 +11,9 @@ import {
   parseRule,
   protectingRule,
   protectionRules,
+  type Target,
 } from './index.js';
+import { protectsAnything } from './policy.js';
 
 describe('policy files', () => {
   it('give rules that name their file and line', () => {
@@ -242,5 +244,99 @@ describe('rules', () => {
     };
     expect(protectingRule([parseRule('tag:prod', 'x')], tag)).toBeDefined();
     expect(protectingRule([parseRule('id:5', 'x')], tag)).toBeDefined();
+  });
+});
+
+describe('protectingRule: which rule protects a target from a tool', () => {
+  const rule = (text: string) => parseRule(text, 'test');
+  const vm = (
+    fields: { id?: number | string; name?: string; tags?: string[] },
+    members?: Target['members'],
+  ) => ({ kind: 'droplet', path: '/v2/droplets/1', ...fields, ...(members ? { members } : {}) }) as Target;
+
+  it('matches a tag, a name glob or an id, and nothing else', () => {
+    const target = vm({ id: 7, name: 'prod-web', tags: ['prod'] });
+    expect(protectingRule([rule('tag:prod')], target)?.value).toBe('prod');
+    expect(protectingRule([rule('tag:dev')], target)).toBeUndefined();
+    expect(protectingRule([rule('name:prod-*')], target)?.value).toBe('prod-*');
+    expect(protectingRule([rule('name:dev-*')], target)).toBeUndefined();
+    expect(protectingRule([rule('name:prod')], target)).toBeUndefined();
+    expect(protectingRule([rule('id:7')], target)?.value).toBe('7');
+    expect(protectingRule([rule('id:8')], target)).toBeUndefined();
+    expect(protectingRule([rule('id:7')], vm({ id: '7' }))?.value).toBe('7');
+  });
+
+  it('protects nothing by a field the target lacks', () => {
+    const bare = vm({});
+    for (const text of ['tag:prod', 'name:*', 'id:undefined']) {
+      expect(protectingRule([rule(text)], bare), text).toBeUndefined();
+    }
+  });
+
+  it('gives the first rule that matches, and matches through a container’s members', () => {
+    const target = vm({ id: 1, name: 'web' });
+    const rules = [rule('tag:dev'), rule('name:web'), rule('id:1')];
+    expect(protectingRule(rules, target)?.kind).toBe('name');
+    const tagged = vm({ id: 99, name: 'all' }, [{ id: 2, name: 'db', tags: ['prod'] }]);
+    expect(protectingRule([rule('tag:prod')], tagged)?.value).toBe('prod');
+    expect(protectingRule([rule('name:db')], tagged)?.value).toBe('db');
+    expect(protectingRule([rule('id:3')], tagged)).toBeUndefined();
+  });
+
+  it('lets through only the tool an allow: rule names', () => {
+    const target = vm({ id: 7, tags: ['prod'] });
+    const rules = [rule('tag:prod'), rule('allow:vm-reboot')];
+    expect(protectingRule(rules, target, 'vm-reboot')).toBeUndefined();
+    expect(protectingRule(rules, target, 'vm-delete')?.value).toBe('prod');
+    expect(protectingRule(rules, target)?.value).toBe('prod');
+    // An allow: rule names a tool, never a resource, whatever the resource is called.
+    expect(
+      protectingRule([rule('allow:vm-reboot')], vm({ id: 'vm-reboot', name: 'vm-reboot' })),
+    ).toBeUndefined();
+  });
+});
+
+describe('protectsAnything', () => {
+  it('is true once a rule names a resource; allow: rules alone protect nothing', () => {
+    expect(protectsAnything([])).toBe(false);
+    expect(protectsAnything([parseRule('allow:vm-reboot', 's')])).toBe(false);
+    expect(protectsAnything([parseRule('allow:vm-reboot', 's'), parseRule('id:1', 's')])).toBe(true);
+  });
+});
+
+describe('protectionRules and policy text', () => {
+  it('skips empty items of a list, and takes no flags and no variable as no rules', () => {
+    expect(protectionRules({})).toEqual([]);
+    expect(protectionRules({ flags: ['tag:a,', ' ,tag:b'], env: ',' })).toEqual([
+      { kind: 'tag', value: 'a', source: '--protect' },
+      { kind: 'tag', value: 'b', source: '--protect' },
+    ]);
+  });
+
+  it('trims a rule and its value', () => {
+    expect(parseRule('  name: db-main  ', 's')).toEqual({ kind: 'name', value: 'db-main', source: 's' });
+  });
+
+  it('refuses comments and trailing commas in a policy file, naming the line', () => {
+    expect(() => parsePolicy('{\n  // prod only\n  "protect": ["tag:prod"]\n}', 'p.json')).toThrow(
+      'policy file p.json, line 2: not valid JSON (InvalidCommentToken)',
+    );
+    expect(() => parsePolicy('{\n  "protect": ["tag:prod",]\n}', 'p.json')).toThrow(
+      /^policy file p\.json, line 2: not valid JSON/,
+    );
+    expect(() => parsePolicy('', 'p.json')).toThrow('policy file p.json, line 1: not valid JSON');
+  });
+
+  it('names a bad policy file as a PolicyError', () => {
+    const error = (() => {
+      try {
+        parsePolicy('{"protect": 3}', 'p.json');
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error?.name).toBe('PolicyError');
+    expect(error?.message).toBe('policy file p.json, line 1 at protect: expected array, received number');
   });
 });
