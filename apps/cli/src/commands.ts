@@ -406,7 +406,8 @@ export function primaryArgument(tool: ListedTool, flags: readonly FlagSpec[]): F
 export function positionalArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const primary = primaryArgument(tool, flags);
   if (primary || !tool.name.endsWith('-create')) return primary;
-  const name = flags.find((flag) => flag.name.toLowerCase() === 'name');
+  // What names it, or a CDN endpoint's origin (`cdn create assets.nyc3.digitaloceanspaces.com`).
+  const name = flags.find((flag) => ['name', 'origin'].includes(flag.name.toLowerCase()));
   return name?.required && name.kind === 'string' ? name : undefined;
 }
 

@@ -20,6 +20,7 @@ export const LIBRARIES = [
   'networking',
   'vms',
   'images',
+  'spaces',
   'api',
   'guard',
   'wait',
