@@ -219,7 +219,7 @@ describe('spaces over MCP', () => {
     const typed = /To run it, type (\S+)\.$/.exec(asked.at(-1) ?? '')?.[1];
     expect(asked.at(-1)).toMatch(/\(cdn-delete-cache\): /);
     expect(typed).toBeDefined();
-    answers.push({ action: 'accept', content: { confirm: typed } });
+    answers.push({ action: 'accept', content: { confirm: typed ?? '' } });
     expect(await ok('cdn-delete', { ID: endpoint.id })).toEqual({ ok: true });
     expect(asked).toHaveLength(4);
   });
