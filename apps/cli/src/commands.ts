@@ -470,6 +470,10 @@ const EXAMPLE_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>>
     OutboundPortRange: 'all',
     OutboundDestination: '0.0.0.0/0',
   },
+  'spaces-key-create': { Grants: `'bucket=my-bucket;permission=readwrite'` },
+  'spaces-key-update': { Name: 'NAME' },
+  'cdn-create': { Origin: 'my-bucket.nyc3.digitaloceanspaces.com' },
+  'cdn-update': { TTL: '600' },
   'firewall-add-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
   'firewall-remove-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
   'load-balancer-create': {

@@ -7716,29 +7716,12 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
        "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\\.[a-z]{3}\\d\\.digitaloceanspaces\\.com$"
       },
       "TTL": {
-       "description": "Seconds: 60, 600, 3600, 86400 or 604800",
-       "anyOf": [
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        }
-       ]
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
       },
       "CustomDomain": {
        "type": "string",
-       "description": "Needs CertificateID",
-       "pattern": "^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$"
+       "description": "Needs CertificateID"
       },
       "CertificateID": {
        "type": "string",
@@ -7774,37 +7757,12 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
       },
       "TTL": {
-       "description": "Seconds: 60, 600, 3600, 86400 or 604800",
-       "anyOf": [
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        },
-        {
-         "type": "number"
-        }
-       ]
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
       },
       "CustomDomain": {
-       "description": "\"\" removes it",
-       "anyOf": [
-        {
-         "type": "string"
-        },
-        {
-         "type": "string",
-         "description": "Needs CertificateID",
-         "pattern": "^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$"
-        }
-       ]
+       "type": "string",
+       "description": "\"\" removes it; needs CertificateID"
       },
       "CertificateID": {
        "type": "string",
