@@ -18,6 +18,8 @@ export interface Column {
   aliases?: readonly string[];
   /** A list shown one item a line in `table` and `wide` (a firewall's rules), `; `-joined in `tsv`. */
   lines?: true;
+  /** Shown only when an item has it: a new Spaces key's secret, which its creation alone answers. */
+  whenSet?: true;
 }
 
 /** `networks.v4.0.ip_address` of `item`: numbers index arrays. */
@@ -101,6 +103,10 @@ const endOfLife = (item: Item) =>
     const eol = valueAt(version, 'end_of_life');
     return typeof eol === 'string' && eol ? [`${valueAt(version, 'version')}: ${eol.slice(0, 10)}`] : [];
   });
+
+/** A Spaces key's grant as doctl's `--grants` takes it: `bucket=assets;permission=read`. */
+const grantText = (grant: unknown) =>
+  `bucket=${String(valueAt(grant, 'bucket') ?? '')};permission=${String(valueAt(grant, 'permission'))}`;
 
 const KINDS: Record<string, Column[]> = {
   droplets: [
@@ -361,6 +367,23 @@ const KINDS: Record<string, Column[]> = {
     col('Period', 'invoice_period'),
     col('Updated', 'updated_at', true),
   ],
+  // doctl's columns; a grant as doctl's --grants takes it, and the secret where creation answers it.
+  keys: [
+    col('Name', 'name'),
+    col('Access Key', 'access_key'),
+    { header: 'Secret Key', path: 'secret_key', whenSet: true },
+    { header: 'Grants', get: (item) => listAt(item, 'grants').map(grantText), lines: true },
+    { header: 'Created At', path: 'created_at', aliases: ['Created'] },
+  ],
+  endpoints: [
+    col('ID', 'id'),
+    col('Origin', 'origin'),
+    col('Endpoint', 'endpoint'),
+    col('TTL', 'ttl'),
+    col('Custom Domain', 'custom_domain'),
+    col('Certificate ID', 'certificate_id'),
+    { header: 'Created At', path: 'created_at', aliases: ['Created'] },
+  ],
   accounts: [
     col('Email', 'email'),
     col('Name', 'name'),
@@ -451,6 +474,8 @@ const SINGULAR: Record<string, string> = {
   policy: 'policies',
   check: 'checks',
   alert: 'alerts',
+  key: 'keys',
+  endpoint: 'endpoints',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };
@@ -469,6 +494,8 @@ const LIST_NAMES: Record<string, string> = {
   policies: 'alert policies',
   checks: 'uptime checks',
   metric_samples: 'samples',
+  keys: 'Spaces keys',
+  endpoints: 'CDN endpoints',
 };
 
 /** `No VMs.`: the sentence a table of no items is, for the list wrapped in `key`. */

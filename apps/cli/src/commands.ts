@@ -406,7 +406,8 @@ export function primaryArgument(tool: ListedTool, flags: readonly FlagSpec[]): F
 export function positionalArgument(tool: ListedTool, flags: readonly FlagSpec[]): FlagSpec | undefined {
   const primary = primaryArgument(tool, flags);
   if (primary || !tool.name.endsWith('-create')) return primary;
-  const name = flags.find((flag) => flag.name.toLowerCase() === 'name');
+  // What names it, or a CDN endpoint's origin (`cdn create assets.nyc3.digitaloceanspaces.com`).
+  const name = flags.find((flag) => ['name', 'origin'].includes(flag.name.toLowerCase()));
   return name?.required && name.kind === 'string' ? name : undefined;
 }
 
@@ -469,6 +470,10 @@ const EXAMPLE_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>>
     OutboundPortRange: 'all',
     OutboundDestination: '0.0.0.0/0',
   },
+  'spaces-key-create': { Grants: `'bucket=my-bucket;permission=readwrite'` },
+  'spaces-key-update': { Name: 'NAME' },
+  'cdn-create': { Origin: 'my-bucket.nyc3.digitaloceanspaces.com' },
+  'cdn-update': { TTL: '600' },
   'firewall-add-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
   'firewall-remove-rules': { InboundRules: 'protocol:tcp,ports:443,address:0.0.0.0/0' },
   'load-balancer-create': {

@@ -64,6 +64,7 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'db-cluster maintenance-window update': 'db-cluster-set-maintenance-window',
   // doctl monitoring metrics droplet cpu 123: the metric and the VM follow, as the tool's positionals.
   'monitoring-metrics droplet': 'monitoring-metrics-get',
+  'cdn flush': 'cdn-delete-cache',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -141,6 +142,10 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
   // create-user takes it, on each.
   { flag: 'user', argument: 'name', tools: ['db-cluster-create-user'] },
   { flag: 'name', argument: 'user', tools: USER_TOOLS },
+  // doctl spaces keys create|update --grants "bucket=assets;permission=readwrite"
+  { flag: 'grants', argument: 'Grants', read: spacesGrants },
+  // doctl compute cdn create|update --domain static.example.com --certificate-id ...
+  { flag: 'domain', argument: 'CustomDomain', tools: ['cdn-create', 'cdn-update'] },
 ];
 
 /** The aliases that apply to a tool with these flags: its argument exists, the spelling is free. */
@@ -303,6 +308,43 @@ export function forwardingRules(text: string, argument: string): unknown {
 }
 
 /**
+ * doctl's Spaces key grants: `bucket=assets;permission=readwrite`, several separated by commas,
+ * as the tools' grant objects. A fullaccess grant has no bucket (`permission=fullaccess`, or
+ * `bucket=;permission=fullaccess` as doctl lists it).
+ */
+export function spacesGrants(text: string, argument: string): unknown {
+  if (text.trim().startsWith('[')) return undefined;
+  const grants = text
+    .split(',')
+    .map((grant) => grant.trim())
+    .filter(Boolean);
+  return grants.map((grant) => {
+    const out: Record<string, unknown> = {};
+    for (const pair of grant.split(';').filter((part) => part.trim() !== '')) {
+      const at = pair.indexOf('=');
+      if (at <= 0) {
+        throw new FlagError(
+          argument,
+          `expected key=value pairs such as bucket=assets;permission=read, got ${JSON.stringify(pair)}`,
+        );
+      }
+      const key = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
+      if (key === 'bucket') {
+        if (value !== '') out.Bucket = value;
+      } else if (key === 'permission') out.Permission = value;
+      else {
+        throw new FlagError(
+          argument,
+          `unknown key ${JSON.stringify(key)} in a grant; doctl's keys are bucket and permission`,
+        );
+      }
+    }
+    return out;
+  });
+}
+
+/**
  * An argument the CLI fills when it is not given, as doctl does, where the tool (and so the MCP
  * server) takes it as the spec says: required.
  */
@@ -327,6 +369,13 @@ export type DefaultLookup = (
 const hasFlag = (flags: readonly FlagSpec[], name: string) => flags.some((flag) => flag.name === name);
 
 export const CLI_DEFAULTS: readonly CliDefault[] = [
+  {
+    // cdn flush ID: every file, as doctl's --files defaults to "*".
+    argument: 'Files',
+    says: '"*", every file, as doctl',
+    applies: (tool) => tool.name === 'cdn-delete-cache',
+    value: () => ['*'],
+  },
   {
     // reserved-ip-assign 203.0.113.7 --vm-id web-1: the address says which family it is.
     argument: 'Type',

@@ -135,7 +135,8 @@ export async function execute(
       actedOn(tool, named, typed, args),
     );
     if (!('result' in outcome)) return outcome.code;
-    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
+    // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
+    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result, tool.reveals);
     io.stdout(
       await formatResult(shown, {
         // --format asks for columns: a table, unless another format is named.

@@ -28,6 +28,7 @@ describe('the families a run loads', () => {
       'monitoring',
       'api',
     ];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'spaces', 'api'];
     for (const argv of [
       [],
       ['help'],

@@ -15,8 +15,12 @@ import {
 import { pageArgument, perPageArgument, runAllPages, UUID_PATTERN } from '@cloudcall/core/internal';
 import { handles, type NamedArguments, type NamedKind, type ToolLookup } from './names.js';
 
+/** A Spaces access key id: `DO00` and capitals and digits (older keys: 20 capitals and digits). */
+const ACCESS_KEY = /^[A-Z0-9]{16,64}$/;
+
 /** Whether a value is already an id of the kind: then it is not looked up. */
 function isId(kind: NamedKind, value: string): boolean {
+  if (kind.idForm === 'access-key') return ACCESS_KEY.test(value);
   return kind.idForm === 'numeric' ? /^\d+$/.test(value) : UUID_PATTERN.test(value);
 }
 
@@ -45,7 +49,9 @@ export function withPlaceholders(
   const candidate = (kind: NamedKind, n: number) =>
     kind.idForm === 'numeric'
       ? Number.MAX_SAFE_INTEGER - n
-      : `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      : kind.idForm === 'access-key'
+        ? `ZZ${String(n).padStart(18, '0')}`
+        : `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
   const placeholderFor = (kind: NamedKind, name: string) => {
     const key = `${kind.label}\0${name}`;
     let placeholder = stands.get(key);
@@ -161,10 +167,12 @@ function idOf(
   /** Another handle in the list (an SSH key's fingerprint), tried before the name. */
   handle?: (item: Item) => boolean,
 ): unknown {
+  const id = (item: Item | undefined) => item?.[kind.idField ?? 'id'];
   const byHandle = handle ? items.filter(handle) : [];
-  if (byHandle.length === 1) return byHandle[0]?.id;
-  const matches = items.filter((item) => item.name === name);
-  if (matches.length === 1) return matches[0]?.id;
+  if (byHandle.length === 1) return id(byHandle[0]);
+  const fields = kind.names?.fields ?? ['name'];
+  const matches = items.filter((item) => fields.some((field) => item[field] === name));
+  if (matches.length === 1) return id(matches[0]);
   if (matches.length === 0) {
     throw new InputError(
       `no ${kind.label} has the ${handles(kind)} ${JSON.stringify(name)} (${kind.list} lists them)`,
@@ -172,7 +180,7 @@ function idOf(
     );
   }
   throw new InputError(
-    `${matches.length} ${kind.label}s are named ${JSON.stringify(name)}: ${matches.map((item) => String(item.id)).join(', ')}; give one of these ids`,
+    `${matches.length} ${kind.label}s are named ${JSON.stringify(name)}: ${matches.map((item) => String(id(item))).join(', ')}; give one of these ids`,
     argument,
   );
 }

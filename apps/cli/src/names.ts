@@ -34,7 +34,11 @@ export interface NamedKind {
   /** Arguments of the list tool: which of them can be named (the account's own images). */
   listArgs?: Record<string, unknown>;
   /** The form of this kind's ids: a value of that form is an id, not looked up (name-lookup.ts). */
-  idForm: 'numeric' | 'uuid';
+  idForm: 'numeric' | 'uuid' | 'access-key';
+  /** The field of a listed item holding its id, where it is not `id` (a Spaces key's `access_key`). */
+  idField?: string;
+  /** The fields of a listed item that name it, where it has no `name` (a CDN endpoint's origin), and their word. */
+  names?: { fields: readonly string[]; word: string };
   /**
    * Another handle the platform takes in place of the id (a public image's slug), looked up by one
    * call of the tool that gets one (its path placeholder given the value) before any name is.
@@ -150,12 +154,35 @@ const NAMED_KINDS: readonly NamedKind[] = [
       example: 'ubuntu-24-04-x64',
     },
   },
+  {
+    // doctl's `spaces keys get|update|delete <access key>`, and its name as well.
+    label: 'Spaces key',
+    collection: '/v2/spaces/keys',
+    args: [],
+    prefix: 'spaces-key',
+    list: 'spaces-key-list',
+    items: 'keys',
+    idForm: 'access-key',
+    idField: 'access_key',
+  },
+  {
+    // A CDN endpoint has no name: its origin (the Space's host) or custom domain names it.
+    label: 'CDN endpoint',
+    collection: '/v2/cdn/endpoints',
+    args: [],
+    prefix: 'cdn',
+    list: 'cdn-list',
+    items: 'endpoints',
+    idForm: 'uuid',
+    names: { fields: ['origin', 'custom_domain'], word: 'origin' },
+  },
 ];
 
 /** How a kind's argument is described in help and messages: "id or name", "id, slug or name". */
 export function handles(kind: NamedKind): string {
   const other = kind.handle?.word ?? (kind.fingerprint ? 'fingerprint' : undefined);
-  return other ? `id, ${other} or name` : 'id or name';
+  const name = kind.names?.word ?? 'name';
+  return other ? `id, ${other} or ${name}` : `id or ${name}`;
 }
 
 /** Arguments that take a name in place of an id, with the kind of each. */

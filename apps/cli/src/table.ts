@@ -63,6 +63,12 @@ export function renderText(result: unknown, options: OutputOptions): string {
   if (!columns && !items.every(isRecord)) return items.map((item) => `${text(item, format)}\n`).join('');
   if (options.columns?.length && columns) checkColumns(columns, items, shape.key);
   columns ??= automaticColumns(items as Row[], wide, options.query !== undefined);
+  if (!options.columns?.length) {
+    columns = columns.filter(
+      (column) =>
+        !column.whenSet || items.some((item) => isRecord(item) && cellValue(item, column) !== undefined),
+    );
+  }
   const body = (items as Row[]).map((item) =>
     columns.map((column) => cell(cellValue(item, column), column, format)),
   );

@@ -231,7 +231,8 @@ export function createToolCall(options: McpServerOptions): ToolCall {
       const budget = rateLimitNote(client.rateLimit);
       const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
       return success(
-        options.showSecrets ? result : maskSecrets(result),
+        // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
+        options.showSecrets ? result : maskSecrets(result, definition.reveals),
         waits.length || budget
           ? [
               ...(waits.length ? [waitNote(waits)] : []),

@@ -9,6 +9,7 @@ import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
 import { monitoringFamily } from '@cloudcall/monitoring';
 import { networkingFamily } from '@cloudcall/networking';
+import { spacesFamily } from '@cloudcall/spaces';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 
@@ -20,6 +21,7 @@ export const families: readonly ToolFamily[] = [
   vmsFamily,
   imagesFamily,
   monitoringFamily,
+  spacesFamily,
   apiFamily,
 ];
 

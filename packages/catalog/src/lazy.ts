@@ -13,6 +13,7 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   vms: () => import('@cloudcall/vms').then((module) => module.vmsFamily),
   images: () => import('@cloudcall/images').then((module) => module.imagesFamily),
   monitoring: () => import('@cloudcall/monitoring').then((module) => module.monitoringFamily),
+  spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

@@ -73,4 +73,17 @@ describe('maskSecrets', () => {
       docker: { auths: { 'registry.example': { auth: HIDDEN } } },
     });
   });
+
+  it('leaves the fields a tool reveals, and only those, hiding the rest as ever', () => {
+    const created = {
+      key: { name: 'ci', access_key: 'DO00EXAMPLE', grants: [], secret_key: 's3cr3t', password: 'p' },
+      others: [{ secret_key: 'nested' }],
+    };
+    expect(maskSecrets(created, ['secret_key'])).toEqual({
+      key: { name: 'ci', access_key: 'DO00EXAMPLE', grants: [], secret_key: 's3cr3t', password: HIDDEN },
+      others: [{ secret_key: 'nested' }],
+    });
+    expect(maskSecrets(created, [])).toEqual(maskSecrets(created));
+    expect(JSON.stringify(maskSecrets(created))).not.toContain('s3cr3t');
+  });
 });

@@ -16,9 +16,13 @@ export const HIDDEN = '[hidden: run with --show-secrets to see it]';
 const SECRET_KEYS: ReadonlySet<string> = new Set(SECRET_FIELDS);
 const URI_CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]+):([^@/?#\s]+)@/i;
 
-/** A copy of `value` with secret fields and the passwords inside URIs replaced by a notice. */
-export function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
+/**
+ * A copy of `value` with secret fields and the passwords inside URIs replaced by a notice. The
+ * fields in `reveal` are left as they are: those a tool's answer exists to hand over (its
+ * `reveals`, such as a new Spaces key's `secret_key`).
+ */
+export function maskSecrets(value: unknown, reveal?: readonly string[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, reveal));
   if (value === null || typeof value !== 'object') {
     // Only a string with both `://` and `@` can hold a URI's password: most have neither.
     return typeof value === 'string' && value.includes('@') && value.includes('://')
@@ -30,9 +34,13 @@ export function maskSecrets(value: unknown): unknown {
     if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
     out[key] =
-      SECRET_KEYS.has(key) && typeof item === 'string' && item !== '' && !named(key, value)
+      SECRET_KEYS.has(key) &&
+      typeof item === 'string' &&
+      item !== '' &&
+      !named(key, value) &&
+      !reveal?.includes(key)
         ? HIDDEN
-        : maskSecrets(item);
+        : maskSecrets(item, reveal);
   }
   return out;
 }

@@ -20,6 +20,7 @@ export type FamilyName =
   | 'images'
   | 'monitoring'
   | 'api';
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'spaces' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
@@ -155,6 +156,12 @@ export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown
   annotations: ToolAnnotations;
   /** Set on tools whose answer can be waited for (see ToolWait). */
   wait?: ToolWait;
+  /**
+   * Secret fields of the answer that are the point of the call and can never be read again (a
+   * Spaces key's `secret_key`, answered once, by its creation): the apps show them in this tool's
+   * answer without --show-secrets. Logs, audit lines and errors hide them still.
+   */
+  reveals?: readonly string[];
   request?: RequestMapping<Args<S>>;
   handler?: (args: Args<S>, context: ToolContext) => Promise<R>;
   /**

@@ -21,6 +21,7 @@ export const LIBRARIES = [
   'vms',
   'images',
   'monitoring',
+  'spaces',
   'api',
   'guard',
   'wait',

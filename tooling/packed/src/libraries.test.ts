@@ -166,6 +166,7 @@ describe('pnpm pack:libs', () => {
         'monitoring',
         'networking',
         'platform',
+        'spaces',
         'vms',
         'wait',
       ),

@@ -292,6 +292,12 @@ export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = 
     Period: '2m',
     Emails: ['ops@example.com'],
   },
+  'spaces-key-create': { Name: 'ci', Grants: [{ Bucket: 'assets', Permission: 'readwrite' }] },
+  'spaces-key-get': { AccessKey: 'DO00QWERTYUIOPASDFGH' },
+  'spaces-key-update': { AccessKey: 'DO00QWERTYUIOPASDFGH', Name: 'ci-2' },
+  'spaces-key-delete': { AccessKey: 'DO00QWERTYUIOPASDFGH' },
+  'cdn-create': { Origin: 'assets.nyc3.digitaloceanspaces.com', TTL: 3600 },
+  'cdn-update': { ID: '19f06b6a-3ace-4315-b086-499a0e521b76', TTL: 600 },
   // No VM 1 exists: the wait ends with a 404 at its first poll.
   wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },
 };
