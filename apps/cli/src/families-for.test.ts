@@ -26,9 +26,9 @@ describe('the families a run loads', () => {
       'vms',
       'images',
       'monitoring',
+      'spaces',
       'api',
     ];
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'spaces', 'api'];
     for (const argv of [
       [],
       ['help'],

@@ -8417,6 +8417,413 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
+  "name": "spaces",
+  "title": "Spaces keys and CDN",
+  "description": "Spaces access keys with bucket grants (the secret shown once, at creation); CDN endpoints in front of Spaces: TTL, custom domain, cache purges.",
+  "tools": [
+   {
+    "name": "spaces-key-list",
+    "title": "List Spaces keys",
+    "description": "Spaces access keys and grants.",
+    "details": "Lists the Spaces access keys: name, access key id, grants (bucket and permission) and creation time; never their secrets. Name, Bucket and Permission filter; newest first unless Sort says otherwise. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      },
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Bucket": {
+       "type": "string",
+       "description": "Keys granted on it",
+       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$"
+      },
+      "Permission": {
+       "type": "string",
+       "description": "Keys with it",
+       "enum": [
+        "read",
+        "readwrite",
+        "fullaccess"
+       ]
+      },
+      "Sort": {
+       "type": "string",
+       "description": "Default created_at",
+       "enum": [
+        "created_at",
+        "name"
+       ]
+      },
+      "SortDirection": {
+       "type": "string",
+       "description": "Default desc",
+       "enum": [
+        "asc",
+        "desc"
+       ]
+      }
+     }
+    }
+   },
+   {
+    "name": "spaces-key-get",
+    "title": "Get Spaces key",
+    "description": "One Spaces key.",
+    "details": "Shows one access key: its name, grants and creation time (never its secret).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-create",
+    "title": "Create Spaces key",
+    "description": "New key; its secret is shown once.",
+    "details": "Creates a Spaces access key with grants: read or readwrite on buckets, or fullaccess (every bucket, no Bucket given). The answer holds the secret_key, shown this once: the platform never shows it again, so keep it now.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Grants": {
+       "type": "array",
+       "description": "Bucket and permission each",
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "Name",
+      "Grants"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-update",
+    "title": "Update Spaces key",
+    "description": "Rename a key or set its grants.",
+    "details": "Renames an access key, or replaces its grants with the ones given (a scoped key stays scoped, a fullaccess key stays fullaccess). What is not given stays.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Grants": {
+       "type": "array",
+       "description": "Bucket and permission each",
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-delete",
+    "title": "Delete Spaces key",
+    "description": "Delete a Spaces key.",
+    "details": "Deletes an access key for good: whatever uses it loses access to its buckets at once.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "cdn-list",
+    "title": "List CDN endpoints",
+    "description": "CDN endpoints of Spaces.",
+    "details": "Lists the CDN endpoints: origin (the Space), the CDN host serving it, TTL, custom domain and certificate. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "cdn-get",
+    "title": "Get CDN endpoint",
+    "description": "One CDN endpoint.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-create",
+    "title": "Create CDN endpoint",
+    "description": "Put a CDN in front of a Space.",
+    "details": "Serves a Spaces bucket through the CDN, at BUCKET.REGION.cdn.digitaloceanspaces.com, caching for TTL seconds (3600 unless given). A custom domain needs a certificate of the account covering it (certificate-list). One endpoint per origin.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Origin": {
+       "type": "string",
+       "description": "BUCKET.REGION.digitaloceanspaces.com",
+       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\\.[a-z]{3}\\d\\.digitaloceanspaces\\.com$"
+      },
+      "TTL": {
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
+      },
+      "CustomDomain": {
+       "type": "string",
+       "description": "Needs CertificateID"
+      },
+      "CertificateID": {
+       "type": "string",
+       "description": "Cert covering it (certificate-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Origin"
+     ]
+    }
+   },
+   {
+    "name": "cdn-update",
+    "title": "Update CDN endpoint",
+    "description": "Change TTL or custom domain.",
+    "details": "Changes the TTL, or the custom domain with its certificate (a certificate alone replaces the current domain's). CustomDomain \"\" removes the custom domain.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "TTL": {
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
+      },
+      "CustomDomain": {
+       "type": "string",
+       "description": "\"\" removes it; needs CertificateID"
+      },
+      "CertificateID": {
+       "type": "string",
+       "description": "Cert covering it (certificate-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-delete",
+    "title": "Delete CDN endpoint",
+    "description": "Delete a CDN endpoint.",
+    "details": "Stops serving the Space through the CDN; the Space and its files stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-delete-cache",
+    "title": "Flush CDN cache",
+    "description": "Purge cached files of an endpoint.",
+    "details": "Purges files from the CDN cache, so the next requests fetch them from the Space: paths such as \"assets/app.css\", wildcards such as \"assets/*\", or \"*\" for everything. The platform takes 50 files per 20 seconds (a wildcard counts once).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}/cache"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Files": {
+       "type": "array",
+       "description": "Paths, or \"*\" for all",
+       "items": {
+        "type": "string",
+        "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+       }
+      }
+     },
+     "required": [
+      "ID",
+      "Files"
+     ]
+    }
+   }
+  ]
+ },
+ {
   "name": "api",
   "title": "The whole API",
   "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",

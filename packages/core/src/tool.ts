@@ -19,8 +19,8 @@ export type FamilyName =
   | 'vms'
   | 'images'
   | 'monitoring'
+  | 'spaces'
   | 'api';
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'spaces' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
