@@ -7588,5 +7588,9 @@ export const WAIT_READY: Readonly<Record<WaitKind, { field: string; ready: strin
  "byoip-prefix": {
   "field": "status",
   "ready": "active"
+ },
+ "app-deployment": {
+  "field": "phase",
+  "ready": "ACTIVE"
  }
 };
