@@ -102,6 +102,13 @@ const endOfLife = (item: Item) =>
     return typeof eol === 'string' && eol ? [`${valueAt(version, 'version')}: ${eol.slice(0, 10)}`] : [];
   });
 
+/** A deployment's progress as doctl shows it: steps done of all its steps (`3/7`). */
+const stepsDone = (item: Item) => {
+  const done = valueAt(item, 'progress.success_steps');
+  const total = valueAt(item, 'progress.total_steps');
+  return typeof total === 'number' ? `${typeof done === 'number' ? done : 0}/${total}` : undefined;
+};
+
 const KINDS: Record<string, Column[]> = {
   droplets: [
     col('ID', 'id'),
@@ -361,6 +368,36 @@ const KINDS: Record<string, Column[]> = {
     col('Period', 'invoice_period'),
     col('Updated', 'updated_at', true),
   ],
+  // doctl apps list, apps list-deployments, apps list-instance-sizes
+  apps: [
+    col('ID', 'id'),
+    col('Spec Name', 'spec.name'),
+    col('Default Ingress', 'default_ingress'),
+    col('Active Deployment ID', 'active_deployment.id'),
+    col('In Progress Deployment ID', 'in_progress_deployment.id'),
+    col('Created At', 'created_at'),
+    col('Updated At', 'updated_at'),
+    col('Region', 'region.slug', true),
+    col('Live URL', 'live_url', true),
+  ],
+  deployments: [
+    col('ID', 'id'),
+    col('Cause', 'cause'),
+    { header: 'Progress', get: stepsDone },
+    col('Phase', 'phase'),
+    col('Created At', 'created_at'),
+    col('Updated At', 'updated_at'),
+  ],
+  instance_sizes: [
+    col('Name', 'name'),
+    col('Slug', 'slug'),
+    col('CPU Type', 'cpu_type'),
+    col('CPUs', 'cpus'),
+    col('Memory Bytes', 'memory_bytes'),
+    col('USD/Month', 'usd_per_month'),
+    col('Tier', 'tier_slug'),
+    col('USD/Second', 'usd_per_second', true),
+  ],
   accounts: [
     col('Email', 'email'),
     col('Name', 'name'),
@@ -401,6 +438,9 @@ const SINGULAR: Record<string, string> = {
   region: 'regions',
   action: 'actions',
   account: 'accounts',
+  app: 'apps',
+  deployment: 'deployments',
+  instance_size: 'instance_sizes',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };

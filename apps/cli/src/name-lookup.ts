@@ -163,7 +163,11 @@ function idOf(
 ): unknown {
   const byHandle = handle ? items.filter(handle) : [];
   if (byHandle.length === 1) return byHandle[0]?.id;
-  const matches = items.filter((item) => item.name === name);
+  const nameOf = (item: Item): unknown =>
+    kind.nameAt === undefined
+      ? item.name
+      : kind.nameAt.split('.').reduce<unknown>((at, key) => (at as Item | undefined)?.[key], item);
+  const matches = items.filter((item) => nameOf(item) === name);
   if (matches.length === 1) return matches[0]?.id;
   if (matches.length === 0) {
     throw new InputError(

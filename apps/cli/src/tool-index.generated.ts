@@ -354,7 +354,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "wait",
     "title": "Wait for an action or resource",
     "description": "Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.",
-    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
+    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments). An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or an app deployment in ERROR, CANCELED or SUPERSEDED ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
     "annotations": {
      "readOnlyHint": true,
      "destructiveHint": false,
@@ -376,7 +376,8 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
         "image",
         "vpc-peering",
         "database-replica",
-        "byoip-prefix"
+        "byoip-prefix",
+        "app-deployment"
        ]
       },
       "ID": {
@@ -385,7 +386,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Name": {
        "type": "string",
-       "description": "Replica name"
+       "description": "Replica name; app deployment id"
       },
       "TimeoutSeconds": {
        "type": "integer",
@@ -7431,6 +7432,749 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
        "default": 50
       }
      }
+    }
+   }
+  ]
+ },
+ {
+  "name": "apps",
+  "title": "App Platform",
+  "description": "App Platform: apps from a spec (create, update, validate, delete), deployments, logs, rollbacks, alerts, instance sizes, regions.",
+  "tools": [
+   {
+    "name": "app-create",
+    "title": "Create app",
+    "description": "Create an app from a spec; it deploys.",
+    "details": "Creates an App Platform app from its spec (name, region, services, static_sites, workers, jobs, databases, domains, envs...) and starts its first deployment, which builds and goes live in minutes: wait with Kind app-deployment (the app id and the deployment id as Name). The spec is checked before sending; app-validate-spec asks the platform too.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idPaths": [
+      "app.id"
+     ],
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+      },
+      "ProjectID": {
+       "type": "string",
+       "description": "Project (project-list); default project if unset",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-list",
+    "title": "List apps",
+    "description": "Apps and their deployments.",
+    "details": "Lists the App Platform apps: spec, default ingress, live URL, and the active and in-progress deployments. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      },
+      "WithProjects": {
+       "type": "boolean",
+       "description": "Add each project_id"
+      }
+     }
+    }
+   },
+   {
+    "name": "app-get",
+    "title": "Get app",
+    "description": "One app: spec, URL, deployments.",
+    "details": "Shows one app: its spec, default ingress and live URL, region, tier, and its active, in-progress and pending deployments.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-update",
+    "title": "Update app",
+    "description": "Replace an app spec; it redeploys.",
+    "details": "Replaces an app's spec with the one given (whole: components left out are removed; app-get shows the current one) and starts a deployment of it. RebuildAll rebuilds every component from the newest source even where nothing changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "ID",
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+      },
+      "RebuildAll": {
+       "type": "boolean",
+       "description": "Rebuild all components"
+      }
+     },
+     "required": [
+      "ID",
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-delete",
+    "title": "Delete app",
+    "description": "Delete an app and its deployments.",
+    "details": "Deletes an app for good: its components stop serving, its deployments, logs and default ingress go. Databases it merely attaches (cluster_name) stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-spec",
+    "title": "Validate app spec",
+    "description": "Check a spec with the platform; nothing changes.",
+    "details": "Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/propose"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+      },
+      "AppID": {
+       "type": "string",
+       "description": "App it would update (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-create-deployment",
+    "title": "Deploy app",
+    "description": "Deploy an app's current spec again.",
+    "details": "Starts a deployment of the app's spec as it is (a new deployment replaces one in progress). ForceBuild rebuilds even where no source changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ForceBuild": {
+       "type": "boolean",
+       "description": "Rebuild unchanged sources"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-deployments",
+    "title": "List app deployments",
+    "description": "An app's deployments, newest first.",
+    "details": "Lists an app's deployments, newest first: cause, phase, progress. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-deployment",
+    "title": "Get app deployment",
+    "description": "One deployment: phase, progress.",
+    "details": "Shows one deployment of an app: its phase (PENDING_BUILD, BUILDING, PENDING_DEPLOY, DEPLOYING, ACTIVE, SUPERSEDED, ERROR, CANCELED), its progress steps and the spec it deploys.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-cancel-deployment",
+    "title": "Cancel app deployment",
+    "description": "Stop a deployment in progress.",
+    "details": "Cancels a deployment that is not live yet; the app keeps serving its active deployment. One that is ACTIVE, SUPERSEDED or already CANCELED is refused.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}/cancel"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-restart",
+    "title": "Restart app",
+    "description": "Restart an app's services and workers.",
+    "details": "Redeploys the live deployment without a build, restarting its services and workers (or only those named in Components).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/restart"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Components": {
+       "type": "array",
+       "description": "Only these",
+       "items": {
+        "type": "string",
+        "description": "Component name",
+        "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+       }
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-logs",
+    "title": "Get app log URLs",
+    "description": "URLs of build, deploy or run logs.",
+    "details": "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment (app-list-deployments); default active",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Component": {
+       "type": "string",
+       "description": "Component name",
+       "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "Which logs",
+       "enum": [
+        "BUILD",
+        "DEPLOY",
+        "RUN",
+        "RUN_RESTARTED"
+       ]
+      },
+      "Follow": {
+       "type": "boolean",
+       "description": "Stream new lines"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-rollback",
+    "title": "Validate app rollback",
+    "description": "Check a rollback first; nothing changes.",
+    "details": "Asks whether the app can roll back to an earlier deployment (one that was live, among its last ten), and with which warnings; nothing changes.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/validate"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-rollback",
+    "title": "Roll back app",
+    "description": "Redeploy an earlier deployment.",
+    "details": "Deploys an earlier deployment again (its spec and, for most components, its build) and pins the app to it: no other deployment starts until app-commit-rollback keeps it or app-revert-rollback undoes it. SkipPin commits it at once.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "SkipPin": {
+       "type": "boolean",
+       "description": "Commit at once"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-commit-rollback",
+    "title": "Commit app rollback",
+    "description": "Keep a rollback; unpin the app.",
+    "details": "Keeps the rollback in progress or done, and lets the app take new deployments again.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/commit"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-revert-rollback",
+    "title": "Revert app rollback",
+    "description": "Undo a rollback; redeploys.",
+    "details": "Undoes a rollback not yet committed: deploys the spec from before it again and unpins the app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/revert"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-alerts",
+    "title": "List app alerts",
+    "description": "An app's alerts and destinations.",
+    "details": "Lists an app's alerts (the spec's alerts and its components'), each with its rule and where it is sent: emails and Slack webhooks.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-update-alert-destinations",
+    "title": "Set app alert destinations",
+    "description": "Set where an app alert is sent.",
+    "details": "Sets where an alert (app-list-alerts) is sent, replacing its destinations: emails of the team's users and Slack incoming webhooks.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts/{AlertID}/destinations"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Alert id (app-list-alerts)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Team users’ emails",
+       "default": [],
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackWebhooks": {
+       "type": "array",
+       "description": "Slack webhooks",
+       "default": [],
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "AppID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-instance-sizes",
+    "title": "List app instance sizes",
+    "description": "Instance sizes and prices.",
+    "details": "Lists the instance sizes services, workers and jobs run on (a spec's instance_size_slug): CPUs, memory, tier and monthly price.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "app-get-instance-size",
+    "title": "Get app instance size",
+    "description": "One instance size.",
+    "details": "Shows one instance size by slug: CPUs, memory, tier, price, bandwidth allowance.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes/{Slug}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Slug": {
+       "type": "string",
+       "description": "Instance size",
+       "pattern": "^[a-z0-9][a-z0-9._-]*$"
+      }
+     },
+     "required": [
+      "Slug"
+     ]
+    }
+   },
+   {
+    "name": "app-list-regions",
+    "title": "List app regions",
+    "description": "Regions App Platform runs in.",
+    "details": "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/regions"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
     }
    }
   ]

@@ -35,7 +35,10 @@ const envs = z
     z.looseObject({
       key: z
         .string()
-        .regex(/^[_A-Za-z][_A-Za-z0-9]*$/, 'a variable name is letters, digits and "_", not starting with a digit'),
+        .regex(
+          /^[_A-Za-z][_A-Za-z0-9]*$/,
+          'a variable name is letters, digits and "_", not starting with a digit',
+        ),
       value: z.string().max(LIMITS.userData).optional(),
       type: z.enum(APP_VARIABLE_DEFINITION_TYPE).optional(),
       scope: z.enum(APP_VARIABLE_DEFINITION_SCOPE).optional(),
@@ -72,9 +75,7 @@ const component = {
   bitbucket: repository.optional(),
   git: z
     .looseObject({
-      repo_clone_url: z
-        .string()
-        .regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
+      repo_clone_url: z.string().regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
       branch,
     })
     .optional(),
@@ -132,7 +133,11 @@ const job = z
 function fromSource(what: string) {
   return (value: Record<string, unknown>, context: z.core.$RefinementCtx<unknown>) => {
     if (value.image !== undefined) {
-      context.addIssue({ code: 'custom', path: ['image'], message: `${what} is built from source code, not an image` });
+      context.addIssue({
+        code: 'custom',
+        path: ['image'],
+        message: `${what} is built from source code, not an image`,
+      });
     } else oneSource(value, context);
   };
 }

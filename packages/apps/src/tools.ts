@@ -145,7 +145,7 @@ export const appsTools = [
     title: 'Validate app spec',
     description: 'Check a spec with the platform; nothing changes.',
     details:
-      "Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.",
+      'Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.',
     input: z.strictObject({
       Spec: AppSpec,
       AppID: uuid('App it would update (app-list)').optional(),
@@ -359,7 +359,10 @@ export const appsTools = [
       SlackWebhooks: z
         .array(
           z.strictObject({
-            url: z.url({ protocol: /^https$/ }).max(LIMITS.url).describe('Incoming webhook URL'),
+            url: z
+              .url({ protocol: /^https$/ })
+              .max(LIMITS.url)
+              .describe('Incoming webhook URL'),
             channel: z.string().max(LIMITS.name).optional().describe('Channel'),
           }),
         )
@@ -406,7 +409,8 @@ export const appsTools = [
     beyondSpec: true,
     title: 'List app regions',
     description: 'Regions App Platform runs in.',
-    details: "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
+    details:
+      "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
     input: z.strictObject({}),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/apps/regions' },

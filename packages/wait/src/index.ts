@@ -528,7 +528,8 @@ function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
   const field = (path: string) => {
     let value: unknown = resource;
     for (const part of path.split('.')) {
-      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+      value =
+        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
     }
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   };
