@@ -56,7 +56,7 @@ afterAll(async () => {
  */
 async function okWaiting(app: string, ...args: string[]): Promise<Json> {
   const run = cli.start(['--sandbox', ...args]);
-  await run.until(new RegExp(`: app ${app} deployment [0-9a-f]{8}: \\w+ → ACTIVE \\(`));
+  await run.until(new RegExp(`: app ${app} deployment [0-9a-f]{8}: \\w+ \\(`));
   await helper.advanceClock(60_000);
   const result = await run.exit;
   expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
@@ -95,6 +95,7 @@ describe('apps through the CLI, in doctl words', () => {
       'shop',
       '--spec',
       specFile('shop', 2),
+      '--force',
       '--wait',
     );
     expect(updated.deployment).toMatchObject({ phase: 'ACTIVE', cause: 'app spec updated' });
@@ -157,6 +158,7 @@ describe('apps through the CLI, in doctl words', () => {
       'keep-me',
       '--spec',
       specFile('keep-me', 2),
+      '--force',
       '--protect',
       'name:keep-me',
     );
@@ -173,8 +175,8 @@ describe('apps through the CLI, in doctl words', () => {
     writeFileSync(bad, 'name: Bad_Name\nservices:\n  - name: web\n    instance_count: 0\n');
     const refused = await cli.sandbox('apps', 'create', '--spec', bad);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/Spec\.name: the app name must be 2 to 32 lowercase letters/);
-    expect(refused.stderr).toMatch(/Spec\.services\.0\.instance_count: Too small/);
+    expect(refused.stderr).toMatch(/--spec \(at name\): the app name must be 2 to 32 lowercase letters/);
+    expect(refused.stderr).toMatch(/--spec \(at services\.0\.instance_count\): Too small/);
     const notYaml = join(files, 'not.yaml');
     writeFileSync(notYaml, 'name: [unclosed\n');
     const unreadable = await cli.sandbox('apps', 'create', '--spec', notYaml);

@@ -7553,8 +7553,8 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "details": "Replaces an app's spec with the one given (whole: components left out are removed; app-get shows the current one) and starts a deployment of it. RebuildAll rebuilds every component from the newest source even where nothing changed.",
     "annotations": {
      "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
+     "destructiveHint": true,
+     "idempotentHint": false,
      "openWorldHint": true
     },
     "request": {

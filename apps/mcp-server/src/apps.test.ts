@@ -79,7 +79,9 @@ describe('the apps family over MCP', () => {
       destructiveHint: true,
       idempotentHint: true,
     });
-    for (const name of ['app-create', 'app-update', 'app-create-deployment', 'app-rollback']) {
+    // An update replaces the whole spec: components left out are removed.
+    expect(hintsOf(byName.get('app-update') ?? {}).destructiveHint).toBe(true);
+    for (const name of ['app-create', 'app-create-deployment', 'app-rollback']) {
       expect(hintsOf(byName.get(name) ?? {}).destructiveHint, name).toBe(false);
     }
     for (const name of ['app-list', 'app-get', 'app-get-logs', 'app-list-deployments', 'app-list-regions']) {
@@ -178,7 +180,9 @@ describe('the apps family over MCP', () => {
     const declined = await call(client, 'app-delete', { ID: app.id });
     expect(declined.isError).toBe(true);
     expect(declined.text).toContain('app-delete was declined: nothing was sent.');
-    expect(asked[0]).toMatch(/^Delete app \(app-delete\): .*app ask-me/);
+    expect(asked[0]).toMatch(
+      /Delete app \(app-delete\): app ask-me \(id [0-9a-f-]{36}\)\? To run it, type ask-me\.$/,
+    );
     await ok('app-get', { ID: app.id });
     answer = { action: 'accept', content: { confirm: 'ask-me' } };
     expect(await ok('app-delete', { ID: app.id })).toEqual({ id: app.id });

@@ -116,7 +116,8 @@ export const appsTools = [
       Spec: AppSpec,
       RebuildAll: z.boolean().optional().describe('Rebuild all components'),
     }),
-    annotations: annotations.update,
+    // The whole spec is replaced: components left out are removed.
+    annotations: annotations.destructive,
     wait: { kind: 'app-deployment', idArgument: 'ID', namePaths: APP_DEPLOYMENT_PATHS },
     request: {
       method: 'PUT',
