@@ -386,7 +386,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Name": {
        "type": "string",
-       "description": "Replica name; app deployment id"
+       "description": "Replica; deployment id"
       },
       "TimeoutSeconds": {
        "type": "integer",
@@ -7470,7 +7470,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
      "properties": {
       "Spec": {
        "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
       },
       "ProjectID": {
        "type": "string",
@@ -7578,7 +7578,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Spec": {
        "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
       },
       "RebuildAll": {
        "type": "boolean",
@@ -7638,7 +7638,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
      "properties": {
       "Spec": {
        "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases..."
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
       },
       "AppID": {
        "type": "string",

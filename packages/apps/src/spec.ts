@@ -22,6 +22,24 @@ import { z } from 'zod';
 /** App, component and database names (the description's app_spec.name pattern). */
 export const APP_NAME = /^[a-z][a-z0-9-]{0,30}[a-z0-9]$/;
 
+/**
+ * Any JSON value, every string and list bounded: the fields of a spec not named here (the
+ * platform's spec has many more), passed on for the platform to check.
+ */
+const JsonValue: z.ZodType<unknown> = z.lazy(() =>
+  z.union([
+    z.string().max(LIMITS.userData),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValue).max(1_000),
+    z.record(z.string().max(LIMITS.name), JsonValue),
+  ]),
+);
+
+/** An object of the spec: its named fields checked, the others kept as they are. */
+const open = <T extends z.ZodRawShape>(shape: T) => z.object(shape).catchall(JsonValue);
+
 const name = (what: string) =>
   z
     .string()
@@ -32,9 +50,10 @@ const name = (what: string) =>
 
 const envs = z
   .array(
-    z.looseObject({
+    open({
       key: z
         .string()
+        .max(LIMITS.name)
         .regex(
           /^[_A-Za-z][_A-Za-z0-9]*$/,
           'a variable name is letters, digits and "_", not starting with a digit',
@@ -48,7 +67,7 @@ const envs = z
 
 const alerts = z
   .array(
-    z.looseObject({
+    open({
       rule: z.enum(APP_ALERT_SPEC_RULE),
       disabled: z.boolean().optional(),
       operator: z.enum(APP_ALERT_SPEC_OPERATOR).optional(),
@@ -58,9 +77,12 @@ const alerts = z
   )
   .optional();
 
-const branch = z.string().min(1, 'a branch name is not empty').optional();
-const repository = z.looseObject({
-  repo: z.string().regex(/^[\w.-]+(\/[\w.-]+)+$/, 'a repository is owner/name, such as "acme/shop"'),
+const branch = z.string().max(LIMITS.name).min(1, 'a branch name is not empty').optional();
+const repository = open({
+  repo: z
+    .string()
+    .max(LIMITS.name)
+    .regex(/^[\w.-]+(\/[\w.-]+)+$/, 'a repository is owner/name, such as "acme/shop"'),
   branch,
   deploy_on_push: z.boolean().optional(),
 });
@@ -75,20 +97,23 @@ const component = {
   bitbucket: repository.optional(),
   git: z
     .looseObject({
-      repo_clone_url: z.string().regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
+      repo_clone_url: z
+        .string()
+        .max(LIMITS.url)
+        .regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
       branch,
     })
     .optional(),
   image: z
     .looseObject({
       registry_type: z.enum(APPS_IMAGE_SOURCE_SPEC_REGISTRY_TYPE),
-      registry: z.string().optional(),
-      repository: z.string().min(1, 'the image repository is required'),
-      tag: z.string().optional(),
-      digest: z.string().optional(),
+      registry: z.string().max(LIMITS.name).optional(),
+      repository: z.string().max(LIMITS.name).min(1, 'the image repository is required'),
+      tag: z.string().max(LIMITS.name).optional(),
+      digest: z.string().max(LIMITS.name).optional(),
     })
     .optional(),
-  source_dir: z.string().optional(),
+  source_dir: z.string().max(LIMITS.short).optional(),
   envs,
 };
 
@@ -97,6 +122,7 @@ const instances = {
   instance_count: z.number().int().min(1).optional(),
   instance_size_slug: z
     .string()
+    .max(LIMITS.slug)
     .regex(/^[a-z0-9][a-z0-9.-]*$/, 'an instance size slug, such as "apps-s-1vcpu-1gb"')
     .optional(),
   alerts,
@@ -121,11 +147,11 @@ const service = z
     ...component,
     ...instances,
     http_port: z.number().int().min(1).max(65_535).optional(),
-    run_command: z.string().optional(),
-    build_command: z.string().optional(),
+    run_command: z.string().max(LIMITS.userData).optional(),
+    build_command: z.string().max(LIMITS.userData).optional(),
   })
   .superRefine(oneSource);
-const worker = z.looseObject({ ...component, ...instances }).superRefine(oneSource);
+const worker = open({ ...component, ...instances }).superRefine(oneSource);
 const job = z
   .looseObject({ ...component, ...instances, kind: z.enum(APP_JOB_SPEC_KIND).optional() })
   .superRefine(oneSource);
@@ -142,8 +168,8 @@ function fromSource(what: string) {
   };
 }
 const { image: _image, ...sourceOnly } = component;
-const staticSite = z.looseObject(sourceOnly).superRefine(fromSource('a static site'));
-const functions = z.looseObject({ ...sourceOnly, alerts }).superRefine(fromSource('a functions component'));
+const staticSite = open(sourceOnly).superRefine(fromSource('a static site'));
+const functions = open({ ...sourceOnly, alerts }).superRefine(fromSource('a functions component'));
 
 export const COMPONENT_KINDS = ['services', 'static_sites', 'workers', 'jobs', 'functions'] as const;
 
@@ -162,24 +188,24 @@ export const AppSpec = z
     functions: z.array(functions).optional(),
     databases: z
       .array(
-        z.looseObject({
+        open({
           name: name('a database name'),
           engine: z.enum(APP_DATABASE_SPEC_ENGINE).optional(),
           production: z.boolean().optional(),
-          cluster_name: z.string().optional(),
+          cluster_name: z.string().max(LIMITS.name).optional(),
         }),
       )
       .optional(),
     domains: z
       .array(
-        z.looseObject({
+        open({
           domain: z
             .string()
             .max(LIMITS.hostname)
             .regex(/^((xn--)?[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*\.)+[a-zA-Z]{2,}\.?$/, 'not a domain name'),
           type: z.enum(APP_DOMAIN_SPEC_TYPE).optional(),
           wildcard: z.boolean().optional(),
-          zone: z.string().optional(),
+          zone: z.string().max(LIMITS.hostname).optional(),
         }),
       )
       .optional(),
@@ -210,4 +236,4 @@ export const AppSpec = z
       });
     }
   })
-  .describe('App spec: name, region, services, static_sites, workers, jobs, databases...');
+  .describe('App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs');

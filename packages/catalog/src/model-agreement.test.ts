@@ -77,8 +77,6 @@ function plausible(schema: Schema): unknown {
 }
 
 const UUID_2 = '7f3c1b0e-2d4a-4c5b-9e6f-0a1b2c3d4e5f';
-/** An app spec with the one component an app needs. */
-const APP_SPEC = { name: 'web-1', services: [{ name: 'web', github: { repo: 'acme/shop' } }] };
 
 /** Arguments a tool's own refinements need beyond its schema (one of several, a format, a pair). */
 const ARGUMENTS: Record<string, Record<string, unknown>> = {
@@ -94,9 +92,6 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   'load-balancer-update': { Region: 'nyc3' },
   'vpc-peering-create': { Vpc2: UUID_2 },
   'volume-create': { Region: 'nyc3' },
-  'app-create': { Spec: APP_SPEC },
-  'app-update': { Spec: APP_SPEC },
-  'app-validate-spec': { Spec: APP_SPEC },
 };
 
 /**
