@@ -95,24 +95,20 @@ const component = {
   github: repository.optional(),
   gitlab: repository.optional(),
   bitbucket: repository.optional(),
-  git: z
-    .looseObject({
-      repo_clone_url: z
-        .string()
-        .max(LIMITS.url)
-        .regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
-      branch,
-    })
-    .optional(),
-  image: z
-    .looseObject({
-      registry_type: z.enum(APPS_IMAGE_SOURCE_SPEC_REGISTRY_TYPE),
-      registry: z.string().max(LIMITS.name).optional(),
-      repository: z.string().max(LIMITS.name).min(1, 'the image repository is required'),
-      tag: z.string().max(LIMITS.name).optional(),
-      digest: z.string().max(LIMITS.name).optional(),
-    })
-    .optional(),
+  git: open({
+    repo_clone_url: z
+      .string()
+      .max(LIMITS.url)
+      .regex(/^(https:\/\/|git@)\S+$/, 'a clone URL starts with https:// or git@'),
+    branch,
+  }).optional(),
+  image: open({
+    registry_type: z.enum(APPS_IMAGE_SOURCE_SPEC_REGISTRY_TYPE),
+    registry: z.string().max(LIMITS.name).optional(),
+    repository: z.string().max(LIMITS.name).min(1, 'the image repository is required'),
+    tag: z.string().max(LIMITS.name).optional(),
+    digest: z.string().max(LIMITS.name).optional(),
+  }).optional(),
   source_dir: z.string().max(LIMITS.short).optional(),
   envs,
 };
@@ -142,19 +138,17 @@ function oneSource(value: Record<string, unknown>, context: z.core.$RefinementCt
   }
 }
 
-const service = z
-  .looseObject({
-    ...component,
-    ...instances,
-    http_port: z.number().int().min(1).max(65_535).optional(),
-    run_command: z.string().max(LIMITS.userData).optional(),
-    build_command: z.string().max(LIMITS.userData).optional(),
-  })
-  .superRefine(oneSource);
+const service = open({
+  ...component,
+  ...instances,
+  http_port: z.number().int().min(1).max(65_535).optional(),
+  run_command: z.string().max(LIMITS.userData).optional(),
+  build_command: z.string().max(LIMITS.userData).optional(),
+}).superRefine(oneSource);
 const worker = open({ ...component, ...instances }).superRefine(oneSource);
-const job = z
-  .looseObject({ ...component, ...instances, kind: z.enum(APP_JOB_SPEC_KIND).optional() })
-  .superRefine(oneSource);
+const job = open({ ...component, ...instances, kind: z.enum(APP_JOB_SPEC_KIND).optional() }).superRefine(
+  oneSource,
+);
 /** Static sites and functions are built from source code, never pulled as an image. */
 function fromSource(what: string) {
   return (value: Record<string, unknown>, context: z.core.$RefinementCtx<unknown>) => {
@@ -174,44 +168,43 @@ const functions = open({ ...sourceOnly, alerts }).superRefine(fromSource('a func
 export const COMPONENT_KINDS = ['services', 'static_sites', 'workers', 'jobs', 'functions'] as const;
 
 /** An app spec: what app-create and app-update send, and app-validate-spec checks. */
-export const AppSpec = z
-  .looseObject({
-    name: name('the app name'),
-    region: z
-      .string()
-      .regex(/^[a-z]{3}$/, 'an App Platform region is three letters, such as "nyc" (app-list-regions)')
-      .optional(),
-    services: z.array(service).optional(),
-    static_sites: z.array(staticSite).optional(),
-    workers: z.array(worker).optional(),
-    jobs: z.array(job).optional(),
-    functions: z.array(functions).optional(),
-    databases: z
-      .array(
-        open({
-          name: name('a database name'),
-          engine: z.enum(APP_DATABASE_SPEC_ENGINE).optional(),
-          production: z.boolean().optional(),
-          cluster_name: z.string().max(LIMITS.name).optional(),
-        }),
-      )
-      .optional(),
-    domains: z
-      .array(
-        open({
-          domain: z
-            .string()
-            .max(LIMITS.hostname)
-            .regex(/^((xn--)?[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*\.)+[a-zA-Z]{2,}\.?$/, 'not a domain name'),
-          type: z.enum(APP_DOMAIN_SPEC_TYPE).optional(),
-          wildcard: z.boolean().optional(),
-          zone: z.string().max(LIMITS.hostname).optional(),
-        }),
-      )
-      .optional(),
-    envs,
-    alerts,
-  })
+export const AppSpec = open({
+  name: name('the app name'),
+  region: z
+    .string()
+    .regex(/^[a-z]{3}$/, 'an App Platform region is three letters, such as "nyc" (app-list-regions)')
+    .optional(),
+  services: z.array(service).optional(),
+  static_sites: z.array(staticSite).optional(),
+  workers: z.array(worker).optional(),
+  jobs: z.array(job).optional(),
+  functions: z.array(functions).optional(),
+  databases: z
+    .array(
+      open({
+        name: name('a database name'),
+        engine: z.enum(APP_DATABASE_SPEC_ENGINE).optional(),
+        production: z.boolean().optional(),
+        cluster_name: z.string().max(LIMITS.name).optional(),
+      }),
+    )
+    .optional(),
+  domains: z
+    .array(
+      open({
+        domain: z
+          .string()
+          .max(LIMITS.hostname)
+          .regex(/^((xn--)?[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*\.)+[a-zA-Z]{2,}\.?$/, 'not a domain name'),
+        type: z.enum(APP_DOMAIN_SPEC_TYPE).optional(),
+        wildcard: z.boolean().optional(),
+        zone: z.string().max(LIMITS.hostname).optional(),
+      }),
+    )
+    .optional(),
+  envs,
+  alerts,
+})
   .superRefine((spec, context) => {
     const seen = new Map<string, string>();
     let count = 0;
