@@ -285,7 +285,14 @@ describe('appsApi against the sandbox', () => {
       ID: app.id,
       Spec: {
         ...SPEC,
-        services: [{ name: 'web', github: { repo: 'acme/shop' }, instance_count: 2, instance_size_slug: 'apps-s-1vcpu-1gb' }],
+        services: [
+          {
+            name: 'web',
+            github: { repo: 'acme/shop' },
+            instance_count: 2,
+            instance_size_slug: 'apps-s-1vcpu-1gb',
+          },
+        ],
       },
     });
     expect(updated.app.spec.services?.[0]?.instance_count).toBe(2);
