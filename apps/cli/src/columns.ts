@@ -107,6 +107,12 @@ const endOfLife = (item: Item) =>
 /** A Spaces key's grant as doctl's `--grants` takes it: `bucket=assets;permission=read`. */
 const grantText = (grant: unknown) =>
   `bucket=${String(valueAt(grant, 'bucket') ?? '')};permission=${String(valueAt(grant, 'permission'))}`;
+/** A deployment's progress as doctl shows it: steps done of all its steps (`3/7`). */
+const stepsDone = (item: Item) => {
+  const done = valueAt(item, 'progress.success_steps');
+  const total = valueAt(item, 'progress.total_steps');
+  return typeof total === 'number' ? `${typeof done === 'number' ? done : 0}/${total}` : undefined;
+};
 
 const KINDS: Record<string, Column[]> = {
   droplets: [
@@ -383,6 +389,35 @@ const KINDS: Record<string, Column[]> = {
     col('Custom Domain', 'custom_domain'),
     col('Certificate ID', 'certificate_id'),
     { header: 'Created At', path: 'created_at', aliases: ['Created'] },
+  // doctl apps list, apps list-deployments, apps list-instance-sizes
+  apps: [
+    col('ID', 'id'),
+    col('Spec Name', 'spec.name'),
+    col('Default Ingress', 'default_ingress'),
+    col('Active Deployment ID', 'active_deployment.id'),
+    col('In Progress Deployment ID', 'in_progress_deployment.id'),
+    col('Created At', 'created_at'),
+    col('Updated At', 'updated_at'),
+    col('Region', 'region.slug', true),
+    col('Live URL', 'live_url', true),
+  ],
+  deployments: [
+    col('ID', 'id'),
+    col('Cause', 'cause'),
+    { header: 'Progress', get: stepsDone },
+    col('Phase', 'phase'),
+    col('Created At', 'created_at'),
+    col('Updated At', 'updated_at'),
+  ],
+  instance_sizes: [
+    col('Name', 'name'),
+    col('Slug', 'slug'),
+    col('CPU Type', 'cpu_type'),
+    col('CPUs', 'cpus'),
+    col('Memory Bytes', 'memory_bytes'),
+    col('USD/Month', 'usd_per_month'),
+    col('Tier', 'tier_slug'),
+    col('USD/Second', 'usd_per_second', true),
   ],
   accounts: [
     col('Email', 'email'),
@@ -476,6 +511,9 @@ const SINGULAR: Record<string, string> = {
   alert: 'alerts',
   key: 'keys',
   endpoint: 'endpoints',
+  app: 'apps',
+  deployment: 'deployments',
+  instance_size: 'instance_sizes',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };

@@ -8,6 +8,7 @@
 import type { ToolContext } from '@cloudcall/core';
 import { FlagError, type FlagSpec } from './flags.js';
 import { readPublicKeyFile } from './public-key-file.js';
+import { readSpecFile } from './spec-file.js';
 
 /** What the tables read of a tool: its name. */
 type NamedTool = { name: string };
@@ -65,6 +66,8 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   // doctl monitoring metrics droplet cpu 123: the metric and the VM follow, as the tool's positionals.
   'monitoring-metrics droplet': 'monitoring-metrics-get',
   'cdn flush': 'cdn-delete-cache',
+  'app spec validate': 'app-validate-spec',
+  'app logs': 'app-get-logs',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -121,6 +124,17 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
     read: readPublicKeyFile,
     says: 'a file holding the public key (a .pub file), read and checked here',
   },
+  // doctl apps create --spec FILE, apps update APP --spec FILE, apps spec validate FILE
+  {
+    flag: 'spec',
+    argument: 'Spec',
+    read: readSpecFile,
+    says: 'an app spec file, YAML or JSON (- for standard input), read and checked here',
+  },
+  // doctl apps logs APP --deployment ID --type build
+  { flag: 'deployment', argument: 'DeploymentID', tools: ['app-get-logs'] },
+  // doctl apps create-deployment APP --force-rebuild
+  { flag: 'force-rebuild', argument: 'ForceBuild' },
   // doctl compute domain records create|update
   { flag: 'record-type', argument: 'Type', tools: RECORD_TOOLS },
   { flag: 'record-name', argument: 'Name', tools: RECORD_TOOLS },

@@ -29,6 +29,7 @@ describe('the families a run loads', () => {
       'spaces',
       'api',
     ];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'apps', 'api'];
     for (const argv of [
       [],
       ['help'],

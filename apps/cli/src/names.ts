@@ -44,6 +44,8 @@ export interface NamedKind {
    * call of the tool that gets one (its path placeholder given the value) before any name is.
    */
   handle?: { word: string; tool: string; item: string; form: RegExp; example: string };
+  /** Where a listed one holds its name, where it is not `name` (an app's is its spec's). */
+  nameAt?: string;
   /**
    * Whether one is also named by its fingerprint (an SSH key), found in the same list: MD5 as the
    * platform lists it (with or without `MD5:`), or `SHA256:...` as `ssh-keygen -l` prints it.
@@ -175,6 +177,15 @@ const NAMED_KINDS: readonly NamedKind[] = [
     items: 'endpoints',
     idForm: 'uuid',
     names: { fields: ['origin', 'custom_domain'], word: 'origin' },
+    // doctl's `apps get|update|delete <app id or name>`: an app's name is its spec's.
+    label: 'app',
+    collection: '/v2/apps',
+    args: ['AppID'],
+    prefix: 'app',
+    list: 'app-list',
+    items: 'apps',
+    idForm: 'uuid',
+    nameAt: 'spec.name',
   },
 ];
 

@@ -4,6 +4,7 @@
  */
 import { accountFamily } from '@cloudcall/account';
 import { apiFamily } from '@cloudcall/api';
+import { appsFamily } from '@cloudcall/apps';
 import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
@@ -22,6 +23,7 @@ export const families: readonly ToolFamily[] = [
   imagesFamily,
   monitoringFamily,
   spacesFamily,
+  appsFamily,
   apiFamily,
 ];
 

@@ -14,6 +14,7 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   images: () => import('@cloudcall/images').then((module) => module.imagesFamily),
   monitoring: () => import('@cloudcall/monitoring').then((module) => module.monitoringFamily),
   spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
+  apps: () => import('@cloudcall/apps').then((module) => module.appsFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

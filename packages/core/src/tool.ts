@@ -21,6 +21,7 @@ export type FamilyName =
   | 'monitoring'
   | 'spaces'
   | 'api';
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'apps' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
@@ -69,7 +70,8 @@ export type WaitKind =
   | 'image'
   | 'vpc-peering'
   | 'database-replica'
-  | 'byoip-prefix';
+  | 'byoip-prefix'
+  | 'app-deployment';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -84,6 +86,16 @@ export interface ToolWait {
   nameArgument?: string;
   /** The answer's own field holding the id, for an answer not wrapped in the resource's key (`{ uuid, status }`). */
   idField?: string;
+  /**
+   * Dotted paths into the answer to the id (the first present), for a kind addressed by a parent's
+   * id the answer holds elsewhere (an app's, `app.id`, for its deployment).
+   */
+  idPaths?: readonly string[];
+  /**
+   * Dotted paths into the answer to the Name (the first present), for a kind addressed by its
+   * parent's id and an id of its own the answer holds (an app's deployment: `deployment.id`).
+   */
+  namePaths?: readonly string[];
 }
 
 export interface ToolContext {

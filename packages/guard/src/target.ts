@@ -340,13 +340,18 @@ export function unwrap(body: unknown): { kind: string; state: unknown } {
   return { kind, state };
 }
 
-/** The id, name and tags of a resource as the platform shows it (ids may be `id`, `uuid` or `ip`). */
+/**
+ * The id, name and tags of a resource as the platform shows it (ids may be `id`, `uuid` or `ip`; an
+ * app's name is its spec's).
+ */
 export function resourceOf(value: unknown): Resource {
   if (!isObject(value)) return {};
   const resource: Resource = {};
   const id = value.id ?? value.uuid ?? value.ip;
   if (typeof id === 'string' || typeof id === 'number') resource.id = id;
   if (typeof value.name === 'string') resource.name = value.name;
+  // An App Platform app is named by its spec.
+  else if (isObject(value.spec) && typeof value.spec.name === 'string') resource.name = value.spec.name;
   if (Array.isArray(value.tags))
     resource.tags = value.tags.filter((tag): tag is string => typeof tag === 'string');
   return resource;

@@ -1,7 +1,7 @@
 /**
  * @cloudcall/wait: waiting, the layer both apps share. `wait` polls an action until it completes,
  * or a VM, database cluster or replica, load balancer, certificate, custom image, VPC peering or
- * BYOIP prefix until it is ready, so an agent makes one call instead of a dozen reads; each kind is
+ * BYOIP prefix until it is ready, or an App Platform deployment until it is live, so an agent makes one call instead of a dozen reads; each kind is
  * read with its own GET, mapped here like any tool's request. `waitAfter` and `pendingWaits` wait
  * for (or name the waits for) what a tool call started, as the tool's `wait` field says: the CLI's
  * `--wait` and the note after an MCP tool result that says which `wait` call comes next. It depends on core alone, never on a family;
@@ -33,7 +33,7 @@ interface WaitKind {
   /** The member of the answer that holds it, such as `droplet`. */
   key: string;
   /** The field that holds its status. */
-  field: 'status' | 'state';
+  field: 'status' | 'state' | 'phase';
   /** The status that ends the wait. */
   ready: string;
   /** Statuses it never leaves for `ready`: they end the wait with a WaitFailedError. */
@@ -150,6 +150,18 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'byoip-prefix-list',
   },
+  // An App Platform deployment (app-create, app-update, app-create-deployment...): the app's UUID
+  // and the deployment's. Live once ACTIVE; a canceled, failed or replaced one never will be.
+  'app-deployment': {
+    request: { method: 'GET', path: '/v2/apps/{ID}/deployments/{Name}' },
+    key: 'deployment',
+    field: 'phase',
+    ready: 'ACTIVE',
+    failed: ['ERROR', 'CANCELED', 'SUPERSEDED'],
+    id: 'uuid',
+    from: 'app-list',
+    name: 'app-list-deployments',
+  },
 } as const satisfies Record<ToolWaitKind, WaitKind>;
 
 export type WaitKindName = keyof typeof WAIT_KINDS;
@@ -182,6 +194,8 @@ export const TYPICAL_SECONDS: Readonly<Record<WaitKindName, number>> = {
   'vpc-peering': 60,
   // Validating a prefix brought to the platform takes longer than one wait lasts.
   'byoip-prefix': MAX_WAIT_SECONDS,
+  // A build and a deploy.
+  'app-deployment': 300,
 };
 
 /** Actions whose usual length differs from an action's (`TYPICAL_SECONDS.action`). */
@@ -234,7 +248,7 @@ const input = z
     ID: z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
       .describe('Action/VM/image id; UUID'),
-    Name: z.string().max(63).optional().describe('Replica name'),
+    Name: z.string().max(63).optional().describe('Replica; deployment id'),
     TimeoutSeconds: z
       .number()
       .int()
@@ -282,9 +296,9 @@ export const waitTool = defineTool({
   title: 'Wait for an action or resource',
   description: 'Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.',
   details: [
-    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active.',
-    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
-    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error.',
+    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE.',
+    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments).',
+    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or an app deployment in ERROR, CANCELED or SUPERSEDED ends the wait with that error.',
     'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
@@ -388,8 +402,9 @@ export async function waitFor(
       return answer;
     }
     if (lastStatus !== undefined && kind.failed.includes(lastStatus)) {
+      const named = args.Kind === 'action' ? undefined : subjectOf(args, answer);
       throw new WaitFailedError(
-        `${label} is ${lastStatus}, an error state: it will never be ${kind.ready}, so waiting again cannot help.`,
+        `${named && named !== label ? `${named} (${label})` : label} is ${lastStatus}, an error state: it will never be ${kind.ready}, so waiting again cannot help.`,
         { target, lastObserved, lastStatus, waitedSeconds: Math.round(elapsedSeconds()) },
       );
     }
@@ -467,6 +482,7 @@ async function describe(
   deadline: number,
   about: string | undefined,
 ): Promise<{ subject: string; typical?: number | undefined }> {
+  if (args.Kind !== 'action') return { subject: subjectOf(args, answer) };
   const resource = answer[WAIT_KINDS[args.Kind].key];
   const field = (name: string) => {
     const value =
@@ -475,9 +491,6 @@ async function describe(
         : undefined;
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   };
-  if (args.Kind !== 'action') {
-    return { subject: `${args.Kind} ${args.Name ?? field(NAME_FIELDS[args.Kind] ?? 'name') ?? args.ID}` };
-  }
   const type = field('type');
   const typical = type === undefined ? undefined : TYPICAL_ACTION_SECONDS[type];
   const head = `action ${type ?? args.ID}`;
@@ -504,6 +517,27 @@ async function describe(
   }
   const word = resourceKind?.word ?? resourceType.replace(/_/g, ' ');
   return { subject: `${head} on ${word} ${name ?? resourceId}`, typical };
+}
+
+/**
+ * How a resource is named in progress and errors: its kind and name (`vm web-1`); an app's
+ * deployment by its app's name, from the spec it deploys (`app shop deployment 3f2a9c1e`).
+ */
+function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
+  const resource = answer[WAIT_KINDS[args.Kind].key];
+  const field = (path: string) => {
+    let value: unknown = resource;
+    for (const part of path.split('.')) {
+      value =
+        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+    }
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  };
+  if (args.Kind === 'app-deployment') {
+    const app = field('spec.name') ?? args.ID;
+    return `app ${app} deployment ${(args.Name ?? '').slice(0, 8)}`;
+  }
+  return `${args.Kind} ${args.Name ?? field(NAME_FIELDS[args.Kind] ?? 'name') ?? args.ID}`;
 }
 
 /** The status (or state) an answer shows, or undefined when it holds none. */
@@ -560,16 +594,22 @@ export interface WaitTargetArgs {
  * What a tool's answer yields to wait for, as the tool's `wait` field says: the answer's resource
  * (`droplet.id`, `action.id`...), each of its `actions` for a tool that starts several, the
  * answer's own `idField` (`{ uuid, status }`), or the arguments `idArgument` (and `nameArgument`)
- * when the answer holds none.
+ * when the answer holds none; `idPaths` and `namePaths` read a parent's id and the thing's own
+ * where the answer holds them (an app's id and its new deployment's).
  */
 export function waitTargets(
   wait: ToolWait,
   args: Record<string, unknown>,
   result: unknown,
 ): WaitTargetArgs[] {
-  if (wait.idArgument !== undefined) {
-    const id = idText(args[wait.idArgument]);
+  if (wait.idArgument !== undefined || wait.idPaths !== undefined) {
+    const id =
+      wait.idArgument !== undefined ? idText(args[wait.idArgument]) : firstAt(result, wait.idPaths ?? []);
     if (id === undefined) return [];
+    if (wait.namePaths !== undefined) {
+      const name = firstAt(result, wait.namePaths);
+      return name === undefined ? [] : [{ ID: id, Name: name }];
+    }
     if (wait.nameArgument === undefined) return [{ ID: id }];
     const name = idText(args[wait.nameArgument]);
     return name === undefined ? [] : [{ ID: id, Name: name }];
@@ -630,6 +670,22 @@ function shareOfProgress(context: ToolContext, index: number, count: number): To
         message: `${index + 1} of ${count}: ${update.message}`,
       }),
   };
+}
+
+/** The first of the dotted paths into `value` that holds an id. */
+function firstAt(value: unknown, paths: readonly string[]): string | undefined {
+  for (const path of paths) {
+    let current = value;
+    for (const part of path.split('.')) {
+      current =
+        typeof current === 'object' && current !== null
+          ? (current as Record<string, unknown>)[part]
+          : undefined;
+    }
+    const id = idText(current);
+    if (id !== undefined) return id;
+  }
+  return undefined;
 }
 
 function idText(value: unknown): string | undefined {

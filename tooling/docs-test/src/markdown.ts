@@ -22,6 +22,7 @@ export const LIBRARIES = [
   'images',
   'monitoring',
   'spaces',
+  'apps',
   'api',
   'guard',
   'wait',

@@ -160,6 +160,7 @@ describe('pnpm pack:libs', () => {
         'catalog',
         'account',
         'api',
+        'apps',
         'core',
         'databases',
         'images',

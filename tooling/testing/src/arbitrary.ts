@@ -298,6 +298,13 @@ export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = 
   'spaces-key-delete': { AccessKey: 'DO00QWERTYUIOPASDFGH' },
   'cdn-create': { Origin: 'assets.nyc3.digitaloceanspaces.com', TTL: 3600 },
   'cdn-update': { ID: '19f06b6a-3ace-4315-b086-499a0e521b76', TTL: 600 },
+  // An app needs one component with one source.
+  'app-create': { Spec: { name: 'web-1', services: [{ name: 'web', github: { repo: 'acme/web' } }] } },
+  'app-update': {
+    ID: '4f6c71e2-1e90-4762-9fee-6cc4a0a9f2cf',
+    Spec: { name: 'web-1', services: [{ name: 'web', github: { repo: 'acme/web' } }] },
+  },
+  'app-validate-spec': { Spec: { name: 'web-1', services: [{ name: 'web', github: { repo: 'acme/web' } }] } },
   // No VM 1 exists: the wait ends with a 404 at its first poll.
   wait: { Kind: 'vm', ID: '1', TimeoutSeconds: 1 },
 };
