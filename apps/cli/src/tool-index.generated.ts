@@ -354,7 +354,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "wait",
     "title": "Wait for an action or resource",
     "description": "Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.",
-    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
+    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, kubernetes-cluster running. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a Kubernetes cluster in error or being deleted ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
     "annotations": {
      "readOnlyHint": true,
      "destructiveHint": false,
@@ -376,7 +376,8 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
         "image",
         "vpc-peering",
         "database-replica",
-        "byoip-prefix"
+        "byoip-prefix",
+        "kubernetes-cluster"
        ]
       },
       "ID": {
@@ -7436,6 +7437,998 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
+  "name": "kubernetes",
+  "title": "Kubernetes",
+  "description": "Kubernetes (DOKS): clusters with node pools, upgrades, kubeconfig and credentials, node pools and nodes, clusterlint, versions, sizes, regions, 1-Click add-ons.",
+  "tools": [
+   {
+    "name": "kubernetes-cluster-list",
+    "title": "List Kubernetes clusters",
+    "description": "Kubernetes clusters.",
+    "details": "Lists the Kubernetes clusters of the account: region, version, status (status.state) and node pools of each. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get",
+    "title": "Get Kubernetes cluster",
+    "description": "One Kubernetes cluster.",
+    "details": "Shows one cluster: its status (status.state: provisioning, running, upgrading, degraded, error, deleting), version, endpoint, node pools and their nodes, maintenance window and settings.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-create",
+    "title": "Create Kubernetes cluster",
+    "description": "Create a cluster with its node pools.",
+    "details": "Creates a DOKS cluster in a region with at least one node pool. It is \"provisioning\" for several minutes, then \"running\" (wait with Kind kubernetes-cluster). Version takes a slug of kubernetes-list-versions, a minor such as \"1.33\", or \"latest\" (the default). Each node is a VM of the account, counted against its VM limit. VpcID places it in a VPC of the region (else the default one).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters"
+    },
+    "wait": {
+     "kind": "kubernetes-cluster"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Cluster name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Region": {
+       "type": "string",
+       "description": "From kubernetes-list-regions",
+       "pattern": "^[a-z]{3}\\d$"
+      },
+      "Version": {
+       "type": "string",
+       "description": "From kubernetes-list-versions",
+       "default": "latest",
+       "pattern": "^(latest|\\d+\\.\\d+(\\.\\d+-do\\.\\d+)?)$"
+      },
+      "NodePools": {
+       "type": "array",
+       "description": "At least one pool",
+       "items": {
+        "type": "object"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "VpcID": {
+       "type": "string",
+       "description": "From vpc-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AutoUpgrade": {
+       "type": "boolean",
+       "description": "Patch upgrades in the window"
+      },
+      "SurgeUpgrade": {
+       "type": "boolean",
+       "description": "New nodes before old go"
+      },
+      "HA": {
+       "type": "boolean",
+       "description": "Highly available control plane"
+      },
+      "MaintenanceDay": {
+       "type": "string",
+       "description": "Maintenance day",
+       "enum": [
+        "any",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ]
+      },
+      "MaintenanceStartTime": {
+       "type": "string",
+       "description": "Maintenance start, HH:MM UTC",
+       "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$"
+      }
+     },
+     "required": [
+      "Name",
+      "Region",
+      "NodePools"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-update",
+    "title": "Update Kubernetes cluster",
+    "description": "Rename, retag or change settings.",
+    "details": "Changes what is given of a cluster: its name, tags (the whole list), auto and surge upgrades, a highly available control plane (once on, it stays on) and its maintenance window. Node pools change with kubernetes-cluster-node-pool-update.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "New name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "AutoUpgrade": {
+       "type": "boolean",
+       "description": "Patch upgrades in the window"
+      },
+      "SurgeUpgrade": {
+       "type": "boolean",
+       "description": "New nodes before old go"
+      },
+      "HA": {
+       "type": "boolean",
+       "description": "Highly available control plane"
+      },
+      "MaintenanceDay": {
+       "type": "string",
+       "description": "Maintenance day",
+       "enum": [
+        "any",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ]
+      },
+      "MaintenanceStartTime": {
+       "type": "string",
+       "description": "Maintenance start, HH:MM UTC",
+       "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete",
+    "title": "Delete Kubernetes cluster",
+    "description": "Delete a cluster and its nodes.",
+    "details": "Deletes a cluster, its node pools and nodes for good. The volumes and load balancers it made stay (kubernetes-cluster-list-associated-resources lists them; kubernetes-cluster-delete-selective and -dangerous delete them too).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-list-associated-resources",
+    "title": "List resources a cluster made",
+    "description": "A cluster's volumes, snapshots and LBs.",
+    "details": "Lists the volumes, volume snapshots and load balancers a cluster made (its storage and service controllers): what kubernetes-cluster-delete leaves, and the delete-selective and delete-dangerous tools delete with it.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete-selective",
+    "title": "Delete cluster and chosen resources",
+    "description": "Delete a cluster and the resources named.",
+    "details": "Deletes a cluster and, with it, the volumes, volume snapshots and load balancers named (ids from kubernetes-cluster-list-associated-resources); the others stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources/selective"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Volumes": {
+       "type": "array",
+       "description": "Volume ids",
+       "items": {
+        "type": "string",
+        "description": "Volume id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      },
+      "VolumeSnapshots": {
+       "type": "array",
+       "description": "Volume snapshot ids",
+       "items": {
+        "type": "string",
+        "description": "Snapshot id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      },
+      "LoadBalancers": {
+       "type": "array",
+       "description": "Load balancer ids",
+       "items": {
+        "type": "string",
+        "description": "Load balancer id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete-dangerous",
+    "title": "Delete cluster and all it made",
+    "description": "Delete a cluster, its volumes and LBs.",
+    "details": "Deletes a cluster and every volume, volume snapshot and load balancer it made (kubernetes-cluster-list-associated-resources lists them), for good: the data on those volumes is lost.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources/dangerous"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-upgrades",
+    "title": "Get cluster upgrades",
+    "description": "Versions a cluster can upgrade to.",
+    "details": "Lists the versions a cluster can be upgraded to now: a newer patch of its minor or the next minor (null when there is none).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/upgrades"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-upgrade",
+    "title": "Upgrade Kubernetes cluster",
+    "description": "Upgrade a running cluster.",
+    "details": "Upgrades a running cluster to a version of kubernetes-cluster-get-upgrades: the control plane, then each node, which is replaced (what pods keep on a node is lost; volumes stay). The cluster is \"upgrading\", then \"running\" (wait with Kind kubernetes-cluster).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/upgrade"
+    },
+    "wait": {
+     "kind": "kubernetes-cluster",
+     "idArgument": "ID"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Version": {
+       "type": "string",
+       "description": "From kubernetes-cluster-get-upgrades",
+       "pattern": "^(latest|\\d+\\.\\d+(\\.\\d+-do\\.\\d+)?)$"
+      }
+     },
+     "required": [
+      "ID",
+      "Version"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-kubeconfig",
+    "title": "Get kubeconfig",
+    "description": "A cluster's kubeconfig for kubectl.",
+    "details": "Gets the kubeconfig of a cluster (parsed from the YAML kubectl reads): its server, certificate authority and a user with a fresh token (a secret) that expires after ExpirySeconds (7 days when 0 or not given). The CLI writes it into ~/.kube/config with `kubernetes cluster kubeconfig save`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Token life; 0: 7 days"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-credentials",
+    "title": "Get cluster credentials",
+    "description": "A cluster's server, CA and token.",
+    "details": "Gets what a client needs to reach a cluster's API server: its address, certificate authority and a fresh bearer token (a secret) that expires at expires_at (after ExpirySeconds; 7 days when 0 or not given).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/credentials"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Token life; 0: 7 days"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-list",
+    "title": "List node pools",
+    "description": "A cluster's node pools and nodes.",
+    "details": "Lists the node pools of a cluster: size, count, autoscaling, labels, taints and the nodes of each with their state.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-get",
+    "title": "Get node pool",
+    "description": "One node pool and its nodes.",
+    "details": "Shows one node pool of a cluster, with its nodes (id, name, state, VM id).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-create",
+    "title": "Create node pool",
+    "description": "Add a node pool to a cluster.",
+    "details": "Adds a node pool to a cluster: Count nodes of one size (kubernetes-list-sizes), which provision in a few minutes. With AutoScale, the pool grows and shrinks between MinNodes and MaxNodes.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Pool name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Size": {
+       "type": "string",
+       "description": "Node size, from kubernetes-list-sizes",
+       "pattern": "^[a-z0-9][a-z0-9._-]*$"
+      },
+      "Count": {
+       "type": "integer",
+       "description": "Nodes"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Labels": {
+       "type": "object",
+       "description": "Node labels, key: value"
+      },
+      "Taints": {
+       "type": "array",
+       "description": "Node taints",
+       "items": {
+        "type": "object"
+       }
+      },
+      "AutoScale": {
+       "type": "boolean",
+       "description": "Autoscale between Min and MaxNodes"
+      },
+      "MinNodes": {
+       "type": "integer",
+       "description": "Autoscaling minimum"
+      },
+      "MaxNodes": {
+       "type": "integer",
+       "description": "Autoscaling maximum"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "Name",
+      "Size",
+      "Count"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-update",
+    "title": "Update node pool",
+    "description": "Rename, scale or relabel a node pool.",
+    "details": "Changes what is given of a node pool: its name, node count (a smaller count deletes nodes), autoscaling, and its tags, labels and taints (each replaced whole). A pool's size cannot change: add a pool of the new size instead.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Pool name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Count": {
+       "type": "integer",
+       "description": "Nodes"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Labels": {
+       "type": "object",
+       "description": "Node labels, key: value"
+      },
+      "Taints": {
+       "type": "array",
+       "description": "Node taints",
+       "items": {
+        "type": "object"
+       }
+      },
+      "AutoScale": {
+       "type": "boolean",
+       "description": "Autoscale between Min and MaxNodes"
+      },
+      "MinNodes": {
+       "type": "integer",
+       "description": "Autoscaling minimum"
+      },
+      "MaxNodes": {
+       "type": "integer",
+       "description": "Autoscaling maximum"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-delete",
+    "title": "Delete node pool",
+    "description": "Delete a node pool and its nodes.",
+    "details": "Deletes a node pool: its nodes are drained and deleted. A cluster keeps at least one pool (delete the cluster instead).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-delete-node",
+    "title": "Delete or replace a node",
+    "description": "Delete one node, or replace it.",
+    "details": "Deletes one node of a pool (node ids from kubernetes-cluster-node-pool-get): it is drained first unless SkipDrain, and the pool's count drops by one unless Replace, which provisions a new node in its place (doctl's replace-node, or recycling a node).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}/nodes/{NodeID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "NodeID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-get",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "SkipDrain": {
+       "type": "boolean",
+       "description": "Delete without draining"
+      },
+      "Replace": {
+       "type": "boolean",
+       "description": "Provision a new node in its place"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID",
+      "NodeID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-lint-run",
+    "title": "Run clusterlint",
+    "description": "Check a cluster's workloads for problems.",
+    "details": "Starts a clusterlint run on a running cluster: checks of its workloads for practices that break upgrades or waste resources (groups basic, doks, security; the doks group when none is given). Answers the run_id; kubernetes-cluster-lint-get shows its diagnostics once done.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/clusterlint"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "IncludeGroups": {
+       "type": "array",
+       "description": "Check groups",
+       "items": {
+        "type": "string",
+        "description": "Check group",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "IncludeChecks": {
+       "type": "array",
+       "description": "Checks",
+       "items": {
+        "type": "string",
+        "description": "Check name",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "ExcludeGroups": {
+       "type": "array",
+       "description": "Groups left out",
+       "items": {
+        "type": "string",
+        "description": "Check group",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "ExcludeChecks": {
+       "type": "array",
+       "description": "Checks left out",
+       "items": {
+        "type": "string",
+        "description": "Check name",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-lint-get",
+    "title": "Get clusterlint results",
+    "description": "A clusterlint run's diagnostics.",
+    "details": "Shows the diagnostics of a clusterlint run (the latest, or RunID from kubernetes-cluster-lint-run): each check, severity, message and the object it is about. A run still in progress has no completed_at yet.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/clusterlint"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "RunID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-lint-run",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-list-versions",
+    "title": "List Kubernetes versions",
+    "description": "Versions new clusters can run.",
+    "details": "Lists the versions of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options versions`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-list-sizes",
+    "title": "List node sizes",
+    "description": "Node sizes for node pools.",
+    "details": "Lists the sizes of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options sizes`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-list-regions",
+    "title": "List Kubernetes regions",
+    "description": "Regions that run clusters.",
+    "details": "Lists the regions of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options regions`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-1-click-list",
+    "title": "List Kubernetes 1-Clicks",
+    "description": "Add-ons a cluster can install.",
+    "details": "Lists the 1-Click applications that install on a cluster (monitoring, ingress-nginx, cert-manager...), by slug.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-1-click-install",
+    "title": "Install 1-Clicks on a cluster",
+    "description": "Install add-ons on a cluster.",
+    "details": "Installs 1-Click applications (slugs from kubernetes-1-click-list) on a running cluster: the platform starts a job that deploys them into it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/1-clicks/kubernetes"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Slugs": {
+       "type": "array",
+       "description": "From kubernetes-1-click-list",
+       "items": {
+        "type": "string",
+        "description": "1-Click slug",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      }
+     },
+     "required": [
+      "ClusterID",
+      "Slugs"
+     ]
+    }
+   }
+  ]
+ },
+ {
   "name": "api",
   "title": "The whole API",
   "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",
@@ -7588,5 +8581,9 @@ export const WAIT_READY: Readonly<Record<WaitKind, { field: string; ready: strin
  "byoip-prefix": {
   "field": "status",
   "ready": "active"
+ },
+ "kubernetes-cluster": {
+  "field": "status.state",
+  "ready": "running"
  }
 };

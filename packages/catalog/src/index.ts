@@ -7,6 +7,7 @@ import { apiFamily } from '@cloudcall/api';
 import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
+import { kubernetesFamily } from '@cloudcall/kubernetes';
 import { networkingFamily } from '@cloudcall/networking';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
@@ -18,6 +19,7 @@ export const families: readonly ToolFamily[] = [
   networkingFamily,
   vmsFamily,
   imagesFamily,
+  kubernetesFamily,
   apiFamily,
 ];
 

@@ -17,6 +17,7 @@ export type FamilyName =
   | 'networking'
   | 'vms'
   | 'images'
+  | 'kubernetes'
   | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
@@ -66,7 +67,8 @@ export type WaitKind =
   | 'image'
   | 'vpc-peering'
   | 'database-replica'
-  | 'byoip-prefix';
+  | 'byoip-prefix'
+  | 'kubernetes-cluster';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -378,7 +380,7 @@ export async function sendRequest<R, A extends Record<string, unknown> = Record<
   mapping: RequestMapping<A>,
   args: A,
   context: ToolContext,
-  options: Pick<RequestOptions, 'deadline'> = {},
+  options: Pick<RequestOptions, 'deadline' | 'responseText'> = {},
 ): Promise<R> {
   const data = await context.client.request<R>({
     ...buildRequest(mapping, args),

@@ -15,6 +15,7 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   'vpc-peering': 'vpcPeerings_get',
   'database-replica': 'databases_get_replica',
   'byoip-prefix': 'byoipPrefixes_get',
+  'kubernetes-cluster': 'kubernetes_get_cluster',
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 

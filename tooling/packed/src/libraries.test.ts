@@ -163,6 +163,7 @@ describe('pnpm pack:libs', () => {
         'core',
         'databases',
         'images',
+        'kubernetes',
         'networking',
         'platform',
         'vms',
