@@ -247,7 +247,9 @@ export function resolveToolWords(
     ];
     for (const [key, used] of keys) {
       const tool = DOCTL_COMMANDS[key];
-      if (tool !== undefined && toolNames.has(tool)) return joined(tool, used);
+      // A doctl command may be a tool with a flag of the CLI's (`kubeconfig save` is get-kubeconfig --save).
+      const [name = '', ...flags] = tool?.split(' ') ?? [];
+      if (toolNames.has(name)) return { words: [...head, name, ...flags, ...rest.slice(used)] };
     }
   }
   // The longest run of words that joined by `-` names a tool.

@@ -129,37 +129,21 @@ const ExpirySeconds = z
   .optional()
   .describe('Token life; 0: 7 days');
 
-/** The options of `/v2/kubernetes/options`, one list at a time (doctl's `kubernetes options ...`). */
-const OPTIONS = [
-  {
-    name: 'kubernetes-list-versions',
-    title: 'List Kubernetes versions',
-    description: 'Versions new clusters can run.',
-    part: 'versions',
-    key: 'kubernetes_versions',
-  },
-  {
-    name: 'kubernetes-list-sizes',
-    title: 'List node sizes',
-    description: 'Node sizes for node pools.',
-    part: 'sizes',
-    key: 'kubernetes_sizes',
-  },
-  {
-    name: 'kubernetes-list-regions',
-    title: 'List Kubernetes regions',
-    description: 'Regions that run clusters.',
-    part: 'regions',
-    key: 'kubernetes_regions',
-  },
-] as const;
-
 type Options = {
   options?: { versions?: KubernetesVersion[]; sizes?: KubernetesSize[]; regions?: KubernetesRegion[] };
 };
+type Part = keyof NonNullable<Options['options']>;
 
-const optionTools = OPTIONS.map(({ name, title, description, part, key }) =>
-  defineTool({
+/** One list of `/v2/kubernetes/options` as a tool (doctl's `kubernetes options ...`), under `key`. */
+function optionTool<const N extends string, const K extends string, P extends Part>(
+  name: N,
+  title: string,
+  description: string,
+  part: P,
+  key: K,
+) {
+  type Items = NonNullable<NonNullable<Options['options']>[P]>;
+  return defineTool({
     name,
     family: 'kubernetes',
     beyondSpec: true,
@@ -170,10 +154,11 @@ const optionTools = OPTIONS.map(({ name, title, description, part, key }) =>
     annotations: annotations.read,
     handler: async (_args, context) => {
       const answer = await sendRequest<Options>({ method: 'GET', path: '/v2/kubernetes/options' }, {}, context);
-      return { [key]: answer.options?.[part] ?? [] };
+      return { [key]: answer.options?.[part] ?? [] } as Record<K, Items>;
     },
-  }),
-);
+    result: returns<Record<K, Items>>(),
+  });
+}
 
 export const kubernetesTools = [
   defineTool({
@@ -559,7 +544,21 @@ export const kubernetesTools = [
     request: { method: 'GET', path: '/v2/kubernetes/clusters/{ID}/clusterlint', query: { run_id: 'RunID' } },
     result: returns<LintResults>(),
   }),
-  ...optionTools,
+  optionTool(
+    'kubernetes-list-versions',
+    'List Kubernetes versions',
+    'Versions new clusters can run.',
+    'versions',
+    'kubernetes_versions',
+  ),
+  optionTool('kubernetes-list-sizes', 'List node sizes', 'Node sizes for node pools.', 'sizes', 'kubernetes_sizes'),
+  optionTool(
+    'kubernetes-list-regions',
+    'List Kubernetes regions',
+    'Regions that run clusters.',
+    'regions',
+    'kubernetes_regions',
+  ),
   defineTool({
     name: 'kubernetes-1-click-list',
     family: 'kubernetes',
