@@ -36,7 +36,10 @@ function merged(existing: Config, added: Config): Config {
 }
 
 /** Merges `config` into the kubeconfig file; what to tell the user (no secret in it). */
-export async function saveKubeconfig(config: unknown, env: Record<string, string | undefined>): Promise<string> {
+export async function saveKubeconfig(
+  config: unknown,
+  env: Record<string, string | undefined>,
+): Promise<string> {
   if (typeof config !== 'object' || config === null || (config as Config).kind !== 'Config') {
     throw new Error('the platform answered no kubeconfig');
   }

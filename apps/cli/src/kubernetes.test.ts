@@ -9,8 +9,8 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { cliRunner, type Json } from './testing/run.js';
 
 const cli = cliRunner();
@@ -109,10 +109,29 @@ describe('kubernetes through the CLI, in doctl words', () => {
   });
 
   it('refuses to delete a protected cluster, sending nothing', async () => {
-    const created = await ok('kubernetes', 'cluster', 'create', 'prod-eu', '--region', 'nyc3', '--node-pool', POOL);
-    const refused = await cli.sandbox('k8s', 'cluster', 'delete', 'prod-eu', '--protect', 'name:prod-*', '--force');
+    const created = await ok(
+      'kubernetes',
+      'cluster',
+      'create',
+      'prod-eu',
+      '--region',
+      'nyc3',
+      '--node-pool',
+      POOL,
+    );
+    const refused = await cli.sandbox(
+      'k8s',
+      'cluster',
+      'delete',
+      'prod-eu',
+      '--protect',
+      'name:prod-*',
+      '--force',
+    );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/kubernetes-cluster-delete refused: .*prod-eu.* is protected by rule name:prod-\* \(--protect\)\. Nothing was sent\./);
+    expect(refused.stderr).toMatch(
+      /kubernetes-cluster-delete refused: .*prod-eu.* is protected by rule name:prod-\* \(--protect\)\. Nothing was sent\./,
+    );
     const dangerous = await cli.sandbox(
       'kubernetes',
       'cluster',
@@ -136,7 +155,14 @@ describe('kubernetes through the CLI, in doctl words', () => {
     const config = parse(shown.stdout);
     expect(config).toMatchObject({ kind: 'Config', 'current-context': 'do-nyc3-kube-cfg' });
     expect(config.users[0].user.token).toMatch(/^\[hidden/);
-    const secret = await cli.sandbox('kubernetes', 'cluster', 'kubeconfig', 'show', 'kube-cfg', '--show-secrets');
+    const secret = await cli.sandbox(
+      'kubernetes',
+      'cluster',
+      'kubeconfig',
+      'show',
+      'kube-cfg',
+      '--show-secrets',
+    );
     expect(parse(secret.stdout).users[0].user.token).toMatch(/^[0-9a-f]{64}$/);
 
     // A kubeconfig with another cluster's context: kept, the new one added and made current.
@@ -165,10 +191,18 @@ describe('kubernetes through the CLI, in doctl words', () => {
     const merged = parse(readFileSync(path, 'utf8'));
     expect(merged['current-context']).toBe('do-nyc3-kube-cfg');
     expect(merged.contexts.map((c: Json) => c.name)).toEqual(['other', 'do-nyc3-kube-cfg']);
-    expect(merged.users.map((u: Json) => u.user.token)).toEqual(['keep-me', expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    expect(merged.users.map((u: Json) => u.user.token)).toEqual([
+      'keep-me',
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+    ]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     // Saved again: the cluster's entries replaced, not doubled.
-    await cli.run(['--sandbox', 'kubernetes', 'cluster', 'kubeconfig', 'save', 'kube-cfg'], { KUBECONFIG: path });
-    expect(parse(readFileSync(path, 'utf8')).clusters.map((c: Json) => c.name)).toEqual(['other', 'do-nyc3-kube-cfg']);
+    await cli.run(['--sandbox', 'kubernetes', 'cluster', 'kubeconfig', 'save', 'kube-cfg'], {
+      KUBECONFIG: path,
+    });
+    expect(parse(readFileSync(path, 'utf8')).clusters.map((c: Json) => c.name)).toEqual([
+      'other',
+      'do-nyc3-kube-cfg',
+    ]);
   });
 });

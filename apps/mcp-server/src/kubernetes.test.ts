@@ -35,7 +35,15 @@ beforeEach(async () => {
   helper = await startSandbox({ statePath });
   asked = [];
   ({ client, close } = await stdioClient(
-    ['--sandbox', '--sandbox-state', statePath, '--families', 'account,kubernetes', '--protect', 'name:prod-*'],
+    [
+      '--sandbox',
+      '--sandbox-state',
+      statePath,
+      '--families',
+      'account,kubernetes',
+      '--protect',
+      'name:prod-*',
+    ],
     {},
     { capabilities: { elicitation: { form: {} } } },
   ));
@@ -64,10 +72,21 @@ describe('kubernetes over MCP stdio', () => {
     ]) {
       expect(hintsOf(byName.get(name) ?? {}).destructiveHint, name).toBe(true);
     }
-    for (const name of ['kubernetes-cluster-create', 'kubernetes-cluster-update', 'kubernetes-1-click-install']) {
-      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({ destructiveHint: false, readOnlyHint: false });
+    for (const name of [
+      'kubernetes-cluster-create',
+      'kubernetes-cluster-update',
+      'kubernetes-1-click-install',
+    ]) {
+      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({
+        destructiveHint: false,
+        readOnlyHint: false,
+      });
     }
-    for (const name of ['kubernetes-cluster-list', 'kubernetes-cluster-get-kubeconfig', 'kubernetes-list-versions']) {
+    for (const name of [
+      'kubernetes-cluster-list',
+      'kubernetes-cluster-get-kubeconfig',
+      'kubernetes-list-versions',
+    ]) {
       expect(hintsOf(byName.get(name) ?? {}).readOnlyHint, name).toBe(true);
     }
     const wait = byName.get('wait')?.inputSchema.properties as Json;
@@ -155,9 +174,15 @@ describe('kubernetes over MCP stdio', () => {
     }
     expect(asked).toEqual([]);
     await helper.advanceClock(10_000);
-    expect((await ok('kubernetes-cluster-get', { ID: prod.id })).kubernetes_cluster.status.state).toBe('running');
+    expect((await ok('kubernetes-cluster-get', { ID: prod.id })).kubernetes_cluster.status.state).toBe(
+      'running',
+    );
 
-    const bad = await call(client, 'kubernetes-cluster-create', { Name: 'Bad_Name', Region: 'nyc3', NodePools: [] });
+    const bad = await call(client, 'kubernetes-cluster-create', {
+      Name: 'Bad_Name',
+      Region: 'nyc3',
+      NodePools: [],
+    });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('Name');
     expect(bad.text).toContain('NodePools');

@@ -11,14 +11,7 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
-export type FamilyName =
-  | 'account'
-  | 'databases'
-  | 'networking'
-  | 'vms'
-  | 'images'
-  | 'kubernetes'
-  | 'api';
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'kubernetes' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {

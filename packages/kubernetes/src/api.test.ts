@@ -217,7 +217,8 @@ describe('annotations', () => {
       expect(t.annotations.openWorldHint, t.name).toBe(true);
       // Reads send GETs only; every deleting tool is idempotent, an upgrade or a node's replacement not.
       if (t.annotations.readOnlyHint) expect(t.annotations.idempotentHint, t.name).toBe(true);
-      if (/-delete(-selective|-dangerous)?$/.test(t.name)) expect(t.annotations.idempotentHint, t.name).toBe(true);
+      if (/-delete(-selective|-dangerous)?$/.test(t.name))
+        expect(t.annotations.idempotentHint, t.name).toBe(true);
     }
     expect(tool('kubernetes-cluster-upgrade').annotations.idempotentHint).toBe(false);
     expect(tool('kubernetes-cluster-create').wait).toEqual({ kind: 'kubernetes-cluster' });
@@ -234,9 +235,11 @@ describe('arguments are checked before any request', () => {
       for (const [name, args] of cases) {
         for (const arg of (tool(name).request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
           for (const value of PATH_HOSTILE) {
-            const error = await runTool(tool(name), { ...args, [arg]: value }, { client: sandbox.client }).catch(
-              (e: unknown) => e,
-            );
+            const error = await runTool(
+              tool(name),
+              { ...args, [arg]: value },
+              { client: sandbox.client },
+            ).catch((e: unknown) => e);
             if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
               problems.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
             }
@@ -300,8 +303,12 @@ describe('kubernetesApi against the sandbox', () => {
     const { available_upgrade_versions } = await kubernetes.kubernetesClusterGetUpgrades({ ID: id });
     const next = available_upgrade_versions?.[0]?.slug as string;
     expect(next).toBe(kubernetes_versions[0]?.slug);
-    await expect(kubernetes.kubernetesClusterUpgrade({ ID: id, Version: next })).resolves.toEqual({ ok: true });
-    expect((await kubernetes.kubernetesClusterGet({ ID: id })).kubernetes_cluster.status.state).toBe('upgrading');
+    await expect(kubernetes.kubernetesClusterUpgrade({ ID: id, Version: next })).resolves.toEqual({
+      ok: true,
+    });
+    expect((await kubernetes.kubernetesClusterGet({ ID: id })).kubernetes_cluster.status.state).toBe(
+      'upgrading',
+    );
     await connection.sandbox.advanceClock(6_000);
     expect((await kubernetes.kubernetesClusterGet({ ID: id })).kubernetes_cluster).toMatchObject({
       version: next,
@@ -344,8 +351,9 @@ describe('kubernetesApi against the sandbox', () => {
     const { node_pools } = await kubernetes.kubernetesClusterNodePoolList({ ClusterID: id });
     expect(node_pools.map((p) => `${p.name}:${p.count}`)).toEqual(['workers:2', 'batch:3']);
     await connection.sandbox.advanceClock(5_000);
-    const pool = (await kubernetes.kubernetesClusterNodePoolGet({ ClusterID: id, PoolID: node_pool.id as string }))
-      .node_pool;
+    const pool = (
+      await kubernetes.kubernetesClusterNodePoolGet({ ClusterID: id, PoolID: node_pool.id as string })
+    ).node_pool;
     const node = pool.nodes[0]?.id as string;
     await expect(
       kubernetes.kubernetesClusterNodePoolDeleteNode({
@@ -355,7 +363,8 @@ describe('kubernetesApi against the sandbox', () => {
         Replace: true,
       }),
     ).resolves.toEqual({ ok: true });
-    const after = (await kubernetes.kubernetesClusterNodePoolGet({ ClusterID: id, PoolID: pool.id })).node_pool;
+    const after = (await kubernetes.kubernetesClusterNodePoolGet({ ClusterID: id, PoolID: pool.id }))
+      .node_pool;
     expect(after.count).toBe(3);
     expect(after.nodes.find((n) => n.id === node)?.status?.state).toBe('draining');
     await expect(
@@ -378,10 +387,15 @@ describe('kubernetesApi against the sandbox', () => {
 
     // clusterlint: a run, then its diagnostics once done.
     const { run_id } = await kubernetes.kubernetesClusterLintRun({ ID: id, IncludeGroups: ['security'] });
-    expect((await kubernetes.kubernetesClusterLintGet({ ID: id, RunID: run_id })).completed_at).toBeUndefined();
+    expect(
+      (await kubernetes.kubernetesClusterLintGet({ ID: id, RunID: run_id })).completed_at,
+    ).toBeUndefined();
     await connection.sandbox.advanceClock(3_000);
     const lint = await kubernetes.kubernetesClusterLintGet({ ID: id });
-    expect(lint.diagnostics?.map((d) => d.check_name).sort()).toEqual(['privileged-containers', 'run-as-non-root']);
+    expect(lint.diagnostics?.map((d) => d.check_name).sort()).toEqual([
+      'privileged-containers',
+      'run-as-non-root',
+    ]);
 
     // 1-Click add-ons.
     const { '1_clicks': oneClicks } = await kubernetes.kubernetes1ClickList({});

@@ -50,9 +50,7 @@ const Version = z
 
 const Tags = z.array(tagName()).max(64).describe('Tag names');
 /** Label keys and values as Kubernetes takes them; the platform checks their form. */
-const Labels = z
-  .record(z.string().min(1).max(316), z.string().max(63))
-  .describe('Node labels, key: value');
+const Labels = z.record(z.string().min(1).max(316), z.string().max(63)).describe('Node labels, key: value');
 const Taint = z.strictObject({
   Key: z.string().min(1).max(316).describe('Taint key'),
   Value: z.string().max(63).optional().describe('Taint value'),
@@ -112,7 +110,10 @@ const maintenanceFields = {
 };
 
 /** The maintenance window of a create or update, when either field is given. */
-function maintenance(args: { MaintenanceDay?: string | undefined; MaintenanceStartTime?: string | undefined }) {
+function maintenance(args: {
+  MaintenanceDay?: string | undefined;
+  MaintenanceStartTime?: string | undefined;
+}) {
   if (args.MaintenanceDay === undefined && args.MaintenanceStartTime === undefined) return undefined;
   return Object.fromEntries(
     Object.entries({ day: args.MaintenanceDay, start_time: args.MaintenanceStartTime }).filter(
@@ -121,13 +122,7 @@ function maintenance(args: { MaintenanceDay?: string | undefined; MaintenanceSta
   );
 }
 
-const ExpirySeconds = z
-  .number()
-  .int()
-  .min(0)
-  .max(31_536_000)
-  .optional()
-  .describe('Token life; 0: 7 days');
+const ExpirySeconds = z.number().int().min(0).max(31_536_000).optional().describe('Token life; 0: 7 days');
 
 type Options = {
   options?: { versions?: KubernetesVersion[]; sizes?: KubernetesSize[]; regions?: KubernetesRegion[] };
@@ -153,7 +148,11 @@ function optionTool<const N extends string, const K extends string, P extends Pa
     input: z.strictObject({}),
     annotations: annotations.read,
     handler: async (_args, context) => {
-      const answer = await sendRequest<Options>({ method: 'GET', path: '/v2/kubernetes/options' }, {}, context);
+      const answer = await sendRequest<Options>(
+        { method: 'GET', path: '/v2/kubernetes/options' },
+        {},
+        context,
+      );
       return { [key]: answer.options?.[part] ?? [] } as Record<K, Items>;
     },
     result: returns<Record<K, Items>>(),
@@ -181,7 +180,7 @@ export const kubernetesTools = [
     title: 'Get Kubernetes cluster',
     description: 'One Kubernetes cluster.',
     details:
-      "Shows one cluster: its status (status.state: provisioning, running, upgrading, degraded, error, deleting), version, endpoint, node pools and their nodes, maintenance window and settings.",
+      'Shows one cluster: its status (status.state: provisioning, running, upgrading, degraded, error, deleting), version, endpoint, node pools and their nodes, maintenance window and settings.',
     input: z.strictObject({ ID: ClusterId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/kubernetes/clusters/{ID}' },
@@ -348,7 +347,10 @@ export const kubernetesTools = [
     description: 'Upgrade a running cluster.',
     details:
       'Upgrades a running cluster to a version of kubernetes-cluster-get-upgrades: the control plane, then each node, which is replaced (what pods keep on a node is lost; volumes stay). The cluster is "upgrading", then "running" (wait with Kind kubernetes-cluster).',
-    input: z.strictObject({ ID: ClusterId, Version: Version.describe('From kubernetes-cluster-get-upgrades') }),
+    input: z.strictObject({
+      ID: ClusterId,
+      Version: Version.describe('From kubernetes-cluster-get-upgrades'),
+    }),
     annotations: annotations.destructive,
     wait: { kind: 'kubernetes-cluster', idArgument: 'ID' },
     request: {
@@ -371,7 +373,11 @@ export const kubernetesTools = [
     annotations: annotations.read,
     handler: async (args, context) => {
       const text = await sendRequest<string>(
-        { method: 'GET', path: '/v2/kubernetes/clusters/{ID}/kubeconfig', query: { expiry_seconds: 'ExpirySeconds' } },
+        {
+          method: 'GET',
+          path: '/v2/kubernetes/clusters/{ID}/kubeconfig',
+          query: { expiry_seconds: 'ExpirySeconds' },
+        },
         args,
         context,
         { responseText: true },
@@ -403,7 +409,8 @@ export const kubernetesTools = [
     beyondSpec: true,
     title: 'List node pools',
     description: "A cluster's node pools and nodes.",
-    details: 'Lists the node pools of a cluster: size, count, autoscaling, labels, taints and the nodes of each with their state.',
+    details:
+      'Lists the node pools of a cluster: size, count, autoscaling, labels, taints and the nodes of each with their state.',
     input: z.strictObject({ ClusterID: ClusterId }),
     annotations: annotations.read,
     request: { method: 'GET', path: '/v2/kubernetes/clusters/{ClusterID}/node_pools' },
@@ -473,7 +480,7 @@ export const kubernetesTools = [
     title: 'Delete node pool',
     description: 'Delete a node pool and its nodes.',
     details:
-      "Deletes a node pool: its nodes are drained and deleted. A cluster keeps at least one pool (delete the cluster instead).",
+      'Deletes a node pool: its nodes are drained and deleted. A cluster keeps at least one pool (delete the cluster instead).',
     input: z.strictObject({ ClusterID: ClusterId, PoolID: PoolId }),
     annotations: annotations.destroy,
     request: { method: 'DELETE', path: '/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}' },
@@ -551,7 +558,13 @@ export const kubernetesTools = [
     'versions',
     'kubernetes_versions',
   ),
-  optionTool('kubernetes-list-sizes', 'List node sizes', 'Node sizes for node pools.', 'sizes', 'kubernetes_sizes'),
+  optionTool(
+    'kubernetes-list-sizes',
+    'List node sizes',
+    'Node sizes for node pools.',
+    'sizes',
+    'kubernetes_sizes',
+  ),
   optionTool(
     'kubernetes-list-regions',
     'List Kubernetes regions',
@@ -565,7 +578,8 @@ export const kubernetesTools = [
     beyondSpec: true,
     title: 'List Kubernetes 1-Clicks',
     description: 'Add-ons a cluster can install.',
-    details: 'Lists the 1-Click applications that install on a cluster (monitoring, ingress-nginx, cert-manager...), by slug.',
+    details:
+      'Lists the 1-Click applications that install on a cluster (monitoring, ingress-nginx, cert-manager...), by slug.',
     input: z.strictObject({}),
     annotations: annotations.read,
     handler: (_args, context) =>
@@ -586,7 +600,11 @@ export const kubernetesTools = [
       'Installs 1-Click applications (slugs from kubernetes-1-click-list) on a running cluster: the platform starts a job that deploys them into it.',
     input: z.strictObject({
       ClusterID: ClusterId,
-      Slugs: z.array(slug('1-Click slug', 'monitoring')).min(1).max(32).describe('From kubernetes-1-click-list'),
+      Slugs: z
+        .array(slug('1-Click slug', 'monitoring'))
+        .min(1)
+        .max(32)
+        .describe('From kubernetes-1-click-list'),
     }),
     annotations: annotations.action,
     request: {

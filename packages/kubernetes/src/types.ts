@@ -10,7 +10,11 @@ export type KubernetesCluster = Always<
   Schemas['cluster_read'],
   'id' | 'name' | 'region' | 'version' | 'node_pools' | 'status' | 'created_at'
 >;
-export type KubernetesClusterList = ListAnswer<'kubernetes_list_clusters', 'kubernetes_clusters', KubernetesCluster>;
+export type KubernetesClusterList = ListAnswer<
+  'kubernetes_list_clusters',
+  'kubernetes_clusters',
+  KubernetesCluster
+>;
 
 export type NodePool = Always<Schemas['kubernetes_node_pool'], 'id' | 'nodes'>;
 export type KubernetesNode = Schemas['node'];

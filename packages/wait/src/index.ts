@@ -526,7 +526,8 @@ function statusOf(kind: WaitKind, answer: Record<string, unknown>): string | und
 function statusIn(kind: WaitKind, resource: unknown): string | undefined {
   let value = resource;
   for (const part of kind.field.split('.')) {
-    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+    value =
+      typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
   }
   return typeof value === 'string' ? value : undefined;
 }
