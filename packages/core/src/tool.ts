@@ -11,7 +11,15 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'kubernetes' | 'api';
+// biome-ignore format: one family a line, so that families added side by side merge cleanly.
+export type FamilyName =
+  | 'account'
+  | 'databases'
+  | 'networking'
+  | 'vms'
+  | 'images'
+  | 'kubernetes'
+  | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
