@@ -419,6 +419,53 @@ const KINDS: Record<string, Column[]> = {
     col('Tier', 'tier_slug'),
     col('USD/Second', 'usd_per_second', true),
   ],
+  // doctl's columns of `kubernetes cluster list`.
+  kubernetes_clusters: [
+    col('ID', 'id'),
+    col('Name', 'name'),
+    col('Region', 'region'),
+    col('Version', 'version'),
+    col('Auto Upgrade', 'auto_upgrade'),
+    col('Status', 'status.state'),
+    { header: 'Node Pools', get: (item) => listAt(item, 'node_pools').map((pool) => valueAt(pool, 'name')) },
+    col('Endpoint', 'endpoint', true),
+    col('IPv4', 'ipv4', true),
+    col('VPC UUID', 'vpc_uuid', true),
+    col('Tags', 'tags', true),
+    created,
+  ],
+  node_pools: [
+    col('ID', 'id'),
+    col('Name', 'name'),
+    col('Size', 'size'),
+    col('Count', 'count'),
+    col('Tags', 'tags'),
+    col('Labels', 'labels', true),
+    col('Auto Scale', 'auto_scale', true),
+    col('Min Nodes', 'min_nodes', true),
+    col('Max Nodes', 'max_nodes', true),
+    {
+      header: 'Nodes',
+      get: (item) => listAt(item, 'nodes').map((node) => valueAt(node, 'name') || valueAt(node, 'id')),
+    },
+  ],
+  kubernetes_versions: [
+    col('Slug', 'slug'),
+    col('Kubernetes Version', 'kubernetes_version'),
+    col('Supported Features', 'supported_features'),
+  ],
+  kubernetes_sizes: [col('Slug', 'slug'), col('Name', 'name')],
+  kubernetes_regions: [col('Slug', 'slug'), col('Name', 'name')],
+  available_upgrade_versions: [col('Slug', 'slug'), col('Kubernetes Version', 'kubernetes_version')],
+  diagnostics: [
+    col('Check', 'check_name'),
+    col('Severity', 'severity'),
+    col('Kind', 'object.kind'),
+    col('Namespace', 'object.namespace'),
+    col('Name', 'object.name'),
+    col('Message', 'message'),
+  ],
+  '1_clicks': [col('Slug', 'slug'), col('Type', 'type')],
   accounts: [
     col('Email', 'email'),
     col('Name', 'name'),
@@ -514,6 +561,8 @@ const SINGULAR: Record<string, string> = {
   app: 'apps',
   deployment: 'deployments',
   instance_size: 'instance_sizes',
+  kubernetes_cluster: 'kubernetes_clusters',
+  node_pool: 'node_pools',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };
@@ -534,6 +583,8 @@ const LIST_NAMES: Record<string, string> = {
   metric_samples: 'samples',
   keys: 'Spaces keys',
   endpoints: 'CDN endpoints',
+  kubernetes_clusters: 'Kubernetes clusters',
+  node_pools: 'node pools',
 };
 
 /** `No VMs.`: the sentence a table of no items is, for the list wrapped in `key`. */

@@ -247,7 +247,9 @@ export function resolveToolWords(
     ];
     for (const [key, used] of keys) {
       const tool = DOCTL_COMMANDS[key];
-      if (tool !== undefined && toolNames.has(tool)) return joined(tool, used);
+      // A doctl command may be a tool with a flag of the CLI's (`kubeconfig save` is get-kubeconfig --save).
+      const [name = '', ...flags] = tool?.split(' ') ?? [];
+      if (toolNames.has(name)) return { words: [...head, name, ...flags, ...rest.slice(used)] };
     }
   }
   // The longest run of words that joined by `-` names a tool.
@@ -457,6 +459,8 @@ const EXAMPLE_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>>
   'db-cluster-update-os-config': { config: `'{"http_max_content_length_bytes":100000000}'` },
   'db-cluster-update-psql-config': { config: `'{"autovacuum_naptime":60}'` },
   'db-cluster-update-redis-config': { config: `'{"redis_timeout":300}'` },
+  'kubernetes-cluster-create': { NodePools: `'[{"Name":"workers","Size":"s-2vcpu-4gb","Count":3}]'` },
+  'kubernetes-cluster-upgrade': { Version: '1.33.1-do.0' },
   'domain-record-create': { Data: '192.0.2.10' },
   'domain-record-edit': { Data: '192.0.2.10' },
   'custom-certificate-create': {

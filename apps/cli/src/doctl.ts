@@ -31,6 +31,7 @@ export const DOCTL_RESOURCES: Readonly<Record<string, string>> = {
   'floating-ip-action': 'reserved-ip',
   databases: 'db-cluster',
   database: 'db-cluster',
+  k8s: 'kubernetes',
 };
 
 /**
@@ -68,6 +69,11 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'cdn flush': 'cdn-delete-cache',
   'app spec validate': 'app-validate-spec',
   'app logs': 'app-get-logs',
+  'kubernetes-cluster kubeconfig show': 'kubernetes-cluster-get-kubeconfig',
+  'kubernetes-cluster kubeconfig save': 'kubernetes-cluster-get-kubeconfig --save',
+  'kubernetes options versions': 'kubernetes-list-versions',
+  'kubernetes options sizes': 'kubernetes-list-sizes',
+  'kubernetes options regions': 'kubernetes-list-regions',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -90,6 +96,9 @@ const USER_TOOLS = [
   'db-cluster-update-user',
   'db-cluster-reset-user-auth',
 ];
+
+const NODE_POOL_SAYS =
+  'doctl\'s "name=NAME;size=SLUG;count=N[;tag=T][;label=K=V][;taint=K=V:EFFECT][;auto-scale=true;min-nodes=N;max-nodes=N]", pools separated by spaces';
 
 export const FLAG_ALIASES: readonly FlagAlias[] = [
   // doctl compute droplet create
@@ -160,6 +169,10 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
   { flag: 'grants', argument: 'Grants', read: spacesGrants },
   // doctl compute cdn create|update --domain static.example.com --certificate-id ...
   { flag: 'domain', argument: 'CustomDomain', tools: ['cdn-create', 'cdn-update'] },
+  // doctl kubernetes cluster create NAME --node-pool "name=...;size=...;count=..."
+  { flag: 'node-pool', argument: 'NodePools', read: nodePools, says: NODE_POOL_SAYS },
+  // doctl kubernetes 1-click install CLUSTER --1-clicks monitoring,cert-manager
+  { flag: '1-clicks', argument: 'Slugs', tools: ['kubernetes-1-click-install'] },
 ];
 
 /** The aliases that apply to a tool with these flags: its argument exists, the spelling is free. */
@@ -503,4 +516,57 @@ export function liftFirstRules(args: Record<string, unknown>, flags: readonly Fl
     if (rest.length) args[list] = rest;
     else delete args[list];
   }
+}
+
+/** doctl's keys of a node pool, as the tools' pool fields. */
+const POOL_KEYS: Record<string, string> = {
+  name: 'Name',
+  size: 'Size',
+  count: 'Count',
+  tag: 'Tags',
+  label: 'Labels',
+  taint: 'Taints',
+  'auto-scale': 'AutoScale',
+  'min-nodes': 'MinNodes',
+  'max-nodes': 'MaxNodes',
+};
+
+/**
+ * doctl's node pools: `name=workers;size=s-2vcpu-4gb;count=3;tag=web;label=tier=front;taint=gpu=true:NoSchedule`,
+ * pools separated by spaces, as the tools' pool objects (`tag`, `label` and `taint` given any
+ * number of times).
+ */
+export function nodePools(text: string, argument: string): unknown {
+  if (text.trim().startsWith('[')) return undefined;
+  return rulesOf(text).map((spec) => {
+    const pool: Record<string, unknown> = {};
+    for (const pair of spec.split(';').filter(Boolean)) {
+      const at = pair.indexOf('=');
+      const key = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
+      const field = POOL_KEYS[key];
+      if (at <= 0 || !field) {
+        throw new FlagError(
+          argument,
+          `expected key=value pairs with the keys ${Object.keys(POOL_KEYS).join(', ')}, got ${JSON.stringify(pair)}`,
+        );
+      }
+      if (field === 'Tags') pool.Tags = [...((pool.Tags as string[]) ?? []), value];
+      else if (field === 'Labels') {
+        const [name = '', label = ''] = value.split(/=(.*)/s);
+        pool.Labels = { ...(pool.Labels as object), [name]: label };
+      } else if (field === 'Taints') {
+        const match = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(value);
+        if (!match) {
+          throw new FlagError(argument, `expected a taint as key=value:Effect, got ${JSON.stringify(value)}`);
+        }
+        const taint = { Key: match[1], ...(match[2] ? { Value: match[2] } : {}), Effect: match[3] };
+        pool.Taints = [...((pool.Taints as unknown[]) ?? []), taint];
+      } else if (['Count', 'MinNodes', 'MaxNodes'].includes(field) && /^\d+$/.test(value)) {
+        pool[field] = Number(value);
+      } else if (field === 'AutoScale') pool.AutoScale = value === 'true';
+      else pool[field] = value;
+    }
+    return pool;
+  });
 }

@@ -20,7 +20,7 @@ import type { CliGuard } from './guard.js';
 import type { GuardFlags } from './guard-flags.js';
 import { checkWithNames, resolveNames } from './name-lookup.js';
 import type { NamedArguments, ToolLookup } from './names.js';
-import { checkQuery, formatResult, useColor } from './output.js';
+import { checkQuery, formatResult, isKubeconfig, useColor } from './output.js';
 import { runPlumbed } from './plumbing.js';
 import { EXIT, type GlobalOptions, type Io } from './program.js';
 
@@ -137,10 +137,20 @@ export async function execute(
     if (!('result' in outcome)) return outcome.code;
     // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
     const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result, tool.reveals);
+    if (options.save) {
+      // The kubeconfig, token and all, goes into the file only: what is printed names no secret.
+      const { saveKubeconfig } = await import('./kubeconfig.js');
+      io.stdout(`${await saveKubeconfig(outcome.result, io.env)}\n`);
+      return outcome.code ?? EXIT.ok;
+    }
+    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
     io.stdout(
       await formatResult(shown, {
         // --format asks for columns: a table, unless another format is named.
-        format: options.output ?? (io.isTty || options.format ? 'table' : 'json'),
+        // A kubeconfig is YAML, for kubectl, wherever it goes.
+        format:
+          options.output ??
+          (isKubeconfig(outcome.result) ? 'yaml' : io.isTty || options.format ? 'table' : 'json'),
         columns: options.format?.split(',').map((column) => column.trim()),
         header: options.header,
         query: options.query,

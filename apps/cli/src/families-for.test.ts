@@ -30,6 +30,7 @@ describe('the families a run loads', () => {
       'api',
     ];
     const all = ['account', 'databases', 'networking', 'vms', 'images', 'apps', 'api'];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'kubernetes', 'api'];
     for (const argv of [
       [],
       ['help'],

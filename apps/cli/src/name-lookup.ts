@@ -90,10 +90,13 @@ export async function resolveNames(
   tools: ToolLookup,
   context: ToolContext,
 ): Promise<void> {
-  const listed = new Map<NamedKind, Record<string, unknown>[]>();
+  const listed = new Map<string, Record<string, unknown>[]>();
   const list = async (kind: NamedKind) => {
-    if (!listed.has(kind)) listed.set(kind, await listAll(kind, tools, context));
-    return listed.get(kind) ?? [];
+    // A kind inside another (a cluster's pools) is listed in the one its parent argument names.
+    const within = kind.parent ? { [kind.parent.listArgument]: args[kind.parent.argument] } : {};
+    const key = `${kind.label}\0${JSON.stringify(within)}`;
+    if (!listed.has(key)) listed.set(key, await listAll(kind, tools, context, within));
+    return listed.get(key) ?? [];
   };
   for (const [argument, kind] of named) {
     const value = args[argument];
@@ -192,13 +195,18 @@ function idOf(
   );
 }
 
-async function listAll(kind: NamedKind, tools: ToolLookup, context: ToolContext) {
+async function listAll(
+  kind: NamedKind,
+  tools: ToolLookup,
+  context: ToolContext,
+  within: Record<string, unknown> = {},
+) {
   const list = await tools(kind.list);
   if (!list) throw new Error(`${kind.list} is needed to look up ${kind.label} names`);
   // The largest page the list tool takes, so that one call sees them all in most accounts; the
   // pages after it, if any, are followed (a name on page 2 is a name all the same).
   const perPage = perPageArgument(list);
-  const args = { ...(perPage ? { [perPage]: 200 } : {}), ...kind.listArgs };
+  const args = { ...(perPage ? { [perPage]: 200 } : {}), ...kind.listArgs, ...within };
   const result = (
     pageArgument(list) ? await runAllPages(list, args, context) : await runTool(list, args, context)
   ) as Record<string, unknown>;

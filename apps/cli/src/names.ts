@@ -47,6 +47,11 @@ export interface NamedKind {
   /** Where a listed one holds its name, where it is not `name` (an app's is its spec's). */
   nameAt?: string;
   /**
+   * For a kind that lives in another (a cluster's node pools): the argument naming that other one
+   * (looked up first, when it is a name) and the list tool's argument it is passed as.
+   */
+  parent?: { argument: string; listArgument: string };
+  /**
    * Whether one is also named by its fingerprint (an SSH key), found in the same list: MD5 as the
    * platform lists it (with or without `MD5:`), or `SHA256:...` as `ssh-keygen -l` prints it.
    */
@@ -137,6 +142,26 @@ const NAMED_KINDS: readonly NamedKind[] = [
     items: 'ssh_keys',
     idForm: 'numeric',
     fingerprint: true,
+  },
+  {
+    label: 'Kubernetes cluster',
+    collection: '/v2/kubernetes/clusters',
+    args: ['ClusterID'],
+    prefix: 'kubernetes-cluster',
+    list: 'kubernetes-cluster-list',
+    items: 'kubernetes_clusters',
+    idForm: 'uuid',
+  },
+  {
+    // After the cluster's kind: the cluster's name is looked up first, then the pool in it.
+    label: 'node pool',
+    collection: '/v2/kubernetes/clusters/{ClusterID}/node_pools',
+    args: [],
+    prefix: 'kubernetes-cluster-node-pool',
+    list: 'kubernetes-cluster-node-pool-list',
+    items: 'node_pools',
+    idForm: 'uuid',
+    parent: { argument: 'ClusterID', listArgument: 'ClusterID' },
   },
   {
     label: 'image',

@@ -79,6 +79,8 @@ export async function formatResult(result: unknown, options: OutputOptions): Pro
     case 'yaml':
       return (await import('yaml')).stringify(shown);
     default:
+      // A kubeconfig reads as the YAML kubectl reads, not as a table.
+      if (isKubeconfig(shown)) return (await import('yaml')).stringify(shown);
       // The text formats measure what a terminal shows (string-width, Intl.Segmenter): loaded by
       // the runs that print them, not by help, completion or JSON.
       return (await import('./table.js')).renderText(shown, options);
@@ -87,3 +89,13 @@ export async function formatResult(result: unknown, options: OutputOptions): Pro
 
 /** Thrown for a `--format` column that is neither a column of the result's kind nor a field of it. */
 export class ColumnError extends Error {}
+
+/** A kubeconfig (kubernetes-cluster-get-kubeconfig's answer). */
+export function isKubeconfig(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'Config' &&
+    Array.isArray((value as { clusters?: unknown }).clusters)
+  );
+}

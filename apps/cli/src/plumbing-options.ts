@@ -10,13 +10,15 @@ export interface PlumbingOptions {
   all?: boolean;
   wait?: boolean;
   timeout?: string;
+  /** A kubeconfig merged into the user's kubeconfig file instead of printed (kubeconfig.ts). */
+  save?: boolean;
 }
 
 /** How long `--wait` waits unless `--timeout` says otherwise. */
 export const DEFAULT_TIMEOUT = '5m';
 
 /** The options a tool's command gets besides its arguments. */
-export function plumbingOptions(tool: Pick<ToolEntry, 'page' | 'wait'>): Option[] {
+export function plumbingOptions(tool: Pick<ToolEntry, 'name' | 'page' | 'wait'>): Option[] {
   const options: Option[] = [];
   if (tool.page !== undefined) {
     options.push(new Option('--all', 'fetch every page (following links.pages.next) and merge them'));
@@ -31,5 +33,16 @@ export function plumbingOptions(tool: Pick<ToolEntry, 'page' | 'wait'>): Option[
       ),
     );
   }
+  if (tool.name === KUBECONFIG_TOOL) {
+    options.push(
+      new Option(
+        '--save',
+        "merge it into the kubeconfig file ($KUBECONFIG's first, else ~/.kube/config) and make it the current context, printing no token (doctl's kubeconfig save)",
+      ),
+    );
+  }
   return options;
 }
+
+/** The tool whose answer `--save` writes into the kubeconfig file. */
+export const KUBECONFIG_TOOL = 'kubernetes-cluster-get-kubeconfig';

@@ -9,6 +9,7 @@ import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
 import { monitoringFamily } from '@cloudcall/monitoring';
+import { kubernetesFamily } from '@cloudcall/kubernetes';
 import { networkingFamily } from '@cloudcall/networking';
 import { spacesFamily } from '@cloudcall/spaces';
 import { vmsFamily } from '@cloudcall/vms';
@@ -24,6 +25,7 @@ export const families: readonly ToolFamily[] = [
   monitoringFamily,
   spacesFamily,
   appsFamily,
+  kubernetesFamily,
   apiFamily,
 ];
 

@@ -15,6 +15,7 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   monitoring: () => import('@cloudcall/monitoring').then((module) => module.monitoringFamily),
   spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
   apps: () => import('@cloudcall/apps').then((module) => module.appsFamily),
+  kubernetes: () => import('@cloudcall/kubernetes').then((module) => module.kubernetesFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

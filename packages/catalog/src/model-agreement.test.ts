@@ -92,6 +92,9 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   'load-balancer-update': { Region: 'nyc3' },
   'vpc-peering-create': { Vpc2: UUID_2 },
   'volume-create': { Region: 'nyc3' },
+  'kubernetes-cluster-update': { Name: 'web' },
+  'kubernetes-cluster-upgrade': { Version: '1.33.1-do.0' },
+  'kubernetes-cluster-node-pool-update': { Name: 'web', Count: 3 },
 };
 
 /**

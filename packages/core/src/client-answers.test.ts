@@ -365,3 +365,33 @@ describe("a call's hooks", () => {
     expect(api.seen.map((request) => request.method)).toEqual(['GET', 'HEAD', 'PUT']);
   });
 });
+
+describe('an answer that is text (a kubeconfig)', () => {
+  it('is read as its text with responseText, asking for any type; without it, refused as not JSON', async () => {
+    const yaml = 'apiVersion: v1\nkind: Config\n';
+    const api = await standIn((res) => {
+      res.writeHead(200, { 'content-type': 'application/yaml' });
+      res.end(yaml);
+    });
+    const client = clientOf(api.url);
+    const path = '/v2/kubernetes/clusters/x/kubeconfig';
+    await expect(client.request({ method: 'GET', path, responseText: true })).resolves.toBe(yaml);
+    expect(api.seen[0]?.headers.accept).toBe('*/*');
+    await expect(client.request({ method: 'GET', path })).rejects.toBeInstanceOf(UnexpectedResponseError);
+    expect(api.seen[1]?.headers.accept).toBe('application/json');
+  });
+
+  it('an error is still read as the API error it is', async () => {
+    const api = await standIn((res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ id: 'not_found', message: 'The resource you were accessing could not be found.' }),
+      );
+    });
+    const error = await clientOf(api.url)
+      .request({ method: 'GET', path: '/v2/kubernetes/clusters/x/kubeconfig', responseText: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientApiError);
+    expect(error).toMatchObject({ status: 404, id: 'not_found' });
+  });
+});

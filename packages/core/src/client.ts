@@ -146,6 +146,11 @@ export interface RequestOptions {
    * then "no content". Otherwise only a 204 may be empty, and anything but JSON is an error.
    */
   noResponseBody?: boolean;
+  /**
+   * The operation answers text, not JSON (a cluster's kubeconfig, YAML): a 2xx body is answered
+   * as the text it is. Errors are still read as the platform's JSON errors.
+   */
+  responseText?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -439,7 +444,7 @@ export class ApiClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.token}`,
-      accept: 'application/json',
+      accept: options.responseText ? '*/*' : 'application/json',
       'user-agent': this.userAgent,
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -572,6 +577,7 @@ export class ApiClient {
       if (status === 204 || options.noResponseBody) return undefined;
       throw unexpected(`an empty body (content type ${contentType || 'none'}), where JSON was expected`);
     }
+    if (options.responseText) return text;
     if (!isJsonType(contentType)) {
       throw unexpected(`content type ${contentType || 'none'}, not JSON`);
     }

@@ -12,6 +12,7 @@ import type { ToolClock } from './retry.js';
 export type { ToolClock } from './retry.js';
 
 // biome-ignore format: one family a line, so that a family is added by a line of its own.
+// biome-ignore format: one family a line, so that families added side by side merge cleanly.
 export type FamilyName =
   | 'account'
   | 'databases'
@@ -20,6 +21,7 @@ export type FamilyName =
   | 'images'
   | 'monitoring'
   | 'spaces'
+  | 'kubernetes'
   | 'api';
 export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'apps' | 'api';
 
@@ -72,6 +74,7 @@ export type WaitKind =
   | 'database-replica'
   | 'byoip-prefix'
   | 'app-deployment';
+  | 'kubernetes-cluster';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -399,7 +402,7 @@ export async function sendRequest<R, A extends Record<string, unknown> = Record<
   mapping: RequestMapping<A>,
   args: A,
   context: ToolContext,
-  options: Pick<RequestOptions, 'deadline'> = {},
+  options: Pick<RequestOptions, 'deadline' | 'responseText'> = {},
 ): Promise<R> {
   const data = await context.client.request<R>({
     ...buildRequest(mapping, args),

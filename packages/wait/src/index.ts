@@ -34,6 +34,8 @@ interface WaitKind {
   key: string;
   /** The field that holds its status. */
   field: 'status' | 'state' | 'phase';
+  /** The field that holds its status (a Kubernetes cluster's is `status.state`). */
+  field: 'status' | 'state' | 'status.state';
   /** The status that ends the wait. */
   ready: string;
   /** Statuses it never leaves for `ready`: they end the wait with a WaitFailedError. */
@@ -161,6 +163,15 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'app-list',
     name: 'app-list-deployments',
+  // A Kubernetes cluster being created (its control plane and first nodes) or upgraded.
+  'kubernetes-cluster': {
+    request: { method: 'GET', path: '/v2/kubernetes/clusters/{ID}' },
+    key: 'kubernetes_cluster',
+    field: 'status.state',
+    ready: 'running',
+    failed: ['error', 'deleting', 'deleted'],
+    id: 'uuid',
+    from: 'kubernetes-cluster-list',
   },
 } as const satisfies Record<ToolWaitKind, WaitKind>;
 
@@ -196,6 +207,7 @@ export const TYPICAL_SECONDS: Readonly<Record<WaitKindName, number>> = {
   'byoip-prefix': MAX_WAIT_SECONDS,
   // A build and a deploy.
   'app-deployment': 300,
+  'kubernetes-cluster': 420,
 };
 
 /** Actions whose usual length differs from an action's (`TYPICAL_SECONDS.action`). */
@@ -299,6 +311,9 @@ export const waitTool = defineTool({
     'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE.',
     'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments).',
     'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or an app deployment in ERROR, CANCELED or SUPERSEDED ends the wait with that error.',
+    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, kubernetes-cluster running.',
+    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
+    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a Kubernetes cluster in error or being deleted ends the wait with that error.',
     'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
@@ -542,12 +557,17 @@ function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
 
 /** The status (or state) an answer shows, or undefined when it holds none. */
 function statusOf(kind: WaitKind, answer: Record<string, unknown>): string | undefined {
-  const resource = answer[kind.key];
-  const status =
-    typeof resource === 'object' && resource !== null
-      ? (resource as Record<string, unknown>)[kind.field]
-      : undefined;
-  return typeof status === 'string' ? status : undefined;
+  return statusIn(kind, answer[kind.key]);
+}
+
+/** The status a resource shows, at its kind's field (a dotted path), or undefined. */
+function statusIn(kind: WaitKind, resource: unknown): string | undefined {
+  let value = resource;
+  for (const part of kind.field.split('.')) {
+    value =
+      typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -633,7 +653,7 @@ export function pendingWaits(
   const kind: WaitKind = WAIT_KINDS[wait.kind];
   const ready = new Set(
     answerResources(wait, result)
-      .filter((resource) => resource[kind.field] === kind.ready)
+      .filter((resource) => statusIn(kind, resource) === kind.ready)
       .map((resource) => idText(resource[wait.idField ?? 'id'])),
   );
   return waitTargets(wait, args, result)

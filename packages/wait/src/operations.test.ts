@@ -16,6 +16,7 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   'database-replica': 'databases_get_replica',
   'byoip-prefix': 'byoipPrefixes_get',
   'app-deployment': 'apps_get_deployment',
+  'kubernetes-cluster': 'kubernetes_get_cluster',
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 

@@ -270,6 +270,26 @@ describe('wait completes', () => {
     expect(prefix.byoip_prefix).toMatchObject({ uuid: created.uuid, status: 'active' });
   });
 
+  it('waits for a Kubernetes cluster to run, reading its status.state, named in its progress', async () => {
+    const { kubernetes_cluster: cluster } = await post('/v2/kubernetes/clusters', {
+      name: 'wait-k8s',
+      region: 'nyc3',
+      version: 'latest',
+      node_pools: [{ name: 'workers', size: 's-2vcpu-4gb', count: 1 }],
+    });
+    expect(cluster.status.state).toBe('provisioning');
+    const { ctx, progress } = context();
+    const ready = await wait({ Kind: 'kubernetes-cluster', ID: cluster.id }, ctx);
+    expect(ready.kubernetes_cluster).toMatchObject({ id: cluster.id, status: { state: 'running' } });
+    expect(progress[0]).toMatchObject({ subject: 'kubernetes-cluster wait-k8s', status: 'provisioning' });
+    expect(progress.at(-1)?.message).toMatch(/^kubernetes-cluster wait-k8s: running after \d+ s$/);
+    // Being deleted, it will never run: the wait ends with that error.
+    await connection.client.request({ method: 'DELETE', path: `/v2/kubernetes/clusters/${cluster.id}` });
+    await expect(wait({ Kind: 'kubernetes-cluster', ID: cluster.id }, context().ctx)).rejects.toThrow(
+      /is deleting, an error state/,
+    );
+  });
+
   it('answers at once, with no progress, when the target is ready already', async () => {
     const { id } = await createVm('wait-ready');
     await sandbox.advanceClock(5_000);
@@ -470,6 +490,7 @@ describe('wait arguments', () => {
       'vpc-peering',
       'database-replica',
       'byoip-prefix',
+      'kubernetes-cluster',
     ]) {
       for (const value of PATH_HOSTILE) {
         const error = await refused({ Kind: kind, ID: value });

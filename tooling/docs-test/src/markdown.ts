@@ -23,6 +23,7 @@ export const LIBRARIES = [
   'monitoring',
   'spaces',
   'apps',
+  'kubernetes',
   'api',
   'guard',
   'wait',

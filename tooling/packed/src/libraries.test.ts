@@ -165,6 +165,7 @@ describe('pnpm pack:libs', () => {
         'databases',
         'images',
         'monitoring',
+        'kubernetes',
         'networking',
         'platform',
         'spaces',
