@@ -354,7 +354,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "wait",
     "title": "Wait for an action or resource",
     "description": "Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.",
-    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
+    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, registry-garbage-collection succeeded. A registry-garbage-collection is named by its UUID (ID) and its registry (Name). A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a failed or cancelled garbage collection ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
     "annotations": {
      "readOnlyHint": true,
      "destructiveHint": false,
@@ -376,7 +376,8 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
         "image",
         "vpc-peering",
         "database-replica",
-        "byoip-prefix"
+        "byoip-prefix",
+        "registry-garbage-collection"
        ]
       },
       "ID": {
@@ -385,7 +386,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Name": {
        "type": "string",
-       "description": "Replica name"
+       "description": "Replica or registry name"
       },
       "TimeoutSeconds": {
        "type": "integer",
@@ -7436,6 +7437,579 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
+  "name": "registry",
+  "title": "Container registry",
+  "description": "Container registries: create, get, delete, subscription tier, options; repositories, tags, manifests; garbage collection; docker credentials.",
+  "tools": [
+   {
+    "name": "registry-list",
+    "title": "List container registries",
+    "description": "The account's container registries.",
+    "details": "Lists the account's container registries: name, region, storage used and when. They share one subscription (registry-subscription-get); several only on the professional tier.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-get",
+    "title": "Get container registry",
+    "description": "One registry: region, storage used.",
+    "details": "Shows one container registry: its region, storage used and when that was measured. Its docker host is registry.digitalocean.com/<name>.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-create",
+    "title": "Create container registry",
+    "description": "Create a registry; the first needs a tier.",
+    "details": "Creates a container registry. The account's first registry starts its subscription, so it needs SubscriptionTier (starter: free, 1 repository, 500 MiB; basic; professional: the only tier with several registries). Later registries share that tier. Region defaults to one the platform picks (registry-list-options lists them). Names are unique across the platform.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Lowercase, digits, \"-\"",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "SubscriptionTier": {
+       "type": "string",
+       "description": "Needed for the account's first",
+       "enum": [
+        "starter",
+        "basic",
+        "professional"
+       ]
+      },
+      "Region": {
+       "type": "string",
+       "description": "e.g. nyc3",
+       "pattern": "^[a-z]{3}\\d$"
+      }
+     },
+     "required": [
+      "Name"
+     ]
+    }
+   },
+   {
+    "name": "registry-delete",
+    "title": "Delete container registry",
+    "description": "Delete a registry and all its images.",
+    "details": "Deletes a container registry and every repository, tag and manifest in it, for good. The subscription ends with the account's last registry.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-subscription-get",
+    "title": "Get registry subscription",
+    "description": "The registries' tier and its limits.",
+    "details": "Shows the subscription the account's registries share: its tier, the repositories and storage it includes, and its price.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/subscription"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-subscription-update",
+    "title": "Change registry tier",
+    "description": "Change the registries' subscription tier.",
+    "details": "Moves the account's registries to another tier. A tier the usage does not fit (repositories, storage, registries) is refused, saying why; registry-list-options shows which tiers fit.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/subscription"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Tier": {
+       "type": "string",
+       "description": "New tier",
+       "enum": [
+        "starter",
+        "basic",
+        "professional"
+       ]
+      }
+     },
+     "required": [
+      "Tier"
+     ]
+    }
+   },
+   {
+    "name": "registry-list-options",
+    "title": "List registry tiers and regions",
+    "description": "Subscription tiers and regions.",
+    "details": "Lists the subscription tiers (limits, prices, and whether the account fits each) and the regions a registry can be created in.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/options"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-docker-config",
+    "title": "Get docker credentials",
+    "description": "A docker config.json to push and pull.",
+    "details": "Issues docker credentials for registry.digitalocean.com, as a docker config.json: a new token each call, read-only unless ReadWrite, expiring after ExpirySeconds when given. The token is a secret: it is hidden unless asked for.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registry/docker-credentials"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ReadWrite": {
+       "type": "boolean",
+       "description": "Allow pushes"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Valid for, seconds"
+      }
+     }
+    }
+   },
+   {
+    "name": "registry-repository-list-v2",
+    "title": "List repositories",
+    "description": "A registry's repositories.",
+    "details": "Lists a registry's repositories, each with its latest manifest, tag count and manifest count. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositoriesV2"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-list-tags",
+    "title": "List repository tags",
+    "description": "A repository's tags, newest first.",
+    "details": "Lists a repository's tags, newest first: the manifest each names, its size and when it moved. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/tags"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-delete-tag",
+    "title": "Delete repository tag",
+    "description": "Delete a tag; its manifest stays.",
+    "details": "Deletes a tag. The manifest it named stays, untagged, until deleted or collected (registry-garbage-collection-start).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/tags/{Tag}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Tag": {
+       "type": "string",
+       "description": "Tag, from registry-repository-list-tags",
+       "pattern": "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository",
+      "Tag"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-list-manifests",
+    "title": "List repository manifests",
+    "description": "A repository's manifests, newest first.",
+    "details": "Lists a repository's manifests (images), newest first: digest, tags, sizes and layers. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/digests"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-delete-manifest",
+    "title": "Delete repository manifest",
+    "description": "Delete an image by digest, with its tags.",
+    "details": "Deletes a manifest and every tag naming it. Its layers stay stored until a garbage collection frees them.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/digests/{Digest}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Digest": {
+       "type": "string",
+       "description": "Manifest digest, from registry-repository-list-manifests",
+       "pattern": "^sha256:[0-9a-f]{64}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository",
+      "Digest"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-start",
+    "title": "Start garbage collection",
+    "description": "Free the storage of deleted images.",
+    "details": "Starts a garbage collection, which deletes for good what Type says (default: unreferenced blobs only). The registry is read-only (no pushes) until it ends; one runs at a time. Wait for it with wait (Kind registry-garbage-collection).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection"
+    },
+    "wait": {
+     "kind": "registry-garbage-collection",
+     "nameArgument": "Registry"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "What to delete",
+       "enum": [
+        "untagged manifests only",
+        "unreferenced blobs only",
+        "untagged manifests and unreferenced blobs"
+       ]
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-get-active",
+    "title": "Get active garbage collection",
+    "description": "A registry's running collection.",
+    "details": "Shows the registry's garbage collection still running, if any (a 404 when none is).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-list",
+    "title": "List garbage collections",
+    "description": "A registry's collections, newest first.",
+    "details": "Lists a registry's garbage collections, newest first: status, blobs deleted and bytes freed. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collections"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-cancel",
+    "title": "Cancel garbage collection",
+    "description": "Cancel a running collection.",
+    "details": "Cancels a garbage collection still running; it is cancelling, then cancelled.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "UUID": {
+       "type": "string",
+       "description": "Collection UUID, from registry-garbage-collection-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "UUID"
+     ]
+    }
+   }
+  ]
+ },
+ {
   "name": "api",
   "title": "The whole API",
   "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",
@@ -7588,5 +8162,9 @@ export const WAIT_READY: Readonly<Record<WaitKind, { field: string; ready: strin
  "byoip-prefix": {
   "field": "status",
   "ready": "active"
+ },
+ "registry-garbage-collection": {
+  "field": "status",
+  "ready": "succeeded"
  }
 };

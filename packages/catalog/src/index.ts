@@ -8,6 +8,7 @@ import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
 import { networkingFamily } from '@cloudcall/networking';
+import { registryFamily } from '@cloudcall/registry';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 
@@ -18,6 +19,7 @@ export const families: readonly ToolFamily[] = [
   networkingFamily,
   vmsFamily,
   imagesFamily,
+  registryFamily,
   apiFamily,
 ];
 

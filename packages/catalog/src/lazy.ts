@@ -12,6 +12,7 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   networking: () => import('@cloudcall/networking').then((module) => module.networkingFamily),
   vms: () => import('@cloudcall/vms').then((module) => module.vmsFamily),
   images: () => import('@cloudcall/images').then((module) => module.imagesFamily),
+  registry: () => import('@cloudcall/registry').then((module) => module.registryFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

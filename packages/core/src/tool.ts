@@ -17,6 +17,7 @@ export type FamilyName =
   | 'networking'
   | 'vms'
   | 'images'
+  | 'registry'
   | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
@@ -66,7 +67,8 @@ export type WaitKind =
   | 'image'
   | 'vpc-peering'
   | 'database-replica'
-  | 'byoip-prefix';
+  | 'byoip-prefix'
+  | 'registry-garbage-collection';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -77,7 +79,7 @@ export type WaitKind =
 export interface ToolWait {
   kind: WaitKind;
   idArgument?: string;
-  /** The argument naming what `idArgument` holds (a replica's name, with its cluster's id). */
+  /** The argument naming what the id is of (a replica's name with its cluster's id, a collection's registry). */
   nameArgument?: string;
   /** The answer's own field holding the id, for an answer not wrapped in the resource's key (`{ uuid, status }`). */
   idField?: string;

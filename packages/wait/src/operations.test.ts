@@ -15,6 +15,7 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   'vpc-peering': 'vpcPeerings_get',
   'database-replica': 'databases_get_replica',
   'byoip-prefix': 'byoipPrefixes_get',
+  'registry-garbage-collection': 'registries_list_garbageCollections',
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 

@@ -20,6 +20,7 @@ export const LIBRARIES = [
   'networking',
   'vms',
   'images',
+  'registry',
   'api',
   'guard',
   'wait',

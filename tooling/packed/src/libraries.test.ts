@@ -165,6 +165,7 @@ describe('pnpm pack:libs', () => {
         'images',
         'networking',
         'platform',
+        'registry',
         'vms',
         'wait',
       ),
