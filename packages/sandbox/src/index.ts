@@ -17,6 +17,7 @@ export {
   type SandboxFault,
 } from './faults.js';
 export { sshPublicKey } from './fixtures.js';
+export { type PushOptions, pushImage } from './routes/registry-model.js';
 export { IN_PROCESS_URL, type InProcessSandbox, openSandbox } from './in-process.js';
 export type { SandboxControls, SandboxCoreOptions, SandboxRequestInfo } from './respond.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
