@@ -37,6 +37,8 @@ export async function execute(
   io: Io,
   version: string,
   findTool: ToolLookup,
+  /** Where the result goes instead of stdout (`registry login`'s docker config): the line to print. */
+  deliver?: (result: unknown) => Promise<string>,
 ): Promise<number> {
   // Checked before anything is sent (names stand as ids of their kind until looked up).
   if (options.query !== undefined) await checkQuery(options.query);
@@ -135,6 +137,10 @@ export async function execute(
       actedOn(tool, named, typed, args),
     );
     if (!('result' in outcome)) return outcome.code;
+    if (deliver) {
+      io.stdout(await deliver(outcome.result));
+      return outcome.code ?? EXIT.ok;
+    }
     const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
     io.stdout(
       await formatResult(shown, {
