@@ -92,6 +92,7 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   'load-balancer-update': { Region: 'nyc3' },
   'vpc-peering-create': { Vpc2: UUID_2 },
   'volume-create': { Region: 'nyc3' },
+  'registry-repository-delete-manifest': { Digest: `sha256:${'0'.repeat(64)}` },
 };
 
 /**

@@ -52,6 +52,8 @@ const Tag = z
   .describe('Tag, from registry-repository-list-tags');
 const Digest = z
   .string()
+  // "sha256:" and 64 digits: its length, for generators that read the JSON Schema.
+  .length(71, 'expected a manifest digest: "sha256:" and 64 hex digits')
   .regex(/^sha256:[0-9a-f]{64}$/, 'expected a manifest digest: "sha256:" and 64 hex digits')
   .describe('Manifest digest, from registry-repository-list-manifests');
 
