@@ -33,7 +33,12 @@ describe('the build-time listing', () => {
   });
 
   it('is the tool definitions, tool for tool', () => {
-    const tools = [...toolsOf(families), ...guardTools];
+    // The default listing first (its families, then the guard's tools), then the families on request.
+    const tools = [
+      ...toolsOf(families.filter((family) => !family.onRequest)),
+      ...guardTools,
+      ...toolsOf(families.filter((family) => family.onRequest)),
+    ];
     expect(LISTING.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     for (const [index, tool] of tools.entries()) {
       const data = (form: typeof tool) => ({
@@ -53,11 +58,12 @@ describe('the build-time listing', () => {
       annotations: { readOnlyHint: true },
     });
     expect(LISTING.families).toStrictEqual(
-      families.map(({ name, title, description, alwaysListed }) => ({
+      families.map(({ name, title, description, alwaysListed, onRequest }) => ({
         name,
         title,
         description,
         ...(alwaysListed ? { alwaysListed } : {}),
+        ...(onRequest ? { onRequest } : {}),
       })),
     );
     expect(LISTING.families.filter((family) => family.alwaysListed).map((family) => family.name)).toEqual([
