@@ -17,7 +17,7 @@ describe('the families a run loads', () => {
   });
 
   it('is every family for help, resource words, other commands and unknown names', async () => {
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'api'];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'registry', 'api'];
     for (const argv of [
       [],
       ['help'],
