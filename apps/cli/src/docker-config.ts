@@ -31,7 +31,8 @@ export async function mergeDockerConfig(path: string, answer: unknown): Promise<
     const text = await readFile(path, 'utf8');
     mode = (await stat(path)).mode & 0o777;
     const parsed: unknown = text.trim() ? JSON.parse(text) : {};
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SyntaxError('not an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new SyntaxError('not an object');
     config = parsed as Record<string, unknown>;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {

@@ -176,10 +176,20 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
         import('./docker-config.js'),
       ]);
       const path = dockerConfigPath(io.env);
-      exitCode = await execute(tool, { ...args }, options, new Map(), [], io, version, findTool, async (result) => {
-        const hosts = await mergeDockerConfig(path, result);
-        return `Logged in to ${hosts.join(', ')}: credentials written to ${path}\n`;
-      });
+      exitCode = await execute(
+        tool,
+        { ...args },
+        options,
+        new Map(),
+        [],
+        io,
+        version,
+        findTool,
+        async (result) => {
+          const hosts = await mergeDockerConfig(path, result);
+          return `Logged in to ${hosts.join(', ')}: credentials written to ${path}\n`;
+        },
+      );
     }),
   );
 

@@ -44,7 +44,15 @@ const table = async (...args: string[]) => {
 
 describe('the container registry through the CLI', () => {
   it('create, get, repositories and tags in tables, delete a tag, collect with --wait, delete', async () => {
-    const created = await ok('registry', 'create', 'cli-reg', '--subscription-tier', 'basic', '--region', 'sfo3');
+    const created = await ok(
+      'registry',
+      'create',
+      'cli-reg',
+      '--subscription-tier',
+      'basic',
+      '--region',
+      'sfo3',
+    );
     expect(created.registry).toMatchObject({ name: 'cli-reg', region: 'sfo3' });
     // doctl's registry get names no registry: the account's.
     expect((await ok('registry', 'get')).registry.name).toBe('cli-reg');
@@ -58,10 +66,14 @@ describe('the container registry through the CLI', () => {
     expect(repositories.split('\n')[0]).toMatch(
       /^Name\s+Latest Manifest\s+Latest Tag\s+Tag Count\s+Manifest Count\s+Updated At$/,
     );
-    expect(repositories).toMatch(new RegExp(`^web\\s+${second.digest.slice(0, 40)}\\S*\\s+v2\\s+2\\s+2\\s+\\d{4}-`, 'm'));
+    expect(repositories).toMatch(
+      new RegExp(`^web\\s+${second.digest.slice(0, 40)}\\S*\\s+v2\\s+2\\s+2\\s+\\d{4}-`, 'm'),
+    );
     const tags = await table('registry', 'repository', 'list-tags', 'web');
     expect(tags.split('\n')[0]).toMatch(/^Tag\s+Compressed Size\s+Updated At\s+Manifest Digest$/);
-    expect(tags).toMatch(new RegExp(`^v2\\s+\\d+\\.\\d\\d MiB\\s+\\S+\\s+${second.digest.slice(0, 40)}\\S*$`, 'm'));
+    expect(tags).toMatch(
+      new RegExp(`^v2\\s+\\d+\\.\\d\\d MiB\\s+\\S+\\s+${second.digest.slice(0, 40)}\\S*$`, 'm'),
+    );
 
     // Destructive: refused without --force when no one can be asked; then deleted (doctl's REPO TAG).
     const unconfirmed = await cli.sandbox('registry', 'repository', 'delete-tag', 'web', 'v1');
@@ -72,9 +84,9 @@ describe('the container registry through the CLI', () => {
     expect(left.tags.map((t: Json) => t.tag)).toEqual(['v2']);
     const manifests = await ok('registry', 'repository', 'list-manifests', 'web');
     const untagged = manifests.manifests.find((m: Json) => m.tags.length === 0);
-    expect(
-      await ok('registry', 'repository', 'delete-manifest', 'web', untagged.digest, '--force'),
-    ).toEqual({ ok: true });
+    expect(await ok('registry', 'repository', 'delete-manifest', 'web', untagged.digest, '--force')).toEqual({
+      ok: true,
+    });
 
     // --wait follows the collection, naming the registry; the sandbox's clock moves once it has.
     const run = cli.start(['--sandbox', 'registry', 'garbage-collection', 'start', '--force', '--wait']);
@@ -82,9 +94,14 @@ describe('the container registry through the CLI', () => {
     await helper.advanceClock(10_000);
     const waited = await run.exit;
     expect(waited.code, waited.stderr).toBe(0);
-    expect((waited.json as Json).garbage_collection).toMatchObject({ registry_name: 'cli-reg', status: 'succeeded' });
+    expect((waited.json as Json).garbage_collection).toMatchObject({
+      registry_name: 'cli-reg',
+      status: 'succeeded',
+    });
     const collections = await table('registry', 'garbage-collection', 'list');
-    expect(collections).toMatch(/^UUID\s+Registry Name\s+Status\s+Created At\s+Updated At\s+Blobs Deleted\s+Bytes Freed$/m);
+    expect(collections).toMatch(
+      /^UUID\s+Registry Name\s+Status\s+Created At\s+Updated At\s+Blobs Deleted\s+Bytes Freed$/m,
+    );
     expect(collections).toMatch(/\s+cli-reg\s+succeeded\s+/);
 
     expect(await ok('registry', 'delete', '--force')).toEqual({ ok: true });
@@ -93,10 +110,18 @@ describe('the container registry through the CLI', () => {
 
   it('lists the tiers and regions, and changes the tier', async () => {
     const options = await ok('registry', 'options', 'subscription-tiers');
-    expect(options.options.subscription_tiers.map((t: Json) => t.slug)).toEqual(['starter', 'basic', 'professional']);
-    expect((await ok('registry', 'options', 'available-regions')).options.available_regions).toContain('nyc3');
+    expect(options.options.subscription_tiers.map((t: Json) => t.slug)).toEqual([
+      'starter',
+      'basic',
+      'professional',
+    ]);
+    expect((await ok('registry', 'options', 'available-regions')).options.available_regions).toContain(
+      'nyc3',
+    );
     await ok('registry', 'create', 'tier-reg', '--subscription-tier', 'starter');
-    expect((await ok('registry-subscription-update', '--tier', 'basic')).subscription.tier.slug).toBe('basic');
+    expect((await ok('registry-subscription-update', '--tier', 'basic')).subscription.tier.slug).toBe(
+      'basic',
+    );
   });
 
   it('registry login merges the credentials into docker config, atomically, printing no token', async () => {
@@ -105,7 +130,11 @@ describe('the container registry through the CLI', () => {
     const path = join(dockerDir(), 'config.json');
     writeFileSync(
       path,
-      JSON.stringify({ auths: { 'ghcr.io': { auth: 'b3RoZXI=' } }, credsStore: 'desktop', detachKeys: 'ctrl-e' }),
+      JSON.stringify({
+        auths: { 'ghcr.io': { auth: 'b3RoZXI=' } },
+        credsStore: 'desktop',
+        detachKeys: 'ctrl-e',
+      }),
       { mode: 0o600 },
     );
     const login = cliRunner({ DOCKER_CONFIG: dockerDir(), XDG_CONFIG_HOME: join(cli.home, 'config') });
@@ -113,8 +142,14 @@ describe('the container registry through the CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`Logged in to registry.digitalocean.com: credentials written to ${path}\n`);
     const config = JSON.parse(readFileSync(path, 'utf8'));
-    expect(config).toMatchObject({ credsStore: 'desktop', detachKeys: 'ctrl-e', auths: { 'ghcr.io': { auth: 'b3RoZXI=' } } });
-    const token = Buffer.from(config.auths['registry.digitalocean.com'].auth, 'base64').toString().split(':')[0];
+    expect(config).toMatchObject({
+      credsStore: 'desktop',
+      detachKeys: 'ctrl-e',
+      auths: { 'ghcr.io': { auth: 'b3RoZXI=' } },
+    });
+    const token = Buffer.from(config.auths['registry.digitalocean.com'].auth, 'base64')
+      .toString()
+      .split(':')[0];
     expect(token).toMatch(/^dop_v1_[0-9a-f]{64}$/);
     expect(`${run.stdout}${run.stderr}`).not.toContain(token);
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -143,7 +178,9 @@ describe('the container registry through the CLI', () => {
       expect(run.stderr).toContain('is protected by rule name:keep-reg');
     }
     expect((await ok('registry', 'get', 'keep-reg')).registry.name).toBe('keep-reg');
-    expect((await ok('registry', 'repository', 'list-tags', 'web')).tags.map((t: Json) => t.tag)).toEqual(['v1']);
+    expect((await ok('registry', 'repository', 'list-tags', 'web')).tags.map((t: Json) => t.tag)).toEqual([
+      'v1',
+    ]);
   });
 
   it('refuses bad input before any request', async () => {

@@ -44,15 +44,25 @@ describe('the registry family over MCP', () => {
     const { server } = await start();
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ['registry-delete', 'registry-repository-delete-tag', 'registry-repository-delete-manifest']) {
-      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    for (const name of [
+      'registry-delete',
+      'registry-repository-delete-tag',
+      'registry-repository-delete-manifest',
+    ]) {
+      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({
+        destructiveHint: true,
+        idempotentHint: true,
+      });
     }
     expect(hintsOf(byName.get('registry-garbage-collection-start') ?? {})).toMatchObject({
       destructiveHint: true,
       idempotentHint: false,
     });
     for (const name of ['registry-create', 'registry-docker-config', 'registry-subscription-update']) {
-      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+      expect(hintsOf(byName.get(name) ?? {}), name).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+      });
     }
     for (const name of ['registry-get', 'registry-repository-list-v2', 'registry-garbage-collection-list']) {
       expect(hintsOf(byName.get(name) ?? {}).readOnlyHint, name).toBe(true);
@@ -66,7 +76,11 @@ describe('the registry family over MCP', () => {
 
   it('creates, pushes, reads, deletes a tag and a manifest, collects with wait, changes tier, deletes', async () => {
     const { server, ok, push, sandbox } = await start();
-    const { registry } = await ok('registry-create', { Name: 'mcp-reg', SubscriptionTier: 'basic', Region: 'ams3' });
+    const { registry } = await ok('registry-create', {
+      Name: 'mcp-reg',
+      SubscriptionTier: 'basic',
+      Region: 'ams3',
+    });
     expect(registry).toMatchObject({ name: 'mcp-reg', region: 'ams3' });
     expect((await ok('registry-get', { Registry: 'mcp-reg' })).registry.name).toBe('mcp-reg');
     const old = await push('mcp-reg', 'web', 'v1');
@@ -79,16 +93,23 @@ describe('the registry family over MCP', () => {
     expect(
       await ok('registry-repository-delete-tag', { Registry: 'mcp-reg', Repository: 'web', Tag: 'v1' }),
     ).toEqual({ ok: true });
-    await ok('registry-repository-delete-manifest', { Registry: 'mcp-reg', Repository: 'web', Digest: old.digest });
-    const { manifests } = await ok('registry-repository-list-manifests', { Registry: 'mcp-reg', Repository: 'web' });
+    await ok('registry-repository-delete-manifest', {
+      Registry: 'mcp-reg',
+      Repository: 'web',
+      Digest: old.digest,
+    });
+    const { manifests } = await ok('registry-repository-list-manifests', {
+      Registry: 'mcp-reg',
+      Repository: 'web',
+    });
     expect(manifests.map((m: Json) => m.tags)).toEqual([['v2']]);
 
     const started = await ok('registry-garbage-collection-start', { Registry: 'mcp-reg' });
     const uuid = started.garbage_collection.uuid;
     expect(started.garbage_collection.status).toBe('requested');
-    expect((await ok('registry-garbage-collection-get-active', { Registry: 'mcp-reg' })).garbage_collection.uuid).toBe(
-      uuid,
-    );
+    expect(
+      (await ok('registry-garbage-collection-get-active', { Registry: 'mcp-reg' })).garbage_collection.uuid,
+    ).toBe(uuid);
     // The wait, with progress: it names the registry; the sandbox's time moves once it has.
     const progress: string[] = [];
     let reported: () => void = () => {};
@@ -181,7 +202,10 @@ describe('the registry family over MCP', () => {
 
   it('refuses bad arguments before any request', async () => {
     const { server, registries } = await start();
-    const result = await call(server.client, 'registry-create', { Name: 'Bad_Name', SubscriptionTier: 'basic' });
+    const result = await call(server.client, 'registry-create', {
+      Name: 'Bad_Name',
+      SubscriptionTier: 'basic',
+    });
     expect(result.isError).toBe(true);
     expect(result.text).toContain('Name');
     expect(result.text).toContain('lowercase letters, digits and "-"');

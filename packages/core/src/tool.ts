@@ -11,6 +11,7 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
+// biome-ignore format: one family a line, so that adding one is a one-line change.
 export type FamilyName =
   | 'account'
   | 'databases'

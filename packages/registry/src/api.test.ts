@@ -31,7 +31,11 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   ['registry-list-options', {}, 'registries_get_options'],
   ['registry-docker-config', { ReadWrite: true, ExpirySeconds: 3600 }, 'registry_get_dockerCredentials'],
   ['registry-repository-list-v2', { Registry: 'example' }, 'registries_list_repositoriesV2'],
-  ['registry-repository-list-tags', { Registry: 'example', Repository: 'web' }, 'registries_list_repositoryTags'],
+  [
+    'registry-repository-list-tags',
+    { Registry: 'example', Repository: 'web' },
+    'registries_list_repositoryTags',
+  ],
   [
     'registry-repository-delete-tag',
     { Registry: 'example', Repository: 'web', Tag: 'v1' },
@@ -50,7 +54,11 @@ const cases: [tool: string, args: Record<string, unknown>, operationId: string][
   ['registry-garbage-collection-start', { Registry: 'example' }, 'registries_run_garbageCollection'],
   ['registry-garbage-collection-get-active', { Registry: 'example' }, 'registries_get_garbageCollection'],
   ['registry-garbage-collection-list', { Registry: 'example' }, 'registries_list_garbageCollections'],
-  ['registry-garbage-collection-cancel', { Registry: 'example', UUID: GC }, 'registries_update_garbageCollection'],
+  [
+    'registry-garbage-collection-cancel',
+    { Registry: 'example', UUID: GC },
+    'registries_update_garbageCollection',
+  ],
 ];
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 
@@ -89,7 +97,9 @@ describe('requests on the wire', () => {
       name: 'example',
       subscription_tier_slug: 'basic',
     });
-    expect(request('registry-subscription-update', { Tier: 'starter' }).body).toEqual({ tier_slug: 'starter' });
+    expect(request('registry-subscription-update', { Tier: 'starter' }).body).toEqual({
+      tier_slug: 'starter',
+    });
     expect(request('registry-docker-config', {}).query).toEqual({});
     expect(request('registry-docker-config', { ReadWrite: true, ExpirySeconds: 60 }).query).toEqual({
       read_write: true,
@@ -122,7 +132,11 @@ describe('arguments are checked before any request', () => {
       ['registry-repository-list-tags', { Registry: 'r', Repository: 'team/web' }, 'Repository'],
       ['registry-repository-list-tags', { Registry: 'r', Repository: 'Web' }, 'Repository'],
       ['registry-repository-delete-tag', { Registry: 'r', Repository: 'web', Tag: '-v1' }, 'Tag'],
-      ['registry-repository-delete-manifest', { Registry: 'r', Repository: 'web', Digest: 'sha256:abc' }, 'Digest'],
+      [
+        'registry-repository-delete-manifest',
+        { Registry: 'r', Repository: 'web', Digest: 'sha256:abc' },
+        'Digest',
+      ],
       ['registry-garbage-collection-start', { Registry: 'r', Type: 'everything' }, 'Type'],
       ['registry-garbage-collection-cancel', { Registry: 'r', UUID: 'latest' }, 'UUID'],
       ['registry-docker-config', { ExpirySeconds: 0 }, 'ExpirySeconds'],
@@ -147,9 +161,11 @@ describe('arguments are checked before any request', () => {
       for (const [name, args] of cases) {
         for (const arg of (tool(name).request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
           for (const value of PATH_HOSTILE) {
-            const error = await runTool(tool(name), { ...args, [arg]: value }, { client: sandbox.client }).catch(
-              (e: unknown) => e,
-            );
+            const error = await runTool(
+              tool(name),
+              { ...args, [arg]: value },
+              { client: sandbox.client },
+            ).catch((e: unknown) => e);
             if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
               problems.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
             }
@@ -173,12 +189,17 @@ describe('the typed API against the sandbox', () => {
 
   beforeEach(async () => {
     const api = registryApi(connection.client);
-    for (const { name } of (await api.registryList({})).registries) await api.registryDelete({ Registry: name });
+    for (const { name } of (await api.registryList({})).registries)
+      await api.registryDelete({ Registry: name });
   });
 
   it('creates a registry, reads what was pushed, deletes a tag and a manifest, collects, deletes it', async () => {
     const api = registryApi(connection.client);
-    const { registry } = await api.registryCreate({ Name: 'lib-reg', SubscriptionTier: 'basic', Region: 'fra1' });
+    const { registry } = await api.registryCreate({
+      Name: 'lib-reg',
+      SubscriptionTier: 'basic',
+      Region: 'fra1',
+    });
     expect(registry).toMatchObject({ name: 'lib-reg', region: 'fra1', storage_usage_bytes: 0 });
     expect((await api.registrySubscriptionGet({})).subscription.tier.slug).toBe('basic');
     const { options } = await api.registryListOptions({});
@@ -197,12 +218,21 @@ describe('the typed API against the sandbox', () => {
     expect(tags.map((t) => t.tag).sort()).toEqual(['v1', 'v2']);
     expect(tags.find((t) => t.tag === 'v1')?.manifest_digest).toBe(first.digest);
 
-    expect(await api.registryRepositoryDeleteTag({ Registry: 'lib-reg', Repository: 'web', Tag: 'v1' })).toEqual({
+    expect(
+      await api.registryRepositoryDeleteTag({ Registry: 'lib-reg', Repository: 'web', Tag: 'v1' }),
+    ).toEqual({
       ok: true,
     });
-    const { manifests } = await api.registryRepositoryListManifests({ Registry: 'lib-reg', Repository: 'web' });
+    const { manifests } = await api.registryRepositoryListManifests({
+      Registry: 'lib-reg',
+      Repository: 'web',
+    });
     expect(manifests.find((m) => m.digest === first.digest)?.tags).toEqual([]);
-    await api.registryRepositoryDeleteManifest({ Registry: 'lib-reg', Repository: 'web', Digest: first.digest });
+    await api.registryRepositoryDeleteManifest({
+      Registry: 'lib-reg',
+      Repository: 'web',
+      Digest: first.digest,
+    });
     expect(
       (await api.registryRepositoryListManifests({ Registry: 'lib-reg', Repository: 'web' })).manifests,
     ).toHaveLength(1);
@@ -211,9 +241,9 @@ describe('the typed API against the sandbox', () => {
     const before = (await api.registryGet({ Registry: 'lib-reg' })).registry.storage_usage_bytes;
     const started = await api.registryGarbageCollectionStart({ Registry: 'lib-reg' });
     expect(started.garbage_collection).toMatchObject({ registry_name: 'lib-reg', status: 'requested' });
-    expect((await api.registryGarbageCollectionGetActive({ Registry: 'lib-reg' })).garbage_collection.uuid).toBe(
-      started.garbage_collection.uuid,
-    );
+    expect(
+      (await api.registryGarbageCollectionGetActive({ Registry: 'lib-reg' })).garbage_collection.uuid,
+    ).toBe(started.garbage_collection.uuid);
     const progress: string[] = [];
     let reported: () => void = () => {};
     const firstReport = new Promise<void>((resolve) => {

@@ -223,7 +223,8 @@ export const registryTools = [
     beyondSpec: true,
     title: 'List repository tags',
     description: "A repository's tags, newest first.",
-    details: "Lists a repository's tags, newest first: the manifest each names, its size and when it moved. Paginated.",
+    details:
+      "Lists a repository's tags, newest first: the manifest each names, its size and when it moved. Paginated.",
     input: z.strictObject({ Registry: RegistryArg, Repository, ...page }),
     annotations: annotations.read,
     request: { method: 'GET', path: `${repositoryPath}/tags`, query: pageQuery },
@@ -327,4 +328,3 @@ export const registryTools = [
     result: returns<{ garbage_collection: GarbageCollection }>(),
   }),
 ] as const;
-

@@ -73,7 +73,7 @@ describe('pendingWaits', () => {
       ),
     ).toEqual([{ Kind: 'database-replica', ID: 'db-1', Name: 'read-1' }]);
   });
-  it("waits for a garbage collection by its uuid, named by the registry in the arguments", () => {
+  it('waits for a garbage collection by its uuid, named by the registry in the arguments', () => {
     const gc = { kind: 'registry-garbage-collection', nameArgument: 'Registry' } as const;
     const answer = { garbage_collection: { uuid: 'gc-1', status: 'requested' } };
     expect(pendingWaits(gc, { Registry: 'reg' }, answer)).toEqual([
