@@ -112,6 +112,18 @@ const stepsDone = (item: Item) => {
   const done = valueAt(item, 'progress.success_steps');
   const total = valueAt(item, 'progress.total_steps');
   return typeof total === 'number' ? `${typeof done === 'number' ? done : 0}/${total}` : undefined;
+/** Bytes in binary units, as doctl shows image sizes: `3.52 MiB`. */
+const bytes = (path: string) => (item: Item) => {
+  const value = valueAt(item, path);
+  if (typeof value !== 'number') return undefined;
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let size = value;
+  let unit = 0;
+  while (size >= 1024 && unit < units.length - 1) {
+    size /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${size.toFixed(2)} ${units[unit]}`;
 };
 
 const KINDS: Record<string, Column[]> = {
@@ -360,6 +372,44 @@ const KINDS: Record<string, Column[]> = {
     col('Resource Type', 'resource_type'),
     col('Region', 'region_slug'),
   ],
+  // doctl's columns for the container registry, its repositories, tags, manifests and collections.
+  registries: [
+    col('Name', 'name'),
+    { header: 'Endpoint', get: (item) => `registry.digitalocean.com/${String(item.name)}` },
+    col('Region', 'region'),
+    { header: 'Storage Usage', get: bytes('storage_usage_bytes'), wide: true },
+    { header: 'Created At', path: 'created_at', wide: true, aliases: ['Created'] },
+  ],
+  repositories: [
+    col('Name', 'name'),
+    col('Latest Manifest', 'latest_manifest.digest'),
+    col('Latest Tag', 'latest_manifest.tags.0'),
+    col('Tag Count', 'tag_count'),
+    col('Manifest Count', 'manifest_count'),
+    col('Updated At', 'latest_manifest.updated_at'),
+  ],
+  repository_tags: [
+    col('Tag', 'tag'),
+    { header: 'Compressed Size', get: bytes('compressed_size_bytes') },
+    col('Updated At', 'updated_at'),
+    col('Manifest Digest', 'manifest_digest'),
+  ],
+  manifests: [
+    col('Manifest Digest', 'digest'),
+    { header: 'Compressed Size', get: bytes('compressed_size_bytes') },
+    { header: 'Uncompressed Size', get: bytes('size_bytes') },
+    col('Tags', 'tags'),
+    col('Updated At', 'updated_at'),
+  ],
+  garbage_collections: [
+    col('UUID', 'uuid'),
+    col('Registry Name', 'registry_name'),
+    col('Status', 'status'),
+    col('Created At', 'created_at'),
+    col('Updated At', 'updated_at'),
+    col('Blobs Deleted', 'blobs_deleted'),
+    col('Bytes Freed', 'freed_bytes'),
+  ],
   billing_history: [
     col('Date', 'date'),
     col('Type', 'type'),
@@ -563,6 +613,8 @@ const SINGULAR: Record<string, string> = {
   instance_size: 'instance_sizes',
   kubernetes_cluster: 'kubernetes_clusters',
   node_pool: 'node_pools',
+  registry: 'registries',
+  garbage_collection: 'garbage_collections',
 };
 
 const PLURAL_ALIASES: Record<string, string> = { reserved_ipv6s: 'reserved_ips', invoice_items: 'invoices' };
@@ -625,6 +677,11 @@ export function chosenColumns(names: readonly string[], key: string | undefined)
 export function rowsOf(result: Item): { key: string; items: Item[] } | undefined {
   const monitoring = metricRows(result) ?? uptimeStateRows(result);
   if (monitoring) return monitoring;
+  // A repository's tags (registry-repository-list-tags), not the account's tags.
+  const { tags } = result;
+  if (Array.isArray(tags) && tags.some((tag) => isItem(tag) && 'manifest_digest' in tag)) {
+    return { key: 'repository_tags', items: tags as Item[] };
+  }
   const { options } = result;
   const engines = isItem(options) ? Object.entries(options) : [];
   const engineLike = (value: unknown) =>

@@ -523,6 +523,7 @@ const FITTING_VALUES = [
   '14:00',
   '203.0.113.0/24',
   '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30',
+  `sha256:${'0'.repeat(64)}`,
 ];
 
 /**

@@ -74,6 +74,8 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'kubernetes options versions': 'kubernetes-list-versions',
   'kubernetes options sizes': 'kubernetes-list-sizes',
   'kubernetes options regions': 'kubernetes-list-regions',
+  'registry options subscription-tiers': 'registry-list-options',
+  'registry options available-regions': 'registry-list-options',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -432,6 +434,24 @@ export const CLI_DEFAULTS: readonly CliDefault[] = [
         );
       }
       return newest;
+    },
+  },
+  {
+    // doctl's registry commands name no registry: the account's, when it has one.
+    argument: 'Registry',
+    says: "the account's registry, when it has only one (registry-list)",
+    applies: (tool, flags) => tool.name.startsWith('registry-') && hasFlag(flags, 'Registry'),
+    standIn: 'registry',
+    value: async (_args, lookup) => {
+      const answer = (await lookup('registry-list', {})) as { registries?: { name: string }[] };
+      const names = (answer.registries ?? []).map((registry) => registry.name);
+      if (names.length === 1) return names[0];
+      throw new FlagError(
+        'Registry',
+        names.length
+          ? `the account has ${names.length} registries (${names.join(', ')}); give --registry`
+          : 'the account has no container registry; create one with registry create NAME --subscription-tier basic',
+      );
     },
   },
 ];

@@ -37,6 +37,8 @@ export async function execute(
   io: Io,
   version: string,
   findTool: ToolLookup,
+  /** Where the result goes instead of stdout (`registry login`'s docker config): the line to print. */
+  deliver?: (result: unknown) => Promise<string>,
 ): Promise<number> {
   // Checked before anything is sent (names stand as ids of their kind until looked up).
   if (options.query !== undefined) await checkQuery(options.query);
@@ -141,6 +143,8 @@ export async function execute(
       // The kubeconfig, token and all, goes into the file only: what is printed names no secret.
       const { saveKubeconfig } = await import('./kubeconfig.js');
       io.stdout(`${await saveKubeconfig(outcome.result, io.env)}\n`);
+    if (deliver) {
+      io.stdout(await deliver(outcome.result));
       return outcome.code ?? EXIT.ok;
     }
     const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);

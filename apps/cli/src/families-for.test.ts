@@ -31,6 +31,7 @@ describe('the families a run loads', () => {
     ];
     const all = ['account', 'databases', 'networking', 'vms', 'images', 'apps', 'api'];
     const all = ['account', 'databases', 'networking', 'vms', 'images', 'kubernetes', 'api'];
+    const all = ['account', 'databases', 'networking', 'vms', 'images', 'registry', 'api'];
     for (const argv of [
       [],
       ['help'],

@@ -19,6 +19,7 @@ import { helpFor, joinCommandWords, rootHelpText } from './help.js';
 import type { ToolLookup } from './names.js';
 import { ColumnError, type OutputFormat, outputOption, QueryError } from './output.js';
 import { type PlumbingOptions, plumbingOptions } from './plumbing-options.js';
+import { registryLoginCommand } from './registry-login.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { type FamilyEntry, familyOf, type ToolEntry } from './tool-entry.js';
 import { addToolFlags, defaultFlagFor } from './tool-flags.js';
@@ -159,6 +160,36 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
       const { runApi } = await import('./api-request.js');
       exitCode = await runApi(path, options, io, version, findTool);
+    }),
+  );
+
+  // `registry login`: registry-docker-config's answer written into docker's config, not printed.
+  program.addCommand(
+    registryLoginCommand(io, connectionOptions(io.env), async (args, local) => {
+      running = 'registry-login';
+      const tool = await findTool('registry-docker-config');
+      if (!tool) throw new Error('registry-docker-config is not in the registry family');
+      const before = program.opts<GlobalOptions>();
+      const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
+      const [{ execute }, { dockerConfigPath, mergeDockerConfig }] = await Promise.all([
+        import('./execute.js'),
+        import('./docker-config.js'),
+      ]);
+      const path = dockerConfigPath(io.env);
+      exitCode = await execute(
+        tool,
+        { ...args },
+        options,
+        new Map(),
+        [],
+        io,
+        version,
+        findTool,
+        async (result) => {
+          const hosts = await mergeDockerConfig(path, result);
+          return `Logged in to ${hosts.join(', ')}: credentials written to ${path}\n`;
+        },
+      );
     }),
   );
 

@@ -66,8 +66,12 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
   // An argument with a CLI default or a substitute is not required on the command line.
   const flags = schemaFlags.map((flag) => (optional.has(flag.name) ? { ...flag, required: false } : flag));
   const named = namedArguments(tool, flags, primaryArgument(tool, flags));
-  const primary = positionalArgument(tool, flags);
-  const second = secondArgument(tool, flags);
+  let primary = positionalArgument(tool, flags);
+  let second = secondArgument(tool, flags);
+  // An argument the CLI fills is not given first where doctl gives the next ones
+  // (`registry repository delete-tag web v1`, the registry the account's).
+  const next = nextArguments(tool, flags, positionalArgument(tool, schemaFlags), optional);
+  if (next) [primary, second] = next;
   // Several ids at once where doctl takes them: `vm-delete 1 2 --force`, `domain-record-delete
   // example.com 11 12 --force` (the last argument given positionally).
   const several = /-delete$/.test(tool.name) ? (second ?? primary) : undefined;
@@ -236,6 +240,28 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
       return `${shown}${rest.length ? ` (at ${rest.join('.')})` : ''}`;
     },
   };
+}
+
+/**
+ * For a tool whose primary argument has a CLI default: the path's next two arguments, to give
+ * first instead, when it names more; else the primary still, given first when given at all.
+ */
+function nextArguments(
+  tool: ToolEntry,
+  flags: readonly FlagSpec[],
+  primary: FlagSpec | undefined,
+  optional: ReadonlySet<string>,
+): [FlagSpec, FlagSpec | undefined] | undefined {
+  if (!primary || !optional.has(primary.name) || !tool.request) return undefined;
+  const scalar = (name: string | undefined) =>
+    flags.find(
+      (flag) => flag.name === name && flag.required && !['array', 'object', 'json'].includes(flag.kind),
+    );
+  const [, first, then] = [...tool.request.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const shifted = scalar(first);
+  if (shifted) return [shifted, scalar(then)];
+  const own = flags.find((flag) => flag.name === primary.name);
+  return own ? [own, undefined] : undefined;
 }
 
 function valueHint(flag: FlagSpec): string {

@@ -38,6 +38,7 @@ describe('the build-time listing', () => {
     const tools = [...toolsOf(byDefault), ...guardTools, ...toolsOf(families.filter((f) => f.onRequest))];
     // The default listing first (its families, then the guard's tools), then the families on request.
     // The default listing's tools first, then those of the families offered on request.
+    // The default listing first (its families, then the guard's tools), then the families on request.
     const tools = [
       ...toolsOf(families.filter((family) => !family.onRequest)),
       ...guardTools,

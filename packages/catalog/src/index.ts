@@ -12,6 +12,7 @@ import { monitoringFamily } from '@cloudcall/monitoring';
 import { kubernetesFamily } from '@cloudcall/kubernetes';
 import { networkingFamily } from '@cloudcall/networking';
 import { spacesFamily } from '@cloudcall/spaces';
+import { registryFamily } from '@cloudcall/registry';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 
@@ -26,6 +27,7 @@ export const families: readonly ToolFamily[] = [
   spacesFamily,
   appsFamily,
   kubernetesFamily,
+  registryFamily,
   apiFamily,
 ];
 

@@ -16,6 +16,7 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
   apps: () => import('@cloudcall/apps').then((module) => module.appsFamily),
   kubernetes: () => import('@cloudcall/kubernetes').then((module) => module.kubernetesFamily),
+  registry: () => import('@cloudcall/registry').then((module) => module.registryFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

@@ -95,6 +95,7 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   'kubernetes-cluster-update': { Name: 'web' },
   'kubernetes-cluster-upgrade': { Version: '1.33.1-do.0' },
   'kubernetes-cluster-node-pool-update': { Name: 'web', Count: 3 },
+  'registry-repository-delete-manifest': { Digest: `sha256:${'0'.repeat(64)}` },
 };
 
 /**

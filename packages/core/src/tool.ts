@@ -13,6 +13,7 @@ export type { ToolClock } from './retry.js';
 
 // biome-ignore format: one family a line, so that a family is added by a line of its own.
 // biome-ignore format: one family a line, so that families added side by side merge cleanly.
+// biome-ignore format: one family a line, so that adding one is a one-line change.
 export type FamilyName =
   | 'account'
   | 'databases'
@@ -22,6 +23,7 @@ export type FamilyName =
   | 'monitoring'
   | 'spaces'
   | 'kubernetes'
+  | 'registry'
   | 'api';
 export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'apps' | 'api';
 
@@ -75,6 +77,7 @@ export type WaitKind =
   | 'byoip-prefix'
   | 'app-deployment';
   | 'kubernetes-cluster';
+  | 'registry-garbage-collection';
 
 /**
  * What a tool that starts an action, or creates a resource that becomes ready later, yields to
@@ -85,7 +88,7 @@ export type WaitKind =
 export interface ToolWait {
   kind: WaitKind;
   idArgument?: string;
-  /** The argument naming what `idArgument` holds (a replica's name, with its cluster's id). */
+  /** The argument naming what the id is of (a replica's name with its cluster's id, a collection's registry). */
   nameArgument?: string;
   /** The answer's own field holding the id, for an answer not wrapped in the resource's key (`{ uuid, status }`). */
   idField?: string;

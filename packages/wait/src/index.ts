@@ -50,6 +50,11 @@ interface WaitKind {
    * progress on it (its actions read newest first, with this GET), the wait ends at once: nothing
    * is going to make it ready. With an action in progress (a power-on), the wait goes on.
    */
+  /**
+   * For a kind with no GET of its own (a registry's garbage collection): the list its GET
+   * answers, and the field of each item that holds the id sought.
+   */
+  within?: { list: string; idField: string };
   idle?: {
     status: string;
     actions: RequestMapping<{ ID: string; PerPage: number }>;
@@ -172,6 +177,18 @@ export const WAIT_KINDS = {
     failed: ['error', 'deleting', 'deleted'],
     id: 'uuid',
     from: 'kubernetes-cluster-list',
+  // A registry's garbage collection (registry-garbage-collection-start), found by its UUID among
+  // the registry's collections (newest first): the platform reads one only while it runs.
+  'registry-garbage-collection': {
+    request: { method: 'GET', path: '/v2/registries/{Name}/garbage-collections' },
+    key: 'garbage_collection',
+    within: { list: 'garbage_collections', idField: 'uuid' },
+    field: 'status',
+    ready: 'succeeded',
+    failed: ['failed', 'cancelling', 'cancelled'],
+    id: 'uuid',
+    from: 'registry-garbage-collection-list',
+    name: 'registry-list',
   },
 } as const satisfies Record<ToolWaitKind, WaitKind>;
 
@@ -208,6 +225,7 @@ export const TYPICAL_SECONDS: Readonly<Record<WaitKindName, number>> = {
   // A build and a deploy.
   'app-deployment': 300,
   'kubernetes-cluster': 420,
+  'registry-garbage-collection': 300,
 };
 
 /** Actions whose usual length differs from an action's (`TYPICAL_SECONDS.action`). */
@@ -261,6 +279,7 @@ const input = z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
       .describe('Action/VM/image id; UUID'),
     Name: z.string().max(63).optional().describe('Replica; deployment id'),
+    Name: z.string().max(63).optional().describe('Replica or registry name'),
     TimeoutSeconds: z
       .number()
       .int()
@@ -314,6 +333,10 @@ export const waitTool = defineTool({
     'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, kubernetes-cluster running.',
     'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
     'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a Kubernetes cluster in error or being deleted ends the wait with that error.',
+    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, registry-garbage-collection succeeded.',
+    'A registry-garbage-collection is named by its UUID (ID) and its registry (Name).',
+    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
+    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a failed or cancelled garbage collection ends the wait with that error.',
     'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
@@ -401,6 +424,7 @@ export async function waitFor(
       if (error instanceof TimeoutError && Date.now() >= requestDeadline - 1_000) throw timedOut(error);
       throw error;
     }
+    if (kind.within) answer = itemOf(kind, kind.within, answer, args, target, elapsedSeconds());
     lastObserved = answer;
     lastStatus = statusOf(kind, answer);
     if (lastStatus === kind.ready) {
@@ -553,6 +577,28 @@ function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
     return `app ${app} deployment ${(args.Name ?? '').slice(0, 8)}`;
   }
   return `${args.Kind} ${args.Name ?? field(NAME_FIELDS[args.Kind] ?? 'name') ?? args.ID}`;
+ * The item of a list answer that a wait is for, wrapped as its own GET would answer it; a
+ * WaitFailedError when the list does not hold it (it is not that registry's, or is gone).
+ */
+function itemOf(
+  kind: WaitKind,
+  within: NonNullable<WaitKind['within']>,
+  answer: Record<string, unknown>,
+  args: WaitArgs,
+  target: WaitTarget,
+  waited: number,
+): Record<string, unknown> {
+  const items = answer[within.list];
+  const item = Array.isArray(items)
+    ? items.find((each) => typeof each === 'object' && each !== null && each[within.idField] === args.ID)
+    : undefined;
+  if (item === undefined) {
+    throw new WaitFailedError(
+      `${args.Kind} ${args.ID} is not among the newest of ${args.Name ?? 'its parent'} (from ${kind.from}): there is nothing to wait for.`,
+      { target, lastObserved: answer, lastStatus: 'absent', waitedSeconds: Math.round(waited) },
+    );
+  }
+  return { [kind.key]: item };
 }
 
 /** The status (or state) an answer shows, or undefined when it holds none. */
@@ -634,9 +680,11 @@ export function waitTargets(
     const name = idText(args[wait.nameArgument]);
     return name === undefined ? [] : [{ ID: id, Name: name }];
   }
+  const name = wait.nameArgument === undefined ? undefined : idText(args[wait.nameArgument]);
+  if (wait.nameArgument !== undefined && name === undefined) return [];
   return answerResources(wait, result).flatMap((resource) => {
-    const id = idText(resource[wait.idField ?? 'id']);
-    return id === undefined ? [] : [{ ID: id }];
+    const id = idText(resource[resourceIdField(wait)]);
+    return id === undefined ? [] : [name === undefined ? { ID: id } : { ID: id, Name: name }];
   });
 }
 
@@ -655,10 +703,17 @@ export function pendingWaits(
     answerResources(wait, result)
       .filter((resource) => statusIn(kind, resource) === kind.ready)
       .map((resource) => idText(resource[wait.idField ?? 'id'])),
+      .filter((resource) => resource[kind.field] === kind.ready)
+      .map((resource) => idText(resource[resourceIdField(wait)])),
   );
   return waitTargets(wait, args, result)
     .filter((target) => target.Name !== undefined || !ready.has(target.ID))
     .map((target) => ({ Kind: wait.kind, ...target }));
+}
+
+/** The field of an answer's resource that holds its id: `id`, or as the kind or tool says. */
+function resourceIdField(wait: ToolWait): string {
+  return wait.idField ?? (WAIT_KINDS[wait.kind] as WaitKind).within?.idField ?? 'id';
 }
 
 /**

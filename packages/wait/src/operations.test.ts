@@ -17,6 +17,7 @@ const WAIT_OPERATIONS: Record<keyof typeof WAIT_KINDS, string> = {
   'byoip-prefix': 'byoipPrefixes_get',
   'app-deployment': 'apps_get_deployment',
   'kubernetes-cluster': 'kubernetes_get_cluster',
+  'registry-garbage-collection': 'registries_list_garbageCollections',
 };
 const template = (path: string) => path.replace(/\{\w+\}/g, '{}');
 

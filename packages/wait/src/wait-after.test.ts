@@ -73,6 +73,14 @@ describe('pendingWaits', () => {
       ),
     ).toEqual([{ Kind: 'database-replica', ID: 'db-1', Name: 'read-1' }]);
   });
+  it('waits for a garbage collection by its uuid, named by the registry in the arguments', () => {
+    const gc = { kind: 'registry-garbage-collection', nameArgument: 'Registry' } as const;
+    const answer = { garbage_collection: { uuid: 'gc-1', status: 'requested' } };
+    expect(pendingWaits(gc, { Registry: 'reg' }, answer)).toEqual([
+      { Kind: 'registry-garbage-collection', ID: 'gc-1', Name: 'reg' },
+    ]);
+    expect(pendingWaits(gc, {}, answer)).toEqual([]);
+  });
   it('is empty when the answer holds nothing to wait for', () => {
     expect(pendingWaits({ kind: 'vm' }, {}, { ok: true })).toEqual([]);
   });

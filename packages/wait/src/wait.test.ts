@@ -288,6 +288,24 @@ describe('wait completes', () => {
     await expect(wait({ Kind: 'kubernetes-cluster', ID: cluster.id }, context().ctx)).rejects.toThrow(
       /is deleting, an error state/,
     );
+  it("waits for a registry's garbage collection (its UUID and the registry) to succeed, found among its collections", async () => {
+    await post('/v2/registries', { name: 'wait-reg', subscription_tier_slug: 'basic' });
+    const { garbage_collection: gc } = await post('/v2/registries/wait-reg/garbage-collection', {});
+    const { ctx, progress } = context();
+    seen = [];
+    const done = await wait({ Kind: 'registry-garbage-collection', ID: gc.uuid, Name: 'wait-reg' }, ctx);
+    expect(done.garbage_collection).toMatchObject({ uuid: gc.uuid, status: 'succeeded' });
+    expect(progress[0]?.subject).toBe('registry-garbage-collection wait-reg');
+    expect(seen[0]).toBe('GET /v2/registries/wait-reg/garbage-collections 200');
+    // One that is not the registry's ends the wait at once: nothing would make it succeed.
+    const other = '9cc10173-e9ea-4176-9dbc-a4cee4c4ff30';
+    const error = (await wait(
+      { Kind: 'registry-garbage-collection', ID: other, Name: 'wait-reg' },
+      context().ctx,
+    ).catch((e: unknown) => e)) as WaitFailedError;
+    expect(error).toBeInstanceOf(WaitFailedError);
+    expect(error.message).toMatch(/is not among the newest of wait-reg/);
+    await connection.client.request({ method: 'DELETE', path: '/v2/registries/wait-reg' });
   });
 
   it('answers at once, with no progress, when the target is ready already', async () => {

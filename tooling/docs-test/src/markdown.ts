@@ -24,6 +24,7 @@ export const LIBRARIES = [
   'spaces',
   'apps',
   'kubernetes',
+  'registry',
   'api',
   'guard',
   'wait',

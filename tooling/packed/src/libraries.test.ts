@@ -169,6 +169,7 @@ describe('pnpm pack:libs', () => {
         'networking',
         'platform',
         'spaces',
+        'registry',
         'vms',
         'wait',
       ),
