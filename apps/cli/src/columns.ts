@@ -112,6 +112,8 @@ const stepsDone = (item: Item) => {
   const done = valueAt(item, 'progress.success_steps');
   const total = valueAt(item, 'progress.total_steps');
   return typeof total === 'number' ? `${typeof done === 'number' ? done : 0}/${total}` : undefined;
+};
+
 /** Bytes in binary units, as doctl shows image sizes: `3.52 MiB`. */
 const bytes = (path: string) => (item: Item) => {
   const value = valueAt(item, path);
@@ -439,6 +441,7 @@ const KINDS: Record<string, Column[]> = {
     col('Custom Domain', 'custom_domain'),
     col('Certificate ID', 'certificate_id'),
     { header: 'Created At', path: 'created_at', aliases: ['Created'] },
+  ],
   // doctl apps list, apps list-deployments, apps list-instance-sizes
   apps: [
     col('ID', 'id'),

@@ -137,17 +137,18 @@ export async function execute(
       actedOn(tool, named, typed, args),
     );
     if (!('result' in outcome)) return outcome.code;
-    // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
-    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result, tool.reveals);
     if (options.save) {
       // The kubeconfig, token and all, goes into the file only: what is printed names no secret.
       const { saveKubeconfig } = await import('./kubeconfig.js');
       io.stdout(`${await saveKubeconfig(outcome.result, io.env)}\n`);
+      return outcome.code ?? EXIT.ok;
+    }
     if (deliver) {
       io.stdout(await deliver(outcome.result));
       return outcome.code ?? EXIT.ok;
     }
-    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result);
+    // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
+    const shown = options.showSecrets ? outcome.result : maskSecrets(outcome.result, tool.reveals);
     io.stdout(
       await formatResult(shown, {
         // --format asks for columns: a table, unless another format is named.

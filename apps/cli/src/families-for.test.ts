@@ -25,13 +25,13 @@ describe('the families a run loads', () => {
       'networking',
       'vms',
       'images',
+      'kubernetes',
+      'registry',
+      'apps',
       'monitoring',
       'spaces',
       'api',
     ];
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'apps', 'api'];
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'kubernetes', 'api'];
-    const all = ['account', 'databases', 'networking', 'vms', 'images', 'registry', 'api'];
     for (const argv of [
       [],
       ['help'],

@@ -173,16 +173,13 @@ function idOf(
   const id = (item: Item | undefined) => item?.[kind.idField ?? 'id'];
   const byHandle = handle ? items.filter(handle) : [];
   if (byHandle.length === 1) return id(byHandle[0]);
-  const fields = kind.names?.fields ?? ['name'];
-  const matches = items.filter((item) => fields.some((field) => item[field] === name));
+  // Where a listed one holds its name: `name`, a dotted path (an app's is its spec's), or the
+  // fields its names are (a CDN endpoint's origin and custom domain).
+  const valueAt = (item: Item, path: string): unknown =>
+    path.split('.').reduce<unknown>((at, key) => (at as Item | undefined)?.[key], item);
+  const fields = kind.names?.fields ?? [kind.nameAt ?? 'name'];
+  const matches = items.filter((item) => fields.some((field) => valueAt(item, field) === name));
   if (matches.length === 1) return id(matches[0]);
-  if (byHandle.length === 1) return byHandle[0]?.id;
-  const nameOf = (item: Item): unknown =>
-    kind.nameAt === undefined
-      ? item.name
-      : kind.nameAt.split('.').reduce<unknown>((at, key) => (at as Item | undefined)?.[key], item);
-  const matches = items.filter((item) => nameOf(item) === name);
-  if (matches.length === 1) return matches[0]?.id;
   if (matches.length === 0) {
     throw new InputError(
       `no ${kind.label} has the ${handles(kind)} ${JSON.stringify(name)} (${kind.list} lists them)`,

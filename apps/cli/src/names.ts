@@ -202,6 +202,8 @@ const NAMED_KINDS: readonly NamedKind[] = [
     items: 'endpoints',
     idForm: 'uuid',
     names: { fields: ['origin', 'custom_domain'], word: 'origin' },
+  },
+  {
     // doctl's `apps get|update|delete <app id or name>`: an app's name is its spec's.
     label: 'app',
     collection: '/v2/apps',

@@ -354,7 +354,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "wait",
     "title": "Wait for an action or resource",
     "description": "Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.",
-    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active. A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas). An errored action, an errored load balancer, a certificate in error, a deleted or retired image or a deleting peering ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
+    "details": "Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE, kubernetes-cluster running, registry-garbage-collection succeeded. A registry-garbage-collection is named by its UUID (ID) and its registry (Name). A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments). An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering, an app deployment in ERROR, CANCELED or SUPERSEDED, a Kubernetes cluster in error or being deleted, or a failed or cancelled garbage collection ends the wait with that error. A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for. Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most 1800: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.",
     "annotations": {
      "readOnlyHint": true,
      "destructiveHint": false,
@@ -376,7 +376,10 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
         "image",
         "vpc-peering",
         "database-replica",
-        "byoip-prefix"
+        "byoip-prefix",
+        "app-deployment",
+        "kubernetes-cluster",
+        "registry-garbage-collection"
        ]
       },
       "ID": {
@@ -385,7 +388,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Name": {
        "type": "string",
-       "description": "Replica name"
+       "description": "Replica, registry; deployment id"
       },
       "TimeoutSeconds": {
        "type": "integer",
@@ -8824,6 +8827,2314 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
+  "name": "apps",
+  "title": "App Platform",
+  "description": "App Platform: apps from a spec (create, update, validate, delete), deployments, logs, rollbacks, alerts, instance sizes, regions.",
+  "tools": [
+   {
+    "name": "app-create",
+    "title": "Create app",
+    "description": "Create an app from a spec; it deploys.",
+    "details": "Creates an App Platform app from its spec (name, region, services, static_sites, workers, jobs, databases, domains, envs...) and starts its first deployment, which builds and goes live in minutes: wait with Kind app-deployment (the app id and the deployment id as Name). The spec is checked before sending; app-validate-spec asks the platform too.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idPaths": [
+      "app.id"
+     ],
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "ProjectID": {
+       "type": "string",
+       "description": "Project (project-list); default project if unset",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-list",
+    "title": "List apps",
+    "description": "Apps and their deployments.",
+    "details": "Lists the App Platform apps: spec, default ingress, live URL, and the active and in-progress deployments. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      },
+      "WithProjects": {
+       "type": "boolean",
+       "description": "Add each project_id"
+      }
+     }
+    }
+   },
+   {
+    "name": "app-get",
+    "title": "Get app",
+    "description": "One app: spec, URL, deployments.",
+    "details": "Shows one app: its spec, default ingress and live URL, region, tier, and its active, in-progress and pending deployments.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-update",
+    "title": "Update app",
+    "description": "Replace an app spec; it redeploys.",
+    "details": "Replaces an app's spec with the one given (whole: components left out are removed; app-get shows the current one) and starts a deployment of it. RebuildAll rebuilds every component from the newest source even where nothing changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "ID",
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "RebuildAll": {
+       "type": "boolean",
+       "description": "Rebuild all components"
+      }
+     },
+     "required": [
+      "ID",
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-delete",
+    "title": "Delete app",
+    "description": "Delete an app and its deployments.",
+    "details": "Deletes an app for good: its components stop serving, its deployments, logs and default ingress go. Databases it merely attaches (cluster_name) stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-spec",
+    "title": "Validate app spec",
+    "description": "Check a spec with the platform; nothing changes.",
+    "details": "Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/propose"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "AppID": {
+       "type": "string",
+       "description": "App it would update (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-create-deployment",
+    "title": "Deploy app",
+    "description": "Deploy an app's current spec again.",
+    "details": "Starts a deployment of the app's spec as it is (a new deployment replaces one in progress). ForceBuild rebuilds even where no source changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ForceBuild": {
+       "type": "boolean",
+       "description": "Rebuild unchanged sources"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-deployments",
+    "title": "List app deployments",
+    "description": "An app's deployments, newest first.",
+    "details": "Lists an app's deployments, newest first: cause, phase, progress. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-deployment",
+    "title": "Get app deployment",
+    "description": "One deployment: phase, progress.",
+    "details": "Shows one deployment of an app: its phase (PENDING_BUILD, BUILDING, PENDING_DEPLOY, DEPLOYING, ACTIVE, SUPERSEDED, ERROR, CANCELED), its progress steps and the spec it deploys.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-cancel-deployment",
+    "title": "Cancel app deployment",
+    "description": "Stop a deployment in progress.",
+    "details": "Cancels a deployment that is not live yet; the app keeps serving its active deployment. One that is ACTIVE, SUPERSEDED or already CANCELED is refused.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}/cancel"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-restart",
+    "title": "Restart app",
+    "description": "Restart an app's services and workers.",
+    "details": "Redeploys the live deployment without a build, restarting its services and workers (or only those named in Components).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/restart"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Components": {
+       "type": "array",
+       "description": "Only these",
+       "items": {
+        "type": "string",
+        "description": "Component name",
+        "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+       }
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-logs",
+    "title": "Get app log URLs",
+    "description": "URLs of build, deploy or run logs.",
+    "details": "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment (app-list-deployments); default active",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Component": {
+       "type": "string",
+       "description": "Component name",
+       "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "Which logs",
+       "enum": [
+        "BUILD",
+        "DEPLOY",
+        "RUN",
+        "RUN_RESTARTED"
+       ]
+      },
+      "Follow": {
+       "type": "boolean",
+       "description": "Stream new lines"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-rollback",
+    "title": "Validate app rollback",
+    "description": "Check a rollback first; nothing changes.",
+    "details": "Asks whether the app can roll back to an earlier deployment (one that was live, among its last ten), and with which warnings; nothing changes.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/validate"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-rollback",
+    "title": "Roll back app",
+    "description": "Redeploy an earlier deployment.",
+    "details": "Deploys an earlier deployment again (its spec and, for most components, its build) and pins the app to it: no other deployment starts until app-commit-rollback keeps it or app-revert-rollback undoes it. SkipPin commits it at once.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "SkipPin": {
+       "type": "boolean",
+       "description": "Commit at once"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-commit-rollback",
+    "title": "Commit app rollback",
+    "description": "Keep a rollback; unpin the app.",
+    "details": "Keeps the rollback in progress or done, and lets the app take new deployments again.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/commit"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-revert-rollback",
+    "title": "Revert app rollback",
+    "description": "Undo a rollback; redeploys.",
+    "details": "Undoes a rollback not yet committed: deploys the spec from before it again and unpins the app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/revert"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-alerts",
+    "title": "List app alerts",
+    "description": "An app's alerts and destinations.",
+    "details": "Lists an app's alerts (the spec's alerts and its components'), each with its rule and where it is sent: emails and Slack webhooks.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-update-alert-destinations",
+    "title": "Set app alert destinations",
+    "description": "Set where an app alert is sent.",
+    "details": "Sets where an alert (app-list-alerts) is sent, replacing its destinations: emails of the team's users and Slack incoming webhooks.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts/{AlertID}/destinations"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Alert id (app-list-alerts)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Team users’ emails",
+       "default": [],
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackWebhooks": {
+       "type": "array",
+       "description": "Slack webhooks",
+       "default": [],
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "AppID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-instance-sizes",
+    "title": "List app instance sizes",
+    "description": "Instance sizes and prices.",
+    "details": "Lists the instance sizes services, workers and jobs run on (a spec's instance_size_slug): CPUs, memory, tier and monthly price.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "app-get-instance-size",
+    "title": "Get app instance size",
+    "description": "One instance size.",
+    "details": "Shows one instance size by slug: CPUs, memory, tier, price, bandwidth allowance.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes/{Slug}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Slug": {
+       "type": "string",
+       "description": "Instance size",
+       "pattern": "^[a-z0-9][a-z0-9._-]*$"
+      }
+     },
+     "required": [
+      "Slug"
+     ]
+    }
+   },
+   {
+    "name": "app-list-regions",
+    "title": "List app regions",
+    "description": "Regions App Platform runs in.",
+    "details": "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/regions"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   }
+  ]
+ },
+ {
+  "name": "kubernetes",
+  "title": "Kubernetes",
+  "description": "Kubernetes (DOKS): clusters with node pools, upgrades, kubeconfig and credentials, node pools and nodes, clusterlint, versions, sizes, regions, 1-Click add-ons.",
+  "tools": [
+   {
+    "name": "kubernetes-cluster-list",
+    "title": "List Kubernetes clusters",
+    "description": "Kubernetes clusters.",
+    "details": "Lists the Kubernetes clusters of the account: region, version, status (status.state) and node pools of each. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get",
+    "title": "Get Kubernetes cluster",
+    "description": "One Kubernetes cluster.",
+    "details": "Shows one cluster: its status (status.state: provisioning, running, upgrading, degraded, error, deleting), version, endpoint, node pools and their nodes, maintenance window and settings.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-create",
+    "title": "Create Kubernetes cluster",
+    "description": "Create a cluster with its node pools.",
+    "details": "Creates a DOKS cluster in a region with at least one node pool. It is \"provisioning\" for several minutes, then \"running\" (wait with Kind kubernetes-cluster). Version takes a slug of kubernetes-list-versions, a minor such as \"1.33\", or \"latest\" (the default). Each node is a VM of the account, counted against its VM limit. VpcID places it in a VPC of the region (else the default one).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters"
+    },
+    "wait": {
+     "kind": "kubernetes-cluster"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Cluster name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Region": {
+       "type": "string",
+       "description": "From kubernetes-list-regions",
+       "pattern": "^[a-z]{3}\\d$"
+      },
+      "Version": {
+       "type": "string",
+       "description": "From kubernetes-list-versions",
+       "default": "latest",
+       "pattern": "^(latest|\\d+\\.\\d+(\\.\\d+-do\\.\\d+)?)$"
+      },
+      "NodePools": {
+       "type": "array",
+       "description": "At least one pool",
+       "items": {
+        "type": "object"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "VpcID": {
+       "type": "string",
+       "description": "From vpc-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AutoUpgrade": {
+       "type": "boolean",
+       "description": "Patch upgrades in the window"
+      },
+      "SurgeUpgrade": {
+       "type": "boolean",
+       "description": "New nodes before old go"
+      },
+      "HA": {
+       "type": "boolean",
+       "description": "Highly available control plane"
+      },
+      "MaintenanceDay": {
+       "type": "string",
+       "description": "Maintenance day",
+       "enum": [
+        "any",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ]
+      },
+      "MaintenanceStartTime": {
+       "type": "string",
+       "description": "Maintenance start, HH:MM UTC",
+       "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$"
+      }
+     },
+     "required": [
+      "Name",
+      "Region",
+      "NodePools"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-update",
+    "title": "Update Kubernetes cluster",
+    "description": "Rename, retag or change settings.",
+    "details": "Changes what is given of a cluster: its name, tags (the whole list), auto and surge upgrades, a highly available control plane (once on, it stays on) and its maintenance window. Node pools change with kubernetes-cluster-node-pool-update.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "New name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "AutoUpgrade": {
+       "type": "boolean",
+       "description": "Patch upgrades in the window"
+      },
+      "SurgeUpgrade": {
+       "type": "boolean",
+       "description": "New nodes before old go"
+      },
+      "HA": {
+       "type": "boolean",
+       "description": "Highly available control plane"
+      },
+      "MaintenanceDay": {
+       "type": "string",
+       "description": "Maintenance day",
+       "enum": [
+        "any",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday"
+       ]
+      },
+      "MaintenanceStartTime": {
+       "type": "string",
+       "description": "Maintenance start, HH:MM UTC",
+       "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete",
+    "title": "Delete Kubernetes cluster",
+    "description": "Delete a cluster and its nodes.",
+    "details": "Deletes a cluster, its node pools and nodes for good. The volumes and load balancers it made stay (kubernetes-cluster-list-associated-resources lists them; kubernetes-cluster-delete-selective and -dangerous delete them too).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-list-associated-resources",
+    "title": "List resources a cluster made",
+    "description": "A cluster's volumes, snapshots and LBs.",
+    "details": "Lists the volumes, volume snapshots and load balancers a cluster made (its storage and service controllers): what kubernetes-cluster-delete leaves, and the delete-selective and delete-dangerous tools delete with it.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete-selective",
+    "title": "Delete cluster and chosen resources",
+    "description": "Delete a cluster and the resources named.",
+    "details": "Deletes a cluster and, with it, the volumes, volume snapshots and load balancers named (ids from kubernetes-cluster-list-associated-resources); the others stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources/selective"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Volumes": {
+       "type": "array",
+       "description": "Volume ids",
+       "items": {
+        "type": "string",
+        "description": "Volume id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      },
+      "VolumeSnapshots": {
+       "type": "array",
+       "description": "Volume snapshot ids",
+       "items": {
+        "type": "string",
+        "description": "Snapshot id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      },
+      "LoadBalancers": {
+       "type": "array",
+       "description": "Load balancer ids",
+       "items": {
+        "type": "string",
+        "description": "Load balancer id",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+       }
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-delete-dangerous",
+    "title": "Delete cluster and all it made",
+    "description": "Delete a cluster, its volumes and LBs.",
+    "details": "Deletes a cluster and every volume, volume snapshot and load balancer it made (kubernetes-cluster-list-associated-resources lists them), for good: the data on those volumes is lost.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/destroy_with_associated_resources/dangerous"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-upgrades",
+    "title": "Get cluster upgrades",
+    "description": "Versions a cluster can upgrade to.",
+    "details": "Lists the versions a cluster can be upgraded to now: a newer patch of its minor or the next minor (null when there is none).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/upgrades"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-upgrade",
+    "title": "Upgrade Kubernetes cluster",
+    "description": "Upgrade a running cluster.",
+    "details": "Upgrades a running cluster to a version of kubernetes-cluster-get-upgrades: the control plane, then each node, which is replaced (what pods keep on a node is lost; volumes stay). The cluster is \"upgrading\", then \"running\" (wait with Kind kubernetes-cluster).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/upgrade"
+    },
+    "wait": {
+     "kind": "kubernetes-cluster",
+     "idArgument": "ID"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Version": {
+       "type": "string",
+       "description": "From kubernetes-cluster-get-upgrades",
+       "pattern": "^(latest|\\d+\\.\\d+(\\.\\d+-do\\.\\d+)?)$"
+      }
+     },
+     "required": [
+      "ID",
+      "Version"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-kubeconfig",
+    "title": "Get kubeconfig",
+    "description": "A cluster's kubeconfig for kubectl.",
+    "details": "Gets the kubeconfig of a cluster (parsed from the YAML kubectl reads): its server, certificate authority and a user with a fresh token (a secret) that expires after ExpirySeconds (7 days when 0 or not given). The CLI writes it into ~/.kube/config with `kubernetes cluster kubeconfig save`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Token life; 0: 7 days"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-get-credentials",
+    "title": "Get cluster credentials",
+    "description": "A cluster's server, CA and token.",
+    "details": "Gets what a client needs to reach a cluster's API server: its address, certificate authority and a fresh bearer token (a secret) that expires at expires_at (after ExpirySeconds; 7 days when 0 or not given).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/credentials"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Token life; 0: 7 days"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-list",
+    "title": "List node pools",
+    "description": "A cluster's node pools and nodes.",
+    "details": "Lists the node pools of a cluster: size, count, autoscaling, labels, taints and the nodes of each with their state.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-get",
+    "title": "Get node pool",
+    "description": "One node pool and its nodes.",
+    "details": "Shows one node pool of a cluster, with its nodes (id, name, state, VM id).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-create",
+    "title": "Create node pool",
+    "description": "Add a node pool to a cluster.",
+    "details": "Adds a node pool to a cluster: Count nodes of one size (kubernetes-list-sizes), which provision in a few minutes. With AutoScale, the pool grows and shrinks between MinNodes and MaxNodes.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Pool name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Size": {
+       "type": "string",
+       "description": "Node size, from kubernetes-list-sizes",
+       "pattern": "^[a-z0-9][a-z0-9._-]*$"
+      },
+      "Count": {
+       "type": "integer",
+       "description": "Nodes"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Labels": {
+       "type": "object",
+       "description": "Node labels, key: value"
+      },
+      "Taints": {
+       "type": "array",
+       "description": "Node taints",
+       "items": {
+        "type": "object"
+       }
+      },
+      "AutoScale": {
+       "type": "boolean",
+       "description": "Autoscale between Min and MaxNodes"
+      },
+      "MinNodes": {
+       "type": "integer",
+       "description": "Autoscaling minimum"
+      },
+      "MaxNodes": {
+       "type": "integer",
+       "description": "Autoscaling maximum"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "Name",
+      "Size",
+      "Count"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-update",
+    "title": "Update node pool",
+    "description": "Rename, scale or relabel a node pool.",
+    "details": "Changes what is given of a node pool: its name, node count (a smaller count deletes nodes), autoscaling, and its tags, labels and taints (each replaced whole). A pool's size cannot change: add a pool of the new size instead.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Pool name",
+       "pattern": "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+      },
+      "Count": {
+       "type": "integer",
+       "description": "Nodes"
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Tag names",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Labels": {
+       "type": "object",
+       "description": "Node labels, key: value"
+      },
+      "Taints": {
+       "type": "array",
+       "description": "Node taints",
+       "items": {
+        "type": "object"
+       }
+      },
+      "AutoScale": {
+       "type": "boolean",
+       "description": "Autoscale between Min and MaxNodes"
+      },
+      "MinNodes": {
+       "type": "integer",
+       "description": "Autoscaling minimum"
+      },
+      "MaxNodes": {
+       "type": "integer",
+       "description": "Autoscaling maximum"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-delete",
+    "title": "Delete node pool",
+    "description": "Delete a node pool and its nodes.",
+    "details": "Deletes a node pool: its nodes are drained and deleted. A cluster keeps at least one pool (delete the cluster instead).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-node-pool-delete-node",
+    "title": "Delete or replace a node",
+    "description": "Delete one node, or replace it.",
+    "details": "Deletes one node of a pool (node ids from kubernetes-cluster-node-pool-get): it is drained first unless SkipDrain, and the pool's count drops by one unless Replace, which provisions a new node in its place (doctl's replace-node, or recycling a node).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ClusterID}/node_pools/{PoolID}/nodes/{NodeID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "PoolID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "NodeID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-node-pool-get",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "SkipDrain": {
+       "type": "boolean",
+       "description": "Delete without draining"
+      },
+      "Replace": {
+       "type": "boolean",
+       "description": "Provision a new node in its place"
+      }
+     },
+     "required": [
+      "ClusterID",
+      "PoolID",
+      "NodeID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-lint-run",
+    "title": "Run clusterlint",
+    "description": "Check a cluster's workloads for problems.",
+    "details": "Starts a clusterlint run on a running cluster: checks of its workloads for practices that break upgrades or waste resources (groups basic, doks, security; the doks group when none is given). Answers the run_id; kubernetes-cluster-lint-get shows its diagnostics once done.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/clusterlint"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "IncludeGroups": {
+       "type": "array",
+       "description": "Check groups",
+       "items": {
+        "type": "string",
+        "description": "Check group",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "IncludeChecks": {
+       "type": "array",
+       "description": "Checks",
+       "items": {
+        "type": "string",
+        "description": "Check name",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "ExcludeGroups": {
+       "type": "array",
+       "description": "Groups left out",
+       "items": {
+        "type": "string",
+        "description": "Check group",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      },
+      "ExcludeChecks": {
+       "type": "array",
+       "description": "Checks left out",
+       "items": {
+        "type": "string",
+        "description": "Check name",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-cluster-lint-get",
+    "title": "Get clusterlint results",
+    "description": "A clusterlint run's diagnostics.",
+    "details": "Shows the diagnostics of a clusterlint run (the latest, or RunID from kubernetes-cluster-lint-run): each check, severity, message and the object it is about. A run still in progress has no completed_at yet.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/kubernetes/clusters/{ID}/clusterlint"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "RunID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-lint-run",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "kubernetes-list-versions",
+    "title": "List Kubernetes versions",
+    "description": "Versions new clusters can run.",
+    "details": "Lists the versions of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options versions`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-list-sizes",
+    "title": "List node sizes",
+    "description": "Node sizes for node pools.",
+    "details": "Lists the sizes of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options sizes`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-list-regions",
+    "title": "List Kubernetes regions",
+    "description": "Regions that run clusters.",
+    "details": "Lists the regions of the platform's Kubernetes options (what kubernetes-cluster-create takes), as doctl's `kubernetes options regions`.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-1-click-list",
+    "title": "List Kubernetes 1-Clicks",
+    "description": "Add-ons a cluster can install.",
+    "details": "Lists the 1-Click applications that install on a cluster (monitoring, ingress-nginx, cert-manager...), by slug.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "kubernetes-1-click-install",
+    "title": "Install 1-Clicks on a cluster",
+    "description": "Install add-ons on a cluster.",
+    "details": "Installs 1-Click applications (slugs from kubernetes-1-click-list) on a running cluster: the platform starts a job that deploys them into it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/1-clicks/kubernetes"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ClusterID": {
+       "type": "string",
+       "description": "From kubernetes-cluster-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Slugs": {
+       "type": "array",
+       "description": "From kubernetes-1-click-list",
+       "items": {
+        "type": "string",
+        "description": "1-Click slug",
+        "pattern": "^[a-z0-9][a-z0-9._-]*$"
+       }
+      }
+     },
+     "required": [
+      "ClusterID",
+      "Slugs"
+     ]
+    }
+   }
+  ]
+ },
+ {
+  "name": "registry",
+  "title": "Container registry",
+  "description": "Container registries: create, get, delete, subscription tier, options; repositories, tags, manifests; garbage collection; docker credentials.",
+  "tools": [
+   {
+    "name": "registry-list",
+    "title": "List container registries",
+    "description": "The account's container registries.",
+    "details": "Lists the account's container registries: name, region, storage used and when. They share one subscription (registry-subscription-get); several only on the professional tier.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-get",
+    "title": "Get container registry",
+    "description": "One registry: region, storage used.",
+    "details": "Shows one container registry: its region, storage used and when that was measured. Its docker host is registry.digitalocean.com/<name>.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-create",
+    "title": "Create container registry",
+    "description": "Create a registry; the first needs a tier.",
+    "details": "Creates a container registry. The account's first registry starts its subscription, so it needs SubscriptionTier (starter: free, 1 repository, 500 MiB; basic; professional: the only tier with several registries). Later registries share that tier. Region defaults to one the platform picks (registry-list-options lists them). Names are unique across the platform.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Lowercase, digits, \"-\"",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "SubscriptionTier": {
+       "type": "string",
+       "description": "Needed for the account's first",
+       "enum": [
+        "starter",
+        "basic",
+        "professional"
+       ]
+      },
+      "Region": {
+       "type": "string",
+       "description": "e.g. nyc3",
+       "pattern": "^[a-z]{3}\\d$"
+      }
+     },
+     "required": [
+      "Name"
+     ]
+    }
+   },
+   {
+    "name": "registry-delete",
+    "title": "Delete container registry",
+    "description": "Delete a registry and all its images.",
+    "details": "Deletes a container registry and every repository, tag and manifest in it, for good. The subscription ends with the account's last registry.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-subscription-get",
+    "title": "Get registry subscription",
+    "description": "The registries' tier and its limits.",
+    "details": "Shows the subscription the account's registries share: its tier, the repositories and storage it includes, and its price.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/subscription"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-subscription-update",
+    "title": "Change registry tier",
+    "description": "Change the registries' subscription tier.",
+    "details": "Moves the account's registries to another tier. A tier the usage does not fit (repositories, storage, registries) is refused, saying why; registry-list-options shows which tiers fit.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/subscription"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Tier": {
+       "type": "string",
+       "description": "New tier",
+       "enum": [
+        "starter",
+        "basic",
+        "professional"
+       ]
+      }
+     },
+     "required": [
+      "Tier"
+     ]
+    }
+   },
+   {
+    "name": "registry-list-options",
+    "title": "List registry tiers and regions",
+    "description": "Subscription tiers and regions.",
+    "details": "Lists the subscription tiers (limits, prices, and whether the account fits each) and the regions a registry can be created in.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/options"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "registry-docker-config",
+    "title": "Get docker credentials",
+    "description": "A docker config.json to push and pull.",
+    "details": "Issues docker credentials for registry.digitalocean.com, as a docker config.json: a new token each call, read-only unless ReadWrite, expiring after ExpirySeconds when given. The token is a secret: it is hidden unless asked for.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registry/docker-credentials"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ReadWrite": {
+       "type": "boolean",
+       "description": "Allow pushes"
+      },
+      "ExpirySeconds": {
+       "type": "integer",
+       "description": "Valid for, seconds"
+      }
+     }
+    }
+   },
+   {
+    "name": "registry-repository-list-v2",
+    "title": "List repositories",
+    "description": "A registry's repositories.",
+    "details": "Lists a registry's repositories, each with its latest manifest, tag count and manifest count. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositoriesV2"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-list-tags",
+    "title": "List repository tags",
+    "description": "A repository's tags, newest first.",
+    "details": "Lists a repository's tags, newest first: the manifest each names, its size and when it moved. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/tags"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-delete-tag",
+    "title": "Delete repository tag",
+    "description": "Delete a tag; its manifest stays.",
+    "details": "Deletes a tag. The manifest it named stays, untagged, until deleted or collected (registry-garbage-collection-start).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/tags/{Tag}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Tag": {
+       "type": "string",
+       "description": "Tag, from registry-repository-list-tags",
+       "pattern": "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository",
+      "Tag"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-list-manifests",
+    "title": "List repository manifests",
+    "description": "A repository's manifests, newest first.",
+    "details": "Lists a repository's manifests (images), newest first: digest, tags, sizes and layers. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/digests"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository"
+     ]
+    }
+   },
+   {
+    "name": "registry-repository-delete-manifest",
+    "title": "Delete repository manifest",
+    "description": "Delete an image by digest, with its tags.",
+    "details": "Deletes a manifest and every tag naming it. Its layers stay stored until a garbage collection frees them.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/repositories/{Repository}/digests/{Digest}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Repository": {
+       "type": "string",
+       "description": "Repository, from registry-repository-list-v2",
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+      },
+      "Digest": {
+       "type": "string",
+       "description": "Manifest digest, from registry-repository-list-manifests",
+       "pattern": "^sha256:[0-9a-f]{64}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "Repository",
+      "Digest"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-start",
+    "title": "Start garbage collection",
+    "description": "Free the storage of deleted images.",
+    "details": "Starts a garbage collection, which deletes for good what Type says (default: unreferenced blobs only). The registry is read-only (no pushes) until it ends; one runs at a time. Wait for it with wait (Kind registry-garbage-collection).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection"
+    },
+    "wait": {
+     "kind": "registry-garbage-collection",
+     "nameArgument": "Registry"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "What to delete",
+       "enum": [
+        "untagged manifests only",
+        "unreferenced blobs only",
+        "untagged manifests and unreferenced blobs"
+       ]
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-get-active",
+    "title": "Get active garbage collection",
+    "description": "A registry's running collection.",
+    "details": "Shows the registry's garbage collection still running, if any (a 404 when none is).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-list",
+    "title": "List garbage collections",
+    "description": "A registry's collections, newest first.",
+    "details": "Lists a registry's garbage collections, newest first: status, blobs deleted and bytes freed. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collections"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "Registry"
+     ]
+    }
+   },
+   {
+    "name": "registry-garbage-collection-cancel",
+    "title": "Cancel garbage collection",
+    "description": "Cancel a running collection.",
+    "details": "Cancels a garbage collection still running; it is cancelling, then cancelled.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/registries/{Registry}/garbage-collection/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Registry": {
+       "type": "string",
+       "description": "Registry name, from registry-list",
+       "pattern": "^[a-z0-9-]{1,63}$"
+      },
+      "UUID": {
+       "type": "string",
+       "description": "Collection UUID, from registry-garbage-collection-list",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Registry",
+      "UUID"
+     ]
+    }
+   }
+  ]
+ },
+ {
   "name": "api",
   "title": "The whole API",
   "description": "Every operation of the platform's API: search, describe and call any of them, guarded.",
@@ -8976,5 +11287,17 @@ export const WAIT_READY: Readonly<Record<WaitKind, { field: string; ready: strin
  "byoip-prefix": {
   "field": "status",
   "ready": "active"
+ },
+ "app-deployment": {
+  "field": "phase",
+  "ready": "ACTIVE"
+ },
+ "kubernetes-cluster": {
+  "field": "status.state",
+  "ready": "running"
+ },
+ "registry-garbage-collection": {
+  "field": "status",
+  "ready": "succeeded"
  }
 };

@@ -36,14 +36,6 @@ describe('the build-time listing', () => {
     // The default listing first (its families, then the guard's tools), the families on request after.
     const byDefault = families.filter((family) => !family.onRequest);
     const tools = [...toolsOf(byDefault), ...guardTools, ...toolsOf(families.filter((f) => f.onRequest))];
-    // The default listing first (its families, then the guard's tools), then the families on request.
-    // The default listing's tools first, then those of the families offered on request.
-    // The default listing first (its families, then the guard's tools), then the families on request.
-    const tools = [
-      ...toolsOf(families.filter((family) => !family.onRequest)),
-      ...guardTools,
-      ...toolsOf(families.filter((family) => family.onRequest)),
-    ];
     expect(LISTING.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     for (const [index, tool] of tools.entries()) {
       const data = (form: typeof tool) => ({

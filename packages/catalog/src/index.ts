@@ -8,11 +8,11 @@ import { appsFamily } from '@cloudcall/apps';
 import type { AnyTool, FamilyName, ToolFamily } from '@cloudcall/core';
 import { databasesFamily } from '@cloudcall/databases';
 import { imagesFamily } from '@cloudcall/images';
-import { monitoringFamily } from '@cloudcall/monitoring';
 import { kubernetesFamily } from '@cloudcall/kubernetes';
+import { monitoringFamily } from '@cloudcall/monitoring';
 import { networkingFamily } from '@cloudcall/networking';
-import { spacesFamily } from '@cloudcall/spaces';
 import { registryFamily } from '@cloudcall/registry';
+import { spacesFamily } from '@cloudcall/spaces';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 

@@ -42,9 +42,7 @@ const accepted: Record<string, string[]> = {
 
 /** Tools that may lose data, remove or replace a whole set, by the spec's words and the issues' rules. */
 const DESTRUCTIVE =
-  /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$|^app-update$/;
-  /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$|^kubernetes-cluster-(upgrade|node-pool-update)$/;
-  /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$|^registry-garbage-collection-start$/;
+  /(^|-)(delete|release|unassign|untag|remove|detach|power-off|shutdown|power-cycle|rebuild|restore|resize|upgrade-major-version|stop-online-migration)(-|$)|^load-balancer-update$|^db-cluster-update-firewall-rules$|^app-update$|^kubernetes-cluster-(upgrade|node-pool-update)$|^registry-garbage-collection-start$/;
 const READ_ONLY = /(^|-)(get|list|search|describe)(-|$)|^vm-action$|^wait$/;
 /**
  * The generic call may send any method: it is listed as destructive (the guard decides each

@@ -12,20 +12,18 @@ import type { ToolClock } from './retry.js';
 export type { ToolClock } from './retry.js';
 
 // biome-ignore format: one family a line, so that a family is added by a line of its own.
-// biome-ignore format: one family a line, so that families added side by side merge cleanly.
-// biome-ignore format: one family a line, so that adding one is a one-line change.
 export type FamilyName =
   | 'account'
   | 'databases'
   | 'networking'
   | 'vms'
   | 'images'
-  | 'monitoring'
-  | 'spaces'
   | 'kubernetes'
   | 'registry'
+  | 'apps'
+  | 'monitoring'
+  | 'spaces'
   | 'api';
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'apps' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
@@ -75,8 +73,8 @@ export type WaitKind =
   | 'vpc-peering'
   | 'database-replica'
   | 'byoip-prefix'
-  | 'app-deployment';
-  | 'kubernetes-cluster';
+  | 'app-deployment'
+  | 'kubernetes-cluster'
   | 'registry-garbage-collection';
 
 /**

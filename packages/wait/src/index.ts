@@ -32,10 +32,8 @@ interface WaitKind {
   request: RequestMapping<{ ID: string; Name?: string }>;
   /** The member of the answer that holds it, such as `droplet`. */
   key: string;
-  /** The field that holds its status. */
-  field: 'status' | 'state' | 'phase';
   /** The field that holds its status (a Kubernetes cluster's is `status.state`). */
-  field: 'status' | 'state' | 'status.state';
+  field: 'status' | 'state' | 'phase' | 'status.state';
   /** The status that ends the wait. */
   ready: string;
   /** Statuses it never leaves for `ready`: they end the wait with a WaitFailedError. */
@@ -46,15 +44,15 @@ interface WaitKind {
   /** For a kind addressed by its parent's id and a name of its own: the tool that lists the names. */
   name?: string;
   /**
-   * A status it stays in until an action moves it (a VM that is `off`). Seen with no action in
-   * progress on it (its actions read newest first, with this GET), the wait ends at once: nothing
-   * is going to make it ready. With an action in progress (a power-on), the wait goes on.
-   */
-  /**
    * For a kind with no GET of its own (a registry's garbage collection): the list its GET
    * answers, and the field of each item that holds the id sought.
    */
   within?: { list: string; idField: string };
+  /**
+   * A status it stays in until an action moves it (a VM that is `off`). Seen with no action in
+   * progress on it (its actions read newest first, with this GET), the wait ends at once: nothing
+   * is going to make it ready. With an action in progress (a power-on), the wait goes on.
+   */
   idle?: {
     status: string;
     actions: RequestMapping<{ ID: string; PerPage: number }>;
@@ -168,6 +166,7 @@ export const WAIT_KINDS = {
     id: 'uuid',
     from: 'app-list',
     name: 'app-list-deployments',
+  },
   // A Kubernetes cluster being created (its control plane and first nodes) or upgraded.
   'kubernetes-cluster': {
     request: { method: 'GET', path: '/v2/kubernetes/clusters/{ID}' },
@@ -177,6 +176,7 @@ export const WAIT_KINDS = {
     failed: ['error', 'deleting', 'deleted'],
     id: 'uuid',
     from: 'kubernetes-cluster-list',
+  },
   // A registry's garbage collection (registry-garbage-collection-start), found by its UUID among
   // the registry's collections (newest first): the platform reads one only while it runs.
   'registry-garbage-collection': {
@@ -278,8 +278,7 @@ const input = z
     ID: z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
       .describe('Action/VM/image id; UUID'),
-    Name: z.string().max(63).optional().describe('Replica; deployment id'),
-    Name: z.string().max(63).optional().describe('Replica or registry name'),
+    Name: z.string().max(63).optional().describe('Replica, registry; deployment id'),
     TimeoutSeconds: z
       .number()
       .int()
@@ -327,16 +326,10 @@ export const waitTool = defineTool({
   title: 'Wait for an action or resource',
   description: 'Waits until an action is done or a resource (VM, DB, LB, cert...) is ready.',
   details: [
-    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE.',
-    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments).',
-    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or an app deployment in ERROR, CANCELED or SUPERSEDED ends the wait with that error.',
-    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, kubernetes-cluster running.',
-    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
-    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a Kubernetes cluster in error or being deleted ends the wait with that error.',
-    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, registry-garbage-collection succeeded.',
+    'Ready means: action completed, vm active, database online, database-replica online, load-balancer active, certificate verified, image available, vpc-peering ACTIVE, byoip-prefix active, app-deployment ACTIVE, kubernetes-cluster running, registry-garbage-collection succeeded.',
     'A registry-garbage-collection is named by its UUID (ID) and its registry (Name).',
-    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas).',
-    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering or a failed or cancelled garbage collection ends the wait with that error.',
+    'A database-replica is named by its cluster (ID, a UUID from db-cluster-list) and its Name (from db-cluster-list-replicas); an app-deployment by its app (ID, from app-list) and the deployment id as Name (from app-list-deployments).',
+    'An errored action, an errored load balancer, a certificate in error, a deleted or retired image, a deleting peering, an app deployment in ERROR, CANCELED or SUPERSEDED, a Kubernetes cluster in error or being deleted, or a failed or cancelled garbage collection ends the wait with that error.',
     'A VM that is off with no action in progress on it ends the wait at once (nothing would make it active); one being powered on or booting is waited for.',
     `Polls every 1 s at first, then less often (at most every 15 s), more slowly when the API rate limit runs low. Sends progress when the caller asks for it: a percentage of how long the platform usually takes (100 when ready), with the name and status of what it waits for. TimeoutSeconds is at most ${MAX_WAIT_SECONDS}: on timeout the error shows the last state, and calling wait again resumes. Answers the resource as its get tool would.`,
   ].join(' '),
@@ -577,6 +570,9 @@ function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
     return `app ${app} deployment ${(args.Name ?? '').slice(0, 8)}`;
   }
   return `${args.Kind} ${args.Name ?? field(NAME_FIELDS[args.Kind] ?? 'name') ?? args.ID}`;
+}
+
+/**
  * The item of a list answer that a wait is for, wrapped as its own GET would answer it; a
  * WaitFailedError when the list does not hold it (it is not that registry's, or is gone).
  */
@@ -702,8 +698,6 @@ export function pendingWaits(
   const ready = new Set(
     answerResources(wait, result)
       .filter((resource) => statusIn(kind, resource) === kind.ready)
-      .map((resource) => idText(resource[wait.idField ?? 'id'])),
-      .filter((resource) => resource[kind.field] === kind.ready)
       .map((resource) => idText(resource[resourceIdField(wait)])),
   );
   return waitTargets(wait, args, result)

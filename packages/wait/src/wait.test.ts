@@ -288,6 +288,8 @@ describe('wait completes', () => {
     await expect(wait({ Kind: 'kubernetes-cluster', ID: cluster.id }, context().ctx)).rejects.toThrow(
       /is deleting, an error state/,
     );
+  });
+
   it("waits for a registry's garbage collection (its UUID and the registry) to succeed, found among its collections", async () => {
     await post('/v2/registries', { name: 'wait-reg', subscription_tier_slug: 'basic' });
     const { garbage_collection: gc } = await post('/v2/registries/wait-reg/garbage-collection', {});
