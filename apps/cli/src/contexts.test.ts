@@ -170,10 +170,7 @@ describe('a config file that is not a small regular file', () => {
       [() => execFileSync('mkfifo', [config]), 'not a regular file (a FIFO)'],
       [() => symlinkSync('/dev/zero', config), 'not a regular file (a device)'],
       [() => mkdirSync(config), 'not a regular file (a directory)'],
-      [
-        () => writeFileSync(config, `{"contexts": {}}${' '.repeat(1024 * 1024)}`),
-        'larger than 1 MiB',
-      ],
+      [() => writeFileSync(config, `{"contexts": {}}${' '.repeat(1024 * 1024)}`), 'larger than 1 MiB'],
     ];
     for (const [make, why] of cases) {
       cli = cliRunner();

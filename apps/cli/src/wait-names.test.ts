@@ -148,7 +148,9 @@ describe('a name with control characters in the progress line', () => {
       onTerminalHere(['wait', '--kind', 'vm', '--id', id, '-o', 'json']),
     );
     const lines = progressLines(text);
-    expect(lines[0]).toMatch(new RegExp(`^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${literal(escaped)}: new \\(\\d+ s, timeout 300 s\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${literal(escaped)}: new \\(\\d+ s, timeout 300 s\\)$`),
+    );
     expect(lines.at(-1)).toMatch(new RegExp(`^cloudcall: vm ${literal(escaped)}: active \\(\\d+ s\\)$`));
     // Everything before the JSON answer: the progress lines, with only the CLI's own escapes.
     const progress = text.slice(0, text.indexOf('{')).replaceAll('\r\x1b[K', '');

@@ -10,8 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exitOf } from './testing/main.js';
 import { readClientKeys } from './service-config.js';
+import { exitOf } from './testing/main.js';
 
 const digest = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -61,7 +61,17 @@ describe('a client-keys file that is not a small regular file', () => {
   it('stops the server at start on a FIFO with no writer, instead of hanging', async () => {
     const fifo = join(mkdtempSync(join(tmpdir(), 'cloudcall-keys-')), 'keys.fifo');
     execFileSync('mkfifo', [fifo]);
-    const args = ['--transport', 'http', '--port', '0', '--sandbox', '--auth', 'static', '--client-keys', fifo];
+    const args = [
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--sandbox',
+      '--auth',
+      'static',
+      '--client-keys',
+      fifo,
+    ];
     const refused = await exitOf(args);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

@@ -196,7 +196,10 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let families: ReturnType<typeof chooseFamilies<(typeof LISTING.families)[number]>>;
   let selected: ReturnType<typeof selectTools<(typeof LISTING.tools)[number]>>;
   try {
-    families = chooseFamilies(flags.families ?? familiesByDefault(toolMode === 'dynamic', flags.tools), LISTING.families);
+    families = chooseFamilies(
+      flags.families ?? familiesByDefault(toolMode === 'dynamic', flags.tools),
+      LISTING.families,
+    );
   } catch (error) {
     fail(`--families: ${(error as Error).message}`);
   }

@@ -232,7 +232,10 @@ describe('families offered on request', () => {
     expect(chooseFamilies('', known).map((family) => family.name)).toEqual(['account', 'vms']);
     expect(chooseFamilies('all', known)).toEqual(known);
     expect(chooseFamilies('vms, all', known)).toEqual(known);
-    expect(chooseFamilies('spaces,account', known).map((family) => family.name)).toEqual(['account', 'spaces']);
+    expect(chooseFamilies('spaces,account', known).map((family) => family.name)).toEqual([
+      'account',
+      'spaces',
+    ]);
   });
 
   it('say how to get a tool back when the default families leave it out', () => {

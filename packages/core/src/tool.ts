@@ -11,13 +11,7 @@ import type { ToolClock } from './retry.js';
 
 export type { ToolClock } from './retry.js';
 
-export type FamilyName =
-  | 'account'
-  | 'databases'
-  | 'networking'
-  | 'vms'
-  | 'images'
-  | 'api';
+export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {

@@ -23,8 +23,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { apiClients } from '../clients.js';
 import { startGuard } from '../guard.js';
 import { LISTING } from '../listing.generated.js';
-import { familiesByDefault } from '../tool-data.js';
 import { createMcpServer, type ToolMode } from '../server.js';
+import { familiesByDefault } from '../tool-data.js';
 
 /** The server's flags, by the name of the flag each stands for. */
 export interface InProcessOptions {
