@@ -4,9 +4,9 @@
  * objects), checked against the operation, then run as every tool command runs (execute.ts):
  * guarded, audited, printed. Loaded by the api command when it runs.
  */
-import { readFile } from 'node:fs/promises';
 import { apiCallWholeTool, checkedCall } from '@cloudcall/api';
 import { InputError } from '@cloudcall/core';
+import { FileReadError, readBoundedFile } from '@cloudcall/core/internal';
 import type { ApiFlags } from './api-command.js';
 import { execute } from './execute.js';
 import type { ToolLookup } from './names.js';
@@ -227,16 +227,26 @@ async function typedValue(text: string, flag: string, stdin: Stdin): Promise<Jso
   return text;
 }
 
-/** A file's text, or stdin's for `-`. */
+/** The largest file `--input FILE` or `-F key=@FILE` reads. */
+export const INPUT_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A file's text, or stdin's for `-`. Only a regular file of at most INPUT_MAX_BYTES is read: a
+ * FIFO with no writer, a device such as /dev/zero or a directory is refused, not waited on.
+ */
 async function readInput(file: string, stdin: Stdin, flag = '--input'): Promise<string> {
   if (file === '-') return stdin(flag);
   if (file === '') throw new InputError('names no file after "@"', flag);
   try {
-    return await readFile(file, 'utf8');
+    return readBoundedFile(file, INPUT_MAX_BYTES);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof FileReadError)) throw error;
     const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+      error.code === 'ENOENT'
+        ? 'no such file'
+        : error.reason === 'not-a-file'
+          ? `${error.message}; give a file, or - for stdin`
+          : error.message;
     throw new InputError(`cannot read ${file}: ${why}`, flag);
   }
 }

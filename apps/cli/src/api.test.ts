@@ -5,6 +5,7 @@
  * --force, protection rules, dry runs), each refusal sending nothing. Then the api family's
  * generated commands (api-search, api-describe, api-call), help and completion.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
@@ -216,6 +217,30 @@ describe('--input', () => {
     expect(broken.stderr).toContain('--input: is not valid JSON');
     expect(broken.requests).toEqual([]);
   });
+});
+
+describe('--input FILE and -F name=@FILE', () => {
+  it('refuse a FIFO, /dev/zero, a directory and a file over 8 MiB at once, sending nothing', async () => {
+    const fifo = join(cli.home, 'body.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = join(cli.home, 'large.json');
+    writeFileSync(large, `{"name": "x"}${' '.repeat(8 * 1024 * 1024)}`);
+    for (const [file, why] of [
+      [fifo, 'not a regular file (a FIFO); give a file, or - for stdin'],
+      ['/dev/zero', 'not a regular file (a device); give a file, or - for stdin'],
+      [cli.home, 'not a regular file (a directory); give a file, or - for stdin'],
+      [large, 'larger than 8 MiB'],
+    ] as const) {
+      const input = await api(['/v2/tags', '--input', file]);
+      expect(input.code, file).toBe(EXIT.input);
+      expect(input.stderr).toContain(`--input: cannot read ${file}: ${why}\n`);
+      expect(input.requests).toEqual([]);
+      const field = await api(['/v2/tags', '-F', `name=@${file}`]);
+      expect(field.code, file).toBe(EXIT.input);
+      expect(field.stderr).toContain(`-F: cannot read ${file}: ${why}\n`);
+      expect(field.requests).toEqual([]);
+    }
+  }, 60_000);
 });
 
 describe('--paginate', () => {

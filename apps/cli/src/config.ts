@@ -9,7 +9,6 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -18,6 +17,7 @@ import {
 import { dirname, join } from 'node:path';
 import { InputError } from '@cloudcall/core';
 import { configDirectory, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
+import { FileReadError, readBoundedFile } from '@cloudcall/core/internal';
 
 export interface Context {
   token: string;
@@ -37,14 +37,22 @@ export function configPath(env: Record<string, string | undefined>): string {
   return join(configDirectory(env), 'config.json');
 }
 
-/** The configuration, or an empty one when there is no file yet. */
+/** The largest config file read: a context is a token and a URL, a few hundred bytes. */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The configuration, or an empty one when there is no file yet. Only a regular file of at most
+ * CONFIG_MAX_BYTES is read: a FIFO (which would hang every command), a device or a directory is
+ * an input error naming the file.
+ */
 export function readConfig(path: string): Config {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBoundedFile(path, CONFIG_MAX_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { contexts: {} };
-    throw error;
+    if (!(error instanceof FileReadError)) throw error;
+    if (error.code === 'ENOENT') return { contexts: {} };
+    throw new InputError(`config file ${path}: ${error.message}; fix or remove it`);
   }
   let parsed: unknown;
   try {

@@ -3,7 +3,8 @@
  * (which accepts any token): `auth init` checks and saves a token (mode 0600), `auth list` masks
  * it, `switch` and `remove` change the file, and tool commands use the context.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
@@ -160,5 +161,37 @@ describe('token precedence: --token, then --context, then the environment, then 
       apiUrl: 'http://x',
       context: 'ctx',
     });
+  });
+});
+
+describe('a config file that is not a small regular file', () => {
+  it('stops a command at once, naming the file, for a FIFO, /dev/zero, a directory or a file too large', async () => {
+    const cases: [() => void, string][] = [
+      [() => execFileSync('mkfifo', [config]), 'not a regular file (a FIFO)'],
+      [() => symlinkSync('/dev/zero', config), 'not a regular file (a device)'],
+      [() => mkdirSync(config), 'not a regular file (a directory)'],
+      [() => writeFileSync(config, `{"contexts": {}}${' '.repeat(1024 * 1024)}`), 'larger than 1 MiB'],
+    ];
+    for (const [make, why] of cases) {
+      cli = cliRunner();
+      config = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
+      mkdirSync(join(config, '..'), { recursive: true });
+      make();
+      const expected = `cloudcall: invalid input: config file ${config}: ${why}; fix or remove it\n`;
+      // Reading the contexts, and finding the token of a command when no flag or variable gives one.
+      const listed = await cli.run(['auth', 'list']);
+      expect(listed.code, why).toBe(EXIT.input);
+      expect(listed.stderr).toBe(expected);
+      const command = await cli.run(['--api-url', sandbox.url, 'key-list']);
+      expect(command.code, why).toBe(EXIT.input);
+      expect(command.stderr.startsWith(expected), command.stderr).toBe(true);
+    }
+  }, 60_000);
+
+  it('still reads one just under the limit', async () => {
+    mkdirSync(join(config, '..'), { recursive: true });
+    writeFileSync(config, `{"contexts": {}}${' '.repeat(1024 * 1024 - 16)}`);
+    const listed = await cli.run(['auth', 'list']);
+    expect(listed.code, listed.stderr).toBe(EXIT.ok);
   });
 });

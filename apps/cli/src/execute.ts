@@ -13,7 +13,7 @@ import {
   type ToolClock,
   type ToolProgress,
 } from '@cloudcall/core';
-import { traceLine } from '@cloudcall/core/internal';
+import { showControls, traceLine } from '@cloudcall/core/internal';
 import { resolveToken, TOKEN_SOURCES } from './config.js';
 import type { CliDefault, DefaultLookup } from './doctl.js';
 import type { CliGuard } from './guard.js';
@@ -112,7 +112,7 @@ export async function execute(
   }
   try {
     const progress = io.stderrIsTty
-      ? (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`)
+      ? (update: ToolProgress) => io.stderr(`cloudcall: ${showControls(update.message)}\n`)
       : undefined;
     const context = { client, signal: io.signal, progress, clock, caller };
     const typed = { ...args };

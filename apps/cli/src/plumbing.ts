@@ -14,7 +14,7 @@ import {
   type ToolProgress,
   WaitTimeoutError,
 } from '@cloudcall/core';
-import { durationMs, followPages, runAllPages } from '@cloudcall/core/internal';
+import { durationMs, followPages, runAllPages, showControls } from '@cloudcall/core/internal';
 import { DEFAULT_WAIT_SECONDS, waitAfter, waitTargets } from '@cloudcall/wait';
 import { DEFAULT_TIMEOUT, type PlumbingOptions } from './plumbing-options.js';
 
@@ -68,7 +68,7 @@ export async function runPlumbed(
   // A pause for the rate limit can last minutes: said on stderr, terminal or not.
   const paging = {
     ...context,
-    progress: (update: ToolProgress) => io.stderr(`cloudcall: ${update.message}\n`),
+    progress: (update: ToolProgress) => io.stderr(`cloudcall: ${showControls(update.message)}\n`),
   };
   if (tool.name === 'wait' && io.stderrIsTty) return waitCommand(tool, args, context, io, run);
   const first = options.all ? { result: await allPages(tool, args, paging) } : await run(tool, args, context);
@@ -89,12 +89,14 @@ export async function runPlumbed(
     display.done();
     return { result: ready };
   } catch (error) {
-    const again = targets
-      .map(
-        ({ ID, Name }) =>
-          `cloudcall wait --kind ${tool.wait?.kind} --id ${ID}${Name ? ` --name ${Name}` : ''}`,
-      )
-      .join('; ');
+    const again = showControls(
+      targets
+        .map(
+          ({ ID, Name }) =>
+            `cloudcall wait --kind ${tool.wait?.kind} --id ${ID}${Name ? ` --name ${Name}` : ''}`,
+        )
+        .join('; '),
+    );
     if (error instanceof WaitTimeoutError) {
       // The wait's message tells an agent how to call the wait tool again; a person gets the command.
       display.stop();
@@ -170,11 +172,14 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
   let frame = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   const seconds = () => Math.round((Date.now() - started) / 1000);
+  // A name comes from the command line or the platform: a line break, an ANSI escape or a bidi
+  // control in it would break the line in place or rewrite the terminal, so each is shown escaped.
+  const shown = (update: ToolProgress) => showControls(`${update.subject ?? ''}: ${update.status ?? ''}`);
   const line = () => {
     if (!last) return;
     const elapsed = seconds();
     io.stderr(
-      `\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${last.subject ?? ''}: ${last.status ?? ''} (${elapsed} s, timeout ${timeoutSeconds} s)`,
+      `\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${shown(last)} (${elapsed} s, timeout ${timeoutSeconds} s)`,
     );
   };
   return {
@@ -183,8 +188,8 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
       if (io.stderrIsTty) {
         timer ??= setInterval(line, 100);
         line();
-      } else if (`${update.subject}: ${update.status}` !== shownStatus) {
-        shownStatus = `${update.subject}: ${update.status}`;
+      } else if (shown(update) !== shownStatus) {
+        shownStatus = shown(update);
         io.stderr(`cloudcall: ${shownStatus} (${seconds()} s)\n`);
       }
     },
@@ -199,9 +204,9 @@ function progressDisplay(io: PlumbingIo, timeoutSeconds: number) {
     done() {
       this.stop();
       if (!last) return;
-      const shown = `${last.subject}: ${last.status}`;
+      const status = shown(last);
       // Off a terminal, a status already has its line.
-      if (io.stderrIsTty || shown !== shownStatus) io.stderr(`cloudcall: ${shown} (${seconds()} s)\n`);
+      if (io.stderrIsTty || status !== shownStatus) io.stderr(`cloudcall: ${status} (${seconds()} s)\n`);
     },
   };
 }

@@ -145,6 +145,30 @@ describe('a start of the built CLI', () => {
     expect(network.at(-1)).toEqual([]);
   });
 
+  it("answers --sandbox key-list with the account routes alone: no other family's, no generic layer", () => {
+    const routes = (args: string[]) =>
+      loadedSources(args)
+        .map(
+          (source) =>
+            /packages\/sandbox\/(?:src|dist)\/((?:routes|generic)\/[\w.-]+)\.[jt]s$/.exec(source)?.[1],
+        )
+        .filter((found) => found !== undefined)
+        .sort();
+    expect(routes(['--sandbox', 'key-list'])).toEqual([
+      'routes/account',
+      'routes/actions',
+      'routes/families',
+      'routes/index',
+      'routes/invoice-files',
+      'routes/table.generated',
+    ]);
+    // A volume's command loads the volumes family, and what it imports, not the account's.
+    const volumes = routes(['--sandbox', 'volume-list']);
+    expect(volumes).toContain('routes/volumes');
+    expect(volumes).not.toContain('routes/account');
+    expect(volumes.filter((file) => file.startsWith('generic/'))).toEqual([]);
+  });
+
   it('loads the guard for a read only when it has something to do (a dry run, guard settings)', () => {
     const guarded = (sources: string[]) => sources.some((source) => source.includes('packages/guard/'));
     expect(guarded(loadedSources(['--sandbox', 'key-list']))).toBe(false);

@@ -117,3 +117,58 @@ describe('wait progress on a pipe', () => {
     ]);
   }, 90_000);
 });
+
+describe('a name with control characters in the progress line', () => {
+  // A line break, an ANSI escape (clear screen, colour), a bidi override and a C1 control, as a
+  // name read from the platform may hold them.
+  const raw = 'evil\nname\x1b[2J\x1b[31m\u202eexe.txt\x9b';
+  const escaped = 'evil\\nname\\x1b[2J\\x1b[31m\\u202eexe.txt\\x9b';
+
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** A VM whose name, as the platform holds it, is `raw`. */
+  async function vmNamedRaw(): Promise<string> {
+    const vm = (await ok('vm-create', '--name', 'plain-name', ...VM_FLAGS)).droplet;
+    await sandbox.store.write((world) => {
+      const found = world.droplets.find((droplet) => droplet.id === vm.id);
+      if (!found) throw new Error('the VM just made is missing');
+      found.name = raw;
+    });
+    return String(vm.id);
+  }
+
+  /** Fails on any control character a terminal would act on (tab aside). */
+  const noControls = (text: string) =>
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters looked for
+    expect(text).not.toMatch(/[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+
+  it('shows them escaped on a terminal, in the spinner line and the last line', async () => {
+    const id = await vmNamedRaw();
+    const text = await whenPolled(`/v2/droplets/${id}`, () =>
+      onTerminalHere(['wait', '--kind', 'vm', '--id', id, '-o', 'json']),
+    );
+    const lines = progressLines(text);
+    expect(lines[0]).toMatch(
+      new RegExp(`^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] vm ${literal(escaped)}: new \\(\\d+ s, timeout 300 s\\)$`),
+    );
+    expect(lines.at(-1)).toMatch(new RegExp(`^cloudcall: vm ${literal(escaped)}: active \\(\\d+ s\\)$`));
+    // Everything before the JSON answer: the progress lines, with only the CLI's own escapes.
+    const progress = text.slice(0, text.indexOf('{')).replaceAll('\r\x1b[K', '');
+    expect(progress).toContain(escaped);
+    noControls(progress.replaceAll('\r\n', '').replaceAll('\n', ''));
+  }, 60_000);
+
+  it('shows them escaped on a pipe, one line per status', async () => {
+    const id = await vmNamedRaw();
+    await sandbox.advanceClock(60_000);
+    const off = await piped('/v2/actions', ['power-off-vm', id, '--force', '--wait']);
+    expect(off.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^cloudcall: action power_off on vm ${literal(escaped)}: in-progress \\(\\d+ s\\)$`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^cloudcall: action power_off on vm ${literal(escaped)}: completed \\(\\d+ s\\)$`),
+      ),
+    ]);
+  }, 60_000);
+});

@@ -4,7 +4,7 @@
  * module: main checks them before loading the transport, and a bad value stops start-up.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { FileReadError, readBoundedFile } from '@cloudcall/core/internal';
 import { CALLER_PREFIXES } from '@cloudcall/guard';
 import { bindProblem } from './bind.js';
 import type { FlagName } from './flags.js';
@@ -229,6 +229,9 @@ export interface ClientKey {
 
 const KEY_NAME = /^[\w.@:+-]{1,64}$/;
 
+/** The largest client-keys file read: about 10,000 digests with names. */
+export const CLIENT_KEYS_MAX_BYTES = 1024 * 1024;
+
 /**
  * The keys in a client-keys file: per line, 64 hex digits (the SHA-256 of a key) and optionally
  * a name for it (letters, digits, `._@:+-`), as `sha256sum` prints a digest and a file name;
@@ -237,9 +240,11 @@ const KEY_NAME = /^[\w.@:+-]{1,64}$/;
 export function readClientKeys(file: string): ClientKey[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, CLIENT_KEYS_MAX_BYTES);
   } catch (error) {
-    throw new Error(`--client-keys ${file} cannot be read: ${(error as Error).message}`);
+    if (!(error instanceof FileReadError)) throw error;
+    const advice = error.reason === 'unreadable' ? '' : '; give a text file of key digests';
+    throw new Error(`--client-keys ${file}: ${error.message}${advice}`);
   }
   const keys: ClientKey[] = [];
   for (const [index, raw] of text.split('\n').entries()) {

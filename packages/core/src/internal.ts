@@ -23,6 +23,7 @@ export {
 export { readBody } from './body.js';
 export { durationMs } from './duration.js';
 export { describeError, redact } from './errors.js';
+export { FileReadError, readBoundedFile } from './file.js';
 export { listedAnnotations, listingSchema, shapeOf } from './listing.js';
 export { closest, editDistance, globPattern } from './names.js';
 export { followPages, pageArgument, perPageArgument, runAllPages } from './pagination.js';

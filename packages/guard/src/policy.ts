@@ -4,8 +4,7 @@
  * (`--protect tag:prod`) and from a JSON policy file; both apps read them with the same code and
  * match them against the targets the guard reads before each mutating request.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { globPattern, showControls } from '@cloudcall/core/internal';
+import { FileReadError, globPattern, readBoundedFile, showControls } from '@cloudcall/core/internal';
 import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 import type { Target } from './target.js';
@@ -97,8 +96,6 @@ export function protectionRules(given: {
 
 /** The largest policy file read: a policy of 10,000 rules is about 300 KiB. */
 export const POLICY_MAX_BYTES = 1024 * 1024;
-/** What is read at a time past the size fstat gave. */
-const READ_CHUNK = 64 * 1024;
 
 /**
  * Reads and validates a policy file; throws a PolicyError naming the file, line and problem. Only
@@ -106,60 +103,19 @@ const READ_CHUNK = 64 * 1024;
  * before a byte is read (opened without blocking, so a FIFO with no writer cannot hang the start).
  */
 export function loadPolicy(path: string): ProtectRule[] {
-  return parsePolicy(readPolicyText(path), path);
-}
-
-function readPolicyText(path: string): string {
-  const cannot = (error: unknown) =>
-    new PolicyError(
-      `policy file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    );
-  let fd: number;
+  let text: string;
   try {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. (Windows has none.)
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    text = readBoundedFile(path, POLICY_MAX_BYTES);
   } catch (error) {
-    throw cannot(error);
+    if (!(error instanceof FileReadError)) throw error;
+    const advice = {
+      unreadable: '',
+      'not-a-file': '; give a JSON file',
+      'too-large': ', the most a policy file may hold',
+    }[error.reason];
+    throw new PolicyError(`policy file ${path}: ${error.message}${advice}`);
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      throw new PolicyError(`policy file ${path}: not a regular file (${fileKind(stat)}); give a JSON file`);
-    }
-    if (stat.size > POLICY_MAX_BYTES) throw tooLarge(path);
-    // Read until the end, not to the size fstat gave: the file may have grown since (and /proc's
-    // files say 0). One byte past the bound is enough to refuse it.
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for (let chunk = Math.min(stat.size + 1, POLICY_MAX_BYTES + 1); ; chunk = READ_CHUNK) {
-      const buffer = Buffer.allocUnsafe(chunk);
-      const read = readSync(fd, buffer, 0, chunk, null);
-      if (read === 0) break;
-      chunks.push(buffer.subarray(0, read));
-      length += read;
-      if (length > POLICY_MAX_BYTES) throw tooLarge(path);
-    }
-    return Buffer.concat(chunks, length).toString('utf8');
-  } catch (error) {
-    if (error instanceof PolicyError) throw error;
-    throw cannot(error);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function tooLarge(path: string): PolicyError {
-  return new PolicyError(
-    `policy file ${path}: larger than ${POLICY_MAX_BYTES / 1024 / 1024} MiB, the most a policy file may hold`,
-  );
-}
-
-function fileKind(stat: Stats): string {
-  if (stat.isDirectory()) return 'a directory';
-  if (stat.isFIFO()) return 'a FIFO';
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
-  if (stat.isSocket()) return 'a socket';
-  return 'not a file';
+  return parsePolicy(text, path);
 }
 
 /** Validates the text of a policy file named `path` (for messages). */

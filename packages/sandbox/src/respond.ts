@@ -224,7 +224,7 @@ export function createResponder(
     let replyBody: unknown;
     // HEAD is a GET answered without its body (the transport leaves the body of a HEAD answer out).
     const reads = method === 'GET' || method === 'HEAD';
-    const found = router.match(method === 'HEAD' ? 'GET' : method, path);
+    const found = await router.resolve(method === 'HEAD' ? 'GET' : method, path);
     if (!found.route && !found.pathKnown) {
       // A path that is no operation of the platform (each one has a route, hand or generic): a 404
       // as the platform's, saying so.

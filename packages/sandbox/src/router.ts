@@ -24,14 +24,17 @@ export interface Router {
   match(method: string, path: string): RouteMatch;
 }
 
-function compile(route: Route): CompiledRoute {
+/** A path pattern's regular expression, and the names of its parameters in order. */
+export function compileRoute(path: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
-  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+  const source = path.replace(/\{(\w+)\}/g, (_, name: string) => {
     names.push(name);
     return '([^/]+)';
   });
-  return { ...route, pattern: new RegExp(`^${source}/?$`), names };
+  return { pattern: new RegExp(`^${source}/?$`), names };
 }
+
+const compile = (route: Route): CompiledRoute => ({ ...route, ...compileRoute(route.path) });
 
 /** `0` for each literal segment, `1` for each parameter: ordered as text, the specific come first. */
 const rank = (path: string) =>

@@ -136,7 +136,7 @@ export function fits(code: FieldCode, value: unknown): boolean {
  * path shape). `lookup` finds a route among all of the sandbox's, to check that what a path names
  * exists.
  */
-export function genericRoutes(hand: readonly Route[], lookup: Lookup): Route[] {
+export function genericRoutes(hand: readonly Pick<Route, 'method' | 'path'>[], lookup: Lookup): Route[] {
   const data = genericData();
   const handShapes = new Set(hand.map((route) => `${route.method} ${shapeOf(route.path)}`));
   const served = Object.entries(data.operations).filter(
