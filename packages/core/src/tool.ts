@@ -24,7 +24,6 @@ export type FamilyName =
   | 'monitoring'
   | 'spaces'
   | 'api';
-export type FamilyName = 'account' | 'databases' | 'networking' | 'vms' | 'images' | 'api';
 
 /** MCP's tool hints, all four required so that no tool leaves one to a client's guess. */
 export interface ToolAnnotations {
