@@ -46,7 +46,7 @@ async function tsv(...args: string[]): Promise<string[][]> {
 describe('tsv with tabs and line breaks inside values', () => {
   it('chosen columns: one line per record, one field per column', async () => {
     const rows = await tsv('project-list', '--format', 'id,name,purpose,description');
-    expect(rows[0]).toEqual(['id', 'name', 'purpose', 'description']);
+    expect(rows[0]).toEqual(['ID', 'Name', 'Purpose', 'Description']);
     expect(rows.every((row) => row.length === 4)).toBe(true);
     expect(rows.filter((row) => row[0] === project.id)).toEqual([
       [project.id, SHOWN.name, SHOWN.purpose, SHOWN.description],
