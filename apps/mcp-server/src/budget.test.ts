@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LISTING } from './listing.generated.js';
 import { killAll, stdioClient } from './testing/main.js';
 
 // Servers started through ./testing/main.js that a test left running.
@@ -109,5 +110,44 @@ describe('the tool list budget', () => {
     expect(api.map((tool) => tool.name)).toEqual(API_TOOLS);
     process.stderr.write(`api tools (${args.join(' ') || 'default'}): ${bytesOf(api, API_TOOLS)} bytes\n`);
     expect(bytesOf(api, API_TOOLS), report(api)).toBeLessThanOrEqual(API_BUDGET);
+  });
+
+  it('leaves the families offered on request out of the default listing, and names the flag that brings one', async () => {
+    const onRequest = LISTING.families.filter((family) => family.onRequest).map((family) => family.name);
+    // The five families beyond the spec's: a family added on request joins this list.
+    expect(onRequest.sort()).toEqual(['apps', 'kubernetes', 'monitoring', 'registry', 'spaces']);
+    const familyOf = new Map(LISTING.tools.map((tool) => [tool.name, tool.family]));
+    const byDefault = await listed([]);
+    const everything = await listed(['--families', 'all']);
+    expect(byDefault.filter((tool) => onRequest.includes(familyOf.get(tool.name) ?? 'api'))).toEqual([]);
+    expect(everything.map((tool) => tool.name).sort()).toEqual(LISTING.tools.map((tool) => tool.name).sort());
+    // The default listing's text is the start of every entry's text, as the server answers it.
+    expect(byDefault.map((tool) => tool.name)).toEqual(
+      LISTING.tools.slice(0, LISTING.defaults.count).map((tool) => tool.name),
+    );
+    const weights = [`default ${bytes({ tools: byDefault })} (${byDefault.length} tools)`];
+    weights.push(`--families all ${bytes({ tools: everything })} (${everything.length})`);
+    for (const family of onRequest) {
+      const tools = everything.filter((tool) => familyOf.get(tool.name) === family);
+      expect(tools.length, family).toBeGreaterThan(0);
+      weights.push(
+        `${family} ${bytesOf(
+          tools,
+          tools.map((tool) => tool.name),
+        )} (${tools.length})`,
+      );
+    }
+    process.stderr.write(`tools/list bytes by profile: ${weights.join(', ')}\n`);
+
+    // A call to one of them on the default listing says how to get it.
+    const { client, close } = await stdioClient(['--sandbox', '--quiet']);
+    try {
+      // -32602, as for any tool not offered, naming why and the flag.
+      await expect(client.callTool({ name: 'kubernetes-cluster-list', arguments: {} })).rejects.toThrow(
+        'kubernetes-cluster-list is not available: its family, kubernetes, is offered on request: add it to --families (CLOUDCALL_FAMILIES), or give --families all',
+      );
+    } finally {
+      await close();
+    }
   });
 });

@@ -159,7 +159,7 @@ export const FLAGS = {
   families: {
     type: 'string',
     value: 'LIST',
-    help: 'comma-separated families to serve (default: all): account, databases, networking, vms, images, api',
+    help: 'comma-separated families to serve, or all (default: account, databases, networking, vms, images, api; on request: kubernetes, registry, apps, monitoring, spaces)',
   },
   tools: {
     type: 'string',
