@@ -474,6 +474,18 @@ const EXAMPLE_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>>
     OutboundPortRange: 'all',
     OutboundDestination: '0.0.0.0/0',
   },
+  'monitoring-alert-create': { Emails: 'ops@example.com' },
+  'monitoring-uptime-create': { Target: 'https://example.com' },
+  'monitoring-uptime-alert-create': { Type: 'down', Emails: 'ops@example.com' },
+  'app-create': {
+    Spec: `'{"name":"web","services":[{"name":"web","github":{"repo":"acme/web","branch":"main"}}]}'`,
+  },
+  'app-update': {
+    Spec: `'{"name":"web","services":[{"name":"web","github":{"repo":"acme/web","branch":"main"}}]}'`,
+  },
+  'app-validate-spec': {
+    Spec: `'{"name":"web","services":[{"name":"web","github":{"repo":"acme/web","branch":"main"}}]}'`,
+  },
   'spaces-key-create': { Grants: `'bucket=my-bucket;permission=readwrite'` },
   'spaces-key-update': { Name: 'NAME' },
   'cdn-create': { Origin: 'my-bucket.nyc3.digitaloceanspaces.com' },

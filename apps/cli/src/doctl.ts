@@ -89,6 +89,11 @@ export interface FlagAlias {
   read?: (text: string, argument: string) => unknown;
   /** What it takes, for help, where that is not the argument's own form. */
   says?: string;
+  /**
+   * Given more than once, the values joined with this before `read` reads them, as doctl takes
+   * `--node-pool` once a pool; without it, the last one counts.
+   */
+  repeats?: string;
 }
 
 const RECORD_TOOLS = ['domain-record-create', 'domain-record-edit'];
@@ -168,11 +173,11 @@ export const FLAG_ALIASES: readonly FlagAlias[] = [
   { flag: 'user', argument: 'name', tools: ['db-cluster-create-user'] },
   { flag: 'name', argument: 'user', tools: USER_TOOLS },
   // doctl spaces keys create|update --grants "bucket=assets;permission=readwrite"
-  { flag: 'grants', argument: 'Grants', read: spacesGrants },
+  { flag: 'grants', argument: 'Grants', read: spacesGrants, repeats: ',' },
   // doctl compute cdn create|update --domain static.example.com --certificate-id ...
   { flag: 'domain', argument: 'CustomDomain', tools: ['cdn-create', 'cdn-update'] },
   // doctl kubernetes cluster create NAME --node-pool "name=...;size=...;count=..."
-  { flag: 'node-pool', argument: 'NodePools', read: nodePools, says: NODE_POOL_SAYS },
+  { flag: 'node-pool', argument: 'NodePools', read: nodePools, says: NODE_POOL_SAYS, repeats: ' ' },
   // doctl kubernetes 1-click install CLUSTER --1-clicks monitoring,cert-manager
   { flag: '1-clicks', argument: 'Slugs', tools: ['kubernetes-1-click-install'] },
 ];

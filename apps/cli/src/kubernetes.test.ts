@@ -61,7 +61,9 @@ describe('kubernetes through the CLI, in doctl words', () => {
     // doctl's table and columns, through its alias k8s.
     const table = await cli.sandbox('k8s', 'cluster', 'list', '-o', 'table');
     expect(table.code, table.stderr).toBe(0);
-    const [header, row] = table.stdout.trimEnd().split('\n');
+    // Other tests' clusters may share the state file (tests run in any order): this one's row.
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    const row = rows.find((line) => / cli-k8s /.test(line));
     expect(header?.split(/\s{2,}/)).toEqual([
       'ID',
       'Name',
@@ -109,6 +111,7 @@ describe('kubernetes through the CLI, in doctl words', () => {
   });
 
   it('refuses to delete a protected cluster, sending nothing', async () => {
+    // --node-pool once a pool, as doctl takes it: every one counts, not the last.
     const created = await ok(
       'kubernetes',
       'cluster',
@@ -118,7 +121,13 @@ describe('kubernetes through the CLI, in doctl words', () => {
       'nyc3',
       '--node-pool',
       POOL,
+      '--node-pool',
+      'name=spare;size=s-1vcpu-2gb;count=1',
     );
+    expect(created.kubernetes_cluster.node_pools.map((pool: Json) => [pool.name, pool.count])).toEqual([
+      ['workers', 2],
+      ['spare', 1],
+    ]);
     const refused = await cli.sandbox(
       'k8s',
       'cluster',

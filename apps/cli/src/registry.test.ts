@@ -9,7 +9,8 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pushImage, type Sandbox, startSandbox, type World } from '@cloudcall/sandbox';
+import { type Sandbox, startSandbox, type World } from '@cloudcall/sandbox';
+import { pushImage } from '@cloudcall/sandbox/registry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cliRunner, type Json } from './testing/run.js';
 

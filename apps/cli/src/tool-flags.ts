@@ -108,12 +108,17 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     if (own) continue;
     byAttribute.set(attribute, target);
     longsOf.get(target.name)?.push(long);
-    command.addOption(
-      new Option(
-        `${long}${alias.says ? ' <value>' : valueHint(target)}`,
-        `same as --${kebabName(target.name)}${alias.says ? `: ${alias.says}` : ''}`,
-      ).helpGroup("doctl's spellings:"),
-    );
+    const option = new Option(
+      `${long}${alias.says ? ' <value>' : valueHint(target)}`,
+      `same as --${kebabName(target.name)}${alias.says ? `: ${alias.says}` : ''}${alias.repeats ? ' (repeatable)' : ''}`,
+    ).helpGroup("doctl's spellings:");
+    const { repeats } = alias;
+    if (repeats) {
+      option.argParser((value: string, previous: string | undefined) =>
+        previous === undefined ? value : `${previous}${repeats}${value}`,
+      );
+    }
+    command.addOption(option);
   }
   const others = new Set<string>();
   for (const option of extra) {

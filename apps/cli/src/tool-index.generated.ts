@@ -388,7 +388,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       },
       "Name": {
        "type": "string",
-       "description": "Replica, registry; deployment id"
+       "description": "Replica/registry/deploy"
       },
       "TimeoutSeconds": {
        "type": "integer",
@@ -7439,2137 +7439,6 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
   ]
  },
  {
-  "name": "monitoring",
-  "title": "Monitoring and uptime",
-  "description": "Alert policies (create, get, list, update, delete); VM metrics (CPU, memory, bandwidth, filesystem, load); uptime checks, their state and their alerts.",
-  "tools": [
-   {
-    "name": "monitoring-alert-create",
-    "title": "Create alert policy",
-    "description": "Alert when a metric crosses a value.",
-    "details": "Creates an alert policy: when the metric of Type (CPU, memory, load, disk, bandwidth of VMs; load balancer, database and autoscale pool metrics) is above or below Value over Window, the platform emails Emails and posts to the Slack channels. Entities (VM ids for the droplet types, load balancer or database cluster ids for theirs) and Tags choose what it watches; with neither, every resource of the type.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/monitoring/alerts"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Type": {
-       "type": "string",
-       "description": "What it watches, e.g. v1/insights/droplet/cpu",
-       "enum": [
-        "v1/insights/droplet/load_1",
-        "v1/insights/droplet/load_5",
-        "v1/insights/droplet/load_15",
-        "v1/insights/droplet/memory_utilization_percent",
-        "v1/insights/droplet/disk_utilization_percent",
-        "v1/insights/droplet/cpu",
-        "v1/insights/droplet/disk_read",
-        "v1/insights/droplet/disk_write",
-        "v1/insights/droplet/public_outbound_bandwidth",
-        "v1/insights/droplet/public_inbound_bandwidth",
-        "v1/insights/droplet/private_outbound_bandwidth",
-        "v1/insights/droplet/private_inbound_bandwidth",
-        "v1/insights/lbaas/avg_cpu_utilization_percent",
-        "v1/insights/lbaas/connection_utilization_percent",
-        "v1/insights/lbaas/droplet_health",
-        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
-        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
-        "v1/insights/lbaas/high_http_request_response_time",
-        "v1/insights/lbaas/high_http_request_response_time_50p",
-        "v1/insights/lbaas/high_http_request_response_time_95p",
-        "v1/insights/lbaas/high_http_request_response_time_99p",
-        "v1/dbaas/alerts/load_15_alerts",
-        "v1/dbaas/alerts/memory_utilization_alerts",
-        "v1/dbaas/alerts/disk_utilization_alerts",
-        "v1/dbaas/alerts/cpu_alerts",
-        "v1/droplet/autoscale_alerts/current_instances",
-        "v1/droplet/autoscale_alerts/target_instances",
-        "v1/droplet/autoscale_alerts/current_cpu_utilization",
-        "v1/droplet/autoscale_alerts/target_cpu_utilization",
-        "v1/droplet/autoscale_alerts/current_memory_utilization",
-        "v1/droplet/autoscale_alerts/target_memory_utilization",
-        "v1/droplet/autoscale_alerts/scale_up",
-        "v1/droplet/autoscale_alerts/scale_down"
-       ]
-      },
-      "Compare": {
-       "type": "string",
-       "description": "Fire above or below Value",
-       "enum": [
-        "GreaterThan",
-        "LessThan"
-       ]
-      },
-      "Value": {
-       "type": "number",
-       "description": "Threshold (percent for utilization types)"
-      },
-      "Window": {
-       "type": "string",
-       "description": "Averaged over",
-       "enum": [
-        "5m",
-        "10m",
-        "30m",
-        "1h"
-       ]
-      },
-      "Description": {
-       "type": "string",
-       "description": "Shown in the alert"
-      },
-      "Entities": {
-       "type": "array",
-       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
-       "items": {
-        "type": "string"
-       }
-      },
-      "Tags": {
-       "type": "array",
-       "description": "Watch resources with these tags",
-       "items": {
-        "type": "string",
-        "pattern": "^[a-zA-Z0-9_:-]+$"
-       }
-      },
-      "Emails": {
-       "type": "array",
-       "description": "Email addresses to notify",
-       "items": {
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
-       }
-      },
-      "SlackChannels": {
-       "type": "array",
-       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "SlackUrls": {
-       "type": "array",
-       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "Enabled": {
-       "type": "boolean",
-       "description": "Default true",
-       "default": true
-      }
-     },
-     "required": [
-      "Type",
-      "Compare",
-      "Value",
-      "Window",
-      "Description"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-alert-get",
-    "title": "Get alert policy",
-    "description": "One alert policy.",
-    "details": "Shows one alert policy: its type, comparison, value, window, entities, tags and whom it notifies.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/monitoring/alerts/{UUID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "UUID": {
-       "type": "string",
-       "description": "Alert policy UUID (from monitoring-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "UUID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-alert-list",
-    "title": "List alert policies",
-    "description": "Alert policies of the account.",
-    "details": "Lists the account's alert policies. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/monitoring/alerts"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      }
-     }
-    }
-   },
-   {
-    "name": "monitoring-alert-update",
-    "title": "Update alert policy",
-    "description": "Change an alert policy; unset keeps.",
-    "details": "Changes the arguments given of an alert policy and keeps the others (the platform replaces a policy whole: the policy is read first). Emails, or SlackChannels with SlackUrls, replace that list; an empty list clears it.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "UUID": {
-       "type": "string",
-       "description": "Alert policy UUID (from monitoring-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Type": {
-       "type": "string",
-       "description": "What it watches, e.g. v1/insights/droplet/cpu",
-       "enum": [
-        "v1/insights/droplet/load_1",
-        "v1/insights/droplet/load_5",
-        "v1/insights/droplet/load_15",
-        "v1/insights/droplet/memory_utilization_percent",
-        "v1/insights/droplet/disk_utilization_percent",
-        "v1/insights/droplet/cpu",
-        "v1/insights/droplet/disk_read",
-        "v1/insights/droplet/disk_write",
-        "v1/insights/droplet/public_outbound_bandwidth",
-        "v1/insights/droplet/public_inbound_bandwidth",
-        "v1/insights/droplet/private_outbound_bandwidth",
-        "v1/insights/droplet/private_inbound_bandwidth",
-        "v1/insights/lbaas/avg_cpu_utilization_percent",
-        "v1/insights/lbaas/connection_utilization_percent",
-        "v1/insights/lbaas/droplet_health",
-        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
-        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
-        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
-        "v1/insights/lbaas/high_http_request_response_time",
-        "v1/insights/lbaas/high_http_request_response_time_50p",
-        "v1/insights/lbaas/high_http_request_response_time_95p",
-        "v1/insights/lbaas/high_http_request_response_time_99p",
-        "v1/dbaas/alerts/load_15_alerts",
-        "v1/dbaas/alerts/memory_utilization_alerts",
-        "v1/dbaas/alerts/disk_utilization_alerts",
-        "v1/dbaas/alerts/cpu_alerts",
-        "v1/droplet/autoscale_alerts/current_instances",
-        "v1/droplet/autoscale_alerts/target_instances",
-        "v1/droplet/autoscale_alerts/current_cpu_utilization",
-        "v1/droplet/autoscale_alerts/target_cpu_utilization",
-        "v1/droplet/autoscale_alerts/current_memory_utilization",
-        "v1/droplet/autoscale_alerts/target_memory_utilization",
-        "v1/droplet/autoscale_alerts/scale_up",
-        "v1/droplet/autoscale_alerts/scale_down"
-       ]
-      },
-      "Compare": {
-       "type": "string",
-       "description": "Fire above or below Value",
-       "enum": [
-        "GreaterThan",
-        "LessThan"
-       ]
-      },
-      "Value": {
-       "type": "number",
-       "description": "Threshold (percent for utilization types)"
-      },
-      "Window": {
-       "type": "string",
-       "description": "Averaged over",
-       "enum": [
-        "5m",
-        "10m",
-        "30m",
-        "1h"
-       ]
-      },
-      "Description": {
-       "type": "string",
-       "description": "Shown in the alert"
-      },
-      "Entities": {
-       "type": "array",
-       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
-       "items": {
-        "type": "string"
-       }
-      },
-      "Tags": {
-       "type": "array",
-       "description": "Watch resources with these tags",
-       "items": {
-        "type": "string",
-        "pattern": "^[a-zA-Z0-9_:-]+$"
-       }
-      },
-      "Emails": {
-       "type": "array",
-       "description": "Email addresses to notify",
-       "items": {
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
-       }
-      },
-      "SlackChannels": {
-       "type": "array",
-       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "SlackUrls": {
-       "type": "array",
-       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "Enabled": {
-       "type": "boolean",
-       "description": "Default true"
-      }
-     },
-     "required": [
-      "UUID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-alert-delete",
-    "title": "Delete alert policy",
-    "description": "Delete an alert policy.",
-    "details": "Deletes an alert policy for good: the platform stops alerting on it.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/monitoring/alerts/{UUID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "UUID": {
-       "type": "string",
-       "description": "Alert policy UUID (from monitoring-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "UUID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-metrics-get",
-    "title": "Get VM metrics",
-    "description": "A VM metric over a time range.",
-    "details": "Answers a VM metric as time series over Start to End: cpu (seconds per mode, counters), memory_total/free/available/cached and filesystem_free/size (bytes), bandwidth (Mbps; give Interface and Direction), load_1/5/15. Start and End take UNIX seconds, an ISO 8601 time, \"now\", or a duration before now (\"1h\"). Memory, filesystem and load need the VM's monitoring agent (an empty result without it).",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/monitoring/metrics/droplet/{Metric}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Metric": {
-       "type": "string",
-       "description": "What to read",
-       "enum": [
-        "cpu",
-        "memory_total",
-        "memory_free",
-        "memory_available",
-        "memory_cached",
-        "bandwidth",
-        "filesystem_free",
-        "filesystem_size",
-        "load_1",
-        "load_5",
-        "load_15"
-       ]
-      },
-      "VmID": {
-       "type": "integer",
-       "description": "VM id (from vm-list)"
-      },
-      "Start": {
-       "description": "From: time or \"1h\" ago",
-       "default": "1h",
-       "anyOf": [
-        {
-         "type": "integer"
-        },
-        {
-         "type": "string"
-        }
-       ]
-      },
-      "End": {
-       "description": "To: time, \"now\"",
-       "default": "now",
-       "anyOf": [
-        {
-         "type": "integer"
-        },
-        {
-         "type": "string"
-        }
-       ]
-      },
-      "Interface": {
-       "type": "string",
-       "description": "bandwidth only",
-       "enum": [
-        "public",
-        "private"
-       ]
-      },
-      "Direction": {
-       "type": "string",
-       "description": "bandwidth only",
-       "enum": [
-        "inbound",
-        "outbound"
-       ]
-      }
-     },
-     "required": [
-      "Metric",
-      "VmID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-create",
-    "title": "Create uptime check",
-    "description": "Probe a URL from regions.",
-    "details": "Creates an uptime check: the platform probes Target (https by default, from us_east unless Regions says) and records each region's status (monitoring-uptime-get-state). Add alerts with monitoring-uptime-alert-create.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Name": {
-       "type": "string",
-       "description": "Check name"
-      },
-      "Target": {
-       "type": "string",
-       "description": "URL to check (a ping check pings its host)"
-      },
-      "Type": {
-       "type": "string",
-       "description": "ping, http or https",
-       "default": "https",
-       "enum": [
-        "ping",
-        "http",
-        "https"
-       ]
-      },
-      "Regions": {
-       "type": "array",
-       "description": "Probe from",
-       "default": [
-        "us_east"
-       ],
-       "items": {
-        "type": "string",
-        "enum": [
-         "us_east",
-         "us_west",
-         "eu_west",
-         "se_asia"
-        ]
-       }
-      },
-      "Enabled": {
-       "type": "boolean",
-       "description": "Probing on",
-       "default": true
-      }
-     },
-     "required": [
-      "Name",
-      "Target"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-get",
-    "title": "Get uptime check",
-    "description": "One uptime check.",
-    "details": "Shows one uptime check: its name, type, target, regions and whether it is enabled.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-list",
-    "title": "List uptime checks",
-    "description": "Uptime checks of the account.",
-    "details": "Lists the account's uptime checks. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      }
-     }
-    }
-   },
-   {
-    "name": "monitoring-uptime-get-state",
-    "title": "Get uptime check state",
-    "description": "Each region's status; last outage.",
-    "details": "Shows an uptime check's state: each region's status (CHECKING until its first probe, then UP or DOWN), since when, its 30-day uptime, and the check's previous outage.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{ID}/state"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-update",
-    "title": "Update uptime check",
-    "description": "Change an uptime check; unset keeps.",
-    "details": "Changes the arguments given of an uptime check (name, target, type, regions, enabled) and keeps the others.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Name": {
-       "type": "string",
-       "description": "Check name"
-      },
-      "Target": {
-       "type": "string",
-       "description": "URL to check (a ping check pings its host)"
-      },
-      "Type": {
-       "type": "string",
-       "description": "ping, http or https",
-       "enum": [
-        "ping",
-        "http",
-        "https"
-       ]
-      },
-      "Regions": {
-       "type": "array",
-       "description": "Probe from",
-       "items": {
-        "type": "string",
-        "enum": [
-         "us_east",
-         "us_west",
-         "eu_west",
-         "se_asia"
-        ]
-       }
-      },
-      "Enabled": {
-       "type": "boolean",
-       "description": "Probing on"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-delete",
-    "title": "Delete uptime check",
-    "description": "Delete an uptime check and its alerts.",
-    "details": "Deletes an uptime check for good, with its alerts and its history.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-alert-create",
-    "title": "Create uptime alert",
-    "description": "Alert on a check: down, latency, SSL.",
-    "details": "Adds an alert to an uptime check: \"down\" (down in a region), \"down_global\" (in every region), \"latency\" (slower than Threshold ms) or \"ssl_expiry\" (certificate expiring within Threshold days; https checks), lasting Period. It notifies Emails and the Slack channels.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{CheckID}/alerts"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "CheckID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Name": {
-       "type": "string",
-       "description": "Alert name"
-      },
-      "Type": {
-       "type": "string",
-       "description": "latency, down, down_global or ssl_expiry",
-       "enum": [
-        "latency",
-        "down",
-        "down_global",
-        "ssl_expiry"
-       ]
-      },
-      "Threshold": {
-       "type": "integer",
-       "description": "ms (latency) or days (ssl_expiry)"
-      },
-      "Comparison": {
-       "type": "string",
-       "description": "For Threshold",
-       "enum": [
-        "greater_than",
-        "less_than"
-       ]
-      },
-      "Period": {
-       "type": "string",
-       "description": "Lasting at least",
-       "enum": [
-        "2m",
-        "3m",
-        "5m",
-        "10m",
-        "15m",
-        "30m",
-        "1h"
-       ]
-      },
-      "Emails": {
-       "type": "array",
-       "description": "Email addresses to notify",
-       "items": {
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
-       }
-      },
-      "SlackChannels": {
-       "type": "array",
-       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "SlackUrls": {
-       "type": "array",
-       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
-       "items": {
-        "type": "string"
-       }
-      }
-     },
-     "required": [
-      "CheckID",
-      "Name",
-      "Type",
-      "Period"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-alert-get",
-    "title": "Get uptime alert",
-    "description": "One alert of an uptime check.",
-    "details": "Shows one alert of an uptime check: its type, threshold, period and whom it notifies.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "CheckID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "AlertID": {
-       "type": "string",
-       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "CheckID",
-      "AlertID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-alert-list",
-    "title": "List uptime alerts",
-    "description": "Alerts of an uptime check.",
-    "details": "Lists an uptime check's alerts. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{CheckID}/alerts"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "CheckID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      }
-     },
-     "required": [
-      "CheckID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-alert-update",
-    "title": "Update uptime alert",
-    "description": "Change an uptime alert; unset keeps.",
-    "details": "Changes the arguments given of an uptime alert and keeps the others (the platform replaces an alert whole: the alert is read first). Emails, or SlackChannels with SlackUrls, replace that list.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "CheckID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "AlertID": {
-       "type": "string",
-       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Name": {
-       "type": "string",
-       "description": "Alert name"
-      },
-      "Type": {
-       "type": "string",
-       "description": "latency, down, down_global or ssl_expiry",
-       "enum": [
-        "latency",
-        "down",
-        "down_global",
-        "ssl_expiry"
-       ]
-      },
-      "Threshold": {
-       "type": "integer",
-       "description": "ms (latency) or days (ssl_expiry)"
-      },
-      "Comparison": {
-       "type": "string",
-       "description": "For Threshold",
-       "enum": [
-        "greater_than",
-        "less_than"
-       ]
-      },
-      "Period": {
-       "type": "string",
-       "description": "Lasting at least",
-       "enum": [
-        "2m",
-        "3m",
-        "5m",
-        "10m",
-        "15m",
-        "30m",
-        "1h"
-       ]
-      },
-      "Emails": {
-       "type": "array",
-       "description": "Email addresses to notify",
-       "items": {
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
-       }
-      },
-      "SlackChannels": {
-       "type": "array",
-       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
-       "items": {
-        "type": "string"
-       }
-      },
-      "SlackUrls": {
-       "type": "array",
-       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
-       "items": {
-        "type": "string"
-       }
-      }
-     },
-     "required": [
-      "CheckID",
-      "AlertID"
-     ]
-    }
-   },
-   {
-    "name": "monitoring-uptime-alert-delete",
-    "title": "Delete uptime alert",
-    "description": "Delete an alert of an uptime check.",
-    "details": "Deletes one alert of an uptime check; the check goes on.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "CheckID": {
-       "type": "string",
-       "description": "Uptime check id (from monitoring-uptime-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "AlertID": {
-       "type": "string",
-       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "CheckID",
-      "AlertID"
-     ]
-    }
-   }
-  ]
- },
- {
-  "name": "spaces",
-  "title": "Spaces keys and CDN",
-  "description": "Spaces access keys with bucket grants (the secret shown once, at creation); CDN endpoints in front of Spaces: TTL, custom domain, cache purges.",
-  "tools": [
-   {
-    "name": "spaces-key-list",
-    "title": "List Spaces keys",
-    "description": "Spaces access keys and grants.",
-    "details": "Lists the Spaces access keys: name, access key id, grants (bucket and permission) and creation time; never their secrets. Name, Bucket and Permission filter; newest first unless Sort says otherwise. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/spaces/keys"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      },
-      "Name": {
-       "type": "string",
-       "description": "Key name"
-      },
-      "Bucket": {
-       "type": "string",
-       "description": "Keys granted on it",
-       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$"
-      },
-      "Permission": {
-       "type": "string",
-       "description": "Keys with it",
-       "enum": [
-        "read",
-        "readwrite",
-        "fullaccess"
-       ]
-      },
-      "Sort": {
-       "type": "string",
-       "description": "Default created_at",
-       "enum": [
-        "created_at",
-        "name"
-       ]
-      },
-      "SortDirection": {
-       "type": "string",
-       "description": "Default desc",
-       "enum": [
-        "asc",
-        "desc"
-       ]
-      }
-     }
-    }
-   },
-   {
-    "name": "spaces-key-get",
-    "title": "Get Spaces key",
-    "description": "One Spaces key.",
-    "details": "Shows one access key: its name, grants and creation time (never its secret).",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/spaces/keys/{AccessKey}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AccessKey": {
-       "type": "string",
-       "description": "Access key id (from spaces-key-list)",
-       "pattern": "^[A-Z0-9]{16,64}$"
-      }
-     },
-     "required": [
-      "AccessKey"
-     ]
-    }
-   },
-   {
-    "name": "spaces-key-create",
-    "title": "Create Spaces key",
-    "description": "New key; its secret is shown once.",
-    "details": "Creates a Spaces access key with grants: read or readwrite on buckets, or fullaccess (every bucket, no Bucket given). The answer holds the secret_key, shown this once: the platform never shows it again, so keep it now.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/spaces/keys"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Name": {
-       "type": "string",
-       "description": "Key name"
-      },
-      "Grants": {
-       "type": "array",
-       "description": "Bucket and permission each",
-       "items": {
-        "type": "object"
-       }
-      }
-     },
-     "required": [
-      "Name",
-      "Grants"
-     ]
-    }
-   },
-   {
-    "name": "spaces-key-update",
-    "title": "Update Spaces key",
-    "description": "Rename a key or set its grants.",
-    "details": "Renames an access key, or replaces its grants with the ones given (a scoped key stays scoped, a fullaccess key stays fullaccess). What is not given stays.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/spaces/keys/{AccessKey}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AccessKey": {
-       "type": "string",
-       "description": "Access key id (from spaces-key-list)",
-       "pattern": "^[A-Z0-9]{16,64}$"
-      },
-      "Name": {
-       "type": "string",
-       "description": "Key name"
-      },
-      "Grants": {
-       "type": "array",
-       "description": "Bucket and permission each",
-       "items": {
-        "type": "object"
-       }
-      }
-     },
-     "required": [
-      "AccessKey"
-     ]
-    }
-   },
-   {
-    "name": "spaces-key-delete",
-    "title": "Delete Spaces key",
-    "description": "Delete a Spaces key.",
-    "details": "Deletes an access key for good: whatever uses it loses access to its buckets at once.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/spaces/keys/{AccessKey}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AccessKey": {
-       "type": "string",
-       "description": "Access key id (from spaces-key-list)",
-       "pattern": "^[A-Z0-9]{16,64}$"
-      }
-     },
-     "required": [
-      "AccessKey"
-     ]
-    }
-   },
-   {
-    "name": "cdn-list",
-    "title": "List CDN endpoints",
-    "description": "CDN endpoints of Spaces.",
-    "details": "Lists the CDN endpoints: origin (the Space), the CDN host serving it, TTL, custom domain and certificate. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      }
-     }
-    }
-   },
-   {
-    "name": "cdn-get",
-    "title": "Get CDN endpoint",
-    "description": "One CDN endpoint.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "CDN endpoint id (from cdn-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "cdn-create",
-    "title": "Create CDN endpoint",
-    "description": "Put a CDN in front of a Space.",
-    "details": "Serves a Spaces bucket through the CDN, at BUCKET.REGION.cdn.digitaloceanspaces.com, caching for TTL seconds (3600 unless given). A custom domain needs a certificate of the account covering it (certificate-list). One endpoint per origin.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Origin": {
-       "type": "string",
-       "description": "BUCKET.REGION.digitaloceanspaces.com",
-       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\\.[a-z]{3}\\d\\.digitaloceanspaces\\.com$"
-      },
-      "TTL": {
-       "type": "integer",
-       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
-      },
-      "CustomDomain": {
-       "type": "string",
-       "description": "Needs CertificateID"
-      },
-      "CertificateID": {
-       "type": "string",
-       "description": "Cert covering it (certificate-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "Origin"
-     ]
-    }
-   },
-   {
-    "name": "cdn-update",
-    "title": "Update CDN endpoint",
-    "description": "Change TTL or custom domain.",
-    "details": "Changes the TTL, or the custom domain with its certificate (a certificate alone replaces the current domain's). CustomDomain \"\" removes the custom domain.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "CDN endpoint id (from cdn-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "TTL": {
-       "type": "integer",
-       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
-      },
-      "CustomDomain": {
-       "type": "string",
-       "description": "\"\" removes it; needs CertificateID"
-      },
-      "CertificateID": {
-       "type": "string",
-       "description": "Cert covering it (certificate-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "cdn-delete",
-    "title": "Delete CDN endpoint",
-    "description": "Delete a CDN endpoint.",
-    "details": "Stops serving the Space through the CDN; the Space and its files stay.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "CDN endpoint id (from cdn-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "cdn-delete-cache",
-    "title": "Flush CDN cache",
-    "description": "Purge cached files of an endpoint.",
-    "details": "Purges files from the CDN cache, so the next requests fetch them from the Space: paths such as \"assets/app.css\", wildcards such as \"assets/*\", or \"*\" for everything. The platform takes 50 files per 20 seconds (a wildcard counts once).",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/cdn/endpoints/{ID}/cache"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "CDN endpoint id (from cdn-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Files": {
-       "type": "array",
-       "description": "Paths, or \"*\" for all",
-       "items": {
-        "type": "string",
-        "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-       }
-      }
-     },
-     "required": [
-      "ID",
-      "Files"
-     ]
-    }
-   }
-  ]
- },
- {
-  "name": "apps",
-  "title": "App Platform",
-  "description": "App Platform: apps from a spec (create, update, validate, delete), deployments, logs, rollbacks, alerts, instance sizes, regions.",
-  "tools": [
-   {
-    "name": "app-create",
-    "title": "Create app",
-    "description": "Create an app from a spec; it deploys.",
-    "details": "Creates an App Platform app from its spec (name, region, services, static_sites, workers, jobs, databases, domains, envs...) and starts its first deployment, which builds and goes live in minutes: wait with Kind app-deployment (the app id and the deployment id as Name). The spec is checked before sending; app-validate-spec asks the platform too.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idPaths": [
-      "app.id"
-     ],
-     "namePaths": [
-      "app.pending_deployment.id",
-      "app.in_progress_deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Spec": {
-       "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
-      },
-      "ProjectID": {
-       "type": "string",
-       "description": "Project (project-list); default project if unset",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "Spec"
-     ]
-    }
-   },
-   {
-    "name": "app-list",
-    "title": "List apps",
-    "description": "Apps and their deployments.",
-    "details": "Lists the App Platform apps: spec, default ingress, live URL, and the active and in-progress deployments. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      },
-      "WithProjects": {
-       "type": "boolean",
-       "description": "Add each project_id"
-      }
-     }
-    }
-   },
-   {
-    "name": "app-get",
-    "title": "Get app",
-    "description": "One app: spec, URL, deployments.",
-    "details": "Shows one app: its spec, default ingress and live URL, region, tier, and its active, in-progress and pending deployments.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "app-update",
-    "title": "Update app",
-    "description": "Replace an app spec; it redeploys.",
-    "details": "Replaces an app's spec with the one given (whole: components left out are removed; app-get shows the current one) and starts a deployment of it. RebuildAll rebuilds every component from the newest source even where nothing changed.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{ID}"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idArgument": "ID",
-     "namePaths": [
-      "app.pending_deployment.id",
-      "app.in_progress_deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Spec": {
-       "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
-      },
-      "RebuildAll": {
-       "type": "boolean",
-       "description": "Rebuild all components"
-      }
-     },
-     "required": [
-      "ID",
-      "Spec"
-     ]
-    }
-   },
-   {
-    "name": "app-delete",
-    "title": "Delete app",
-    "description": "Delete an app and its deployments.",
-    "details": "Deletes an app for good: its components stop serving, its deployments, logs and default ingress go. Databases it merely attaches (cluster_name) stay.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": true,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{ID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "ID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "ID"
-     ]
-    }
-   },
-   {
-    "name": "app-validate-spec",
-    "title": "Validate app spec",
-    "description": "Check a spec with the platform; nothing changes.",
-    "details": "Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/propose"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Spec": {
-       "type": "object",
-       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
-      },
-      "AppID": {
-       "type": "string",
-       "description": "App it would update (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "Spec"
-     ]
-    }
-   },
-   {
-    "name": "app-create-deployment",
-    "title": "Deploy app",
-    "description": "Deploy an app's current spec again.",
-    "details": "Starts a deployment of the app's spec as it is (a new deployment replaces one in progress). ForceBuild rebuilds even where no source changed.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/deployments"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idArgument": "AppID",
-     "namePaths": [
-      "deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "ForceBuild": {
-       "type": "boolean",
-       "description": "Rebuild unchanged sources"
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-list-deployments",
-    "title": "List app deployments",
-    "description": "An app's deployments, newest first.",
-    "details": "Lists an app's deployments, newest first: cause, phase, progress. Paginated.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/deployments"
-    },
-    "page": "Page",
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Page": {
-       "type": "integer",
-       "description": "From 1.",
-       "default": 1
-      },
-      "PerPage": {
-       "type": "integer",
-       "description": "Max 200.",
-       "default": 20
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-get-deployment",
-    "title": "Get app deployment",
-    "description": "One deployment: phase, progress.",
-    "details": "Shows one deployment of an app: its phase (PENDING_BUILD, BUILDING, PENDING_DEPLOY, DEPLOYING, ACTIVE, SUPERSEDED, ERROR, CANCELED), its progress steps and the spec it deploys.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "DeploymentID": {
-       "type": "string",
-       "description": "Deployment id (app-list-deployments)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID",
-      "DeploymentID"
-     ]
-    }
-   },
-   {
-    "name": "app-cancel-deployment",
-    "title": "Cancel app deployment",
-    "description": "Stop a deployment in progress.",
-    "details": "Cancels a deployment that is not live yet; the app keeps serving its active deployment. One that is ACTIVE, SUPERSEDED or already CANCELED is refused.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}/cancel"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "DeploymentID": {
-       "type": "string",
-       "description": "Deployment id (app-list-deployments)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID",
-      "DeploymentID"
-     ]
-    }
-   },
-   {
-    "name": "app-restart",
-    "title": "Restart app",
-    "description": "Restart an app's services and workers.",
-    "details": "Redeploys the live deployment without a build, restarting its services and workers (or only those named in Components).",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/restart"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idArgument": "AppID",
-     "namePaths": [
-      "deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Components": {
-       "type": "array",
-       "description": "Only these",
-       "items": {
-        "type": "string",
-        "description": "Component name",
-        "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
-       }
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-get-logs",
-    "title": "Get app log URLs",
-    "description": "URLs of build, deploy or run logs.",
-    "details": "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "DeploymentID": {
-       "type": "string",
-       "description": "Deployment (app-list-deployments); default active",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Component": {
-       "type": "string",
-       "description": "Component name",
-       "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
-      },
-      "Type": {
-       "type": "string",
-       "description": "Which logs",
-       "enum": [
-        "BUILD",
-        "DEPLOY",
-        "RUN",
-        "RUN_RESTARTED"
-       ]
-      },
-      "Follow": {
-       "type": "boolean",
-       "description": "Stream new lines"
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-validate-rollback",
-    "title": "Validate app rollback",
-    "description": "Check a rollback first; nothing changes.",
-    "details": "Asks whether the app can roll back to an earlier deployment (one that was live, among its last ten), and with which warnings; nothing changes.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/rollback/validate"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "DeploymentID": {
-       "type": "string",
-       "description": "Deployment to go back to (app-list-deployments)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID",
-      "DeploymentID"
-     ]
-    }
-   },
-   {
-    "name": "app-rollback",
-    "title": "Roll back app",
-    "description": "Redeploy an earlier deployment.",
-    "details": "Deploys an earlier deployment again (its spec and, for most components, its build) and pins the app to it: no other deployment starts until app-commit-rollback keeps it or app-revert-rollback undoes it. SkipPin commits it at once.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/rollback"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idArgument": "AppID",
-     "namePaths": [
-      "deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "DeploymentID": {
-       "type": "string",
-       "description": "Deployment to go back to (app-list-deployments)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "SkipPin": {
-       "type": "boolean",
-       "description": "Commit at once"
-      }
-     },
-     "required": [
-      "AppID",
-      "DeploymentID"
-     ]
-    }
-   },
-   {
-    "name": "app-commit-rollback",
-    "title": "Commit app rollback",
-    "description": "Keep a rollback; unpin the app.",
-    "details": "Keeps the rollback in progress or done, and lets the app take new deployments again.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/rollback/commit"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-revert-rollback",
-    "title": "Revert app rollback",
-    "description": "Undo a rollback; redeploys.",
-    "details": "Undoes a rollback not yet committed: deploys the spec from before it again and unpins the app.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": false,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/rollback/revert"
-    },
-    "wait": {
-     "kind": "app-deployment",
-     "idArgument": "AppID",
-     "namePaths": [
-      "deployment.id"
-     ]
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-list-alerts",
-    "title": "List app alerts",
-    "description": "An app's alerts and destinations.",
-    "details": "Lists an app's alerts (the spec's alerts and its components'), each with its rule and where it is sent: emails and Slack webhooks.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/alerts"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      }
-     },
-     "required": [
-      "AppID"
-     ]
-    }
-   },
-   {
-    "name": "app-update-alert-destinations",
-    "title": "Set app alert destinations",
-    "description": "Set where an app alert is sent.",
-    "details": "Sets where an alert (app-list-alerts) is sent, replacing its destinations: emails of the team's users and Slack incoming webhooks.",
-    "annotations": {
-     "readOnlyHint": false,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/{AppID}/alerts/{AlertID}/destinations"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "AppID": {
-       "type": "string",
-       "description": "App id (app-list)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "AlertID": {
-       "type": "string",
-       "description": "Alert id (app-list-alerts)",
-       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-      },
-      "Emails": {
-       "type": "array",
-       "description": "Team users’ emails",
-       "default": [],
-       "items": {
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
-       }
-      },
-      "SlackWebhooks": {
-       "type": "array",
-       "description": "Slack webhooks",
-       "default": [],
-       "items": {
-        "type": "object"
-       }
-      }
-     },
-     "required": [
-      "AppID",
-      "AlertID"
-     ]
-    }
-   },
-   {
-    "name": "app-list-instance-sizes",
-    "title": "List app instance sizes",
-    "description": "Instance sizes and prices.",
-    "details": "Lists the instance sizes services, workers and jobs run on (a spec's instance_size_slug): CPUs, memory, tier and monthly price.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/tiers/instance_sizes"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {}
-    }
-   },
-   {
-    "name": "app-get-instance-size",
-    "title": "Get app instance size",
-    "description": "One instance size.",
-    "details": "Shows one instance size by slug: CPUs, memory, tier, price, bandwidth allowance.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/tiers/instance_sizes/{Slug}"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {
-      "Slug": {
-       "type": "string",
-       "description": "Instance size",
-       "pattern": "^[a-z0-9][a-z0-9._-]*$"
-      }
-     },
-     "required": [
-      "Slug"
-     ]
-    }
-   },
-   {
-    "name": "app-list-regions",
-    "title": "List app regions",
-    "description": "Regions App Platform runs in.",
-    "details": "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
-    "annotations": {
-     "readOnlyHint": true,
-     "destructiveHint": false,
-     "idempotentHint": true,
-     "openWorldHint": true
-    },
-    "request": {
-     "path": "/v2/apps/regions"
-    },
-    "inputSchema": {
-     "type": "object",
-     "properties": {}
-    }
-   }
-  ]
- },
- {
   "name": "kubernetes",
   "title": "Kubernetes",
   "description": "Kubernetes (DOKS): clusters with node pools, upgrades, kubeconfig and credentials, node pools and nodes, clusterlint, versions, sizes, regions, 1-Click add-ons.",
@@ -11129,6 +8998,2137 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
      "required": [
       "Registry",
       "UUID"
+     ]
+    }
+   }
+  ]
+ },
+ {
+  "name": "apps",
+  "title": "App Platform",
+  "description": "App Platform: apps from a spec (create, update, validate, delete), deployments, logs, rollbacks, alerts, instance sizes, regions.",
+  "tools": [
+   {
+    "name": "app-create",
+    "title": "Create app",
+    "description": "Create an app from a spec; it deploys.",
+    "details": "Creates an App Platform app from its spec (name, region, services, static_sites, workers, jobs, databases, domains, envs...) and starts its first deployment, which builds and goes live in minutes: wait with Kind app-deployment (the app id and the deployment id as Name). The spec is checked before sending; app-validate-spec asks the platform too.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idPaths": [
+      "app.id"
+     ],
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "ProjectID": {
+       "type": "string",
+       "description": "Project (project-list); default project if unset",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-list",
+    "title": "List apps",
+    "description": "Apps and their deployments.",
+    "details": "Lists the App Platform apps: spec, default ingress, live URL, and the active and in-progress deployments. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      },
+      "WithProjects": {
+       "type": "boolean",
+       "description": "Add each project_id"
+      }
+     }
+    }
+   },
+   {
+    "name": "app-get",
+    "title": "Get app",
+    "description": "One app: spec, URL, deployments.",
+    "details": "Shows one app: its spec, default ingress and live URL, region, tier, and its active, in-progress and pending deployments.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-update",
+    "title": "Update app",
+    "description": "Replace an app spec; it redeploys.",
+    "details": "Replaces an app's spec with the one given (whole: components left out are removed; app-get shows the current one) and starts a deployment of it. RebuildAll rebuilds every component from the newest source even where nothing changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "ID",
+     "namePaths": [
+      "app.pending_deployment.id",
+      "app.in_progress_deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "RebuildAll": {
+       "type": "boolean",
+       "description": "Rebuild all components"
+      }
+     },
+     "required": [
+      "ID",
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-delete",
+    "title": "Delete app",
+    "description": "Delete an app and its deployments.",
+    "details": "Deletes an app for good: its components stop serving, its deployments, logs and default ingress go. Databases it merely attaches (cluster_name) stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-spec",
+    "title": "Validate app spec",
+    "description": "Check a spec with the platform; nothing changes.",
+    "details": "Asks the platform whether it would take a spec, without creating or changing anything: the first error it finds, whether the name is free (with a suggestion if not), whether the app is static, and the monthly cost. AppID checks it as an update of that app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/propose"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Spec": {
+       "type": "object",
+       "description": "App spec: name, region, services, static_sites, workers, jobs, databases, domains, envs"
+      },
+      "AppID": {
+       "type": "string",
+       "description": "App it would update (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Spec"
+     ]
+    }
+   },
+   {
+    "name": "app-create-deployment",
+    "title": "Deploy app",
+    "description": "Deploy an app's current spec again.",
+    "details": "Starts a deployment of the app's spec as it is (a new deployment replaces one in progress). ForceBuild rebuilds even where no source changed.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "ForceBuild": {
+       "type": "boolean",
+       "description": "Rebuild unchanged sources"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-deployments",
+    "title": "List app deployments",
+    "description": "An app's deployments, newest first.",
+    "details": "Lists an app's deployments, newest first: cause, phase, progress. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-deployment",
+    "title": "Get app deployment",
+    "description": "One deployment: phase, progress.",
+    "details": "Shows one deployment of an app: its phase (PENDING_BUILD, BUILDING, PENDING_DEPLOY, DEPLOYING, ACTIVE, SUPERSEDED, ERROR, CANCELED), its progress steps and the spec it deploys.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-cancel-deployment",
+    "title": "Cancel app deployment",
+    "description": "Stop a deployment in progress.",
+    "details": "Cancels a deployment that is not live yet; the app keeps serving its active deployment. One that is ACTIVE, SUPERSEDED or already CANCELED is refused.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/deployments/{DeploymentID}/cancel"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment id (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-restart",
+    "title": "Restart app",
+    "description": "Restart an app's services and workers.",
+    "details": "Redeploys the live deployment without a build, restarting its services and workers (or only those named in Components).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/restart"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Components": {
+       "type": "array",
+       "description": "Only these",
+       "items": {
+        "type": "string",
+        "description": "Component name",
+        "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+       }
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-get-logs",
+    "title": "Get app log URLs",
+    "description": "URLs of build, deploy or run logs.",
+    "details": "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment (app-list-deployments); default active",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Component": {
+       "type": "string",
+       "description": "Component name",
+       "pattern": "^[a-z][a-z0-9-]{0,30}[a-z0-9]$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "Which logs",
+       "enum": [
+        "BUILD",
+        "DEPLOY",
+        "RUN",
+        "RUN_RESTARTED"
+       ]
+      },
+      "Follow": {
+       "type": "boolean",
+       "description": "Stream new lines"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-validate-rollback",
+    "title": "Validate app rollback",
+    "description": "Check a rollback first; nothing changes.",
+    "details": "Asks whether the app can roll back to an earlier deployment (one that was live, among its last ten), and with which warnings; nothing changes.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/validate"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-rollback",
+    "title": "Roll back app",
+    "description": "Redeploy an earlier deployment.",
+    "details": "Deploys an earlier deployment again (its spec and, for most components, its build) and pins the app to it: no other deployment starts until app-commit-rollback keeps it or app-revert-rollback undoes it. SkipPin commits it at once.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "DeploymentID": {
+       "type": "string",
+       "description": "Deployment to go back to (app-list-deployments)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "SkipPin": {
+       "type": "boolean",
+       "description": "Commit at once"
+      }
+     },
+     "required": [
+      "AppID",
+      "DeploymentID"
+     ]
+    }
+   },
+   {
+    "name": "app-commit-rollback",
+    "title": "Commit app rollback",
+    "description": "Keep a rollback; unpin the app.",
+    "details": "Keeps the rollback in progress or done, and lets the app take new deployments again.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/commit"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-revert-rollback",
+    "title": "Revert app rollback",
+    "description": "Undo a rollback; redeploys.",
+    "details": "Undoes a rollback not yet committed: deploys the spec from before it again and unpins the app.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/rollback/revert"
+    },
+    "wait": {
+     "kind": "app-deployment",
+     "idArgument": "AppID",
+     "namePaths": [
+      "deployment.id"
+     ]
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-alerts",
+    "title": "List app alerts",
+    "description": "An app's alerts and destinations.",
+    "details": "Lists an app's alerts (the spec's alerts and its components'), each with its rule and where it is sent: emails and Slack webhooks.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "AppID"
+     ]
+    }
+   },
+   {
+    "name": "app-update-alert-destinations",
+    "title": "Set app alert destinations",
+    "description": "Set where an app alert is sent.",
+    "details": "Sets where an alert (app-list-alerts) is sent, replacing its destinations: emails of the team's users and Slack incoming webhooks.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/{AppID}/alerts/{AlertID}/destinations"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AppID": {
+       "type": "string",
+       "description": "App id (app-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Alert id (app-list-alerts)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Team users’ emails",
+       "default": [],
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackWebhooks": {
+       "type": "array",
+       "description": "Slack webhooks",
+       "default": [],
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "AppID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "app-list-instance-sizes",
+    "title": "List app instance sizes",
+    "description": "Instance sizes and prices.",
+    "details": "Lists the instance sizes services, workers and jobs run on (a spec's instance_size_slug): CPUs, memory, tier and monthly price.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   },
+   {
+    "name": "app-get-instance-size",
+    "title": "Get app instance size",
+    "description": "One instance size.",
+    "details": "Shows one instance size by slug: CPUs, memory, tier, price, bandwidth allowance.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/tiers/instance_sizes/{Slug}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Slug": {
+       "type": "string",
+       "description": "Instance size",
+       "pattern": "^[a-z0-9][a-z0-9._-]*$"
+      }
+     },
+     "required": [
+      "Slug"
+     ]
+    }
+   },
+   {
+    "name": "app-list-regions",
+    "title": "List app regions",
+    "description": "Regions App Platform runs in.",
+    "details": "Lists App Platform's regions: the slug a spec's region takes (such as nyc), and its data centers.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/apps/regions"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {}
+    }
+   }
+  ]
+ },
+ {
+  "name": "monitoring",
+  "title": "Monitoring and uptime",
+  "description": "Alert policies (create, get, list, update, delete); VM metrics (CPU, memory, bandwidth, filesystem, load); uptime checks, their state and their alerts.",
+  "tools": [
+   {
+    "name": "monitoring-alert-create",
+    "title": "Create alert policy",
+    "description": "Alert when a metric crosses a value.",
+    "details": "Creates an alert policy: when the metric of Type (CPU, memory, load, disk, bandwidth of VMs; load balancer, database and autoscale pool metrics) is above or below Value over Window, the platform emails Emails and posts to the Slack channels. Entities (VM ids for the droplet types, load balancer or database cluster ids for theirs) and Tags choose what it watches; with neither, every resource of the type.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Type": {
+       "type": "string",
+       "description": "What it watches, e.g. v1/insights/droplet/cpu",
+       "enum": [
+        "v1/insights/droplet/load_1",
+        "v1/insights/droplet/load_5",
+        "v1/insights/droplet/load_15",
+        "v1/insights/droplet/memory_utilization_percent",
+        "v1/insights/droplet/disk_utilization_percent",
+        "v1/insights/droplet/cpu",
+        "v1/insights/droplet/disk_read",
+        "v1/insights/droplet/disk_write",
+        "v1/insights/droplet/public_outbound_bandwidth",
+        "v1/insights/droplet/public_inbound_bandwidth",
+        "v1/insights/droplet/private_outbound_bandwidth",
+        "v1/insights/droplet/private_inbound_bandwidth",
+        "v1/insights/lbaas/avg_cpu_utilization_percent",
+        "v1/insights/lbaas/connection_utilization_percent",
+        "v1/insights/lbaas/droplet_health",
+        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
+        "v1/insights/lbaas/high_http_request_response_time",
+        "v1/insights/lbaas/high_http_request_response_time_50p",
+        "v1/insights/lbaas/high_http_request_response_time_95p",
+        "v1/insights/lbaas/high_http_request_response_time_99p",
+        "v1/dbaas/alerts/load_15_alerts",
+        "v1/dbaas/alerts/memory_utilization_alerts",
+        "v1/dbaas/alerts/disk_utilization_alerts",
+        "v1/dbaas/alerts/cpu_alerts",
+        "v1/droplet/autoscale_alerts/current_instances",
+        "v1/droplet/autoscale_alerts/target_instances",
+        "v1/droplet/autoscale_alerts/current_cpu_utilization",
+        "v1/droplet/autoscale_alerts/target_cpu_utilization",
+        "v1/droplet/autoscale_alerts/current_memory_utilization",
+        "v1/droplet/autoscale_alerts/target_memory_utilization",
+        "v1/droplet/autoscale_alerts/scale_up",
+        "v1/droplet/autoscale_alerts/scale_down"
+       ]
+      },
+      "Compare": {
+       "type": "string",
+       "description": "Fire above or below Value",
+       "enum": [
+        "GreaterThan",
+        "LessThan"
+       ]
+      },
+      "Value": {
+       "type": "number",
+       "description": "Threshold (percent for utilization types)"
+      },
+      "Window": {
+       "type": "string",
+       "description": "Averaged over",
+       "enum": [
+        "5m",
+        "10m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Description": {
+       "type": "string",
+       "description": "Shown in the alert"
+      },
+      "Entities": {
+       "type": "array",
+       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Watch resources with these tags",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Default true",
+       "default": true
+      }
+     },
+     "required": [
+      "Type",
+      "Compare",
+      "Value",
+      "Window",
+      "Description"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-get",
+    "title": "Get alert policy",
+    "description": "One alert policy.",
+    "details": "Shows one alert policy: its type, comparison, value, window, entities, tags and whom it notifies.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-list",
+    "title": "List alert policies",
+    "description": "Alert policies of the account.",
+    "details": "Lists the account's alert policies. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "monitoring-alert-update",
+    "title": "Update alert policy",
+    "description": "Change an alert policy; unset keeps.",
+    "details": "Changes the arguments given of an alert policy and keeps the others (the platform replaces a policy whole: the policy is read first). Emails, or SlackChannels with SlackUrls, replace that list; an empty list clears it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Type": {
+       "type": "string",
+       "description": "What it watches, e.g. v1/insights/droplet/cpu",
+       "enum": [
+        "v1/insights/droplet/load_1",
+        "v1/insights/droplet/load_5",
+        "v1/insights/droplet/load_15",
+        "v1/insights/droplet/memory_utilization_percent",
+        "v1/insights/droplet/disk_utilization_percent",
+        "v1/insights/droplet/cpu",
+        "v1/insights/droplet/disk_read",
+        "v1/insights/droplet/disk_write",
+        "v1/insights/droplet/public_outbound_bandwidth",
+        "v1/insights/droplet/public_inbound_bandwidth",
+        "v1/insights/droplet/private_outbound_bandwidth",
+        "v1/insights/droplet/private_inbound_bandwidth",
+        "v1/insights/lbaas/avg_cpu_utilization_percent",
+        "v1/insights/lbaas/connection_utilization_percent",
+        "v1/insights/lbaas/droplet_health",
+        "v1/insights/lbaas/tls_connections_per_second_utilization_percent",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_percentage_4xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_5xx",
+        "v1/insights/lbaas/increase_in_http_error_rate_count_4xx",
+        "v1/insights/lbaas/high_http_request_response_time",
+        "v1/insights/lbaas/high_http_request_response_time_50p",
+        "v1/insights/lbaas/high_http_request_response_time_95p",
+        "v1/insights/lbaas/high_http_request_response_time_99p",
+        "v1/dbaas/alerts/load_15_alerts",
+        "v1/dbaas/alerts/memory_utilization_alerts",
+        "v1/dbaas/alerts/disk_utilization_alerts",
+        "v1/dbaas/alerts/cpu_alerts",
+        "v1/droplet/autoscale_alerts/current_instances",
+        "v1/droplet/autoscale_alerts/target_instances",
+        "v1/droplet/autoscale_alerts/current_cpu_utilization",
+        "v1/droplet/autoscale_alerts/target_cpu_utilization",
+        "v1/droplet/autoscale_alerts/current_memory_utilization",
+        "v1/droplet/autoscale_alerts/target_memory_utilization",
+        "v1/droplet/autoscale_alerts/scale_up",
+        "v1/droplet/autoscale_alerts/scale_down"
+       ]
+      },
+      "Compare": {
+       "type": "string",
+       "description": "Fire above or below Value",
+       "enum": [
+        "GreaterThan",
+        "LessThan"
+       ]
+      },
+      "Value": {
+       "type": "number",
+       "description": "Threshold (percent for utilization types)"
+      },
+      "Window": {
+       "type": "string",
+       "description": "Averaged over",
+       "enum": [
+        "5m",
+        "10m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Description": {
+       "type": "string",
+       "description": "Shown in the alert"
+      },
+      "Entities": {
+       "type": "array",
+       "description": "Ids watched (VM ids for droplet types); none and no Tags: all",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Tags": {
+       "type": "array",
+       "description": "Watch resources with these tags",
+       "items": {
+        "type": "string",
+        "pattern": "^[a-zA-Z0-9_:-]+$"
+       }
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Default true"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-alert-delete",
+    "title": "Delete alert policy",
+    "description": "Delete an alert policy.",
+    "details": "Deletes an alert policy for good: the platform stops alerting on it.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/alerts/{UUID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "UUID": {
+       "type": "string",
+       "description": "Alert policy UUID (from monitoring-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "UUID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-metrics-get",
+    "title": "Get VM metrics",
+    "description": "A VM metric over a time range.",
+    "details": "Answers a VM metric as time series over Start to End: cpu (seconds per mode, counters), memory_total/free/available/cached and filesystem_free/size (bytes), bandwidth (Mbps; give Interface and Direction), load_1/5/15. Start and End take UNIX seconds, an ISO 8601 time, \"now\", or a duration before now (\"1h\"). Memory, filesystem and load need the VM's monitoring agent (an empty result without it).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/monitoring/metrics/droplet/{Metric}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Metric": {
+       "type": "string",
+       "description": "What to read",
+       "enum": [
+        "cpu",
+        "memory_total",
+        "memory_free",
+        "memory_available",
+        "memory_cached",
+        "bandwidth",
+        "filesystem_free",
+        "filesystem_size",
+        "load_1",
+        "load_5",
+        "load_15"
+       ]
+      },
+      "VmID": {
+       "type": "integer",
+       "description": "VM id (from vm-list)"
+      },
+      "Start": {
+       "description": "From: time or \"1h\" ago",
+       "default": "1h",
+       "anyOf": [
+        {
+         "type": "integer"
+        },
+        {
+         "type": "string"
+        }
+       ]
+      },
+      "End": {
+       "description": "To: time, \"now\"",
+       "default": "now",
+       "anyOf": [
+        {
+         "type": "integer"
+        },
+        {
+         "type": "string"
+        }
+       ]
+      },
+      "Interface": {
+       "type": "string",
+       "description": "bandwidth only",
+       "enum": [
+        "public",
+        "private"
+       ]
+      },
+      "Direction": {
+       "type": "string",
+       "description": "bandwidth only",
+       "enum": [
+        "inbound",
+        "outbound"
+       ]
+      }
+     },
+     "required": [
+      "Metric",
+      "VmID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-create",
+    "title": "Create uptime check",
+    "description": "Probe a URL from regions.",
+    "details": "Creates an uptime check: the platform probes Target (https by default, from us_east unless Regions says) and records each region's status (monitoring-uptime-get-state). Add alerts with monitoring-uptime-alert-create.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Check name"
+      },
+      "Target": {
+       "type": "string",
+       "description": "URL to check (a ping check pings its host)"
+      },
+      "Type": {
+       "type": "string",
+       "description": "ping, http or https",
+       "default": "https",
+       "enum": [
+        "ping",
+        "http",
+        "https"
+       ]
+      },
+      "Regions": {
+       "type": "array",
+       "description": "Probe from",
+       "default": [
+        "us_east"
+       ],
+       "items": {
+        "type": "string",
+        "enum": [
+         "us_east",
+         "us_west",
+         "eu_west",
+         "se_asia"
+        ]
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Probing on",
+       "default": true
+      }
+     },
+     "required": [
+      "Name",
+      "Target"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-get",
+    "title": "Get uptime check",
+    "description": "One uptime check.",
+    "details": "Shows one uptime check: its name, type, target, regions and whether it is enabled.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-list",
+    "title": "List uptime checks",
+    "description": "Uptime checks of the account.",
+    "details": "Lists the account's uptime checks. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "monitoring-uptime-get-state",
+    "title": "Get uptime check state",
+    "description": "Each region's status; last outage.",
+    "details": "Shows an uptime check's state: each region's status (CHECKING until its first probe, then UP or DOWN), since when, its 30-day uptime, and the check's previous outage.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}/state"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-update",
+    "title": "Update uptime check",
+    "description": "Change an uptime check; unset keeps.",
+    "details": "Changes the arguments given of an uptime check (name, target, type, regions, enabled) and keeps the others.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Check name"
+      },
+      "Target": {
+       "type": "string",
+       "description": "URL to check (a ping check pings its host)"
+      },
+      "Type": {
+       "type": "string",
+       "description": "ping, http or https",
+       "enum": [
+        "ping",
+        "http",
+        "https"
+       ]
+      },
+      "Regions": {
+       "type": "array",
+       "description": "Probe from",
+       "items": {
+        "type": "string",
+        "enum": [
+         "us_east",
+         "us_west",
+         "eu_west",
+         "se_asia"
+        ]
+       }
+      },
+      "Enabled": {
+       "type": "boolean",
+       "description": "Probing on"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-delete",
+    "title": "Delete uptime check",
+    "description": "Delete an uptime check and its alerts.",
+    "details": "Deletes an uptime check for good, with its alerts and its history.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-create",
+    "title": "Create uptime alert",
+    "description": "Alert on a check: down, latency, SSL.",
+    "details": "Adds an alert to an uptime check: \"down\" (down in a region), \"down_global\" (in every region), \"latency\" (slower than Threshold ms) or \"ssl_expiry\" (certificate expiring within Threshold days; https checks), lasting Period. It notifies Emails and the Slack channels.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Alert name"
+      },
+      "Type": {
+       "type": "string",
+       "description": "latency, down, down_global or ssl_expiry",
+       "enum": [
+        "latency",
+        "down",
+        "down_global",
+        "ssl_expiry"
+       ]
+      },
+      "Threshold": {
+       "type": "integer",
+       "description": "ms (latency) or days (ssl_expiry)"
+      },
+      "Comparison": {
+       "type": "string",
+       "description": "For Threshold",
+       "enum": [
+        "greater_than",
+        "less_than"
+       ]
+      },
+      "Period": {
+       "type": "string",
+       "description": "Lasting at least",
+       "enum": [
+        "2m",
+        "3m",
+        "5m",
+        "10m",
+        "15m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      }
+     },
+     "required": [
+      "CheckID",
+      "Name",
+      "Type",
+      "Period"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-get",
+    "title": "Get uptime alert",
+    "description": "One alert of an uptime check.",
+    "details": "Shows one alert of an uptime check: its type, threshold, period and whom it notifies.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-list",
+    "title": "List uptime alerts",
+    "description": "Alerts of an uptime check.",
+    "details": "Lists an uptime check's alerts. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     },
+     "required": [
+      "CheckID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-update",
+    "title": "Update uptime alert",
+    "description": "Change an uptime alert; unset keeps.",
+    "details": "Changes the arguments given of an uptime alert and keeps the others (the platform replaces an alert whole: the alert is read first). Emails, or SlackChannels with SlackUrls, replace that list.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Alert name"
+      },
+      "Type": {
+       "type": "string",
+       "description": "latency, down, down_global or ssl_expiry",
+       "enum": [
+        "latency",
+        "down",
+        "down_global",
+        "ssl_expiry"
+       ]
+      },
+      "Threshold": {
+       "type": "integer",
+       "description": "ms (latency) or days (ssl_expiry)"
+      },
+      "Comparison": {
+       "type": "string",
+       "description": "For Threshold",
+       "enum": [
+        "greater_than",
+        "less_than"
+       ]
+      },
+      "Period": {
+       "type": "string",
+       "description": "Lasting at least",
+       "enum": [
+        "2m",
+        "3m",
+        "5m",
+        "10m",
+        "15m",
+        "30m",
+        "1h"
+       ]
+      },
+      "Emails": {
+       "type": "array",
+       "description": "Email addresses to notify",
+       "items": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+       }
+      },
+      "SlackChannels": {
+       "type": "array",
+       "description": "Slack channels, such as \"#ops\"; each with a SlackUrls entry",
+       "items": {
+        "type": "string"
+       }
+      },
+      "SlackUrls": {
+       "type": "array",
+       "description": "Slack incoming-webhook URLs, one per SlackChannels entry",
+       "items": {
+        "type": "string"
+       }
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   },
+   {
+    "name": "monitoring-uptime-alert-delete",
+    "title": "Delete uptime alert",
+    "description": "Delete an alert of an uptime check.",
+    "details": "Deletes one alert of an uptime check; the check goes on.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/uptime/checks/{CheckID}/alerts/{AlertID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "CheckID": {
+       "type": "string",
+       "description": "Uptime check id (from monitoring-uptime-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "AlertID": {
+       "type": "string",
+       "description": "Uptime alert id (from monitoring-uptime-alert-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "CheckID",
+      "AlertID"
+     ]
+    }
+   }
+  ]
+ },
+ {
+  "name": "spaces",
+  "title": "Spaces keys and CDN",
+  "description": "Spaces access keys with bucket grants (the secret shown once, at creation); CDN endpoints in front of Spaces: TTL, custom domain, cache purges.",
+  "tools": [
+   {
+    "name": "spaces-key-list",
+    "title": "List Spaces keys",
+    "description": "Spaces access keys and grants.",
+    "details": "Lists the Spaces access keys: name, access key id, grants (bucket and permission) and creation time; never their secrets. Name, Bucket and Permission filter; newest first unless Sort says otherwise. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      },
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Bucket": {
+       "type": "string",
+       "description": "Keys granted on it",
+       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$"
+      },
+      "Permission": {
+       "type": "string",
+       "description": "Keys with it",
+       "enum": [
+        "read",
+        "readwrite",
+        "fullaccess"
+       ]
+      },
+      "Sort": {
+       "type": "string",
+       "description": "Default created_at",
+       "enum": [
+        "created_at",
+        "name"
+       ]
+      },
+      "SortDirection": {
+       "type": "string",
+       "description": "Default desc",
+       "enum": [
+        "asc",
+        "desc"
+       ]
+      }
+     }
+    }
+   },
+   {
+    "name": "spaces-key-get",
+    "title": "Get Spaces key",
+    "description": "One Spaces key.",
+    "details": "Shows one access key: its name, grants and creation time (never its secret).",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-create",
+    "title": "Create Spaces key",
+    "description": "New key; its secret is shown once.",
+    "details": "Creates a Spaces access key with grants: read or readwrite on buckets, or fullaccess (every bucket, no Bucket given). The answer holds the secret_key, shown this once: the platform never shows it again, so keep it now.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Grants": {
+       "type": "array",
+       "description": "Bucket and permission each",
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "Name",
+      "Grants"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-update",
+    "title": "Update Spaces key",
+    "description": "Rename a key or set its grants.",
+    "details": "Renames an access key, or replaces its grants with the ones given (a scoped key stays scoped, a fullaccess key stays fullaccess). What is not given stays.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      },
+      "Name": {
+       "type": "string",
+       "description": "Key name"
+      },
+      "Grants": {
+       "type": "array",
+       "description": "Bucket and permission each",
+       "items": {
+        "type": "object"
+       }
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "spaces-key-delete",
+    "title": "Delete Spaces key",
+    "description": "Delete a Spaces key.",
+    "details": "Deletes an access key for good: whatever uses it loses access to its buckets at once.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/spaces/keys/{AccessKey}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "AccessKey": {
+       "type": "string",
+       "description": "Access key id (from spaces-key-list)",
+       "pattern": "^[A-Z0-9]{16,64}$"
+      }
+     },
+     "required": [
+      "AccessKey"
+     ]
+    }
+   },
+   {
+    "name": "cdn-list",
+    "title": "List CDN endpoints",
+    "description": "CDN endpoints of Spaces.",
+    "details": "Lists the CDN endpoints: origin (the Space), the CDN host serving it, TTL, custom domain and certificate. Paginated.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints"
+    },
+    "page": "Page",
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Page": {
+       "type": "integer",
+       "description": "From 1.",
+       "default": 1
+      },
+      "PerPage": {
+       "type": "integer",
+       "description": "Max 200.",
+       "default": 20
+      }
+     }
+    }
+   },
+   {
+    "name": "cdn-get",
+    "title": "Get CDN endpoint",
+    "description": "One CDN endpoint.",
+    "annotations": {
+     "readOnlyHint": true,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-create",
+    "title": "Create CDN endpoint",
+    "description": "Put a CDN in front of a Space.",
+    "details": "Serves a Spaces bucket through the CDN, at BUCKET.REGION.cdn.digitaloceanspaces.com, caching for TTL seconds (3600 unless given). A custom domain needs a certificate of the account covering it (certificate-list). One endpoint per origin.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": false,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "Origin": {
+       "type": "string",
+       "description": "BUCKET.REGION.digitaloceanspaces.com",
+       "pattern": "^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\\.[a-z]{3}\\d\\.digitaloceanspaces\\.com$"
+      },
+      "TTL": {
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
+      },
+      "CustomDomain": {
+       "type": "string",
+       "description": "Needs CertificateID"
+      },
+      "CertificateID": {
+       "type": "string",
+       "description": "Cert covering it (certificate-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "Origin"
+     ]
+    }
+   },
+   {
+    "name": "cdn-update",
+    "title": "Update CDN endpoint",
+    "description": "Change TTL or custom domain.",
+    "details": "Changes the TTL, or the custom domain with its certificate (a certificate alone replaces the current domain's). CustomDomain \"\" removes the custom domain.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": false,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "TTL": {
+       "type": "integer",
+       "description": "Seconds: 60, 600, 3600, 86400 or 604800"
+      },
+      "CustomDomain": {
+       "type": "string",
+       "description": "\"\" removes it; needs CertificateID"
+      },
+      "CertificateID": {
+       "type": "string",
+       "description": "Cert covering it (certificate-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-delete",
+    "title": "Delete CDN endpoint",
+    "description": "Delete a CDN endpoint.",
+    "details": "Stops serving the Space through the CDN; the Space and its files stay.",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      }
+     },
+     "required": [
+      "ID"
+     ]
+    }
+   },
+   {
+    "name": "cdn-delete-cache",
+    "title": "Flush CDN cache",
+    "description": "Purge cached files of an endpoint.",
+    "details": "Purges files from the CDN cache, so the next requests fetch them from the Space: paths such as \"assets/app.css\", wildcards such as \"assets/*\", or \"*\" for everything. The platform takes 50 files per 20 seconds (a wildcard counts once).",
+    "annotations": {
+     "readOnlyHint": false,
+     "destructiveHint": true,
+     "idempotentHint": true,
+     "openWorldHint": true
+    },
+    "request": {
+     "path": "/v2/cdn/endpoints/{ID}/cache"
+    },
+    "inputSchema": {
+     "type": "object",
+     "properties": {
+      "ID": {
+       "type": "string",
+       "description": "CDN endpoint id (from cdn-list)",
+       "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Files": {
+       "type": "array",
+       "description": "Paths, or \"*\" for all",
+       "items": {
+        "type": "string",
+        "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+       }
+      }
+     },
+     "required": [
+      "ID",
+      "Files"
      ]
     }
    }

@@ -375,8 +375,9 @@ describe('the built server over stdio', () => {
     );
     const answers = [await stdio.next(), await stdio.next(), await stdio.next()];
     expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
+    // The default listing: every tool but those of the families offered on request.
     expect((answers[1]?.result as { tools?: unknown[] } | undefined)?.tools).toHaveLength(
-      LISTING.tools.length,
+      LISTING.defaults.count,
     );
     expect(answers[2]).toMatchObject({ result: { structuredContent: { ssh_keys: expect.any(Array) } } });
     expect(await stdio.end()).toBe(0);

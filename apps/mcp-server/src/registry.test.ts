@@ -7,7 +7,8 @@
  * the token hidden, and the guard holds: a protected registry's delete and its tags' are refused
  * with nothing sent, and a destructive call is confirmed by typing the registry's name.
  */
-import { pushImage, type World } from '@cloudcall/sandbox';
+import type { World } from '@cloudcall/sandbox';
+import { pushImage } from '@cloudcall/sandbox/registry';
 import { type ClientCapabilities, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, hintsOf, okCall } from './testing/client.js';

@@ -16,24 +16,28 @@ import { spacesFamily } from '@cloudcall/spaces';
 import { vmsFamily } from '@cloudcall/vms';
 import { chooseFamilies } from './select.js';
 
-/** All families, in the order the spec lists them, then the whole API's. */
+/**
+ * All families: the spec's, in the order it lists them, then the five offered on request
+ * (`onRequest`), then the whole API's.
+ */
 export const families: readonly ToolFamily[] = [
   accountFamily,
   databasesFamily,
   networkingFamily,
   vmsFamily,
   imagesFamily,
-  monitoringFamily,
-  spacesFamily,
-  appsFamily,
   kubernetesFamily,
   registryFamily,
+  appsFamily,
+  monitoringFamily,
+  spacesFamily,
   apiFamily,
 ];
 
 /**
- * The families named in a comma-separated list such as `account,vms` (all when the list is
- * empty or absent). Throws an Error naming unknown families and the valid ones.
+ * The families named in a comma-separated list such as `account,vms`, or `all`; the default
+ * ones (all but those offered on request) when the list is empty or absent. Throws an Error
+ * naming unknown families and the valid ones.
  */
 export function selectFamilies(list?: string): ToolFamily[] {
   return chooseFamilies(list, families);

@@ -12,11 +12,11 @@ const LOADERS: Record<FamilyName, () => Promise<ToolFamily>> = {
   networking: () => import('@cloudcall/networking').then((module) => module.networkingFamily),
   vms: () => import('@cloudcall/vms').then((module) => module.vmsFamily),
   images: () => import('@cloudcall/images').then((module) => module.imagesFamily),
-  monitoring: () => import('@cloudcall/monitoring').then((module) => module.monitoringFamily),
-  spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
-  apps: () => import('@cloudcall/apps').then((module) => module.appsFamily),
   kubernetes: () => import('@cloudcall/kubernetes').then((module) => module.kubernetesFamily),
   registry: () => import('@cloudcall/registry').then((module) => module.registryFamily),
+  apps: () => import('@cloudcall/apps').then((module) => module.appsFamily),
+  monitoring: () => import('@cloudcall/monitoring').then((module) => module.monitoringFamily),
+  spaces: () => import('@cloudcall/spaces').then((module) => module.spacesFamily),
   api: () => import('@cloudcall/api').then((module) => module.apiFamily),
 };
 

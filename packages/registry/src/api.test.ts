@@ -5,7 +5,8 @@
  */
 import { type AnyTool, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { buildRequest } from '@cloudcall/core/internal';
-import { connectSandbox, pushImage, type SandboxConnection, type World } from '@cloudcall/sandbox';
+import { connectSandbox, type SandboxConnection, type World } from '@cloudcall/sandbox';
+import { pushImage } from '@cloudcall/sandbox/registry';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { waitAfter } from '@cloudcall/wait';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

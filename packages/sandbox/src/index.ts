@@ -19,7 +19,6 @@ export {
 export { sshPublicKey } from './fixtures.js';
 export { IN_PROCESS_URL, type InProcessSandbox, openSandbox } from './in-process.js';
 export type { SandboxControls, SandboxCoreOptions, SandboxRequestInfo } from './respond.js';
-export { type PushOptions, pushImage } from './routes/registry-model.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './server.js';
 export { defaultStatePath, MEMORY_STATE, openState, stateCounts, statePathFor } from './state.js';
 export { type LockOptions, readStateFile, StateFileError, Store, type StoreOptions } from './store.js';

@@ -278,7 +278,7 @@ const input = z
     ID: z
       .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().max(64))
       .describe('Action/VM/image id; UUID'),
-    Name: z.string().max(63).optional().describe('Replica, registry; deployment id'),
+    Name: z.string().max(63).optional().describe('Replica/registry/deploy'),
     TimeoutSeconds: z
       .number()
       .int()

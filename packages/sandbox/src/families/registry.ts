@@ -4,7 +4,7 @@
  * the blobs the manifests reference (storage), and garbage collections.
  *
  * The API cannot push images (docker does, through the registry's own protocol), so the sandbox
- * offers `pushImage` to put one there: tests and demos call it on the world
+ * offers `pushImage` (`@cloudcall/sandbox/registry`) to put one there: tests and demos call it on the world
  * (`sandbox.store.write((world) => pushImage(world, 'example', 'web', 'v1', now))`). It keeps the
  * platform's rules for a push: the subscription tier's repository limit and storage (when the
  * tier allows no overage), and no push while a garbage collection holds the registry read-only.
