@@ -29,7 +29,7 @@ export function plumbingOptions(tool: Pick<ToolEntry, 'name' | 'page' | 'wait'>)
       new Option('--wait', `wait until the ${tool.wait.kind} is ${ready.ready}, showing its ${ready.field}`),
       new Option(
         '--timeout <duration>',
-        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT}); past it, the resource as last seen is printed and the exit code is 5`,
+        `how long --wait waits, such as 90s, 5m or 1h (default ${DEFAULT_TIMEOUT}, or twice what the thing usually takes: 10m for a database, 14m for a Kubernetes cluster); past it, the resource as last seen is printed and the exit code is 5`,
       ),
     );
   }

@@ -15,7 +15,7 @@ import {
   WaitTimeoutError,
 } from '@cloudcall/core';
 import { durationMs, followPages, runAllPages, showControls } from '@cloudcall/core/internal';
-import { DEFAULT_WAIT_SECONDS, waitAfter, waitTargets } from '@cloudcall/wait';
+import { DEFAULT_WAIT_SECONDS, waitAfter, waitSecondsFor, waitTargets } from '@cloudcall/wait';
 import { DEFAULT_TIMEOUT, type PlumbingOptions } from './plumbing-options.js';
 
 export interface PlumbingIo {
@@ -64,7 +64,13 @@ export async function runPlumbed(
   if (options.timeout !== undefined && !options.wait) {
     throw new InputError('goes with --wait', '--timeout');
   }
-  const timeoutSeconds = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
+  // Not told, as long as the kind usually takes, twice over (a Kubernetes cluster: 14 minutes).
+  const timeoutSeconds =
+    options.timeout !== undefined
+      ? parseDuration(options.timeout)
+      : tool.wait
+        ? waitSecondsFor(tool.wait.kind)
+        : parseDuration(DEFAULT_TIMEOUT);
   // A pause for the rate limit can last minutes: said on stderr, terminal or not.
   const paging = {
     ...context,

@@ -206,6 +206,15 @@ export const MAX_WAIT_SECONDS = 1800;
 export const DEFAULT_WAIT_SECONDS = 300;
 
 /**
+ * How long the CLI's `--wait` waits for a kind when not told: twice what it usually takes, and
+ * never less than DEFAULT_WAIT_SECONDS or more than MAX_WAIT_SECONDS (a VM 5 minutes, a database
+ * or an app's deployment 10, a Kubernetes cluster 14).
+ */
+export function waitSecondsFor(kind: WaitKindName): number {
+  return Math.min(MAX_WAIT_SECONDS, Math.max(DEFAULT_WAIT_SECONDS, 2 * TYPICAL_SECONDS[kind]));
+}
+
+/**
  * Roughly how long the platform takes to make each kind ready, in seconds, from the moment it is
  * asked: what a wait's progress is measured against, so that a host's progress bar moves across
  * its width rather than creeping along a timeout. Estimates of the usual case, not promises; a

@@ -20,7 +20,7 @@ import {
 import { connectSandbox, type Sandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WAIT_SECONDS, progressAt, waitAfter, waitTool } from './index.js';
+import { MAX_WAIT_SECONDS, progressAt, waitAfter, waitSecondsFor, waitTool } from './index.js';
 
 const UBUNTU = 161928327;
 
@@ -577,5 +577,16 @@ describe('error states the sandbox never produces', () => {
       expect(error.lastStatus).toBe(status);
       expect(error.target).toEqual({ kind, id });
     }
+  });
+});
+
+describe("--wait's default time, by kind", () => {
+  it('is twice what the kind usually takes, at least 5 minutes and at most the longest wait', () => {
+    expect(waitSecondsFor('vm')).toBe(300);
+    expect(waitSecondsFor('action')).toBe(300);
+    expect(waitSecondsFor('database')).toBe(600);
+    expect(waitSecondsFor('app-deployment')).toBe(600);
+    expect(waitSecondsFor('kubernetes-cluster')).toBe(840);
+    expect(waitSecondsFor('byoip-prefix')).toBe(MAX_WAIT_SECONDS);
   });
 });
