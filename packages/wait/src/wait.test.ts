@@ -20,7 +20,7 @@ import {
 import { connectSandbox, type Sandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WAIT_SECONDS, progressAt, waitAfter, waitSecondsFor, waitTool } from './index.js';
+import { MAX_WAIT_SECONDS, progressAt, waitAfter, waitSecondsFor, waitTargets, waitTool } from './index.js';
 
 const UBUNTU = 161928327;
 
@@ -288,6 +288,65 @@ describe('wait completes', () => {
     await expect(wait({ Kind: 'kubernetes-cluster', ID: cluster.id }, context().ctx)).rejects.toThrow(
       /is deleting, an error state/,
     );
+  });
+
+  it("waits for an app's deployment (the app's id and the deployment's) to be ACTIVE, named by the app; a canceled one fails", async () => {
+    const spec = {
+      name: 'wait-app',
+      services: [{ name: 'web', github: { repo: 'acme/web', branch: 'main' } }],
+    };
+    const { app } = await post('/v2/apps', { spec });
+    const targets = waitTargets(
+      {
+        kind: 'app-deployment',
+        idPaths: ['app.id'],
+        namePaths: ['app.pending_deployment.id', 'app.in_progress_deployment.id'],
+      },
+      {},
+      { app },
+    );
+    expect(targets).toHaveLength(1);
+    const [{ ID, Name } = { ID: '', Name: '' }] = targets;
+    expect(ID).toBe(app.id);
+    const { ctx, progress } = context();
+    const live = await wait({ Kind: 'app-deployment', ID, Name }, ctx);
+    expect(live.deployment).toMatchObject({ id: Name, phase: 'ACTIVE' });
+    expect(progress[0]?.subject).toBe(`app wait-app deployment ${String(Name).slice(0, 8)}`);
+
+    const { deployment } = await post(`/v2/apps/${app.id}/deployments`, { force_build: true });
+    await post(`/v2/apps/${app.id}/deployments/${deployment.id}/cancel`, {});
+    await expect(
+      wait({ Kind: 'app-deployment', ID: app.id, Name: deployment.id }, context().ctx),
+    ).rejects.toThrow(
+      new RegExp(
+        `^app wait-app deployment ${deployment.id.slice(0, 8)} \\(app-deployment .+\\) is CANCELED, an error state`,
+      ),
+    );
+    await connection.client.request({ method: 'DELETE', path: `/v2/apps/${app.id}` });
+  });
+
+  it('finds no app deployment to wait for in an answer without the ids', () => {
+    const wait = {
+      kind: 'app-deployment',
+      idPaths: ['app.id'],
+      namePaths: ['app.pending_deployment.id'],
+    } as const;
+    expect(waitTargets(wait, {}, { app: { id: 'a1' } })).toEqual([]);
+    expect(waitTargets(wait, {}, { app: {} })).toEqual([]);
+    expect(waitTargets(wait, {}, 'not an answer')).toEqual([]);
+    expect(waitTargets(wait, {}, { app: { id: 7, pending_deployment: { id: 'd1' } } })).toEqual([
+      { ID: '7', Name: 'd1' },
+    ]);
+    // From an argument, the deployment from the answer (app-update).
+    const update = {
+      kind: 'app-deployment',
+      idArgument: 'ID',
+      namePaths: ['app.in_progress_deployment.id'],
+    } as const;
+    expect(waitTargets(update, { ID: 'a2' }, { app: { in_progress_deployment: { id: 'd2' } } })).toEqual([
+      { ID: 'a2', Name: 'd2' },
+    ]);
+    expect(waitTargets(update, {}, { app: { in_progress_deployment: { id: 'd2' } } })).toEqual([]);
   });
 
   it("waits for a registry's garbage collection (its UUID and the registry) to succeed, found among its collections", async () => {
