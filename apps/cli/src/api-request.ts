@@ -274,9 +274,20 @@ function stdinOnce(io: Pick<Io, 'stdin'>): Stdin {
     const stdin = io.stdin;
     if (!stdin || stdin.isTTY)
       throw new InputError('reads stdin, which is a terminal: pipe the value in', flag);
-    let text = '';
-    for await (const chunk of stdin) text += chunk.toString();
-    return text;
+    // Bytes first, decoded once (a character may be split between chunks), and no more than a
+    // file may hold: `yes | cloudcall api ... --input -` is refused, not read forever.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of stdin) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      length += bytes.length;
+      // Leaving the loop ends the read (the iterator's return destroys the stream).
+      if (length > INPUT_MAX_BYTES) {
+        throw new InputError(`stdin holds more than ${INPUT_MAX_BYTES} bytes, the most a body takes`, flag);
+      }
+      chunks.push(bytes);
+    }
+    return Buffer.concat(chunks, length).toString('utf8');
   };
 }
 

@@ -205,6 +205,12 @@ describe('--input', () => {
     expect(fromStdin.code, fromStdin.stderr).toBe(EXIT.ok);
     expect((await ok('tag-get', 'from-stdin')).tag.name).toBe('from-stdin');
 
+    // No more than a file may hold: past it, refused before anything is sent.
+    const flood = await api(['/v2/tags', '--input', '-'], ' '.repeat(8 * 1024 * 1024 + 1));
+    expect(flood.code).toBe(EXIT.input);
+    expect(flood.stderr).toContain('--input: stdin holds more than 8388608 bytes, the most a body takes');
+    expect(flood.requests).toEqual([]);
+
     // A field beside --input is a query parameter, which tags_create does not take.
     const withField = await api(['/v2/tags', '--input', file, '-f', 'dry=1']);
     expect(withField.code).toBe(EXIT.input);
