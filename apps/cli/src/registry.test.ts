@@ -32,10 +32,13 @@ beforeEach(async () => {
   for (const { name } of (await ok('registry-list')).registries) await ok('registry-delete', name, '--force');
 });
 
+// Each push a millisecond at least after the one before: lists of tags are newest first.
+let pushedAt = 0;
 const push = (registry: string, repository: string, tag: string) =>
-  helper.store.write((world: World) =>
-    pushImage(world, registry, repository, tag, Date.now() + world.clockOffsetMs),
-  );
+  helper.store.write((world: World) => {
+    pushedAt = Math.max(Date.now() + world.clockOffsetMs, pushedAt + 1);
+    return pushImage(world, registry, repository, tag, pushedAt);
+  });
 
 const table = async (...args: string[]) => {
   const run = await cli.sandbox(...args, '-o', 'table');

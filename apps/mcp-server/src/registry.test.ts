@@ -31,10 +31,13 @@ async function start(options: InProcessOptions = {}) {
   const sandbox = server.sandbox;
   if (!sandbox) throw new Error('the server runs without its sandbox');
   /** Pushes an image as `docker push` would, at the sandbox's time. */
+  // Each push a millisecond at least after the one before: lists of tags are newest first.
+  let pushedAt = 0;
   const push = (registry: string, repository: string, tag: string) =>
-    sandbox.store.write((world: World) =>
-      pushImage(world, registry, repository, tag, Date.now() + world.clockOffsetMs),
-    );
+    sandbox.store.write((world: World) => {
+      pushedAt = Math.max(Date.now() + world.clockOffsetMs, pushedAt + 1);
+      return pushImage(world, registry, repository, tag, pushedAt);
+    });
   /** How many requests reached the sandbox that changed something. */
   const registries = () => sandbox.store.read((world: World) => world.containerRegistries.map((r) => r.name));
   return { server, ok, push, sandbox, registries };
