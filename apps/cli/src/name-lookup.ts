@@ -13,6 +13,7 @@ import {
   type ToolContext,
 } from '@cloudcall/core';
 import { pageArgument, perPageArgument, runAllPages, UUID_PATTERN } from '@cloudcall/core/internal';
+import { valueAt } from './columns.js';
 import { handles, type NamedArguments, type NamedKind, type ToolLookup } from './names.js';
 
 /** A Spaces access key id: `DO00` and capitals and digits (older keys: 20 capitals and digits). */
@@ -173,11 +174,9 @@ function idOf(
   const id = (item: Item | undefined) => item?.[kind.idField ?? 'id'];
   const byHandle = handle ? items.filter(handle) : [];
   if (byHandle.length === 1) return id(byHandle[0]);
-  // Where a listed one holds its name: `name`, a dotted path (an app's is its spec's), or the
-  // fields its names are (a CDN endpoint's origin and custom domain).
-  const valueAt = (item: Item, path: string): unknown =>
-    path.split('.').reduce<unknown>((at, key) => (at as Item | undefined)?.[key], item);
-  const fields = kind.names?.fields ?? [kind.nameAt ?? 'name'];
+  // Where a listed one holds its names: `name`, or its kind's fields (dotted paths: an app's is
+  // its spec's name; a CDN endpoint's, its origin and custom domain).
+  const fields = kind.names?.fields ?? ['name'];
   const matches = items.filter((item) => fields.some((field) => valueAt(item, field) === name));
   if (matches.length === 1) return id(matches[0]);
   if (matches.length === 0) {

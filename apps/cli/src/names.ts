@@ -37,15 +37,13 @@ export interface NamedKind {
   idForm: 'numeric' | 'uuid' | 'access-key';
   /** The field of a listed item holding its id, where it is not `id` (a Spaces key's `access_key`). */
   idField?: string;
-  /** The fields of a listed item that name it, where it has no `name` (a CDN endpoint's origin), and their word. */
+  /** The fields (dotted paths) of a listed item that name it, where it is not `name` (a CDN endpoint's origin, an app's spec.name), and their word. */
   names?: { fields: readonly string[]; word: string };
   /**
    * Another handle the platform takes in place of the id (a public image's slug), looked up by one
    * call of the tool that gets one (its path placeholder given the value) before any name is.
    */
   handle?: { word: string; tool: string; item: string; form: RegExp; example: string };
-  /** Where a listed one holds its name, where it is not `name` (an app's is its spec's). */
-  nameAt?: string;
   /**
    * For a kind that lives in another (a cluster's node pools): the argument naming that other one
    * (looked up first, when it is a name) and the list tool's argument it is passed as.
@@ -212,7 +210,7 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'app-list',
     items: 'apps',
     idForm: 'uuid',
-    nameAt: 'spec.name',
+    names: { fields: ['spec.name'], word: 'name' },
   },
 ];
 

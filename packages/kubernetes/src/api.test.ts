@@ -7,7 +7,7 @@
 import { type AnyTool, InputError, parseArgs, runTool } from '@cloudcall/core';
 import { buildRequest } from '@cloudcall/core/internal';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
-import { PATH_HOSTILE } from '@cloudcall/testing';
+import { unrefusedPathValues } from '@cloudcall/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The description subset is a workspace tool; imported by path so the published package needs nothing.
 import {
@@ -231,21 +231,12 @@ describe('arguments are checked before any request', () => {
     const seen: string[] = [];
     const sandbox = await connectSandbox({ log: (line) => seen.push(line) });
     try {
-      const problems: string[] = [];
-      for (const [name, args] of cases) {
-        for (const arg of (tool(name).request?.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
-          for (const value of PATH_HOSTILE) {
-            const error = await runTool(
-              tool(name),
-              { ...args, [arg]: value },
-              { client: sandbox.client },
-            ).catch((e: unknown) => e);
-            if (!(error instanceof InputError && error.issues.some((i) => i.argument === arg))) {
-              problems.push(`${name} ${arg}=${JSON.stringify(value)}: ${String(error)}`);
-            }
-          }
-        }
-      }
+      const problems = await unrefusedPathValues(
+        cases,
+        (name) => tool(name).request?.path,
+        (name, args) => runTool(tool(name), args, { client: sandbox.client }).catch((e: unknown) => e),
+        (error, arg) => error instanceof InputError && error.issues.some((i) => i.argument === arg),
+      );
       expect(problems).toEqual([]);
       const kubernetes = kubernetesApi(sandbox.client);
       const refusal = (args: Record<string, unknown>) =>

@@ -566,14 +566,7 @@ async function describe(
  */
 function subjectOf(args: WaitArgs, answer: Record<string, unknown>): string {
   const resource = answer[WAIT_KINDS[args.Kind].key];
-  const field = (path: string) => {
-    let value: unknown = resource;
-    for (const part of path.split('.')) {
-      value =
-        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
-    }
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
-  };
+  const field = (path: string) => idText(valueAt(resource, path));
   if (args.Kind === 'app-deployment') {
     const app = field('spec.name') ?? args.ID;
     return `app ${app} deployment ${(args.Name ?? '').slice(0, 8)}`;
@@ -613,11 +606,7 @@ function statusOf(kind: WaitKind, answer: Record<string, unknown>): string | und
 
 /** The status a resource shows, at its kind's field (a dotted path), or undefined. */
 function statusIn(kind: WaitKind, resource: unknown): string | undefined {
-  let value = resource;
-  for (const part of kind.field.split('.')) {
-    value =
-      typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
-  }
+  const value = valueAt(resource, kind.field);
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -753,17 +742,20 @@ function shareOfProgress(context: ToolContext, index: number, count: number): To
 /** The first of the dotted paths into `value` that holds an id. */
 function firstAt(value: unknown, paths: readonly string[]): string | undefined {
   for (const path of paths) {
-    let current = value;
-    for (const part of path.split('.')) {
-      current =
-        typeof current === 'object' && current !== null
-          ? (current as Record<string, unknown>)[part]
-          : undefined;
-    }
-    const id = idText(current);
+    const id = idText(valueAt(value, path));
     if (id !== undefined) return id;
   }
   return undefined;
+}
+
+/** What a dotted path (`status.state`, `app.pending_deployment.id`) reaches in `value`. */
+function valueAt(value: unknown, path: string): unknown {
+  let current = value;
+  for (const part of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
 }
 
 function idText(value: unknown): string | undefined {

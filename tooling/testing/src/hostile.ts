@@ -24,3 +24,28 @@ export const PATH_HOSTILE: readonly string[] = [
   'a\u007fb',
   '\ud800',
 ];
+
+/**
+ * Each argument of a tool's request path (`{ID}` in `/v2/images/{ID}`), given each PATH_HOSTILE
+ * value in turn, with the rest of its case's arguments: what was not refused naming that argument,
+ * one line each (`image-get ID="..": what it did`). `run` runs a tool and gives its error (or its
+ * result); `refuses` says whether that outcome refused the argument.
+ */
+export async function unrefusedPathValues(
+  cases: Iterable<readonly [string, Record<string, unknown>, ...unknown[]]>,
+  pathOf: (tool: string) => string | undefined,
+  run: (tool: string, args: Record<string, unknown>) => Promise<unknown>,
+  refuses: (outcome: unknown, argument: string) => boolean,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [name, args] of cases) {
+    for (const [, argument = ''] of (pathOf(name) ?? '').matchAll(/\{(\w+)\}/g)) {
+      for (const value of PATH_HOSTILE) {
+        const outcome = await run(name, { ...args, [argument]: value });
+        if (!refuses(outcome, argument))
+          problems.push(`${name} ${argument}=${JSON.stringify(value)}: ${String(outcome)}`);
+      }
+    }
+  }
+  return problems;
+}

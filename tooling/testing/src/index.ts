@@ -9,7 +9,7 @@ import { accepts, freePort } from './net.mjs';
 export { type AuditLogShape, writeAuditLog } from './audit.js';
 export { ECHO_PATHS, ECHO_TOKEN, type EchoingApi, secretRuns, startEchoingApi } from './echo.js';
 export { staleness } from './generated.js';
-export { PATH_HOSTILE } from './hostile.js';
+export { PATH_HOSTILE, unrefusedPathValues } from './hostile.js';
 export { type FoundSecret, leaked, SECRET_SCENARIO, secretsIn, truthOf } from './secrets.js';
 export { afterEveryTest, everyTestPassed, type SuiteTasks } from './suite.js';
 export { freePort };
