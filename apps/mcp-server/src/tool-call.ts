@@ -19,7 +19,8 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
-import { guardReport, runGuarded } from './guard.js';
+import { guardReport, type PendingQuestion, runGuarded } from './guard.js';
+import { argumentsDigest } from './request-state.js';
 import type { McpServerOptions } from './server.js';
 import type { ToolData } from './tool-data.js';
 
@@ -142,6 +143,18 @@ export interface CallExtra {
   server?: Server | undefined;
   /** Over HTTP, the request's headers (the SDK's requestInfo): how its log lines find it. */
   requestInfo?: RequestInfo | undefined;
+  /**
+   * A request at protocol revision 2026-07-28: it is asked to confirm in its answer (multi round
+   * trip) when it declared form elicitation, and a retry brings the answer and the question's state.
+   */
+  rounds?: CallRounds | undefined;
+}
+
+/** What a modern request says of confirmation: whether it can be asked, and this round's answer. */
+export interface CallRounds {
+  canAsk: boolean;
+  state: string | undefined;
+  responses: Record<string, unknown> | undefined;
 }
 
 export type ToolCall = (params: CallToolRequestParams, extra: CallExtra) => Promise<CallToolResult>;
@@ -221,6 +234,10 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           caller: extra.authInfo?.clientId,
           auditScope: options.auditScope ?? 'all',
           sessionless: options.stateless,
+          rounds:
+            extra.rounds && options.requestState
+              ? { ...extra.rounds, ...options.requestState, args: argumentsDigest(args ?? {}) }
+              : undefined,
         },
       );
       // The last progress report (a wait's full bar) goes out before the answer, which ends it.
@@ -241,6 +258,10 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           : NO_NOTES,
       );
     } catch (error) {
+      if (error instanceof kit.guard.ConfirmationPending) {
+        logCall(`tool ${name}: asked to confirm`, extra);
+        return asked(error.question as PendingQuestion);
+      }
       let report =
         error instanceof ShareRefusal
           ? error.report
@@ -257,6 +278,18 @@ export function createToolCall(options: McpServerOptions): ToolCall {
 }
 
 const NO_NOTES: readonly string[] = [];
+
+/**
+ * A call's answer that is a question (protocol revision 2026-07-28's input_required result): the
+ * client asks its user, then calls again with the answer and the state as it came.
+ */
+function asked(question: PendingQuestion): CallToolResult {
+  return {
+    resultType: 'input_required',
+    inputRequests: { confirm: { method: 'elicitation/create', params: question.form } },
+    requestState: question.requestState,
+  } as unknown as CallToolResult;
+}
 
 /**
  * A call to a tool this server does not offer: the JSON-RPC error -32602 the specification lists
