@@ -230,6 +230,51 @@ describe('confirmation in rounds (2026-07-28)', () => {
   );
 });
 
+describe('progress at 2026-07-28', () => {
+  afterEach(cleanUp);
+
+  it(
+    "a wait's progress reaches the client on its call's own stream, naming the VM, over stateless HTTP",
+    async () => {
+      const { url } = await startHttp(
+        ['--transport', 'http', '--port', '0', '--stateless', '--api-url', sandbox.url],
+        {
+          DIGITALOCEAN_ACCESS_TOKEN: 'test-token',
+        },
+      );
+      const made = await fetch(`${sandbox.url}/v2/droplets`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'progressing',
+          region: 'nyc3',
+          size: 's-1vcpu-1gb',
+          image: 'ubuntu-24-04-x64',
+        }),
+      });
+      const vm = ((await made.json()) as { droplet: { id: number } }).droplet.id;
+      const { client } = modernClient();
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const reports: { progress: number; total?: number; message?: string }[] = [];
+      const result = await client.callTool(
+        { name: 'wait', arguments: { Kind: 'vm', ID: String(vm), TimeoutSeconds: 120 } },
+        {
+          onprogress: (progress) => {
+            reports.push(progress);
+            // The platform moves on once the client has seen the VM provisioning.
+            if (reports.length === 1) sandbox.advanceClock(120_000);
+          },
+        },
+      );
+      expect(result.isError).not.toBe(true);
+      expect(reports.length).toBeGreaterThan(0);
+      expect(reports[0]?.message).toContain('progressing');
+      expect(reports.every((report) => typeof report.total === 'number')).toBe(true);
+    },
+    LONG,
+  );
+});
+
 /** The JSON-RPC envelope of a 2026-07-28 tools/call, as the SDK's client sends it. */
 function modernCall(name: string, args: object, retry?: { state: string; answer: object }) {
   return {
