@@ -1,8 +1,8 @@
 /**
  * `cloudcall auth login` against a real OAuth provider on loopback (oidc-provider: dynamic
- * registration, PKCE required, refresh tokens, opaque access tokens), the built CLI run as a
- * process with its own config directory, the browser's part played over HTTP with the provider's
- * own login and consent pages. The sandbox takes only tokens the provider issued and that have not
+ * registration, PKCE required, refresh tokens, opaque access tokens), the CLI with its own config
+ * directory (the built CLI as a process for the whole sign-in and a command after it), the
+ * browser's part played over HTTP with the provider's own login and consent pages. The sandbox takes only tokens the provider issued and that have not
  * expired, so a command that works proves the token is the provider's and is current.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,8 @@ beforeAll(async () => {
   const scopes = PLATFORM_SCOPES.join(' ');
   [provider, brief] = await Promise.all([
     startOidcProvider({ scopes }),
-    startOidcProvider({ scopes, accessTokenTtl: () => briefTtl }),
+    // One without RFC 8414's metadata document, only OpenID Connect Discovery's.
+    startOidcProvider({ scopes, accessTokenTtl: () => briefTtl, oidcDiscoveryOnly: true }),
   ]);
   sandbox = await startSandbox({
     acceptToken: async (token) => {
@@ -40,12 +41,20 @@ afterAll(async () => {
   await Promise.all([provider.close(), brief.close(), sandbox.close()]);
 });
 
+/**
+ * Each test's CLI, with a config directory of its own: in this process, but for the test that
+ * runs the built CLI as a process (`asProcess`) for what only a process shows.
+ */
 let cli: ReturnType<typeof cliRunner>;
 let file: string;
 beforeEach(() => {
-  cli = cliRunner({}, { process: true });
+  cli = cliRunner();
   file = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
 });
+function asProcess(): void {
+  cli = cliRunner({}, { process: true });
+  file = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
+}
 
 const stored = (): Config => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -102,6 +111,7 @@ function expectNoSecrets(run: Run, config: Config): void {
 
 describe('auth login', () => {
   it('registers the CLI, signs in with PKCE, and saves a context that works for a real command', async () => {
+    asProcess();
     const registered = provider.seen.filter((line) => line === 'POST /reg').length;
     const { address, callback, page, run } = await login([
       '--context',
@@ -121,6 +131,9 @@ describe('auth login', () => {
     expect(asked.get('scope')).toBe('account:read ssh_key:read');
     expect(asked.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(callback.searchParams.get('iss')).toBe(provider.issuer);
+    // RFC 8414's metadata, where the server has it.
+    expect(provider.seen).toContain('GET /.well-known/oauth-authorization-server');
+    expect(provider.seen).not.toContain('GET /.well-known/openid-configuration');
 
     const config = stored();
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -187,6 +200,9 @@ describe('auth login', () => {
   it('refreshes an expired token before a command, stores the new one, and refreshes once for commands run at once', async () => {
     const signed = await login(['--context', 'brief'], { at: brief });
     expect(signed.run.code, signed.run.stderr).toBe(EXIT.ok);
+    // No RFC 8414 document there: OpenID Connect's.
+    expect(brief.seen).toContain('GET /.well-known/oauth-authorization-server');
+    expect(brief.seen).toContain('GET /.well-known/openid-configuration');
     const first = stored().contexts.brief;
     const token = first?.token as string;
     // Past its lifetime: the provider no longer takes it (nor does the sandbox).
@@ -276,6 +292,56 @@ describe('auth login', () => {
     expect(page.status).toBe(400);
     // The code was never exchanged, and no context was saved.
     expect(provider.seen.filter((line) => line === 'POST /token')).toHaveLength(exchanges);
+    expect(() => readFileSync(file)).toThrow(/ENOENT/);
+  });
+
+  it('gives up at Ctrl+C while waiting for the browser, and saves nothing', async () => {
+    const run = cli.start(['auth', 'login', '--no-browser', '--issuer', provider.issuer]);
+    await run.until(/waiting for the browser/);
+    const port = /127\.0\.0\.1:(\d+)\/callback/.exec(run.output.stderr)?.[1];
+    run.child.kill('SIGINT');
+    const done = await run.exit;
+    expect(done.code).toBe(EXIT.cancelled);
+    expect(done.stderr).toMatch(/^cloudcall: cancelled$/m);
+    expect(() => readFileSync(file)).toThrow(/ENOENT/);
+    // The listener is gone with it.
+    await expect(fetch(`http://127.0.0.1:${port}/callback?code=x&state=y`)).rejects.toThrow();
+  });
+
+  it('uses a client registered beforehand (--client-id) without registering one', async () => {
+    const registration = await fetch(`${provider.issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    const registered = provider.seen.filter((line) => line === 'POST /reg').length;
+    const { address, run } = await login(['--context', 'known', '--client-id', clientId]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    expect(provider.seen.filter((line) => line === 'POST /reg')).toHaveLength(registered);
+    expect(address.searchParams.get('client_id')).toBe(clientId);
+    expect(stored().contexts.known?.oauth?.clientId).toBe(clientId);
+  });
+
+  it('says so when the browser comes back with a refusal, and saves nothing', async () => {
+    const { page, run } = await login(['--context', 'denied'], {
+      tamper: (callback) => {
+        callback.searchParams.delete('code');
+        callback.searchParams.set('error', 'access_denied');
+        callback.searchParams.set('error_description', 'End-User aborted interaction');
+      },
+    });
+    expect(run.code).toBe(EXIT.api);
+    expect(run.stderr).toContain(
+      'cloudcall: the sign-in was not granted (access_denied: End-User aborted interaction)\nhint: run cloudcall auth login again, and allow access in the browser',
+    );
+    expect(page.status).toBe(400);
     expect(() => readFileSync(file)).toThrow(/ENOENT/);
   });
 

@@ -144,7 +144,7 @@ export async function login(io: LoginIo, options: LoginOptions): Promise<string>
     });
     const expiry = grant.expiresAt ? `; the access token expires at ${grant.expiresAt}` : '';
     const renewal = grant.refreshToken ? ' and is refreshed before each command that needs it' : '';
-    return `cloudcall: signed in at ${issuer.origin}${grant.scopes ? ` (scopes: ${grant.scopes.join(' ') || 'none'})` : ''}; saved as context ${options.context} in ${options.path}, now the current context${expiry}${renewal}.\n`;
+    return `cloudcall: signed in at ${issuer.origin}${scopesNote(grant.scopes)}; saved as context ${options.context} in ${options.path}, now the current context${expiry}${renewal}.\n`;
   } finally {
     await listener.close();
   }
@@ -180,6 +180,13 @@ export async function freshToken(path: string, name: string, now = Date.now): Pr
     };
     return context.token;
   });
+}
+
+/** The scopes granted, as the sign-in's line says them: a long list by its length. */
+function scopesNote(scopes: string[] | undefined): string {
+  if (!scopes) return '';
+  if (scopes.length > 6) return ` with ${scopes.length} scopes (auth list shows the context)`;
+  return ` (scopes: ${scopes.join(' ') || 'none'})`;
 }
 
 /** What is kept of a token answer. */
@@ -239,41 +246,44 @@ function requestOptions(issuer: URL): client.DiscoveryRequestOptions {
  */
 async function discover(issuer: URL, clientId: string, clientSecret?: string): Promise<client.Configuration> {
   const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
-  return metadataStep((algorithm) =>
-    client.discovery(issuer, clientId, clientSecret, auth, { ...requestOptions(issuer), algorithm }),
+  return metadataStep(
+    (algorithm) =>
+      client.discovery(issuer, clientId, clientSecret, auth, { ...requestOptions(issuer), algorithm }),
+    'discovery',
   );
 }
 
 /** Registers this CLI with the authorization server (RFC 7591) and returns its configuration. */
 async function register(issuer: URL, redirectUri: string): Promise<client.Configuration> {
-  return metadataStep((algorithm) =>
-    client.dynamicClientRegistration(
-      issuer,
-      { ...CLIENT_METADATA, redirect_uris: [redirectUri] },
-      undefined,
-      { ...requestOptions(issuer), algorithm },
-    ),
+  return metadataStep(
+    (algorithm) =>
+      client.dynamicClientRegistration(
+        issuer,
+        { ...CLIENT_METADATA, redirect_uris: [redirectUri] },
+        undefined,
+        { ...requestOptions(issuer), algorithm },
+      ),
+    'registration',
   );
 }
 
 async function metadataStep(
   step: (algorithm: 'oauth2' | 'oidc') => Promise<client.Configuration>,
+  what: string,
 ): Promise<client.Configuration> {
   try {
     return await step('oauth2');
   } catch (first) {
-    // No RFC 8414 document (or a registration refused): the OpenID Connect one says the same.
-    if (!(first instanceof client.ResponseBodyError) && !isMissingDocument(first)) {
-      return signInStep(() => Promise.reject(first), 'discovery');
-    }
-    return signInStep(() => step('oidc'), 'discovery');
+    // No RFC 8414 document: the OpenID Connect one says the same.
+    if (!isMissingDocument(first)) return signInStep(() => Promise.reject(first), what);
+    return signInStep(() => step('oidc'), what);
   }
 }
 
-/** openid-client's error for a metadata document that is not there (404, not JSON). */
+/** openid-client's error for a metadata document that is not there (a 404, not JSON). */
 function isMissingDocument(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_INVALID_RESPONSE';
+  return code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON';
 }
 
 /**
@@ -295,7 +305,10 @@ async function signInStep<T>(step: () => Promise<T>, what: string, again?: strin
     }
     if (error instanceof client.AuthorizationResponseError) {
       const said = error.error_description ? `: ${showControls(error.error_description)}` : '';
-      throw new SignInError(`the sign-in was not granted (${showControls(error.error)}${said})`, hint);
+      throw new SignInError(
+        `the sign-in was not granted (${showControls(error.error)}${said})`,
+        'run cloudcall auth login again, and allow access in the browser',
+      );
     }
     const cause = (error as { cause?: { code?: string } }).cause;
     if (error instanceof TypeError && cause?.code) {

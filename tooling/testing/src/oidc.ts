@@ -24,6 +24,12 @@ export interface OidcProviderOptions {
   scopes?: string;
   /** The resource a token is for when the client names none (RFC 8707; default DEFAULT_RESOURCE). */
   defaultResource?: string;
+  /**
+   * Publish the metadata as OpenID Connect Discovery places it only (/.well-known/openid-configuration),
+   * answering 404 where RFC 8414 places it, as a server without RFC 8414 does (oidc-provider
+   * serves both).
+   */
+  oidcDiscoveryOnly?: boolean;
 }
 
 export interface OidcProvider {
@@ -100,7 +106,12 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
   const seen: string[] = [];
   const callback = provider.callback();
   server.on('request', (req, res) => {
-    seen.push(`${req.method} ${new URL(req.url ?? '/', issuer).pathname}`);
+    const path = new URL(req.url ?? '/', issuer).pathname;
+    seen.push(`${req.method} ${path}`);
+    if (options.oidcDiscoveryOnly && path === '/.well-known/oauth-authorization-server') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+      return;
+    }
     callback(req, res);
   });
 
