@@ -8,6 +8,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { PLATFORM_SCOPES } from '@cloudcall/platform';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { freePort } from '@cloudcall/testing';
 import { type OidcProvider, startOidcProvider } from '@cloudcall/testing/oidc';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Config, configPath } from './config.js';
@@ -343,6 +344,39 @@ describe('auth login', () => {
     );
     expect(page.status).toBe(400);
     expect(() => readFileSync(file)).toThrow(/ENOENT/);
+  });
+
+  it('auth remove revokes the refresh token at the provider, then forgets the context', async () => {
+    const signed = await login(['--context', 'leaving']);
+    expect(signed.run.code, signed.run.stderr).toBe(EXIT.ok);
+    const refreshToken = stored().contexts.leaving?.oauth?.refreshToken as string;
+    expect(await provider.provider.RefreshToken.find(refreshToken)).toBeDefined();
+    const removed = await cli.run(['auth', 'remove', 'leaving']);
+    expect(removed.code, removed.stderr).toBe(EXIT.ok);
+    expect(removed.stderr).toBe(
+      `cloudcall: removed context leaving, and its refresh token was revoked at ${provider.issuer}.\n`,
+    );
+    expect(await provider.provider.RefreshToken.find(refreshToken)).toBeUndefined();
+    expect(stored().contexts).toEqual({});
+  });
+
+  it('auth remove forgets the context even when the provider cannot be reached, and says so', async () => {
+    const signed = await login(['--context', 'offline']);
+    expect(signed.run.code, signed.run.stderr).toBe(EXIT.ok);
+    const config = stored();
+    const offline = config.contexts.offline;
+    if (!offline?.oauth) throw new Error('no grant saved');
+    // A loopback port nothing listens on.
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    offline.oauth.issuer = nowhere;
+    writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+    const removed = await cli.run(['auth', 'remove', 'offline']);
+    expect(removed.code, removed.stderr).toBe(EXIT.ok);
+    expect(removed.stderr).toBe(
+      `cloudcall: removed context offline; its refresh token could not be revoked at ${nowhere} (the authorization server cannot be reached (ECONNREFUSED)).\n`,
+    );
+    expectNoSecrets(removed, config);
+    expect(stored().contexts).toEqual({});
   });
 
   it('refuses an issuer that is not https (but for loopback) before contacting anything', async () => {

@@ -168,17 +168,23 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
     });
   auth
     .command('remove')
-    .description('Remove a context and its token from the config file.')
+    .description(
+      'Remove a context and its token from the config file; for one made by auth login, its refresh token is revoked at the authorization server first, where it offers that.',
+    )
     .argument('[name]', 'context name (auth list shows them)')
     .option('--context <name>', 'the same, as doctl spells it')
     .action(async (given: string | undefined, options: { context?: string }) => {
       const name = contextName('remove', given, options.context);
-      await updateConfig(path(), (config) => {
+      const removed = await updateConfig(path(), (config) => {
         known(config, name);
+        const context = config.contexts[name];
         delete config.contexts[name];
         if (config.current === name) delete config.current;
+        return context;
       });
-      io.stderr(`cloudcall: removed context ${name}.\n`);
+      // Gone from the file whatever the server says; a refresh token left good there is said.
+      const revoked = removed?.oauth ? await (await import('./oauth.js')).revoke(removed.oauth) : '';
+      io.stderr(`cloudcall: removed context ${name}${revoked}.\n`);
     });
   return auth;
 }

@@ -5,7 +5,8 @@
  * browser sent back to a listener on 127.0.0.1 (a random port, RFC 8252), `state` and `iss`
  * (RFC 9207) checked, and the tokens kept in the context as `auth init` keeps one (mode 0600).
  * No token, refresh token or client secret is printed or put in an error. Loaded only by
- * `auth login` and by a command whose context must be refreshed.
+ * `auth login`, by a command whose context must be refreshed, and by `auth remove` of a
+ * signed-in context (whose refresh token it revokes).
  */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -180,6 +181,30 @@ export async function freshToken(path: string, name: string, now = Date.now): Pr
     };
     return context.token;
   });
+}
+
+/**
+ * Revokes a removed context's refresh token (RFC 7009) where the authorization server offers
+ * revocation, so that a copy of the file left somewhere cannot mint tokens; resolves with what to
+ * add to the line saying the context was removed. Never fails the removal: the file no longer
+ * holds the grant either way.
+ */
+export async function revoke(grant: OAuthGrant): Promise<string> {
+  if (!grant.refreshToken) return '';
+  const refreshToken = grant.refreshToken;
+  try {
+    const config = await discover(issuerUrl(grant.issuer), grant.clientId, grant.clientSecret);
+    if (!config.serverMetadata().revocation_endpoint) {
+      return `; ${grant.issuer} offers no revocation, so its refresh token stays good there until it expires`;
+    }
+    await signInStep(
+      () => client.tokenRevocation(config, refreshToken, { token_type_hint: 'refresh_token' }),
+      'revocation',
+    );
+    return `, and its refresh token was revoked at ${grant.issuer}`;
+  } catch (error) {
+    return `; its refresh token could not be revoked at ${grant.issuer} (${error instanceof Error ? error.message : 'unknown error'})`;
+  }
 }
 
 /** The scopes granted, as the sign-in's line says them: a long list by its length. */
