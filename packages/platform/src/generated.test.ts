@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { staleness } from '@cloudcall/testing';
 import { describe, expect, it } from 'vitest';
-import { enumLists, openapiDocument, scopeList } from '../scripts/generate.mjs';
+import { enumLists, openapiDocument, scopeList, scopesSource } from '../scripts/generate.mjs';
 import { DROPLET_STATUS, PLATFORM_SCOPES, REGION_SLUG } from './index.js';
 
 const subset = JSON.parse(
@@ -49,6 +49,8 @@ describe('the generated platform shapes', () => {
     expect(PLATFORM_SCOPES).toContain('droplet:create');
     expect(PLATFORM_SCOPES).toContain('account:read');
     expect(PLATFORM_SCOPES.every((scope) => /^[a-z_]+:[a-z_]+$/.test(scope))).toBe(true);
+    // The committed file holds them as the generator writes them.
+    expect(scopesSource(subset)).toBe(readFileSync(new URL('scopes.generated.ts', import.meta.url), 'utf8'));
     expect(
       scopeList({ operations: { a: { scopes: ['b:read', 'a:read'] }, b: { scopes: ['a:read'] }, c: {} } }),
     ).toEqual(['a:read', 'b:read']);
