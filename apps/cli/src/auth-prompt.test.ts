@@ -79,7 +79,17 @@ describe('auth init at the hidden prompt', () => {
     const list = await cli.run(['auth', 'list']);
     expect(list.code, list.stderr).toBe(EXIT.ok);
     expect(list.json).toEqual({
-      contexts: [{ name: 'term', current: true, token: 'dop_v1_****3333', api_url: sandbox.url }],
+      contexts: [
+        {
+          name: 'term',
+          current: true,
+          kind: 'token',
+          token: 'dop_v1_****3333',
+          expires: '',
+          issuer: '',
+          api_url: sandbox.url,
+        },
+      ],
     });
     expect(list.stdout).not.toContain(TYPED);
   });

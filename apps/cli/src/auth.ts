@@ -1,13 +1,21 @@
 /**
- * `cloudcall auth init|list|switch|remove`: contexts, as doctl users know them. `init` reads a
- * token (from a pipe, or a hidden prompt on a terminal), checks it with account-get-information,
- * and saves it; no command prints a token whole.
+ * `cloudcall auth init|login|list|switch|remove`: contexts, as doctl users know them. `init` reads
+ * a token (from a pipe, or a hidden prompt on a terminal), checks it with account-get-information,
+ * and saves it; `login` signs in at the authorization server in a browser (oauth.ts); no command
+ * prints a token whole.
  */
 import { loadFamily } from '@cloudcall/catalog/lazy';
 import { CancelledError, InputError } from '@cloudcall/core';
 import { maskToken } from '@cloudcall/core/internal';
 import { Command } from 'commander';
-import { type Config, configPath, DEFAULT_CONTEXT, readConfig, updateConfig } from './config.js';
+import {
+  type Config,
+  configPath,
+  DEFAULT_CONTEXT,
+  DEFAULT_ISSUER,
+  readConfig,
+  updateConfig,
+} from './config.js';
 import { formatFor, type OutputFormat, outputOption } from './output.js';
 
 export interface AuthIo {
@@ -82,15 +90,64 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
       );
     });
   auth
+    .command('login')
+    .description(
+      'Sign in at the authorization server in a browser (OAuth authorization code with PKCE; the CLI registers itself there unless --client-id names a client), and save the tokens as a context, which becomes the current one. The access token is refreshed before a command when it is about to expire. Nothing secret is printed.',
+    )
+    .option('--context <name>', 'context name', DEFAULT_CONTEXT)
+    .option(
+      '--scopes <list>',
+      "scopes to ask for, comma-separated, such as droplet:read,droplet:create (default: every scope of the platform's API)",
+    )
+    .option('--issuer <url>', `the authorization server (default ${DEFAULT_ISSUER})`)
+    .option('--client-id <id>', 'a client already registered there (default: register one)')
+    .option('--api-url <url>', 'API base URL this context talks to (default: the platform)')
+    .option('--no-browser', 'do not open a browser: print the address to open')
+    .action(
+      async (options: {
+        context: string;
+        scopes?: string;
+        issuer?: string;
+        clientId?: string;
+        apiUrl?: string;
+        browser: boolean;
+      }) => {
+        const scopes = options.scopes
+          ?.split(/[\s,]+/)
+          .map((scope) => scope.trim())
+          .filter(Boolean);
+        if (options.scopes !== undefined && !scopes?.length) {
+          throw new InputError('--scopes needs at least one scope, such as droplet:read,droplet:create');
+        }
+        const { login } = await import('./oauth.js');
+        io.stderr(
+          await login(io, {
+            path: path(),
+            context: options.context,
+            issuer: options.issuer,
+            scopes,
+            clientId: options.clientId,
+            apiUrl: options.apiUrl ?? globals().apiUrl,
+            noBrowser: !options.browser,
+          }),
+        );
+      },
+    );
+  auth
     .command('list')
-    .description('List the contexts, the current one marked, tokens masked.')
+    .description(
+      'List the contexts, the current one marked: how each signed in (token: auth init; oauth: auth login), tokens masked, when an OAuth access token expires.',
+    )
     .addOption(outputOption())
     .action(async (options: { output?: OutputFormat }) => {
       const config = readConfig(path());
       const contexts = Object.entries(config.contexts).map(([name, context]) => ({
         name,
         current: name === config.current,
+        kind: context.oauth ? 'oauth' : 'token',
         token: maskToken(context.token),
+        expires: context.oauth?.expiresAt ?? '',
+        issuer: context.oauth?.issuer ?? '',
         api_url: context.apiUrl ?? '',
       }));
       const format = options.output ?? globals().output ?? (io.isTty ? 'table' : 'json');
@@ -111,17 +168,23 @@ export function authCommand(io: AuthIo, version: string, globals: () => AuthOpti
     });
   auth
     .command('remove')
-    .description('Remove a context and its token from the config file.')
+    .description(
+      'Remove a context and its token from the config file; for one made by auth login, its refresh token is revoked at the authorization server first, where it offers that.',
+    )
     .argument('[name]', 'context name (auth list shows them)')
     .option('--context <name>', 'the same, as doctl spells it')
     .action(async (given: string | undefined, options: { context?: string }) => {
       const name = contextName('remove', given, options.context);
-      await updateConfig(path(), (config) => {
+      const removed = await updateConfig(path(), (config) => {
         known(config, name);
+        const context = config.contexts[name];
         delete config.contexts[name];
         if (config.current === name) delete config.current;
+        return context;
       });
-      io.stderr(`cloudcall: removed context ${name}.\n`);
+      // Gone from the file whatever the server says; a refresh token left good there is said.
+      const revoked = removed?.oauth ? await (await import('./oauth.js')).revoke(removed.oauth) : '';
+      io.stderr(`cloudcall: removed context ${name}${revoked}.\n`);
     });
   return auth;
 }

@@ -20,9 +20,54 @@ import { configDirectory, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/
 import { FileReadError, readBoundedFile } from '@cloudcall/core/internal';
 
 export interface Context {
+  /** The API token; for a context made by `auth login`, the current access token. */
   token: string;
   /** The API this context talks to, when not the platform's (a sandbox server, say). */
   apiUrl?: string;
+  /** How `auth login` signed in, for refreshing `token` before it expires; none for `auth init`'s. */
+  oauth?: OAuthGrant;
+}
+
+/**
+ * What `auth login` keeps beside the access token: where it came from, the client it was issued
+ * to (registered by the CLI itself, RFC 7591, unless `--client-id` named one), and how to get the
+ * next one. Secrets, like the token: the file is the owner's alone.
+ */
+export interface OAuthGrant {
+  /** The authorization server's issuer identifier. */
+  issuer: string;
+  clientId: string;
+  /** When the registration gave the client a secret (a public client has none). */
+  clientSecret?: string;
+  refreshToken?: string;
+  /** When the access token expires (ISO 8601), as the authorization server said; none: not said. */
+  expiresAt?: string;
+  /** The scopes granted, when the authorization server said. */
+  scopes?: string[];
+}
+
+/** A token with less than this left is refreshed before a command uses it. */
+export const REFRESH_MARGIN_MS = 60_000;
+
+/** Whether a signed-in context's token is about to expire (or has): it is refreshed before use. */
+export function expiresSoon(expiresAt: string | undefined, now = Date.now()): boolean {
+  if (expiresAt === undefined) return false;
+  const at = Date.parse(expiresAt);
+  return !Number.isFinite(at) || at - now < REFRESH_MARGIN_MS;
+}
+
+/**
+ * The authorization server refused a sign-in or a refresh, or answered something no client can
+ * use: reported with a hint (sign in again) and exit code 3, as an API refusal.
+ */
+export class SignInError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'SignInError';
+  }
 }
 
 export interface Config {
@@ -32,6 +77,12 @@ export interface Config {
 }
 
 export const DEFAULT_CONTEXT = 'default';
+
+/**
+ * The platform's authorization server, where `auth login` signs in by default: the origin of
+ * doctl's OAuth endpoints (/v1/oauth/...).
+ */
+export const DEFAULT_ISSUER = 'https://cloud.digitalocean.com';
 
 export function configPath(env: Record<string, string | undefined>): string {
   return join(configDirectory(env), 'config.json');
@@ -103,9 +154,10 @@ export function writeConfig(path: string, config: Config): void {
  * (`config.json.lock`) the whole time, so that concurrent commands (eight `auth init` at once)
  * each see the others' changes instead of overwriting them. A lock left by a process that died
  * is taken over once stale (10 s without an update); waiting for a live one gives up after
- * about 10 s with an error naming the lock.
+ * about 10 s with an error naming the lock. `change` may be async (a token refreshed while the
+ * lock is held, so that two commands never spend one refresh token): the lock is kept fresh meanwhile.
  */
-export async function updateConfig<T>(path: string, change: (config: Config) => T): Promise<T> {
+export async function updateConfig<T>(path: string, change: (config: Config) => T | Promise<T>): Promise<T> {
   privateDirectory(path);
   const { lock } = await import('proper-lockfile');
   let release: () => Promise<void>;
@@ -124,7 +176,7 @@ export async function updateConfig<T>(path: string, change: (config: Config) => 
   }
   try {
     const config = readConfig(path);
-    const result = change(config);
+    const result = await change(config);
     writeConfig(path, config);
     return result;
   } finally {
@@ -139,6 +191,10 @@ export interface ResolvedToken {
   apiUrl?: string | undefined;
   /** The context that gave the token, when one did. */
   context?: string;
+  /** For a context made by `auth login`: when its token expires, so that it is refreshed first. */
+  expiresAt?: string | undefined;
+  /** That context can refresh its token (it was made by `auth login`). */
+  refreshable?: boolean;
   /** Said on stderr: a token given that a higher source overrides. */
   note?: string;
 }
@@ -164,14 +220,7 @@ export function resolveToken(
       ...(named?.context.apiUrl ? { apiUrl: named.context.apiUrl } : {}),
     };
   }
-  if (named) {
-    return {
-      token: named.context.token,
-      source: `context ${named.name}`,
-      apiUrl: named.context.apiUrl,
-      context: named.name,
-    };
-  }
+  if (named) return fromContext(named.name, named.context);
   const fromEnv = resolveCredentials(env);
   // With a token in the environment, a config file that cannot be read only loses the note.
   let config: Config = { contexts: {} };
@@ -190,11 +239,16 @@ export function resolveToken(
     };
   }
   if (!current) return undefined;
+  return fromContext(config.current as string, current);
+}
+
+function fromContext(name: string, context: Context): ResolvedToken {
   return {
-    token: current.token,
-    source: `context ${config.current}`,
-    apiUrl: current.apiUrl,
-    context: config.current as string,
+    token: context.token,
+    source: `context ${name}`,
+    apiUrl: context.apiUrl,
+    context: name,
+    ...(context.oauth ? { refreshable: true, expiresAt: context.oauth.expiresAt } : {}),
   };
 }
 
@@ -214,4 +268,4 @@ function namedContext(
 }
 
 /** Where a token can come from, for the message when there is none. */
-export const TOKEN_SOURCES = `Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), pass -t/--token, or run "cloudcall auth init"`;
+export const TOKEN_SOURCES = `Set ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), pass -t/--token, or run "cloudcall auth login" (or "cloudcall auth init" with a token)`;

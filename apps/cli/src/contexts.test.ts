@@ -20,6 +20,8 @@ beforeEach(() => {
   cli = cliRunner();
   config = configPath({ XDG_CONFIG_HOME: `${cli.home}/config` });
 });
+/** What auth list says of a context auth init made: a token, nothing of OAuth. */
+const PLAIN = { kind: 'token', expires: '', issuer: '' };
 const WORK = 'dop_v1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1111';
 const HOME_TOKEN = 'dop_v1_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2222';
 let sandbox: Sandbox;
@@ -103,8 +105,8 @@ describe('contexts', () => {
     expect(list.code, list.stderr).toBe(EXIT.ok);
     expect(list.json).toEqual({
       contexts: [
-        { name: 'work', current: false, token: 'dop_v1_****1111', api_url: sandbox.url },
-        { name: 'home', current: true, token: 'dop_v1_****2222', api_url: sandbox.url },
+        { ...PLAIN, name: 'work', current: false, token: 'dop_v1_****1111', api_url: sandbox.url },
+        { ...PLAIN, name: 'home', current: true, token: 'dop_v1_****2222', api_url: sandbox.url },
       ],
     });
     expect(list.stdout).not.toContain(WORK);
@@ -123,7 +125,7 @@ describe('contexts', () => {
     // No current context and no token anywhere: the CLI says where a token can come from.
     const none = await cli.run(['key-list']);
     expect(none.code).toBe(EXIT.input);
-    expect(none.stderr).toContain('pass -t/--token, or run "cloudcall auth init"');
+    expect(none.stderr).toContain('pass -t/--token, or run "cloudcall auth login"');
   });
 });
 

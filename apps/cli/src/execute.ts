@@ -14,7 +14,7 @@ import {
   type ToolProgress,
 } from '@cloudcall/core';
 import { showControls, traceLine } from '@cloudcall/core/internal';
-import { resolveToken, TOKEN_SOURCES } from './config.js';
+import { configPath, expiresSoon, resolveToken, TOKEN_SOURCES } from './config.js';
 import type { CliDefault, DefaultLookup } from './doctl.js';
 import type { CliGuard } from './guard.js';
 import type { GuardFlags } from './guard-flags.js';
@@ -99,6 +99,12 @@ export async function execute(
     }
     if (credentials.note) io.stderr(`cloudcall: ${credentials.note}\n`);
     if (credentials.context !== undefined) caller = `cli:${credentials.context}`;
+    // A context from auth login whose token is about to expire: refreshed first (oauth.ts, with
+    // openid-client, loaded only then).
+    if (credentials.context !== undefined && credentials.refreshable && expiresSoon(credentials.expiresAt)) {
+      const { freshToken } = await import('./oauth.js');
+      credentials.token = await freshToken(configPath(io.env), credentials.context);
+    }
     client = createClient({
       token: credentials.token,
       baseUrl: options.apiUrl ?? credentials.apiUrl,

@@ -12,6 +12,7 @@ import { apiCommand, apiFlagFor } from './api-command.js';
 import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
 import { CommandWordError, commandWordIndex } from './commands.js';
+import { SignInError } from './config.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags } from './guard-flags.js';
@@ -124,7 +125,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     .addHelpText(
       'after',
       () =>
-        `${rootHelpText(families)}\nAlso: cloudcall api PATH (any API request, as gh api: cloudcall api --help), auth init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
+        `${rootHelpText(families)}\nAlso: cloudcall api PATH (any API request, as gh api: cloudcall api --help), auth login|init|list|switch|remove, sandbox serve|reset|status, audit.\nAuthentication, first found: -t/--token, --context NAME, ${TOKEN_ENV_VARS[0]} (or ${TOKEN_ENV_VARS[1]}), the current context; or pass --sandbox. A context's API URL goes with it.\nExit codes: 0 ok, 2 invalid input, 3 API error, 4 network error, 5 --wait timed out, 130 interrupted, 1 anything else.`,
     );
 
   for (const option of connectionOptions(io.env)) program.addOption(option);
@@ -342,6 +343,10 @@ function reportError(
       running && !(error instanceof ColumnError) ? `hint: cloudcall ${running} --help lists its flags\n` : '';
     io.stderr(`cloudcall: invalid input: ${showControls(what)}\n${hint}`);
     return EXIT.input;
+  }
+  if (error instanceof SignInError) {
+    io.stderr(`cloudcall: ${showControls(error.message)}\nhint: ${error.hint}\n`);
+    return EXIT.api;
   }
   // The same hint the MCP server gives, from the same tables.
   const hint = hintFor(error);

@@ -19,9 +19,10 @@ export function isLoopback(host: string): boolean {
 
 /**
  * Why `host` may not be served on with this client authentication, or undefined when it may:
- * anything but loopback needs clients to authenticate (`--auth static` or `token-passthrough`).
+ * anything but loopback needs clients to authenticate (`--auth static`, `token-passthrough` or `oauth`).
  */
 export function bindProblem(host: string, auth = 'none'): string | undefined {
-  if (isLoopback(host) || auth === 'static' || auth === 'token-passthrough') return undefined;
-  return `--host ${host} is not a loopback address, and --auth ${auth} lets anyone who can reach it run every tool with the server's API token. Serve on 127.0.0.1 (the default), ::1 or localhost; or make clients authenticate with --auth token-passthrough (each brings their own API token) or --auth static --client-keys FILE.`;
+  if (isLoopback(host) || auth === 'static' || auth === 'token-passthrough' || auth === 'oauth')
+    return undefined;
+  return `--host ${host} is not a loopback address, and --auth ${auth} lets anyone who can reach it run every tool with the server's API token. Serve on 127.0.0.1 (the default), ::1 or localhost; or make clients authenticate with --auth oauth (each signs in at the authorization server), --auth token-passthrough (each brings their own API token) or --auth static --client-keys FILE.`;
 }

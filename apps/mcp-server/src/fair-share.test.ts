@@ -455,10 +455,13 @@ describe('wait, per caller', () => {
 describe('start-up refusals', () => {
   it('refuses per-caller limits without callers to tell apart, a share above the whole, and timeouts of 0', async () => {
     const cases: [string[], RegExp][] = [
-      [['--max-waits-per-caller', '2'], /--max-waits-per-caller is for --auth static or token-passthrough/],
+      [
+        ['--max-waits-per-caller', '2'],
+        /--max-waits-per-caller is for --auth static, token-passthrough or oauth/,
+      ],
       [
         ['--max-in-flight-per-caller', '2'],
-        /--max-in-flight-per-caller is for --auth static or token-passthrough/,
+        /--max-in-flight-per-caller is for --auth static, token-passthrough or oauth/,
       ],
       [
         ['--auth', 'token-passthrough', '--max-in-flight-per-caller', '65'],

@@ -17,6 +17,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_WAIT_SECONDS,
   DEFAULT_MAX_WAITS_PER_CALLER,
+  DEFAULT_OAUTH_ISSUER,
   DEFAULT_SESSION_IDLE_TIMEOUT_S,
 } from './service-flags.js';
 
@@ -45,7 +46,7 @@ export const FLAGS = {
     type: 'string',
     value: 'HOST',
     http: true,
-    help: 'HTTP interface (default 127.0.0.1); anything but loopback (127.0.0.0/8, ::1, localhost) needs --auth static or token-passthrough',
+    help: 'HTTP interface (default 127.0.0.1); anything but loopback (127.0.0.0/8, ::1, localhost) needs --auth static, token-passthrough or oauth',
   },
   port: { type: 'string', value: 'PORT', http: true, help: 'HTTP port (default 3333; 0 picks a free one)' },
   'max-sessions': {
@@ -67,9 +68,21 @@ export const FLAGS = {
   },
   auth: {
     type: 'string',
-    value: 'none|static|token-passthrough',
+    value: 'none|static|token-passthrough|oauth',
     http: true,
-    help: 'how HTTP clients authenticate (default none, loopback only). token-passthrough: each request brings its caller\'s API token as "Authorization: Bearer", used for that request only. static: the server\'s token; clients send a key listed in --client-keys',
+    help: "how HTTP clients authenticate (default none, loopback only). token-passthrough: each request brings its caller's API token as \"Authorization: Bearer\", used for that request only. oauth: the same, with a token the host signs in for itself at --oauth-issuer, found through this server's /.well-known/oauth-protected-resource (RFC 9728); a request without one gets 401 saying where. static: the server's token; clients send a key listed in --client-keys",
+  },
+  'oauth-issuer': {
+    type: 'string',
+    value: 'URL',
+    http: true,
+    help: `--auth oauth: the authorization server hosts sign in at (default ${DEFAULT_OAUTH_ISSUER}, the platform's); https, or http on loopback`,
+  },
+  'public-url': {
+    type: 'string',
+    value: 'URL',
+    http: true,
+    help: "--auth oauth: this server's MCP endpoint as clients reach it, such as https://mcp.example.com/mcp behind a proxy: the resource its metadata names (default: http://HOST/mcp from each request's Host)",
   },
   'client-keys': {
     type: 'string',
@@ -81,7 +94,7 @@ export const FLAGS = {
     type: 'string',
     value: 'own|all',
     http: true,
-    help: '--auth static: the audit lines audit-list shows a client key: own (default), those of calls made with that key, or all. token-passthrough: always own, after the token is checked with the platform',
+    help: '--auth static: the audit lines audit-list shows a client key: own (default), those of calls made with that key, or all. token-passthrough and oauth: always own, after the token is checked with the platform',
   },
   'allowed-hosts': {
     type: 'string',
@@ -112,7 +125,7 @@ export const FLAGS = {
     type: 'string',
     value: 'N',
     http: true,
-    help: `--auth static or token-passthrough: MCP requests answered at once for one caller (a client key, or a passed-through token), default a 1/${DEFAULT_CALLER_SHARE_DIVISOR} share of --max-in-flight (${Math.ceil(DEFAULT_MAX_IN_FLIGHT / DEFAULT_CALLER_SHARE_DIVISOR)} of ${DEFAULT_MAX_IN_FLIGHT}); past it that caller gets 503 with Retry-After, while other callers are still served`,
+    help: `--auth static, token-passthrough or oauth: MCP requests answered at once for one caller (a client key, or a passed-through token), default a 1/${DEFAULT_CALLER_SHARE_DIVISOR} share of --max-in-flight (${Math.ceil(DEFAULT_MAX_IN_FLIGHT / DEFAULT_CALLER_SHARE_DIVISOR)} of ${DEFAULT_MAX_IN_FLIGHT}); past it that caller gets 503 with Retry-After, while other callers are still served`,
   },
   'header-timeout': {
     type: 'string',
@@ -130,13 +143,13 @@ export const FLAGS = {
     type: 'string',
     value: 'N',
     http: true,
-    help: `--auth static or token-passthrough: wait calls one caller may have in flight at once (default ${DEFAULT_MAX_WAITS_PER_CALLER}); past it a wait is refused (isError, error_id too_many_waits)`,
+    help: `--auth static, token-passthrough or oauth: wait calls one caller may have in flight at once (default ${DEFAULT_MAX_WAITS_PER_CALLER}); past it a wait is refused (isError, error_id too_many_waits)`,
   },
   'max-wait-seconds': {
     type: 'string',
     value: 'SECONDS',
     http: true,
-    help: `--auth static or token-passthrough: the longest one wait call waits (default ${DEFAULT_MAX_WAIT_SECONDS}, under the 300 s read timeout of the shipped nginx settings); a longer TimeoutSeconds is cut to it, and calling wait again resumes`,
+    help: `--auth static, token-passthrough or oauth: the longest one wait call waits (default ${DEFAULT_MAX_WAIT_SECONDS}, under the 300 s read timeout of the shipped nginx settings); a longer TimeoutSeconds is cut to it, and calling wait again resumes`,
   },
   'max-event-store-bytes': {
     type: 'string',

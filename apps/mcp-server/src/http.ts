@@ -54,6 +54,15 @@ import { BATCHES_REMOVED_IN, hasModernClaim } from './handshake.js';
 import { createLogger, type Logger, type RequestContext, requestLineWriter } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { ModernHttp } from './modern.js';
+import {
+  answerMetadata,
+  challenge,
+  isMetadataPath,
+  metadataUrl,
+  type OAuthResource,
+  refusedByPlatform,
+  resourceOf,
+} from './oauth-resource.js';
 import { PROTOCOL } from './protocol.generated.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenNames } from './service-config.js';
 import {
@@ -121,6 +130,13 @@ export interface HttpOptions {
   auth?: AuthMode;
   /** --auth static: the client keys' SHA-256 digests and names. */
   clientKeys?: readonly ClientKey[];
+  /** --auth oauth: the authorization server and this server's public URL (oauth-resource.ts). */
+  oauth?: OAuthResource | undefined;
+  /**
+   * --auth oauth: checks a request's token with the platform (clients.ts, cached a minute), so
+   * that one it refuses gets 401 with `invalid_token` and its host signs in again.
+   */
+  checkToken?: ((auth?: AuthInfo) => Promise<void>) | undefined;
   /** Host header values served, instead of this server's loopback names. */
   allowedHosts?: readonly string[] | undefined;
   /** Origins allowed, instead of loopback pages. */
@@ -349,6 +365,11 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       );
       return;
     }
+    // --auth oauth's metadata: public, so for any page (no Origin check) and without a token.
+    if (options.oauth && isMetadataPath(path, options.oauth)) {
+      answerMetadata(req, res, options.oauth, header(req, 'host') ?? '');
+      return;
+    }
     // Browsers send Origin on cross-site requests: only allowed pages (by default loopback) may call.
     const origin = header(req, 'origin');
     if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
@@ -364,7 +385,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('cloudcall MCP endpoint is /mcp\n');
       return;
     }
-    const auth = authenticate(req, res);
+    const auth = await authenticate(req, res);
     if (auth === false) return;
     if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     const caller = callerOf(auth);
@@ -520,22 +541,33 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
    * AuthInfo (token-passthrough: its token; static: its key's digest), or false once a 401 has
    * been answered.
    */
-  function authenticate(req: IncomingMessage, res: ServerResponse): AuthInfo | undefined | false {
+  async function authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<AuthInfo | undefined | false> {
     if (authMode === 'none') return undefined;
     const presented = bearerOf(req);
+    const oauth = options.oauth;
     const refuse = (message: string, error?: string) => {
       res.setHeader(
         'www-authenticate',
-        `Bearer realm="cloudcall-mcp"${error ? `, error="${error}", error_description="${message}"` : ''}`,
+        oauth
+          ? challenge(resourceOf(oauth, header(req, 'host') ?? ''), error && message)
+          : `Bearer realm="cloudcall-mcp"${error ? `, error="${error}", error_description="${message}"` : ''}`,
       );
       jsonRpcError(res, 401, -32001, `Unauthorized: ${message}`);
       return false as const;
     };
     if (presented === undefined) {
+      if (oauth && /^bearer(\s|$)/i.test(header(req, 'authorization') ?? '')) {
+        return refuse('the bearer token is malformed', 'invalid_token');
+      }
       return refuse(
         authMode === 'static'
           ? 'send a client key as "Authorization: Bearer <key>"'
-          : 'send your API token as "Authorization: Bearer <token>"',
+          : oauth
+            ? `sign in at the authorization server this server's metadata names (${metadataUrl(resourceOf(oauth, header(req, 'host') ?? ''))}) and send the token as "Authorization: Bearer <token>"`
+            : 'send your API token as "Authorization: Bearer <token>"',
       );
     }
     // clientId: who is calling, as audit lines name them (never the key or token itself).
@@ -546,7 +578,17 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       return { token: '', clientId: key.name, scopes: [] };
     }
     // The caller's own API token, for this request's calls only; the API itself judges it.
-    return { token: presented, clientId: namesOfToken(presented).clientId, scopes: [] };
+    const auth: AuthInfo = { token: presented, clientId: namesOfToken(presented).clientId, scopes: [] };
+    // Signed in with OAuth: a token the platform refuses gets the 401 that has its host sign in again.
+    if (oauth && options.checkToken) {
+      try {
+        await options.checkToken(auth);
+      } catch (error) {
+        if (refusedByPlatform(error))
+          return refuse('the platform refused this token; sign in again', 'invalid_token');
+      }
+    }
+    return auth;
   }
 
   /**

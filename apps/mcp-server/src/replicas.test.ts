@@ -213,7 +213,7 @@ describe("deploy/nginx.conf (Compose's balancer) follows the replicas' addresses
             .replace('listen 8080;', `listen 127.0.0.1:${listen};`)
             // The config's own /tmp paths, before any path of this checkout (which may be under /tmp) goes in.
             .replace(/\/tmp\//g, `${dir}/`)
-            .replace('/etc/nginx/mcp-proxy.conf', MCP_PROXY_CONF)
+            .replaceAll('/etc/nginx/mcp-proxy.conf', MCP_PROXY_CONF)
             .replace('error_log /dev/stderr', `error_log ${join(dir, 'error.log')}`)
             .replace('access_log /dev/stdout', `access_log ${join(dir, 'access.log')}`);
           expect(config).toContain(`mcp:${port};`);

@@ -8,6 +8,7 @@ import { FileReadError, readBoundedFile } from '@cloudcall/core/internal';
 import { CALLER_PREFIXES } from '@cloudcall/guard';
 import { bindProblem } from './bind.js';
 import type { FlagName } from './flags.js';
+import { checkedUrl, DEFAULT_OAUTH_ISSUER, issuerId, type OAuthResource } from './oauth-resource.js';
 import {
   DEFAULT_BODY_TIMEOUT_S,
   DEFAULT_CALLER_SHARE_DIVISOR,
@@ -19,7 +20,7 @@ import {
   DEFAULT_MAX_WAITS_PER_CALLER,
 } from './service-flags.js';
 
-export const AUTH_MODES = ['none', 'static', 'token-passthrough'] as const;
+export const AUTH_MODES = ['none', 'static', 'token-passthrough', 'oauth'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 export interface ServiceSettings extends FairShareSettings {
@@ -39,6 +40,8 @@ export interface ServiceSettings extends FairShareSettings {
   graceMs: number;
   /** POSTs to /mcp answered at once; past it 503 with Retry-After. */
   maxInFlight: number;
+  /** --auth oauth: the authorization server, and this server's public URL (oauth-resource.ts). */
+  oauth: OAuthResource | undefined;
 }
 
 /** How callers share a process (fairShareSettings). */
@@ -86,9 +89,10 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
     throw new Error(
       auth === 'none'
         ? '--audit-scope is for --auth static: with --auth none every caller is the one local user, who reads every line'
-        : '--audit-scope is for --auth static: a --auth token-passthrough caller reads only its own audit lines',
+        : `--audit-scope is for --auth static: a --auth ${auth} caller reads only its own audit lines`,
     );
   }
+  const oauth = oauthResource(flags, auth);
   const grace = flags['grace-seconds'] ?? String(DEFAULT_GRACE_SECONDS);
   if (typeof grace !== 'string' || !/^\d+$/.test(grace) || Number(grace) > 3600) {
     throw new Error(`--grace-seconds must be a whole number of seconds up to 3600, not ${grace}`);
@@ -112,7 +116,37 @@ export function serviceSettings(flags: Flags, host: string): ServiceSettings {
     }),
     graceMs: Number(grace) * 1000,
     maxInFlight: inFlightCap,
+    oauth,
     ...fairShareSettings(flags, auth, inFlightCap),
+  };
+}
+
+/**
+ * --auth oauth's settings: the authorization server (--oauth-issuer, the platform's by default)
+ * and the URL clients reach this server at (--public-url; behind a proxy, the proxy's), both
+ * https or loopback http. Either flag without --auth oauth is refused.
+ */
+function oauthResource(flags: Flags, auth: AuthMode): OAuthResource | undefined {
+  const issuer = flags['oauth-issuer'];
+  const publicUrl = flags['public-url'];
+  if (auth !== 'oauth') {
+    const given =
+      issuer !== undefined ? '--oauth-issuer' : publicUrl !== undefined ? '--public-url' : undefined;
+    if (given) throw new Error(`${given} is for --auth oauth (this is --auth ${auth})`);
+    return undefined;
+  }
+  return {
+    issuer: issuerId(
+      checkedUrl(
+        typeof issuer === 'string' ? issuer : DEFAULT_OAUTH_ISSUER,
+        '--oauth-issuer',
+        DEFAULT_OAUTH_ISSUER,
+      ),
+    ),
+    publicUrl:
+      typeof publicUrl === 'string'
+        ? checkedUrl(publicUrl, '--public-url', 'https://mcp.example.com/mcp')
+        : undefined,
   };
 }
 
@@ -129,7 +163,7 @@ function fairShareSettings(flags: Flags, auth: AuthMode, maxInFlight: number): F
   const given = PER_CALLER_FLAGS.find((flag) => flags[flag] !== undefined);
   if (!team && given) {
     throw new Error(
-      `--${given} is for --auth static or token-passthrough: with --auth none every caller is the one local user`,
+      `--${given} is for --auth static, token-passthrough or oauth: with --auth none every caller is the one local user`,
     );
   }
   const share = wholeFlag(

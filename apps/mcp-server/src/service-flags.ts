@@ -37,3 +37,6 @@ export const DEFAULT_MAX_WAIT_SECONDS = 240;
  * and 512 KiB a session, the store alone could otherwise hold 50 MiB.
  */
 export const DEFAULT_MAX_EVENT_STORE_BYTES = 16 * 1024 * 1024;
+
+/** --auth oauth: the platform's authorization server, the origin of its OAuth endpoints (doctl's /v1/oauth/...). */
+export const DEFAULT_OAUTH_ISSUER = 'https://cloud.digitalocean.com';

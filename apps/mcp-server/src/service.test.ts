@@ -113,7 +113,7 @@ describe('start-up refusals', () => {
     const cases: [string[], RegExp][] = [
       [['--auth', 'static'], /--auth static needs --client-keys FILE/],
       [['--client-keys', keysFile('k')], /--client-keys is for --auth static/],
-      [['--auth', 'basic'], /--auth must be none, static, token-passthrough, not basic/],
+      [['--auth', 'basic'], /--auth must be none, static, token-passthrough, oauth, not basic/],
       [['--stateless', '--tool-mode', 'dynamic'], /--tool-mode dynamic .* --stateless/],
       [['--auth', 'static', '--client-keys', plain], /line 2 is not a SHA-256 in hex/],
       [['--auth', 'static', '--client-keys', join(temp(), 'missing')], /cannot be read/],

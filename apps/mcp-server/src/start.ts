@@ -179,7 +179,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   } catch (error) {
     fail((error as Error).message);
   }
-  const passthrough = service?.auth === 'token-passthrough';
+  // --auth oauth passes the token a host signed in for through as token-passthrough does.
+  const passthrough = service?.auth === 'token-passthrough' || service?.auth === 'oauth';
   // Over HTTP: JSON logs and metrics, made first so the API client and the servers report to them.
   const httpModule = transport === 'http' ? await import('./http.js') : undefined;
   const httpService = httpModule?.createHttpService({ quiet: Boolean(flags.quiet), stream: io.stderr });
@@ -438,7 +439,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     checkToken = clients.checkToken;
     closeConnection = clients.close;
     info(
-      `using the API at ${baseUrl} ${credentials ? `with the token from ${credentials.source}` : "with each request's own token (--auth token-passthrough)"}`,
+      `using the API at ${baseUrl} ${credentials ? `with the token from ${credentials.source}` : `with each request's own token (--auth ${service?.auth})`}`,
     );
   }
   info(
@@ -535,6 +536,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
         sessionIdleTimeoutMs: idleSeconds * 1000,
         maxMessageBytes,
         ...service,
+        checkToken: service?.auth === 'oauth' ? checkToken : undefined,
         ready: readiness(apiUrl),
       });
     } catch (error) {
@@ -564,6 +566,13 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     info(
       `listening on ${running.url}${service?.stateless ? ' (stateless)' : ''} with --auth ${service?.auth}`,
     );
+    if (service?.oauth) {
+      const { metadataUrl, resourceOf } = await import('./oauth-resource.js');
+      const resource = resourceOf(service.oauth, new URL(running.url).host);
+      info(
+        `hosts sign in at ${service.oauth.issuer}, as this server's protected resource metadata says (${metadataUrl(resource)})`,
+      );
+    }
     // And whoever waits for this line gets it now.
     httpService?.logger.flush();
   }

@@ -5,3 +5,5 @@ export function openapiDocument(subset: unknown): {
 export function enumLists(subset: unknown): Map<string, readonly string[]>;
 export function enumsSource(subset: unknown): string;
 export function schemasSource(subset: unknown): Promise<string>;
+export function scopeList(subset: unknown): string[];
+export function scopesSource(subset: unknown): string;

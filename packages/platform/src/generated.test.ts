@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { staleness } from '@cloudcall/testing';
 import { describe, expect, it } from 'vitest';
-import { enumLists, openapiDocument } from '../scripts/generate.mjs';
-import { DROPLET_STATUS, REGION_SLUG } from './index.js';
+import { enumLists, openapiDocument, scopeList, scopesSource } from '../scripts/generate.mjs';
+import { DROPLET_STATUS, PLATFORM_SCOPES, REGION_SLUG } from './index.js';
 
 const subset = JSON.parse(
   readFileSync(new URL(import.meta.resolve('@cloudcall/openapi-subset/subset.json')), 'utf8'),
@@ -20,7 +20,7 @@ describe('the generated platform shapes', () => {
   }, 120_000);
 
   it('hold no prose of the OpenAPI description', () => {
-    for (const file of ['schemas.generated.ts', 'enums.generated.ts']) {
+    for (const file of ['schemas.generated.ts', 'enums.generated.ts', 'scopes.generated.ts']) {
       const text = readFileSync(new URL(file, import.meta.url), 'utf8');
       // openapi-typescript writes a description as a JSDoc line; only its own tags may appear.
       const prose = text
@@ -39,6 +39,21 @@ describe('the generated platform shapes', () => {
     // Lists reached through the same $ref are named once; every other one has its constant.
     expect(lists.size).toBeGreaterThan(0);
     expect(lists.size).toBeLessThanOrEqual(count);
+  });
+
+  it("list every operation's scopes once, sorted", () => {
+    const named = Object.values(subset.operations as Record<string, { scopes?: string[] }>).flatMap(
+      (operation) => operation.scopes ?? [],
+    );
+    expect(PLATFORM_SCOPES).toEqual([...new Set(named)].sort());
+    expect(PLATFORM_SCOPES).toContain('droplet:create');
+    expect(PLATFORM_SCOPES).toContain('account:read');
+    expect(PLATFORM_SCOPES.every((scope) => /^[a-z_]+:[a-z_]+$/.test(scope))).toBe(true);
+    // The committed file holds them as the generator writes them.
+    expect(scopesSource(subset)).toBe(readFileSync(new URL('scopes.generated.ts', import.meta.url), 'utf8'));
+    expect(
+      scopeList({ operations: { a: { scopes: ['b:read', 'a:read'] }, b: { scopes: ['a:read'] }, c: {} } }),
+    ).toEqual(['a:read', 'b:read']);
   });
 
   it('names a clash by number rather than dropping a list', () => {

@@ -56,3 +56,8 @@ export type EnumValue<List extends readonly string[]> = List[number];
 // The value lists are generated (one per `enum` of the subset's schemas, named by where it is);
 // naming each here again would be a second list to keep in step.
 export * from './enums.generated.js';
+/**
+ * Every OAuth scope the platform's operations name (`droplet:read`, `droplet:create`...), sorted:
+ * what a client may ask the platform's authorization server for.
+ */
+export { PLATFORM_SCOPES } from './scopes.generated.js';

@@ -567,6 +567,45 @@ describe('onRequest', () => {
   });
 });
 
+describe('acceptToken', () => {
+  it("answers the platform's 401 to a token the predicate refuses, and serves the ones it takes", async () => {
+    const asked: string[] = [];
+    const own = await startSandbox({
+      // Async, as a check with an authorization server is.
+      acceptToken: async (token) => {
+        asked.push(token);
+        return token.startsWith('good-');
+      },
+    });
+    try {
+      const refused = await raw(own.url, 'GET', '/v2/account', { headers: {} });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ id: 'unauthorized', message: 'Unable to authenticate you.' });
+      const taken = await raw(own.url, 'GET', '/v2/account', {
+        anonymous: true,
+        headers: { authorization: 'Bearer good-token' },
+      });
+      expect(taken.status, taken.text).toBe(200);
+      // Nothing a refused token asked for is done.
+      const write = await raw(own.url, 'POST', '/v2/account/keys', {
+        anonymous: true,
+        headers: { authorization: 'Bearer bad-token' },
+        body: { name: 'never', public_key: sshPublicKey() },
+      });
+      expect(write.status).toBe(401);
+      const keys = await raw(own.url, 'GET', '/v2/account/keys', {
+        anonymous: true,
+        headers: { authorization: 'Bearer good-token' },
+      });
+      expect(keys.body.ssh_keys.map((key: { name: string }) => key.name)).not.toContain('never');
+      expect(asked).toContain('good-token');
+      expect(asked).toContain('bad-token');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 /**
  * Memory under oversized bodies, measured in a child process running the built sandbox: peak RSS
  * (getrusage's maxRSS) after the bodies, minus RSS before them. Before the limit, one 50 MB body

@@ -56,6 +56,11 @@ export interface SandboxCoreOptions {
    * without reaching it. An exception it throws is logged, not answered.
    */
   onRequest?: (info: SandboxRequestInfo) => void;
+  /**
+   * Which bearer tokens are taken (default: any, as befits an offline stand-in). For tests whose
+   * tokens come from a real authorization server: a token it refuses gets the platform's 401.
+   */
+  acceptToken?: (token: string) => boolean | Promise<boolean>;
 }
 
 /**
@@ -193,7 +198,7 @@ export function createResponder(
     }
     const body = bytes.toString('utf8');
 
-    if (!token) {
+    if (!token || (options.acceptToken && !(await options.acceptToken(token)))) {
       answer(401, errorBody(requestId, 'unauthorized', 'Unable to authenticate you.'), path);
       return;
     }

@@ -25,7 +25,10 @@ export function findNginx() {
   );
 }
 
-/** The whole nginx.conf: one upstream of the given loopback ports, /mcp proxied to it. */
+/**
+ * The whole nginx.conf: one upstream of the given loopback ports, /mcp and --auth oauth's
+ * metadata (/.well-known/oauth-protected-resource...) proxied to it, as deploy/nginx.conf does.
+ */
 export function nginxConfig({ dir, port, upstreams }) {
   const servers = upstreams
     .map((up) => `    server 127.0.0.1:${up} max_fails=1 fail_timeout=30s;`)
@@ -52,6 +55,10 @@ ${servers}
   server {
     listen 127.0.0.1:${port};
     location /mcp {
+      set $cloudcall_upstream cloudcall;
+      include ${MCP_PROXY_CONF};
+    }
+    location /.well-known/oauth-protected-resource {
       set $cloudcall_upstream cloudcall;
       include ${MCP_PROXY_CONF};
     }
