@@ -67,13 +67,26 @@ export function shownRedisUrl(url: string): string {
   return shown.toString().replace(/\/$/, '');
 }
 
+/** A connection to Redis that every user in a process shares: quotas, confirmations, tasks. */
+export interface RedisConnection {
+  /** `Redis at redis://host:port`, without user or password: for logs and errors. */
+  readonly where: string;
+  /**
+   * One command, within the timeout: throws a QuotaStoreError naming Redis when it cannot be
+   * reached, does not answer in time, or answers with an error.
+   */
+  command(args: readonly string[]): Promise<unknown>;
+  /** A Lua script by its digest (EVALSHA), or whole when Redis does not know it yet. */
+  script(text: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /**
- * A counter in Redis at `url`. It connects at once, in the background, and keeps reconnecting
- * while Redis is away (waits growing to 2 s, with jitter, so replicas do not reconnect in step);
- * commands are never queued while it is disconnected. Throws for a URL that is not a redis:// or
- * rediss:// URL.
+ * A connection to Redis at `url`, made at once in the background and remade while Redis is away
+ * (waits growing to 2 s, with jitter, so replicas do not reconnect in step); commands are never
+ * queued while it is disconnected. Throws for a URL that is not a redis:// or rediss:// URL.
  */
-export function redisCounter(options: RedisCounterOptions): QuotaCounter {
+export function redisConnection(options: RedisCounterOptions): RedisConnection {
   let url: URL;
   try {
     url = new URL(options.url);
@@ -98,7 +111,7 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
   });
   let state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
   let lastError = `no connection within ${timeoutMs} ms`;
-  /** Settles when the first connection is made or fails: what a take waits for at start-up. */
+  /** Settles when the first connection is made or fails: what a command waits for at start-up. */
   let settled: () => void = () => undefined;
   const firstAttempt = new Promise<void>((resolve) => {
     settled = resolve;
@@ -120,23 +133,9 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
 
   const unreachable = () => new QuotaStoreError(`${where}, which cannot be reached (${lastError})`);
 
-  /** Runs a script by its digest (EVALSHA), or whole (EVAL, after which Redis keeps it) when Redis does not know it yet. */
-  const script = async (
-    text: string,
-    sha: string,
-    keys: readonly string[],
-    args: readonly string[],
-  ): Promise<unknown> => {
+  const send = async (run: () => Promise<unknown>): Promise<unknown> => {
     if (state === 'connecting') await within(firstAttempt, timeoutMs).catch(() => undefined);
     if (state !== 'up' || !client.isReady) throw unreachable();
-    const run = async () => {
-      try {
-        return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
-      } catch (error) {
-        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-        return client.sendCommand(['EVAL', text, String(keys.length), ...keys, ...args]);
-      }
-    };
     try {
       return await within(run(), timeoutMs);
     } catch (error) {
@@ -147,15 +146,43 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
       throw new QuotaStoreError(`${where}, which answered with an error: ${(error as Error).message}`);
     }
   };
-  const takeSha = sha1(TAKE);
-  const giveBackSha = sha1(GIVE_BACK);
+  const digests = new Map<string, string>();
 
   return {
     where,
+    command: (args) => send(() => client.sendCommand([...args])),
+    script(text, keys, args) {
+      const digest = digests.get(text) ?? sha1(text);
+      digests.set(text, digest);
+      return send(async () => {
+        try {
+          return await client.sendCommand(['EVALSHA', digest, String(keys.length), ...keys, ...args]);
+        } catch (error) {
+          if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+          return client.sendCommand(['EVAL', text, String(keys.length), ...keys, ...args]);
+        }
+      });
+    },
+    async close() {
+      state = 'closed';
+      settled();
+      client.destroy();
+    },
+  };
+}
+
+/**
+ * A counter in Redis: at `url` (a connection of its own), or on a connection the process shares.
+ * A take is one script, so replicas racing for a caller's last unit overshoot by none.
+ */
+export function redisCounter(options: RedisCounterOptions | { connection: RedisConnection }): QuotaCounter {
+  const connection = 'connection' in options ? options.connection : redisConnection(options);
+  const { where } = connection;
+  return {
+    where,
     async take(windows: readonly QuotaWindow[]): Promise<QuotaTake> {
-      const reply = await script(
+      const reply = await connection.script(
         TAKE,
-        takeSha,
         windows.map((window) => window.key),
         [
           ...windows.map((window) => String(window.limit)),
@@ -169,18 +196,13 @@ export function redisCounter(options: RedisCounterOptions): QuotaCounter {
       return { taken: taken === 1, used };
     },
     async giveBack(windows) {
-      await script(
+      await connection.script(
         GIVE_BACK,
-        giveBackSha,
         windows.map((window) => window.key),
         [],
       );
     },
-    async close() {
-      state = 'closed';
-      settled();
-      client.destroy();
-    },
+    close: () => connection.close(),
   };
 }
 
