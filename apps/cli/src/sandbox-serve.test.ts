@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sshPublicKey } from '@cloudcall/sandbox';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createApiClient } from 'dots-wrapper';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from './program.js';
@@ -89,7 +89,11 @@ describe('one sandbox for both apps', () => {
       env,
       stderr: 'pipe',
     });
-    const client = new Client({ name: 'cloudcall-cli-test', version: '1.0.0' });
+    // A client of the current protocol revision (the SDK's v2 line).
+    const client = new Client(
+      { name: 'cloudcall-cli-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(transport);
     try {
       const result = await client.callTool({

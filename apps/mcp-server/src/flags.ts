@@ -193,6 +193,11 @@ export const FLAGS = {
   },
   policy: { type: 'string', value: 'FILE', help: 'JSON file of protection rules: {"protect": [...]}' },
   'audit-log': { type: 'string', value: 'FILE', help: 'append one JSON line per mutating call to FILE' },
+  'confirm-ttl': {
+    type: 'string',
+    value: 'SECONDS',
+    help: 'how long a confirmation question asked to a 2026-07-28 client stays answerable (default 300; more than 3600 counts as 3600); a later answer is refused and the call must be made again',
+  },
   quota: {
     type: 'string',
     value: 'LIST',
@@ -201,7 +206,13 @@ export const FLAGS = {
   redis: {
     type: 'string',
     value: 'URL',
-    help: 'count --quota in Redis at URL (redis://HOST:6379), shared by every replica; while Redis cannot be reached, requests that change something are refused (reads go on)',
+    help: 'keep what replicas share in Redis at URL (redis://HOST:6379): --quota counts and spent confirmation answers; while Redis cannot be reached, requests that change something are refused (reads go on)',
+  },
+  'request-state-key': {
+    type: 'string',
+    value: 'KEY',
+    http: true,
+    help: 'the secret (32 bytes or more: base64, hex or text) that seals the state of a confirmation question asked to a 2026-07-28 client, so that its answer may come to any replica holding the same key; by default a random key of this process',
   },
   quiet: { type: 'boolean', help: 'log only errors' },
   help: { type: 'boolean', short: 'h', noEnv: true, help: 'show this help' },

@@ -6,7 +6,9 @@
 import type { AnyTool, ToolContext } from '@cloudcall/core';
 import { type ErrorReport, showControls } from '@cloudcall/core/internal';
 import type { AuditLog, ConfirmQuestion, Decision, ProtectRule, Quota } from '@cloudcall/guard';
+import type { RedisConnection } from '@cloudcall/guard/redis';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ConfirmState, SpentNonces, StateSeal } from './request-state.js';
 
 export type ConfirmMode = 'auto' | 'never' | 'always-refuse';
 export const CONFIRM_MODES: readonly ConfirmMode[] = ['auto', 'never', 'always-refuse'];
@@ -18,6 +20,8 @@ export interface ServerGuard {
   auditPath?: string | undefined;
   /** `--quota`, counted in this process or in Redis (`--redis`). */
   quota?: Quota | undefined;
+  /** `--redis`: the connection every replica shares (quota counts, spent confirmation answers). */
+  redis?: RedisConnection | undefined;
 }
 
 export interface GuardLog {
@@ -47,50 +51,54 @@ export async function startGuard(flags: GuardFlags, log: GuardLog = {}): Promise
   if (!CONFIRM_MODES.includes(confirm)) {
     throw new Error(`--confirm must be ${CONFIRM_MODES.join(', ')}, not ${flags.confirm}`);
   }
-  if (flags.redis !== undefined && flags.quota === undefined) {
-    throw new Error('--redis is where --quota is counted: give --quota too (such as --quota writes=30/hour)');
-  }
   // CLOUDCALL_PROTECT arrives as one string (every flag has its variable), --protect as a list.
   const { protect } = flags;
+  const redis = flags.redis === undefined ? undefined : await connectRedis(flags.redis, log);
   if (!protect?.length && !flags.policy && !flags['audit-log'] && flags.quota === undefined)
-    return { confirm, rules: [] };
+    return { confirm, rules: [], ...(redis ? { redis } : {}) };
   const guard = await import('@cloudcall/guard');
   const rules = guard.protectionRules({
     flags: typeof protect === 'string' ? undefined : protect,
     env: typeof protect === 'string' ? protect : undefined,
     policy: flags.policy,
   });
-  const quota =
-    flags.quota === undefined ? undefined : await startQuota(guard, flags.quota, flags.redis, log);
+  const quota = flags.quota === undefined ? undefined : await startQuota(guard, flags.quota, redis, log);
   const auditPath = flags['audit-log'];
   return {
     confirm,
     rules,
     ...(auditPath ? { audit: guard.openAuditLog(auditPath), auditPath } : {}),
     ...(quota ? { quota } : {}),
+    ...(redis ? { redis } : {}),
   };
 }
 
-/** --quota's limits and their counter: Redis's with --redis (connecting in the background), else this process's. */
+/** The Redis connection at `url`, made in the background; `log.warn` hears it go and come back. */
+async function connectRedis(url: string, log: GuardLog): Promise<RedisConnection> {
+  const { redisConnection } = await import('@cloudcall/guard/redis');
+  return redisConnection({
+    url,
+    onState: (state, detail) =>
+      log.warn?.(
+        state === 'down'
+          ? `what replicas share cannot be kept: ${detail}; requests that change something are refused until it answers`
+          : `what replicas share is kept again in ${detail}`,
+      ),
+  });
+}
+
+/** --quota's limits and their counter: Redis's with --redis, else this process's. */
 async function startQuota(
   guard: typeof import('@cloudcall/guard'),
   text: string,
-  redis: string | undefined,
+  redis: RedisConnection | undefined,
   log: GuardLog,
 ): Promise<Quota> {
   const limits = guard.parseQuota(text);
   const counter =
     redis === undefined
       ? guard.memoryCounter()
-      : (await import('@cloudcall/guard/redis')).redisCounter({
-          url: redis,
-          onState: (state, detail) =>
-            log.warn?.(
-              state === 'down'
-                ? `quota counts cannot be kept: ${detail}; requests that change something are refused until it answers`
-                : `quota counts are kept again in ${detail}`,
-            ),
-        });
+      : (await import('@cloudcall/guard/redis')).redisCounter({ connection: redis });
   log.info?.(
     `quotas per caller: ${limits.map(guard.describeLimit).join(', ')}, counted in ${counter.where}${redis === undefined ? ' (each process counts its own)' : ''}`,
   );
@@ -128,45 +136,50 @@ export async function runGuarded(
      * in another request, perhaps to another replica, which knows nothing of it.
      */
     sessionless?: boolean | undefined;
+    /**
+     * The request's own way of asking (protocol revision 2026-07-28): the question goes back as
+     * the call's answer and the client calls again with the answer and the question's state.
+     */
+    rounds?: ConfirmRounds | undefined;
   },
 ): Promise<unknown> {
-  const { server, guard } = setup;
+  const { server, guard, rounds } = setup;
   const canAsk =
     guard.confirm === 'auto' &&
-    !setup.sessionless &&
-    answersForms(server?.getClientCapabilities()?.elicitation);
-  const confirm = canAsk
-    ? async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
+    (rounds
+      ? rounds.canAsk
+      : !setup.sessionless && answersForms(server?.getClientCapabilities()?.elicitation));
+  const confirm = !canAsk
+    ? undefined
+    : async ({ tool: name, target, message }: ConfirmQuestion): Promise<Decision> => {
         const expected = String(target?.name ?? target?.id ?? name);
         // A name's control characters are shown escaped (`\n`, `\u202e`): what the person sees is
         // what they type, and the name as it is will do too.
         const shown = showControls(expected);
-        const refuse = () =>
+        const refuse = (why = `the answer did not type ${shown} as asked`) =>
           new guardModule.GuardRefusal(
             'declined',
-            `${name} was not confirmed: the answer did not type ${shown} as asked. Nothing was sent.`,
+            `${name} was not confirmed: ${why}. Nothing was sent.`,
             'confirmation not typed',
             'The person must type the name shown in the question; do not retry unless they ask for it.',
           );
+        const form = confirmForm(message, shown, target);
+        const typedRight = (typed: unknown) =>
+          typeof typed === 'string' && (typed.trim() === shown || typed.trim() === expected);
+        if (rounds)
+          return confirmInRounds(
+            guardModule,
+            rounds,
+            form,
+            { tool: name, expected, caller: setup.caller ?? '' },
+            refuse,
+            typedRight,
+          );
         const answer = await (server as Server)
-          .elicitInput(
-            {
-              mode: 'form',
-              message: `Confirm a destructive call. ${message} To run it, type ${shown}.`,
-              requestedSchema: {
-                type: 'object',
-                properties: {
-                  confirm: {
-                    type: 'string',
-                    title: `Type ${shown} to confirm`,
-                    description: `The ${target?.name !== undefined ? 'name' : target?.id !== undefined ? 'id' : 'tool name'} exactly as shown: ${shown}`,
-                  },
-                },
-                required: ['confirm'],
-              },
-            },
-            { relatedRequestId: setup.requestId, ...(context.signal ? { signal: context.signal } : {}) },
-          )
+          .elicitInput(form, {
+            relatedRequestId: setup.requestId,
+            ...(context.signal ? { signal: context.signal } : {}),
+          })
           .catch((error: unknown) => {
             // An accept whose content is not the form asked for (`{}`, `{ confirm: true }`): the
             // SDK checks it against the schema; that is a wrong answer, not a server fault.
@@ -174,12 +187,9 @@ export async function runGuarded(
             throw error;
           });
         if (answer.action !== 'accept') return answer.action;
-        const typed = answer.content?.confirm;
-        if (typeof typed === 'string' && (typed.trim() === shown || typed.trim() === expected))
-          return 'accept';
+        if (typedRight(answer.content?.confirm)) return 'accept';
         throw refuse();
-      }
-    : undefined;
+      };
   return guardModule.guardedRun(
     tool,
     args,
@@ -205,11 +215,112 @@ export async function runGuarded(
                 'this server refuses destructive tools (--confirm always-refuse), whatever its client declares. Nothing was sent.',
               hint: 'Ask the person running this server to make this change, or to start it with another --confirm.',
             }
-          : guard.confirm === 'auto' && setup.sessionless
+          : guard.confirm === 'auto' && setup.sessionless && !rounds?.canAsk
             ? STATELESS_REFUSAL
             : 'run',
     },
   );
+}
+
+/** What a modern request brings to a confirmation: whether it can be asked, and this round's answer. */
+export interface ConfirmRounds {
+  /** The request declared form elicitation in its own capabilities. */
+  canAsk: boolean;
+  /** The question's state as the client echoed it; undefined in the first round. */
+  state: string | undefined;
+  /** This round's answers by key, as the client sent them (untrusted). */
+  responses: Record<string, unknown> | undefined;
+  seal: StateSeal;
+  spent: SpentNonces;
+  /** The digest of this call's arguments (argumentsDigest). */
+  args: string;
+}
+
+/** The question a confirmation asks, as an elicitation form. */
+export interface ConfirmForm {
+  mode: 'form';
+  message: string;
+  requestedSchema: {
+    type: 'object';
+    properties: { confirm: { type: 'string'; title: string; description: string } };
+    required: ['confirm'];
+  };
+}
+
+function confirmForm(message: string, shown: string, target: ConfirmQuestion['target']): ConfirmForm {
+  return {
+    mode: 'form',
+    message: `Confirm a destructive call. ${message} To run it, type ${shown}.`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        confirm: {
+          type: 'string',
+          title: `Type ${shown} to confirm`,
+          description: `The ${target?.name !== undefined ? 'name' : target?.id !== undefined ? 'id' : 'tool name'} exactly as shown: ${shown}`,
+        },
+      },
+      required: ['confirm'],
+    },
+  };
+}
+
+/** The question pending in a modern round: the form, and its sealed state. */
+export interface PendingQuestion {
+  form: ConfirmForm;
+  requestState: string;
+}
+
+/**
+ * Confirmation over rounds. The first round asks: the question and its sealed state go back as
+ * the call's answer (ConfirmationPending). The next round opens the state and accepts the answer
+ * only for the call that was asked about (the same caller, tool and arguments, and the resource
+ * still the one named), once (its nonce is spent), before it expires.
+ */
+async function confirmInRounds(
+  guardModule: typeof import('@cloudcall/guard'),
+  rounds: ConfirmRounds,
+  form: ConfirmForm,
+  call: { tool: string; expected: string; caller: string },
+  refuse: (why?: string) => Error,
+  typedRight: (typed: unknown) => boolean,
+): Promise<Decision> {
+  if (rounds.state === undefined) {
+    const question: PendingQuestion = {
+      form,
+      requestState: rounds.seal.seal({
+        caller: call.caller,
+        tool: call.tool,
+        args: rounds.args,
+        expected: call.expected,
+      }),
+    };
+    throw new guardModule.ConfirmationPending(question);
+  }
+  let state: ConfirmState;
+  try {
+    state = rounds.seal.open(rounds.state);
+  } catch (error) {
+    throw refuse(`${(error as Error).message}; call again to be asked again`);
+  }
+  if (state.tool !== call.tool || state.args !== rounds.args) {
+    throw refuse('the answer was given for another call (another tool or other arguments)');
+  }
+  if (state.caller !== call.caller) throw refuse('the answer was given to another caller');
+  if (state.expected !== call.expected) {
+    throw refuse(
+      `the resource is not the one the question named (${showControls(state.expected)}); call again to be asked again`,
+    );
+  }
+  if (!(await rounds.spent.spend(state.nonce, state.expires)))
+    throw refuse('this answer has been used already');
+  const answer = rounds.responses?.confirm as
+    | { action?: unknown; content?: { confirm?: unknown } }
+    | undefined;
+  if (answer?.action === 'decline' || answer?.action === 'cancel') return answer.action;
+  if (answer?.action !== 'accept') throw refuse('no answer to the question came with the call');
+  if (typedRight(answer.content?.confirm)) return 'accept';
+  throw refuse();
 }
 
 /**
@@ -233,7 +344,7 @@ const INVALID_PARAMS = -32602;
  * Whether a client's elicitation capability covers forms: `form` declared, or the empty object
  * of clients from before URL mode (which meant forms). URL mode alone cannot answer a form.
  */
-function answersForms(elicitation: Record<string, unknown> | undefined): boolean {
+export function answersForms(elicitation: Record<string, unknown> | undefined): boolean {
   if (!elicitation) return false;
   return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
 }

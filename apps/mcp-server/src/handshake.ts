@@ -27,6 +27,23 @@ import { PROTOCOL } from './protocol.generated.js';
 /** The first protocol version without JSON-RPC batches (stdio.ts, http.ts). */
 export const BATCHES_REMOVED_IN = '2025-06-18';
 
+/** The `_meta` key by which a request claims revision 2026-07-28 or later (its protocol version). */
+export const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * Whether a message claims the 2026-07-28 revision (or a later one): its `_meta` names a protocol
+ * version, or the MCP-Protocol-Version header does. Cheap, and without the SDK: 2025 traffic
+ * never pays for loading it. The SDK judges the claim itself (a malformed one is its to refuse).
+ */
+export function hasModernClaim(body: unknown, versionHeader?: string): boolean {
+  if (versionHeader !== undefined && versionHeader >= '2026-') return true;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const params = (body as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_KEY in meta;
+}
+
 /** A JSON-RPC id. */
 export type Id = string | number;
 
@@ -153,6 +170,11 @@ export class EarlyStdio implements StdioHandover {
   private asked = false;
   /** Whether plain calls are taken here: `calls` given, and the client declared no elicitation. */
   private takesCalls = false;
+  /**
+   * The session opened at protocol revision 2026-07-28 (`server/discover`, or a request claiming
+   * it): the SDK's v2 server answers it all (modern.ts), from its first message.
+   */
+  modern = false;
 
   constructor(private readonly options: EarlyStdioOptions) {}
 
@@ -227,6 +249,10 @@ export class EarlyStdio implements StdioHandover {
     }
     if (!isObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
     const { id, method, params } = message;
+    if (!this.initialized && (method === 'server/discover' || hasModernClaim(message))) {
+      this.modern = true;
+      return false;
+    }
     if (id === undefined) {
       if (method === 'notifications/cancelled' && this.takesCalls) {
         // Only calls taken here can be running: the SDK server has not loaded.

@@ -50,9 +50,10 @@ import { CallAbort } from './call-abort.js';
 import { EventBudget, SessionEventStore } from './event-store.js';
 import { CallerCounts } from './fair-share.js';
 import { errorAnswer, type PlainCallParams, plainCallParams } from './fast-call.js';
-import { BATCHES_REMOVED_IN } from './handshake.js';
+import { BATCHES_REMOVED_IN, hasModernClaim } from './handshake.js';
 import { createLogger, type Logger, type RequestContext, requestLineWriter } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import type { ModernHttp } from './modern.js';
 import { PROTOCOL } from './protocol.generated.js';
 import { type AuthMode, acceptedKey, type ClientKey, tokenNames } from './service-config.js';
 import {
@@ -96,6 +97,11 @@ export interface HttpOptions {
    * mode, whose toolset tools belong to a session), every request gets an SDK server.
    */
   toolCall?: ToolCall | undefined;
+  /**
+   * How a POST claiming protocol revision 2026-07-28 is answered (modern.ts), loaded with the
+   * first one; without it, such a POST is answered as a 2025 one would be.
+   */
+  modern?: (() => Promise<ModernHttp>) | undefined;
   log: (line: string) => void;
   /** The JSON logger for one line per request (with its id); none when undefined. */
   logger?: Logger;
@@ -375,6 +381,11 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         settled();
       }
       if (!admitted) return;
+      // Revision 2026-07-28 has no sessions: the same answer whatever the server's mode.
+      if (options.modern && hasModernClaim(body, header(req, 'mcp-protocol-version'))) {
+        await (await options.modern()).serve(req, res, body, auth);
+        return;
+      }
     }
     if (options.stateless) await serveStateless(req, res, auth, caller, body, closers);
     else await serveStateful(req, res, body);

@@ -206,7 +206,7 @@ describe('--quota with --redis across replicas behind nginx', () => {
       // The server said once that Redis went away (a warning line, not one per retry).
       await waitForOutput(
         server.output,
-        /quota counts cannot be kept: Redis at redis:\/\/127\.0\.0\.1:\d+: /,
+        /what replicas share cannot be kept: Redis at redis:\/\/127\.0\.0\.1:\d+: /,
       );
 
       // Back (empty: nothing was persisted), and found again without a restart.
@@ -218,8 +218,8 @@ describe('--quota with --redis across replicas behind nginx', () => {
         })
         .toBe(false);
       // (The log is buffered: its lines go out within 250 ms.)
-      await waitForOutput(server.output, /quota counts are kept again in Redis at /);
-      expect(server.output().match(/quota counts cannot be kept/g)).toHaveLength(1);
+      await waitForOutput(server.output, /what replicas share is kept again in Redis at /);
+      expect(server.output().match(/what replicas share cannot be kept/g)).toHaveLength(1);
     },
     LONG,
   );
@@ -251,10 +251,10 @@ describe('--quota without --redis', () => {
     );
   });
 
-  it('refuses a malformed --quota, --redis without --quota, and a --redis that is no redis:// URL', async () => {
+  it('refuses a malformed --quota and a --redis that is no redis:// URL', async () => {
     for (const [args, message] of [
       [['--quota', 'writes=30'], '--quota: "writes=30" is not a limit; write KIND=N/PERIOD'],
-      [['--redis', 'redis://127.0.0.1:6379'], '--redis is where --quota is counted: give --quota too'],
+      [['--redis', 'ftp://127.0.0.1:6379'], '--redis must be a redis:// or rediss:// URL'],
       [
         ['--quota', 'writes=3/hour', '--redis', 'http://127.0.0.1:6379'],
         '--redis must be a redis:// or rediss:// URL',

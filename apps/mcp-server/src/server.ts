@@ -19,6 +19,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { z } from 'zod';
 import type { ServerGuard } from './guard.js';
 import { capabilitiesFor, instructionsFor, serverInfo } from './handshake.js';
+import type { SpentNonces, StateSeal } from './request-state.js';
 import { type CallExtra, createToolCall, failure, success, type ToolCall, warmUp } from './tool-call.js';
 import { type FamilyData, listingOf, type ToolData } from './tool-data.js';
 
@@ -90,6 +91,11 @@ export interface McpServerOptions {
    * at once (--max-waits-per-caller) and seconds each (--max-wait-seconds). None: unbounded.
    */
   waits?: { perCaller: number; maxSeconds: number } | undefined;
+  /**
+   * How a confirmation question's state is sealed and its answer spent once, for requests at
+   * protocol revision 2026-07-28 (multi round trip); without it, such requests are not asked.
+   */
+  requestState?: { seal: StateSeal; spent: SpentNonces } | undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './f
 import { type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
 import { defaultToolsListText, LISTING, toolsListText } from './listing.generated.js';
+import { memorySpent, QUESTION_TTL_MS, redisSpent, stateKey, stateSeal } from './request-state.js';
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
@@ -276,6 +277,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
         )
       : undefined;
   const connect = async () => {
+    if (early?.modern) return connectModern();
     const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions, toolCall] = await Promise.all([
       import('./server.js'),
       import('./stdio.js'),
@@ -300,6 +302,31 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     }
     await server.connect(transport);
     // A client that got this far is about to call a tool: load what calls need now.
+    warmUp(serverOptions);
+  };
+  /** A session at revision 2026-07-28: the SDK's v2 server on the same line transport. */
+  const connectModern = async () => {
+    const [modern, { StdioLineTransport }, { warmUp }, serverOptions, toolCall] = await Promise.all([
+      import('./modern.js'),
+      import('./stdio.js'),
+      import('./tool-call.js'),
+      options,
+      toolRunner(),
+    ]);
+    const lines = new StdioLineTransport({
+      input: io.stdin,
+      output: io.stdout,
+      maxMessageBytes,
+      handover: early,
+    });
+    const handle = modern.serveModernStdio(
+      () => modern.createModernServer(serverOptions, toolCall),
+      lines as never,
+      (error) => log(error.message),
+    );
+    closeTransport = () => handle.close();
+    // The host closing our stdin is the end of the session, as on the 2025 path.
+    io.stdin.once('end', () => void shutdown());
     warmUp(serverOptions);
   };
   const early =
@@ -418,6 +445,10 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     `serving ${tools.length} tools from ${[...new Set(tools.map((tool) => tool.family))].join(', ')}${flags['read-only'] ? ', read-only' : ''}${toolMode === 'dynamic' ? ', enabled on demand (--tool-mode dynamic)' : ''}`,
   );
 
+  // Seconds a confirmation question stays answerable: an hour at most, a replay's window.
+  const confirmTtlMs =
+    Math.min(wholeNumber('--confirm-ttl', flags['confirm-ttl'], QUESTION_TTL_MS / 1000, 1, 'seconds'), 3600) *
+    1000;
   const serverOptions: McpServerOptions = {
     client,
     clock,
@@ -440,6 +471,12 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     // No session to ask on: --confirm auto refuses destructive calls (guard.ts).
     stateless: service?.stateless,
     waits: service?.waits,
+    // Confirmation in rounds for 2026-07-28 clients: the question's state sealed with the key
+    // the replicas share, its answer spent once (in Redis with --redis).
+    requestState: {
+      seal: stateSeal(stateKey(flags['request-state-key']), { ttlMs: confirmTtlMs }),
+      spent: guard.redis ? redisSpent(guard.redis) : memorySpent(),
+    },
   };
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;
@@ -449,6 +486,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     await closeTransport().catch(() => undefined);
     await closeConnection().catch(() => undefined);
     await guard.quota?.counter.close().catch(() => undefined);
+    await guard.redis?.close().catch(() => undefined);
     flushLines();
     io.exit(0);
   }
@@ -471,12 +509,22 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       sdkServer ??= import('./server.js');
       return (await sdkServer).createMcpServer(serverOptions, toolCall);
     };
+    let modern: Promise<import('./modern.js').ModernHttp> | undefined;
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({
         host,
         port,
         newServer,
+        modern: () => {
+          modern ??= import('./modern.js').then((parts) =>
+            parts.modernHttp(
+              async () => parts.createModernServer(serverOptions, toolCall),
+              (error) => info(`mcp: ${error.message}`),
+            ),
+          );
+          return modern;
+        },
         // Dynamic mode's toolset tools belong to a session: each request gets an SDK server.
         toolCall: toolMode === 'static' ? toolCall : undefined,
         log: info,

@@ -19,7 +19,8 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
-import { guardReport, runGuarded } from './guard.js';
+import { guardReport, type PendingQuestion, runGuarded } from './guard.js';
+import { argumentsDigest } from './request-state.js';
 import type { McpServerOptions } from './server.js';
 import type { ToolData } from './tool-data.js';
 
@@ -161,6 +162,18 @@ export interface CallExtra {
   requestInfo?: RequestInfo | undefined;
   /** Set when the call runs as a task (tasks/). */
   task?: TaskHooks | undefined;
+  /**
+   * A request at protocol revision 2026-07-28: it is asked to confirm in its answer (multi round
+   * trip) when it declared form elicitation, and a retry brings the answer and the question's state.
+   */
+  rounds?: CallRounds | undefined;
+}
+
+/** What a modern request says of confirmation: whether it can be asked, and this round's answer. */
+export interface CallRounds {
+  canAsk: boolean;
+  state: string | undefined;
+  responses: Record<string, unknown> | undefined;
 }
 
 export type ToolCall = (params: CallToolRequestParams, extra: CallExtra) => Promise<CallToolResult>;
@@ -278,6 +291,10 @@ export function createToolCall(options: McpServerOptions): ToolCall {
             caller: extra.authInfo?.clientId,
             auditScope: options.auditScope ?? 'all',
             sessionless: options.stateless,
+            rounds:
+              extra.rounds && options.requestState
+                ? { ...extra.rounds, ...options.requestState, args: argumentsDigest(args ?? {}) }
+                : undefined,
           });
       let waited = false;
       if (task && (task.resume || definition.wait)) {
@@ -302,6 +319,10 @@ export function createToolCall(options: McpServerOptions): ToolCall {
           : NO_NOTES,
       );
     } catch (error) {
+      if (error instanceof kit.guard.ConfirmationPending) {
+        logCall(`tool ${name}: asked to confirm`, extra);
+        return asked(error.question as PendingQuestion);
+      }
       let report =
         error instanceof ShareRefusal
           ? error.report
@@ -346,6 +367,18 @@ async function waitInTask(
   if (remaining.targets.length === 0) return answer;
   const left = Math.max(1, Math.ceil((remaining.deadline - clock.now()) / 1000));
   return kit.waitForTargets(remaining.kind, remaining.targets, context, left);
+}
+
+/**
+ * A call's answer that is a question (protocol revision 2026-07-28's input_required result): the
+ * client asks its user, then calls again with the answer and the state as it came.
+ */
+function asked(question: PendingQuestion): CallToolResult {
+  return {
+    resultType: 'input_required',
+    inputRequests: { confirm: { method: 'elicitation/create', params: question.form } },
+    requestState: question.requestState,
+  } as unknown as CallToolResult;
 }
 
 /**

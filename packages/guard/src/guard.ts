@@ -34,7 +34,7 @@ import {
 import { describeRule, type ProtectRule, protectingRule, protectsAnything } from './policy.js';
 import { type PriceChange, priceChange } from './prices.js';
 import { countRequest, type Quota } from './quota.js';
-import { GuardRefusal } from './refusal.js';
+import { ConfirmationPending, GuardRefusal } from './refusal.js';
 import {
   type Changes,
   changesOf,
@@ -45,7 +45,7 @@ import {
   unwrap,
 } from './target.js';
 
-export { GuardRefusal };
+export { ConfirmationPending, GuardRefusal };
 
 export type Decision = 'accept' | 'decline' | 'cancel';
 
@@ -366,6 +366,8 @@ export async function guardedRun(
   try {
     result = await runTool(tool, raw, { ...context, client });
   } catch (error) {
+    // A question asked in a later round: no call has happened yet, so nothing is recorded.
+    if (error instanceof ConfirmationPending) throw error;
     if (unrecorded) {
       throw new AuditLogError(
         `${tool.name} was not sent: ${unrecorded.message}, and nothing is sent unrecorded`,

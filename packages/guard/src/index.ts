@@ -29,6 +29,7 @@ export {
 export { type AuditFinding, type AuditVerification, verifyAudit } from './audit-verify.js';
 export {
   CALLER_PREFIXES,
+  ConfirmationPending,
   type ConfirmQuestion,
   type Decision,
   type GuardOptions,

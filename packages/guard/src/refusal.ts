@@ -16,3 +16,16 @@ export class GuardRefusal extends CloudcallError {
     super(message);
   }
 }
+
+/**
+ * Thrown by a `confirm` that cannot wait for its answer (a protocol whose client answers a
+ * question in a new request, carrying the question's sealed state): nothing was sent and nothing
+ * is recorded, since the call has not happened; the front end turns `question` into its way of
+ * asking, and the next round calls the tool again with the answer.
+ */
+export class ConfirmationPending extends Error {
+  override name = 'ConfirmationPending';
+  constructor(readonly question: unknown) {
+    super('a confirmation question is pending');
+  }
+}
