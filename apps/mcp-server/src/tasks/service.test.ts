@@ -279,6 +279,15 @@ describe('which calls become tasks', () => {
     expect(await planTask(undefined, {})).toBeUndefined();
   });
 
+  it('not for a call that ends before it sends anything: invalid arguments are its own answer, and no task is kept', async () => {
+    const one = open({ limits: { workingPerCaller: 1 } });
+    const answer = await one.call('gail', 'vm-create', { Name: 'task-invalid', ...VM_ARGS, Region: 7 });
+    expect(answer.resultType).toBeUndefined();
+    expect(answer).toMatchObject({ isError: true, structuredContent: { error_id: 'invalid_arguments' } });
+    // Nothing was recorded: the caller's one place is free.
+    await one.startTask('gail', 'vm-create', { Name: 'task-valid', ...VM_ARGS });
+  });
+
   it('only for a request that declared the extension: otherwise the call is answered as before', async () => {
     const one = open();
     const plain = await one.call('frank', 'vm-create', { Name: 'task-plain', ...VM_ARGS }, false);
