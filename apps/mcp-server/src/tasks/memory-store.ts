@@ -74,7 +74,7 @@ export function memoryTaskStore(options: { now?: () => number } = {}): TaskStore
       return structuredClone(record);
     },
     async claim(taskId, owner, leaseMs) {
-      if (!live(taskId) || leaseHolder(taskId) !== undefined) return false;
+      if (live(taskId)?.status !== 'working' || leaseHolder(taskId) !== undefined) return false;
       leases.set(taskId, { owner, until: now() + leaseMs });
       return true;
     },

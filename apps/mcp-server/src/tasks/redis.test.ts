@@ -160,6 +160,44 @@ describe('a replica that dies while waiting', () => {
   });
 });
 
+describe('what else a takeover does', () => {
+  it('runs a wait task again whole: it only reads', async () => {
+    const a = open();
+    const b = open();
+    const made = await a.call('alice', 'vm-create', { Name: 'rerun-web', ...VM_ARGS }, false);
+    const id = (made.structuredContent as { droplet: { id: number } }).droplet.id;
+    const taskId = await a.startTask('alice', 'wait', { Kind: 'vm', ID: id });
+    await waiting(a, 'alice', taskId);
+    await a.die();
+    await new Promise((resolve) => setTimeout(resolve, TIMING.leaseMs + 100));
+    await b.service.get('alice', taskId);
+    expect(b.resumed[0]?.rerunArgs).toEqual({ Kind: 'vm', ID: id });
+    expect(b.log()).toMatch(`task ${taskId}: taken over (wait), running it again`);
+    await until(() => b.sleeping() > 0, 5_000, "B's wait");
+    await sandbox.sandbox.advanceClock(5_000);
+    const done = await settled(b, 'alice', taskId);
+    expect(resultOf(done).structuredContent.droplet).toMatchObject({ id, status: 'active' });
+  });
+
+  it('keeps the outcome of a task whose end came while Redis did not answer', async () => {
+    const a = open({ timing: { ...TIMING, leaseMs: 10_000 } });
+    const taskId = await a.startTask('alice', 'vm-create', { Name: 'late-web', ...VM_ARGS });
+    await waiting(a, 'alice', taskId);
+    // Redis stops answering just as the VM becomes active and the wait ends.
+    redis.pause();
+    try {
+      await sandbox.sandbox.advanceClock(5_000);
+      await until(() => a.log().includes('leases not renewed'), 10_000, 'a failed beat');
+      await until(() => a.sleeping() === 0, 10_000, 'the end of the wait');
+    } finally {
+      redis.resume();
+    }
+    const done = await settled(a, 'alice', taskId);
+    expect(done.status).toBe('completed');
+    expect(resultOf(done).structuredContent.droplet).toMatchObject({ name: 'late-web', status: 'active' });
+  });
+});
+
 /**
  * A proxy to the sandbox that serves POST /v2/droplets but never answers it: the VM is made, and
  * the replica that asked never learns it.

@@ -174,6 +174,93 @@ describe('a vm-create task', () => {
   });
 });
 
+describe('a wait task', () => {
+  it('waits for what it names and completes with it; cancelled, it says it only read', async () => {
+    const one = open();
+    const made = await one.call('olga', 'vm-create', { Name: 'task-waited', ...VM_ARGS }, false);
+    const id = (made.structuredContent as { droplet: { id: number } }).droplet.id;
+    const waited = await one.startTask('olga', 'wait', { Kind: 'vm', ID: id });
+    const other = await one.startTask('olga', 'wait', { Kind: 'vm', ID: id });
+    const seed = await one.service.get('olga', waited);
+    // The wait's own time, 300 s by default, and an hour to fetch the result.
+    expect(seed.ttlMs).toBe(300_000 + 3_600_000);
+    await until(async () => (await one.service.get('olga', waited)).statusMessage?.includes('→ active'));
+    await one.service.cancel('olga', other);
+    expect((await one.service.get('olga', other)).statusMessage).toBe(
+      'Cancelled: wait stopped. It only read; nothing was changed.',
+    );
+    await sandbox.sandbox.advanceClock(5_000);
+    const done = await until(async () => {
+      const task = await one.service.get('olga', waited);
+      return task.status === 'working' ? undefined : task;
+    });
+    expect(done.status).toBe('completed');
+    expect(
+      (done as unknown as { result: { structuredContent: unknown } }).result.structuredContent,
+    ).toMatchObject({
+      droplet: { id, status: 'active' },
+    });
+  });
+});
+
+describe('the service alone', () => {
+  const plan = { kind: 'vm' as const, waitSeconds: 300 };
+  const service = () => {
+    const store = memoryTaskStore();
+    const made = createTaskService({ store, resume: async () => ({ content: [] }), sweep: false });
+    return { store, service: made };
+  };
+
+  it('answers a call whose client went away before it sent anything with its own answer, and keeps no task', async () => {
+    const { store, service: tasks } = service();
+    const request = new AbortController();
+    request.abort();
+    let stopped = false;
+    const outcome = await tasks.start({
+      caller: 'pat',
+      tool: 'vm-create',
+      plan,
+      signal: request.signal,
+      run: async (context) => {
+        stopped = context.signal.aborted;
+        return { content: [{ type: 'text', text: 'The request was cancelled.' }], isError: true };
+      },
+    });
+    expect(stopped).toBe(true);
+    expect(outcome).toEqual({
+      answer: { content: [{ type: 'text', text: 'The request was cancelled.' }], isError: true },
+    });
+    expect(await store.working('pat')).toBe(0);
+    await tasks.close();
+  });
+
+  it('says when the answer yields nothing to wait for, and refuses to start once closed', async () => {
+    const { service: tasks } = service();
+    let finish: () => void = () => undefined;
+    const seed = await startRun(tasks, {
+      caller: 'pat',
+      run: async (context) => {
+        await context.started({ kind: 'vm', targets: [], deadline: 0 });
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+        return { content: [] };
+      },
+    });
+    await until(async () =>
+      (await tasks.get('pat', seed.taskId)).statusMessage?.includes('nothing to wait for'),
+    );
+    expect((await tasks.get('pat', seed.taskId)).statusMessage).toBe(
+      'vm-create: the platform answered; nothing to wait for',
+    );
+    finish();
+    await tasks.close();
+    await expect(startRun(tasks, { caller: 'pat', run: async () => ({ content: [] }) })).rejects.toThrow(
+      'the task service is closed',
+    );
+  });
+});
+
 describe("a caller's bound", () => {
   it('refuses a task past the tasks a caller has working, clearly and sending nothing; others are not held to it', async () => {
     const one = open({ limits: { workingPerCaller: 2 } });
