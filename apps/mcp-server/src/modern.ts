@@ -19,6 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import {
   type AuthInfo,
   type CallToolResult,
@@ -30,23 +31,31 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { type StdioServerHandle, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { z } from 'zod';
 import { answersForms } from './guard.js';
 import { instructionsFor, serverInfo } from './handshake.js';
 
 export { hasModernClaim } from './handshake.js';
 
 import type { McpServerOptions } from './server.js';
+import type { TaskService } from './tasks/service.js';
 import type { CallExtra, ToolCall } from './tool-call.js';
 import { listingOf } from './tool-data.js';
 
 /**
  * One request's server: tools/list and tools/call from the same runner as the 2025 path. Dynamic
  * mode's toolsets belong to a session, which this revision has not: its requests see every tool
- * offered.
+ * offered. With `tasks` (the process's task service, made when first needed), a long call from a
+ * client that declared the Tasks extension on its request is answered with a task, and
+ * tasks/get, tasks/update and tasks/cancel are served (tasks/wire.ts).
  */
-export function createModernServer(options: McpServerOptions, call: ToolCall): Server {
+export function createModernServer(
+  options: McpServerOptions,
+  call: ToolCall,
+  tasks?: () => Promise<TaskService<CallExtra['authInfo']>>,
+): Server {
   const server = new Server(serverInfo(options.version), {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
     instructions: instructionsFor({
       version: options.version,
       sandbox: options.sandbox,
@@ -74,6 +83,22 @@ export function createModernServer(options: McpServerOptions, call: ToolCall): S
       },
     };
     try {
+      if (tasks && declaresTasksCheaply(envelope)) {
+        // The extension's schemas load with the first request that declares it.
+        const wire = await import('./tasks/wire.js');
+        const answer = await wire.startToolTask({
+          service: await tasks(),
+          call,
+          listed: options.tools.find((tool) => tool.name === request.params.name),
+          params: {
+            ...(request.params as CallToolRequestParams),
+            _meta: { ...request.params._meta, ...envelope },
+          },
+          extra,
+          caller: await callerOfRequest(ctx.http?.authInfo),
+        });
+        if (answer) return answer as CallToolResult;
+      }
       return (await call(request.params as never, extra)) as CallToolResult;
     } catch (error) {
       // The runner's protocol errors (an unknown tool: -32602) are the 1.x SDK's class.
@@ -82,7 +107,56 @@ export function createModernServer(options: McpServerOptions, call: ToolCall): S
       throw error;
     }
   });
+  if (tasks) {
+    for (const method of TASK_METHODS) {
+      // Any params here: the extension's own schemas check them (tasks/wire.ts), loaded only now.
+      server.setRequestHandler(method, { params: ANY_PARAMS, result: ANY_PARAMS }, async (params, ctx) => {
+        const wire = await import('./tasks/wire.js');
+        // The SDK lifts the envelope (the request's capabilities) and inputResponses off the
+        // params; the extension's schemas read them there.
+        const whole = {
+          ...params,
+          _meta: { ...(params._meta as Record<string, unknown> | undefined), ...ctx.mcpReq.envelope },
+          ...(ctx.mcpReq.inputResponses !== undefined ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+        };
+        try {
+          return (await wire.handleTaskRequest(
+            await tasks(),
+            method,
+            whole,
+            await callerOfRequest(ctx.http?.authInfo),
+            ctx.http?.authInfo,
+          )) as never;
+        } catch (error) {
+          if (error instanceof wire.TaskProtocolError)
+            throw new ProtocolError(error.code, error.message, error.data);
+          throw error;
+        }
+      });
+    }
+  }
   return server;
+}
+
+/** The Tasks extension's methods, spelled here so that registering them loads none of it. */
+const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const ANY_PARAMS = z.looseObject({});
+
+/**
+ * Whether the request's capabilities name the Tasks extension at all: what decides whether the
+ * extension's schemas load (tasks/wire.ts then checks the declaration exactly).
+ */
+function declaresTasksCheaply(envelope: Record<string, unknown> | undefined): boolean {
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: unknown } | undefined;
+  const extensions = capabilities?.extensions;
+  return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/** Who is calling, as http.ts names them (a key's name, a token's hash); '' on stdio, the one local user. */
+async function callerOfRequest(auth: AuthInfo | undefined): Promise<string> {
+  if (!auth) return '';
+  return (await import('./http.js')).callerOf(auth as never);
 }
 
 export interface ModernHttp {

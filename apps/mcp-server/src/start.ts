@@ -320,8 +320,9 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       maxMessageBytes,
       handover: early,
     });
+    const tasks = taskService(toolCall);
     const handle = modern.serveModernStdio(
-      () => modern.createModernServer(serverOptions, toolCall),
+      () => modern.createModernServer(serverOptions, toolCall, tasks),
       lines as never,
       (error) => log(error.message),
     );
@@ -479,12 +480,25 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       spent: guard.redis ? redisSpent(guard.redis) : memorySpent(),
     },
   };
+  /**
+   * The process's task service (tasks/), made with the first 2026-07-28 request that needs it: in
+   * Redis with --redis (shared by the replicas), else in this process.
+   */
+  let tasks: Promise<import('./tasks/service.js').TaskService<AuthInfo>> | undefined;
+  const taskService = (call: ToolCall) => () => {
+    tasks ??= import('./tasks/start.js').then(({ toolTaskService }) =>
+      toolTaskService({ call, redis: guard.redis, tokenFromRequest: passthrough, log: info }),
+    );
+    return tasks;
+  };
   let closeTransport: () => Promise<void> = async () => undefined;
   let closing = false;
   async function shutdown(): Promise<void> {
     if (closing) return;
     closing = true;
     await closeTransport().catch(() => undefined);
+    // Its runs stop and their leases are given back: another replica takes them over at once.
+    await (await tasks)?.close().catch(() => undefined);
     await closeConnection().catch(() => undefined);
     await guard.quota?.counter.close().catch(() => undefined);
     await guard.redis?.close().catch(() => undefined);
@@ -511,6 +525,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       return (await sdkServer).createMcpServer(serverOptions, toolCall);
     };
     let modern: Promise<import('./modern.js').ModernHttp> | undefined;
+    const tasksOf = taskService(toolCall);
     let running: Awaited<ReturnType<typeof serveHttp>>;
     try {
       running = await serveHttp({
@@ -520,7 +535,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
         modern: () => {
           modern ??= import('./modern.js').then((parts) =>
             parts.modernHttp(
-              async () => parts.createModernServer(serverOptions, toolCall),
+              async () => parts.createModernServer(serverOptions, toolCall, tasksOf),
               (error) => info(`mcp: ${error.message}`),
             ),
           );
@@ -548,6 +563,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       );
     }
     closeTransport = running.close;
+    // With Redis, tasks a stopped replica left are this one's to take over, asked or not.
+    if (guard.redis) void tasksOf().catch((error: unknown) => info(`tasks: ${(error as Error).message}`));
     // The log is buffered (logger.ts): its start-up lines go out now, before the help below.
     httpService?.logger.flush();
     // How to connect a desktop host: for one person on loopback, not for a team service.

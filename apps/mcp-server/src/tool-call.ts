@@ -6,7 +6,7 @@
  * with the first call to one of its tools (`@cloudcall/catalog/lazy`), not every family at once.
  */
 import { closest } from '@cloudcall/catalog/select';
-import type { AnyTool, FamilyName, ToolProgress } from '@cloudcall/core';
+import type { AnyTool, FamilyName, ToolContext, ToolProgress, WaitKind } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -38,6 +38,10 @@ interface CallKit {
   core: typeof import('@cloudcall/core');
   guard: typeof import('@cloudcall/guard');
   pendingWaits: typeof import('@cloudcall/wait').pendingWaits;
+  /** A task's wait (tasks/): what a tool's answer yields, waited for until ready. */
+  waitTargets: typeof import('@cloudcall/wait').waitTargets;
+  waitForTargets: typeof import('@cloudcall/wait').waitForTargets;
+  waitSecondsFor: typeof import('@cloudcall/wait').waitSecondsFor;
   /** The `wait` tool's name and its TimeoutSeconds when a call gives none. */
   wait: { name: string; defaultSeconds: number };
 }
@@ -52,6 +56,9 @@ export function loadCallKit(): Promise<CallKit> {
     core,
     guard,
     pendingWaits: waiting.pendingWaits,
+    waitTargets: waiting.waitTargets,
+    waitForTargets: waiting.waitForTargets,
+    waitSecondsFor: waiting.waitSecondsFor,
     wait: { name: waiting.waitTool.name, defaultSeconds: waiting.DEFAULT_WAIT_SECONDS },
   }));
   return callKit;
@@ -96,6 +103,16 @@ function definitionOf(listed: ToolData): AnyTool | undefined {
   return listed.annotations.readOnlyHint && !definition?.annotations.readOnlyHint
     ? definition?.readOnlyForm
     : definition;
+}
+
+/**
+ * The definition a call to a listed tool runs, its family loaded if it was not yet: what decides
+ * whether a call becomes a task (tasks/plan.ts) before it runs.
+ */
+export async function loadDefinition(listed: ToolData): Promise<AnyTool | undefined> {
+  const kit = await loadCallKit();
+  await loadDefinitions(listed.family, kit);
+  return definitionOf(listed);
 }
 
 /** Loads what calls need (core, the guard, the API client) ahead of the first call. */
@@ -143,6 +160,8 @@ export interface CallExtra {
   server?: Server | undefined;
   /** Over HTTP, the request's headers (the SDK's requestInfo): how its log lines find it. */
   requestInfo?: RequestInfo | undefined;
+  /** Set when the call runs as a task (tasks/). */
+  task?: TaskHooks | undefined;
   /**
    * A request at protocol revision 2026-07-28: it is asked to confirm in its answer (multi round
    * trip) when it declared form elicitation, and a retry brings the answer and the question's state.
@@ -158,6 +177,35 @@ export interface CallRounds {
 }
 
 export type ToolCall = (params: CallToolRequestParams, extra: CallExtra) => Promise<CallToolResult>;
+
+/**
+ * What is left of a task's call once the tool's answer is in: the wait for what it started, as
+ * the tool's `wait` field names it. Ids only (never the call's arguments): a replica that takes
+ * the task over resumes the wait from this, and never sends the tool's request again.
+ */
+export interface TaskWaits {
+  kind: WaitKind;
+  /** Each thing to wait for; none when the answer yields nothing to wait for. */
+  targets: { ID: string; Name?: string }[];
+  /** When the wait gives up, in ms on the clock waits count in (`McpServerOptions.clock`). */
+  deadline: number;
+}
+
+/**
+ * A call run as a task (tasks/). `sending` runs before each request that changes something, after
+ * the guard let it through: the task is recorded then (throwing stops the request). A tool with a
+ * `wait` field waits, after its answer, for what it started (as the CLI's --wait does) and answers
+ * the ready resource; `started` is told what is left before the wait begins, and the call goes on
+ * once it settles (a rejection ends the call). Progress goes to `progress` instead of
+ * notifications/progress. `resume`: the tool's answer came in an earlier run (on a replica that
+ * stopped): only the wait runs, the tool is not called.
+ */
+export interface TaskHooks {
+  sending?: (() => Promise<void>) | undefined;
+  started(remaining: TaskWaits): Promise<void>;
+  progress(update: ToolProgress): void;
+  resume?: TaskWaits | undefined;
+}
 
 /**
  * tools/call for the offered tools (not dynamic mode's toolset tools, which are a session's).
@@ -209,44 +257,57 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     try {
       const definition = await definitionFor(listed, kit);
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
-      const { report: progress, sent: progressSent } = progressSender(_meta?.progressToken, extra);
+      const { task } = extra;
+      // A task's progress is its status (tasks/get), never notifications/progress.
+      const { report: progress, sent: progressSent } = task
+        ? { report: task.progress, sent: noProgress.sent }
+        : progressSender(_meta?.progressToken, extra);
       if (definition.name === kit.guard.auditListTool.name) await options.checkToken?.(extra.authInfo);
       if (definition.name === kit.guard.planTool.name) await offered(kit);
       let input = args ?? {};
-      if (options.waits && definition.name === kit.wait.name) {
+      // A task holds no request open: --max-wait-seconds and --max-waits-per-caller are for those.
+      if (options.waits && definition.name === kit.wait.name && !task) {
         // The key's name or the token's hash, as audit lines name the caller (http.ts).
         const caller = extra.authInfo?.clientId ?? '';
         if (!waiting.take(caller, options.waits.perCaller)) throw waitShareRefusal(options.waits.perCaller);
         waiter = caller;
         input = boundedWait(input, options.waits.maxSeconds, kit.wait.defaultSeconds);
       }
-      const result = await runGuarded(
-        kit.guard,
-        definition,
-        input,
-        { client, signal: extra.signal, progress, clock: options.clock },
-        {
-          server: extra.server,
-          guard: options.guard ?? { confirm: 'auto', rules: [] },
-          offered: found,
-          requestId: extra.requestId,
-          // The key's name or the token's hash (http.ts); none on stdio: the guard's local user.
-          caller: extra.authInfo?.clientId,
-          auditScope: options.auditScope ?? 'all',
-          sessionless: options.stateless,
-          rounds:
-            extra.rounds && options.requestState
-              ? { ...extra.rounds, ...options.requestState, args: argumentsDigest(args ?? {}) }
-              : undefined,
-        },
-      );
+      const context = {
+        // The guard's own hook (confirmation, quota, audit) runs before this one.
+        client: task?.sending ? client.forCall({ beforeMutation: task.sending }) : client,
+        signal: extra.signal,
+        progress,
+        clock: options.clock,
+      };
+      let result = task?.resume
+        ? undefined
+        : await runGuarded(kit.guard, definition, input, context, {
+            server: extra.server,
+            guard: options.guard ?? { confirm: 'auto', rules: [] },
+            offered: found,
+            requestId: extra.requestId,
+            // The key's name or the token's hash (http.ts); none on stdio: the guard's local user.
+            caller: extra.authInfo?.clientId,
+            auditScope: options.auditScope ?? 'all',
+            sessionless: options.stateless,
+            rounds:
+              extra.rounds && options.requestState
+                ? { ...extra.rounds, ...options.requestState, args: argumentsDigest(args ?? {}) }
+                : undefined,
+          });
+      let waited = false;
+      if (task && (task.resume || definition.wait)) {
+        result = await waitInTask(kit, task, definition, args ?? {}, result, context);
+        waited = true;
+      }
       // The last progress report (a wait's full bar) goes out before the answer, which ends it.
       await progressSent();
       const ms = Date.now() - started;
       logCall(`tool ${name}: ok in ${ms} ms`, extra);
       options.onCall?.(name, 'ok', ms, extra);
       const budget = rateLimitNote(client.rateLimit);
-      const waits = definition.wait ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
+      const waits = definition.wait && !waited ? kit.pendingWaits(definition.wait, args ?? {}, result) : [];
       return success(
         // A secret the tool exists to hand over (a new Spaces key's) is shown: it cannot be read again.
         options.showSecrets ? result : maskSecrets(result, definition.reveals),
@@ -278,6 +339,35 @@ export function createToolCall(options: McpServerOptions): ToolCall {
 }
 
 const NO_NOTES: readonly string[] = [];
+
+/**
+ * A task's wait: for what the tool's answer yields (told to `started`, which records it, before
+ * waiting), or for what an earlier run recorded (`resume`). Answers the ready resource, as `wait`
+ * does, or the tool's answer when it yields nothing to wait for.
+ */
+async function waitInTask(
+  kit: CallKit,
+  task: TaskHooks,
+  definition: AnyTool,
+  args: Record<string, unknown>,
+  answer: unknown,
+  context: ToolContext,
+): Promise<unknown> {
+  const clock = context.clock ?? { now: Date.now };
+  let remaining = task.resume;
+  if (!remaining) {
+    const wait = definition.wait as NonNullable<AnyTool['wait']>;
+    remaining = {
+      kind: wait.kind,
+      targets: kit.waitTargets(wait, args, answer),
+      deadline: clock.now() + kit.waitSecondsFor(wait.kind) * 1000,
+    };
+    await task.started(remaining);
+  }
+  if (remaining.targets.length === 0) return answer;
+  const left = Math.max(1, Math.ceil((remaining.deadline - clock.now()) / 1000));
+  return kit.waitForTargets(remaining.kind, remaining.targets, context, left);
+}
 
 /**
  * A call's answer that is a question (protocol revision 2026-07-28's input_required result): the

@@ -777,6 +777,22 @@ export async function waitAfter(
 ): Promise<unknown> {
   const targets = waitTargets(wait, args, result);
   if (targets.length === 0) return result;
+  return waitForTargets(wait.kind, targets, context, timeoutSeconds, about);
+}
+
+/**
+ * Waits for each of `targets` of one kind in turn, all within `timeoutSeconds`, with one progress
+ * bar for the whole, and answers as `wait` does: the ready resource, or `{ actions: [...] }` for
+ * several. `waitAfter` once it has the targets; also what picks up a wait whose targets were
+ * recorded earlier (the MCP server's tasks, on another replica).
+ */
+export async function waitForTargets(
+  kind: WaitKindName,
+  targets: readonly WaitTargetArgs[],
+  context: ToolContext,
+  timeoutSeconds: number,
+  about?: string,
+): Promise<Record<string, unknown>> {
   const clock = context.clock ?? realClock;
   const deadline = clock.now() + timeoutSeconds * 1000;
   const answers: Record<string, unknown>[] = [];
@@ -794,7 +810,7 @@ export async function waitAfter(
     const left = Math.max(1, Math.ceil((deadline - clock.now()) / 1000));
     answers.push(
       await waitFor(
-        { Kind: wait.kind, ...target, TimeoutSeconds: left },
+        { Kind: kind, ...target, TimeoutSeconds: left },
         shareOfProgress(share, index, targets.length),
         about,
       ),
@@ -802,8 +818,8 @@ export async function waitAfter(
   }
   // The last ones were ready at once, with no report of their own: the bar is filled all the same.
   if (shown > 0 && shown < PROGRESS_TOTAL) {
-    const ready = WAIT_KINDS[wait.kind].ready;
-    const subject = `${targets.length} ${wait.kind}s`;
+    const ready = WAIT_KINDS[kind].ready;
+    const subject = `${targets.length} ${kind}s`;
     report(context, {
       progress: PROGRESS_TOTAL,
       total: PROGRESS_TOTAL,
@@ -812,6 +828,8 @@ export async function waitAfter(
       message: `${subject}: ${ready}`,
     });
   }
-  const key = WAIT_KINDS[wait.kind].key;
-  return answers.length === 1 ? answers[0] : { [`${key}s`]: answers.map((answer) => answer[key]) };
+  const key = WAIT_KINDS[kind].key;
+  return answers.length === 1
+    ? (answers[0] as Record<string, unknown>)
+    : { [`${key}s`]: answers.map((answer) => answer[key]) };
 }

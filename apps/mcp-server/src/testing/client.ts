@@ -79,7 +79,7 @@ export async function refusedCall(
 }
 
 /** The sandbox's Ubuntu image, for VMs a test creates. */
-const UBUNTU = 161928327;
+export const UBUNTU = 161928327;
 
 /** Creates a small VM in the sandbox (through the server's vm-create) and returns its id. */
 export async function createSandboxVm(client: Client, name: string): Promise<number> {
