@@ -103,7 +103,9 @@ export function createModernServer(
     } catch (error) {
       // The runner's protocol errors (an unknown tool: -32602) are the 1.x SDK's class.
       const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-      if (typeof code === 'number') throw new ProtocolError(code, String(message), data);
+      // Its message starts with the 1.x SDK's own prefix, which ProtocolError adds again.
+      if (typeof code === 'number')
+        throw new ProtocolError(code, String(message).replace(/^MCP error -?\d+: /, ''), data);
       throw error;
     }
   });

@@ -17,13 +17,18 @@ import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/s
 import type { ToolClock } from '@cloudcall/core';
 import { sleep } from '@cloudcall/core/internal';
 import { connectSandbox, type Sandbox } from '@cloudcall/sandbox';
+import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import packageJson from '../../package.json' with { type: 'json' };
 import { apiClients } from '../clients.js';
 import { startGuard } from '../guard.js';
 import { LISTING } from '../listing.generated.js';
-import { createMcpServer, type ToolMode } from '../server.js';
+import { createModernServer } from '../modern.js';
+import { memorySpent, stateKey, stateSeal } from '../request-state.js';
+import { createMcpServer, type McpServerOptions, type ToolMode } from '../server.js';
+import { createToolCall } from '../tool-call.js';
 import { familiesByDefault } from '../tool-data.js';
 
 /** The server's flags, by the name of the flag each stands for. */
@@ -55,6 +60,8 @@ export interface InProcessOptions {
 
 export interface InProcessServer {
   client: Client;
+  /** A client at protocol revision 2026-07-28 (the SDK's v2 line), through the modern path in process. */
+  modernClient(options?: ConstructorParameters<typeof ModernClient>[1]): Promise<ModernClient>;
   /** The sandbox the tools talk to (absent with `api`): move its clock, inject faults. */
   sandbox: Sandbox | undefined;
   /**
@@ -119,7 +126,7 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
 
   let sleeping = 0;
   const tracked = clock ?? { now: () => Date.now(), sleep };
-  const server = createMcpServer({
+  const serverOptions: McpServerOptions = {
     client: api,
     clock: {
       now: tracked.now,
@@ -141,17 +148,37 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
     showSecrets: Boolean(options.showSecrets),
     guard,
     log,
-  });
+    requestState: { seal: stateSeal(stateKey(undefined)), spent: memorySpent() },
+  };
+  const server = createMcpServer(serverOptions);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'cloudcall-test', version: '1.0.0' }, options.client ?? {});
   await client.connect(clientSide);
+  const modernClients: ModernClient[] = [];
   return {
     client,
+    async modernClient(clientOptions = {}) {
+      // The SDK's per-request handler, called in process: its fetch serves the client's requests.
+      const call = createToolCall(serverOptions);
+      const handler = createMcpHandler(() => createModernServer(serverOptions, call), { legacy: 'reject' });
+      const modern = new ModernClient(
+        { name: 'cloudcall-test', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...clientOptions },
+      );
+      await modern.connect(
+        new StreamableHTTPClientTransport(new URL('http://in-process.test/mcp'), {
+          fetch: (url, init) => handler.fetch(new Request(url, init)),
+        }),
+      );
+      modernClients.push(modern);
+      return modern;
+    },
     sandbox,
     sleeping: () => sleeping,
     log: () => lines,
     close: async () => {
+      for (const modern of modernClients) await modern.close();
       await client.close();
       await server.close();
       await closeApi();
