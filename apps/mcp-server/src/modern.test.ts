@@ -18,7 +18,13 @@ import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/clien
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, serverEnv, stdioClient } from './testing/client.js';
+import { MAIN, serverEnv } from './testing/client.js';
+import {
+  stdioClient as inProcessStdio,
+  killAll as killInProcess,
+  startHttp as startInProcess,
+  stdioTransport,
+} from './testing/main.js';
 import { httpRequest, killAll, startHttp } from './testing/process.js';
 
 const MODERN = '2026-07-28';
@@ -34,6 +40,7 @@ let cleanup: (() => Promise<unknown>)[] = [];
 /** After each test of a block whose servers are the test's own. */
 async function cleanUp(): Promise<void> {
   killAll();
+  await killInProcess();
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
   cleanup = [];
 }
@@ -92,16 +99,12 @@ describe('both protocol lines, both transports', () => {
       const args = ['--api-url', sandbox.url];
       const env = { DIGITALOCEAN_ACCESS_TOKEN: 'test-token' };
       const { client: modern } = modernClient();
-      await modern.connect(
-        new ModernStdio({
-          command: process.execPath,
-          args: [MAIN, ...args],
-          env: serverEnv(env),
-          stderr: 'pipe',
-        }),
-      );
+      // In this process, as main.ts starts it (the built server over a pipe: the confirmation test).
+      const served = stdioTransport(args, env);
+      cleanup.push(served.stop);
+      await modern.connect(served.transport as never);
       expect(modern.getProtocolEra()).toBe('modern');
-      const legacy = await stdioClient(args, env);
+      const legacy = await inProcessStdio(args, env);
       cleanup.push(legacy.close);
       expect(legacy.client.getServerVersion()?.name).toBe('cloudcall');
 
@@ -209,7 +212,7 @@ describe('confirmation in rounds (2026-07-28)', () => {
   it(
     'a stateless server asks a client that can answer; one that cannot is refused as before',
     async () => {
-      const { url } = await startHttp(
+      const { url } = await startInProcess(
         ['--transport', 'http', '--port', '0', '--stateless', '--api-url', sandbox.url],
         { DIGITALOCEAN_ACCESS_TOKEN: 'test-token' },
       );

@@ -188,6 +188,22 @@ export async function stdioClient(
   };
 }
 
+/**
+ * Starts the server on stdio and gives the client side of its streams as a transport, for any
+ * client (the SDK's v2 client at 2026-07-28 as well as 1.x's).
+ */
+export function stdioTransport(
+  args: string[],
+  env: Record<string, string> = {},
+): { transport: Transport; stderr: () => string; stop: () => Promise<void> } {
+  const server = start(args, env);
+  return {
+    transport: new StreamClientTransport(server.stdout, server.stdin),
+    stderr: server.stderr,
+    stop: server.stop,
+  };
+}
+
 /** The server on stdio, spoken to in raw lines (as ./process.js's rawStdio). */
 export function rawStdio(args: string[], env: Record<string, string> = {}): RawStdio {
   const server = start(args, env);
