@@ -71,6 +71,8 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'app logs': 'app-get-logs',
   'kubernetes-cluster kubeconfig show': 'kubernetes-cluster-get-kubeconfig',
   'kubernetes-cluster kubeconfig save': 'kubernetes-cluster-get-kubeconfig --save',
+  // doctl's replace-node is delete-node with a new node in its place.
+  'kubernetes-cluster-node-pool replace-node': 'kubernetes-cluster-node-pool-delete-node --replace=true',
   'kubernetes options versions': 'kubernetes-list-versions',
   'kubernetes options sizes': 'kubernetes-list-sizes',
   'kubernetes options regions': 'kubernetes-list-regions',
@@ -390,7 +392,17 @@ export interface CliDefault {
   applies: (tool: NamedTool, flags: readonly FlagSpec[]) => boolean;
   /** A value that passes validation, for checking the other arguments before any request. */
   standIn?: unknown;
-  value: (args: Record<string, unknown>, lookup: DefaultLookup) => unknown;
+  /**
+   * doctl's flags that shape the default and are no argument of the tool (`cluster create --size
+   * --count`, the default pool's): refused beside the argument itself, as doctl refuses them.
+   */
+  flags?: readonly { flag: string; says: string }[];
+  /** `given`: the values of `flags` on the command line, by flag. */
+  value: (
+    args: Record<string, unknown>,
+    lookup: DefaultLookup,
+    given: Readonly<Record<string, string | undefined>>,
+  ) => unknown;
 }
 
 /** Runs a read-only tool for a default that the platform knows (a database engine's versions). */
@@ -402,7 +414,39 @@ export type DefaultLookup = (
 
 const hasFlag = (flags: readonly FlagSpec[], name: string) => flags.some((flag) => flag.name === name);
 
+/** doctl's default pool of `kubernetes cluster create` (commands/kubernetes.go). */
+export const DEFAULT_POOL = { size: 's-1vcpu-2gb-intel', count: 3 } as const;
+
 export const CLI_DEFAULTS: readonly CliDefault[] = [
+  {
+    // kubernetes cluster create NAME without --node-pool: doctl's one pool, NAME-default-pool.
+    argument: 'NodePools',
+    says: `one pool, NAME-default-pool, of --count (${DEFAULT_POOL.count}) nodes of --size (${DEFAULT_POOL.size}), as doctl`,
+    applies: (tool) => tool.name === 'kubernetes-cluster-create',
+    flags: [
+      {
+        flag: 'size',
+        says: `the default pool's node size (default ${DEFAULT_POOL.size}; not with --node-pool)`,
+      },
+      {
+        flag: 'count',
+        says: `the default pool's node count (default ${DEFAULT_POOL.count}; not with --node-pool)`,
+      },
+    ],
+    value: (args, _lookup, given) => {
+      const count = given.count ?? String(DEFAULT_POOL.count);
+      if (!/^\d{1,3}$/.test(count.trim())) {
+        throw new FlagError('count', `expected a whole number of nodes, got ${JSON.stringify(count)}`);
+      }
+      return [
+        {
+          Name: `${String(args.Name)}-default-pool`,
+          Size: given.size ?? DEFAULT_POOL.size,
+          Count: Number(count),
+        },
+      ];
+    },
+  },
   {
     // cdn flush ID: every file, as doctl's --files defaults to "*".
     argument: 'Files',
@@ -483,6 +527,34 @@ export const CLI_SUBSTITUTES: readonly CliSubstitute[] = [
     says: 'leave it out to add the domain with no records (domain-create-bare), as doctl',
   },
 ];
+
+/**
+ * A flag of doctl's that runs another tool on the same arguments: `kubernetes cluster delete NAME
+ * --dangerous` deletes what the cluster made as well (kubernetes-cluster-delete-dangerous), asked
+ * about and protected as that tool is.
+ */
+export interface CliSwitch {
+  tool: string;
+  /** The flag, without `--`: a boolean. */
+  flag: string;
+  /** The tool run when it is given (true). */
+  use: string;
+  says: string;
+}
+
+export const CLI_SWITCHES: readonly CliSwitch[] = [
+  {
+    tool: 'kubernetes-cluster-delete',
+    flag: 'dangerous',
+    use: 'kubernetes-cluster-delete-dangerous',
+    says: "delete the volumes, volume snapshots and load balancers it made as well (kubernetes-cluster-delete-dangerous), as doctl's --dangerous",
+  },
+];
+
+/** The switches of a tool. */
+export function switchesFor(tool: NamedTool): CliSwitch[] {
+  return CLI_SWITCHES.filter((entry) => entry.tool === tool.name);
+}
 
 /** The substitutes of a tool, by the argument whose absence calls for them. */
 export function substitutesFor(tool: NamedTool): CliSubstitute[] {
