@@ -68,7 +68,8 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'monitoring-metrics droplet': 'monitoring-metrics-get',
   'cdn flush': 'cdn-delete-cache',
   'app spec validate': 'app-validate-spec',
-  'app logs': 'app-get-logs',
+  // doctl apps logs APP [COMPONENT] --type build: the logs' text, read from where the tool says.
+  'app logs': 'app-get-logs --text',
   'kubernetes-cluster kubeconfig show': 'kubernetes-cluster-get-kubeconfig',
   'kubernetes-cluster kubeconfig save': 'kubernetes-cluster-get-kubeconfig --save',
   // doctl's replace-node is delete-node with a new node in its place.
@@ -78,6 +79,14 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'kubernetes options regions': 'kubernetes-list-regions',
   'registry options subscription-tiers': 'registry-list-options',
   'registry options available-regions': 'registry-list-options',
+};
+
+/**
+ * What a command takes second without a flag where doctl takes it and the tool's request path
+ * does not say (commands.ts reads the path): `apps logs APP web` is the component.
+ */
+export const DOCTL_SECOND: Readonly<Record<string, string>> = {
+  'app-get-logs': 'Component',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -483,6 +492,25 @@ export const CLI_DEFAULTS: readonly CliDefault[] = [
         );
       }
       return newest;
+    },
+  },
+  {
+    // apps logs APP: the deployment live, else the one on its way (a new app's first), as doctl.
+    argument: 'DeploymentID',
+    says: "the app's active deployment, else the one in progress (app-get), as doctl",
+    applies: (tool) => tool.name === 'app-get-logs',
+    standIn: '00000000-0000-4000-8000-000000000000',
+    value: async (args, lookup) => {
+      type Ref = { id?: string } | undefined;
+      const answer = (await lookup('app-get', { ID: args.AppID })) as {
+        app?: { active_deployment?: Ref; in_progress_deployment?: Ref; pending_deployment?: Ref };
+      };
+      const { active_deployment, in_progress_deployment, pending_deployment } = answer.app ?? {};
+      const id = active_deployment?.id ?? in_progress_deployment?.id ?? pending_deployment?.id;
+      if (id === undefined) {
+        throw new FlagError('DeploymentID', 'the app has no deployment yet, so it has no logs');
+      }
+      return id;
     },
   },
   {

@@ -99,14 +99,15 @@ export async function execute(
   } else if (options.sandbox) {
     // Loaded only when asked for: most runs talk to the real API. The sandbox answers in this
     // process, over the state file: a command makes a call or a few, not worth a server on
-    // loopback and an HTTP client to reach it.
-    const { connectSandboxInProcess, StateFileError, statePathFor } = await import('@cloudcall/sandbox');
-    let sandbox: Awaited<ReturnType<typeof connectSandboxInProcess>>;
+    // loopback and an HTTP client to reach it. Logs are read from the URLs it answers, which only
+    // its server on loopback serves: for them, it is started for the command.
+    const { connectSandbox, connectSandboxInProcess, StateFileError, statePathFor } = await import(
+      '@cloudcall/sandbox'
+    );
+    const at = { statePath: statePathFor(options.sandboxState, io.env), client: { onEvent } };
+    let sandbox: Pick<Awaited<ReturnType<typeof connectSandbox>>, 'client' | 'close' | 'clock'>;
     try {
-      sandbox = await connectSandboxInProcess({
-        statePath: statePathFor(options.sandboxState, io.env),
-        client: { onEvent },
-      });
+      sandbox = options.text ? await connectSandbox(at) : await connectSandboxInProcess(at);
     } catch (error) {
       // A state file that cannot be used is the caller's to fix, like any other bad input.
       if (!(error instanceof StateFileError)) throw error;
@@ -193,6 +194,10 @@ export async function execute(
     if (deliver) {
       io.stdout(await deliver(outcome.result));
       return outcome.code ?? EXIT.ok;
+    }
+    if (options.text) {
+      const { printLogs } = await import('./app-logs.js');
+      return await printLogs(outcome.result, io, { follow: args.Follow === true });
     }
     if (tool.name === CLUSTER_CREATE_TOOL && updateKubeconfig) {
       await saveNewCluster(outcome.result, context, findTool, io, {

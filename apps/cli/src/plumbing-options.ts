@@ -13,6 +13,8 @@ export interface PlumbingOptions {
   timeout?: string;
   /** A kubeconfig merged into the user's kubeconfig file instead of printed (kubeconfig.ts). */
   save?: boolean;
+  /** An app's logs: their text, read from the URLs the answer gives, instead of the URLs (app-logs.ts). */
+  text?: boolean;
   /** With --save or a cluster's create: make its context the current one (`true` or text). */
   setCurrentContext?: boolean | string;
   /** A cluster's create: save its kubeconfig once it is made (`true` or text). */
@@ -51,6 +53,14 @@ export function plumbingOptions(tool: Pick<ToolEntry, 'name' | 'page' | 'wait'>)
       setCurrent,
     );
   }
+  if (tool.name === LOGS_TOOL) {
+    options.push(
+      new Option(
+        '--text',
+        "print the logs' text as it comes, read from the URLs the answer gives (doctl's apps logs), instead of the URLs",
+      ),
+    );
+  }
   if (tool.name === CLUSTER_CREATE_TOOL) {
     options.push(
       new Option(
@@ -62,6 +72,9 @@ export function plumbingOptions(tool: Pick<ToolEntry, 'name' | 'page' | 'wait'>)
   }
   return options;
 }
+
+/** The tool whose URLs `--text` reads. */
+export const LOGS_TOOL = 'app-get-logs';
 
 /** The tool whose new cluster `--update-kubeconfig` saves. */
 export const CLUSTER_CREATE_TOOL = 'kubernetes-cluster-create';

@@ -17,6 +17,7 @@ import {
   type CliDefault,
   type CliSubstitute,
   type CliSwitch,
+  DOCTL_SECOND,
   defaultsFor,
   liftFirstRules,
   substitutesFor,
@@ -78,6 +79,8 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
   // (`registry repository delete-tag web v1`, the registry the account's).
   const next = nextArguments(tool, flags, positionalArgument(tool, schemaFlags), optional);
   if (next) [primary, second] = next;
+  // doctl's second word where the path does not say it (`apps logs APP web`): optional, given first.
+  second ??= primary && flags.find((flag) => flag.name === DOCTL_SECOND[tool.name]);
   const third = nextPathArgument(tool, flags, second);
   // Several ids at once where doctl takes them: `vm-delete 1 2 --force`, `domain-record-delete
   // example.com 11 12 --force` (the last argument given positionally).
