@@ -2,7 +2,7 @@
  * App Platform through the CLI against its sandbox, whose state persists between invocations, in
  * doctl's words: `apps create --spec app.yaml --wait` (the app named in the progress line),
  * `apps list` and `apps list-deployments` as doctl's tables, apps named where ids are expected,
- * `apps update APP --spec`, `apps create-deployment`, `apps logs`, `apps spec validate`, a spec
+ * `apps update APP --spec`, `apps create-deployment`, the log URLs, `apps spec validate`, a spec
  * refused before anything is sent naming the bad field, and `apps delete` confirmed, forced, or
  * refused by a protection rule with nothing sent.
  */
@@ -131,10 +131,11 @@ describe('apps through the CLI, in doctl words', () => {
     const got = await ok('apps', 'get-deployment', 'shop', deployed.deployment.id);
     expect(got.deployment.id).toBe(deployed.deployment.id);
 
-    // Log URLs: of the build of a past deployment (archived), of the live one's run.
-    const build = await ok('apps', 'logs', 'shop', '--deployment', deployed.deployment.id, '--type', 'build');
+    // Log URLs (the tool's answer; `apps logs` reads them: app-logs.test.ts): of the build of a
+    // past deployment (archived), of the live one's run.
+    const build = await ok('app-get-logs', 'shop', '--deployment', deployed.deployment.id, '--type', 'build');
     expect(build.historic_urls[0]).toMatch(/\/archive\/build\.log\?token=/);
-    const run = await ok('apps', 'logs', 'shop', '--component', 'web');
+    const run = await ok('app-get-logs', 'shop', '--component', 'web');
     expect(run.live_url).toMatch(/\/live\?type=RUN&component=web&token=/);
 
     // Destructive: refused without --force when no one can be asked, and nothing changes.

@@ -438,6 +438,24 @@ export function secondArgument(tool: ListedTool, flags: readonly FlagSpec[]): Fl
 }
 
 /**
+ * What a tool's command takes after `second`, without a flag, as doctl does (`kubernetes cluster
+ * node-pool delete-node <cluster> <pool> <node-id>`): the request path's placeholder after the
+ * second's, when the second is one and it is a required scalar.
+ */
+export function nextPathArgument(
+  tool: ListedTool,
+  flags: readonly FlagSpec[],
+  second: FlagSpec | undefined,
+): FlagSpec | undefined {
+  if (!second || !tool.request) return undefined;
+  const placeholders = [...tool.request.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const at = placeholders.indexOf(second.name);
+  const next = at === -1 ? undefined : placeholders[at + 1];
+  const flag = flags.find((candidate) => candidate.name === next);
+  return flag?.required && !['array', 'object', 'json'].includes(flag.kind) ? flag : undefined;
+}
+
+/**
  * Example values that no pattern gives: lists of objects, JSON, addresses, a change to make. By
  * tool, then argument; shell words as typed (JSON in single quotes). The help examples test runs
  * every example, so a value here that the tool refuses fails it.

@@ -68,14 +68,25 @@ export const DOCTL_COMMANDS: Readonly<Record<string, string>> = {
   'monitoring-metrics droplet': 'monitoring-metrics-get',
   'cdn flush': 'cdn-delete-cache',
   'app spec validate': 'app-validate-spec',
-  'app logs': 'app-get-logs',
+  // doctl apps logs APP [COMPONENT] --type build: the logs' text, read from where the tool says.
+  'app logs': 'app-get-logs --text',
   'kubernetes-cluster kubeconfig show': 'kubernetes-cluster-get-kubeconfig',
   'kubernetes-cluster kubeconfig save': 'kubernetes-cluster-get-kubeconfig --save',
+  // doctl's replace-node is delete-node with a new node in its place.
+  'kubernetes-cluster-node-pool replace-node': 'kubernetes-cluster-node-pool-delete-node --replace=true',
   'kubernetes options versions': 'kubernetes-list-versions',
   'kubernetes options sizes': 'kubernetes-list-sizes',
   'kubernetes options regions': 'kubernetes-list-regions',
   'registry options subscription-tiers': 'registry-list-options',
   'registry options available-regions': 'registry-list-options',
+};
+
+/**
+ * What a command takes second without a flag where doctl takes it and the tool's request path
+ * does not say (commands.ts reads the path): `apps logs APP web` is the component.
+ */
+export const DOCTL_SECOND: Readonly<Record<string, string>> = {
+  'app-get-logs': 'Component',
 };
 
 /** A doctl flag that fills one of a tool's arguments. */
@@ -390,7 +401,17 @@ export interface CliDefault {
   applies: (tool: NamedTool, flags: readonly FlagSpec[]) => boolean;
   /** A value that passes validation, for checking the other arguments before any request. */
   standIn?: unknown;
-  value: (args: Record<string, unknown>, lookup: DefaultLookup) => unknown;
+  /**
+   * doctl's flags that shape the default and are no argument of the tool (`cluster create --size
+   * --count`, the default pool's): refused beside the argument itself, as doctl refuses them.
+   */
+  flags?: readonly { flag: string; says: string }[];
+  /** `given`: the values of `flags` on the command line, by flag. */
+  value: (
+    args: Record<string, unknown>,
+    lookup: DefaultLookup,
+    given: Readonly<Record<string, string | undefined>>,
+  ) => unknown;
 }
 
 /** Runs a read-only tool for a default that the platform knows (a database engine's versions). */
@@ -402,7 +423,39 @@ export type DefaultLookup = (
 
 const hasFlag = (flags: readonly FlagSpec[], name: string) => flags.some((flag) => flag.name === name);
 
+/** doctl's default pool of `kubernetes cluster create` (commands/kubernetes.go). */
+export const DEFAULT_POOL = { size: 's-1vcpu-2gb-intel', count: 3 } as const;
+
 export const CLI_DEFAULTS: readonly CliDefault[] = [
+  {
+    // kubernetes cluster create NAME without --node-pool: doctl's one pool, NAME-default-pool.
+    argument: 'NodePools',
+    says: `one pool, NAME-default-pool, of --count (${DEFAULT_POOL.count}) nodes of --size (${DEFAULT_POOL.size}), as doctl`,
+    applies: (tool) => tool.name === 'kubernetes-cluster-create',
+    flags: [
+      {
+        flag: 'size',
+        says: `the default pool's node size (default ${DEFAULT_POOL.size}; not with --node-pool)`,
+      },
+      {
+        flag: 'count',
+        says: `the default pool's node count (default ${DEFAULT_POOL.count}; not with --node-pool)`,
+      },
+    ],
+    value: (args, _lookup, given) => {
+      const count = given.count ?? String(DEFAULT_POOL.count);
+      if (!/^\d{1,3}$/.test(count.trim())) {
+        throw new FlagError('count', `expected a whole number of nodes, got ${JSON.stringify(count)}`);
+      }
+      return [
+        {
+          Name: `${String(args.Name)}-default-pool`,
+          Size: given.size ?? DEFAULT_POOL.size,
+          Count: Number(count),
+        },
+      ];
+    },
+  },
   {
     // cdn flush ID: every file, as doctl's --files defaults to "*".
     argument: 'Files',
@@ -439,6 +492,25 @@ export const CLI_DEFAULTS: readonly CliDefault[] = [
         );
       }
       return newest;
+    },
+  },
+  {
+    // apps logs APP: the deployment live, else the one on its way (a new app's first), as doctl.
+    argument: 'DeploymentID',
+    says: "the app's active deployment, else the one in progress (app-get), as doctl",
+    applies: (tool) => tool.name === 'app-get-logs',
+    standIn: '00000000-0000-4000-8000-000000000000',
+    value: async (args, lookup) => {
+      type Ref = { id?: string } | undefined;
+      const answer = (await lookup('app-get', { ID: args.AppID })) as {
+        app?: { active_deployment?: Ref; in_progress_deployment?: Ref; pending_deployment?: Ref };
+      };
+      const { active_deployment, in_progress_deployment, pending_deployment } = answer.app ?? {};
+      const id = active_deployment?.id ?? in_progress_deployment?.id ?? pending_deployment?.id;
+      if (id === undefined) {
+        throw new FlagError('DeploymentID', 'the app has no deployment yet, so it has no logs');
+      }
+      return id;
     },
   },
   {
@@ -483,6 +555,34 @@ export const CLI_SUBSTITUTES: readonly CliSubstitute[] = [
     says: 'leave it out to add the domain with no records (domain-create-bare), as doctl',
   },
 ];
+
+/**
+ * A flag of doctl's that runs another tool on the same arguments: `kubernetes cluster delete NAME
+ * --dangerous` deletes what the cluster made as well (kubernetes-cluster-delete-dangerous), asked
+ * about and protected as that tool is.
+ */
+export interface CliSwitch {
+  tool: string;
+  /** The flag, without `--`: a boolean. */
+  flag: string;
+  /** The tool run when it is given (true). */
+  use: string;
+  says: string;
+}
+
+export const CLI_SWITCHES: readonly CliSwitch[] = [
+  {
+    tool: 'kubernetes-cluster-delete',
+    flag: 'dangerous',
+    use: 'kubernetes-cluster-delete-dangerous',
+    says: "delete the volumes, volume snapshots and load balancers it made as well (kubernetes-cluster-delete-dangerous), as doctl's --dangerous",
+  },
+];
+
+/** The switches of a tool. */
+export function switchesFor(tool: NamedTool): CliSwitch[] {
+  return CLI_SWITCHES.filter((entry) => entry.tool === tool.name);
+}
 
 /** The substitutes of a tool, by the argument whose absence calls for them. */
 export function substitutesFor(tool: NamedTool): CliSubstitute[] {

@@ -2,7 +2,8 @@
  * The monitoring family through the CLI run as a process against its sandbox, whose state persists
  * between invocations, in doctl's words: `monitoring alert create|list|get|update|delete`,
  * `monitoring metrics droplet <metric> <vm>`, `monitoring uptime create NAME --target URL` and
- * `monitoring uptime alert ...`, with doctl's columns, uptime checks named where ids are expected,
+ * `monitoring uptime alert ...`, with doctl's columns, uptime checks named where ids are expected
+ * and VMs by name in an alert's --entities,
  * and the guard: deletes are destructive (refused off a terminal without --force), and a protected
  * policy or check is refused even with --force, nothing sent.
  */
@@ -111,6 +112,48 @@ describe('monitoring through the CLI, in doctl words', () => {
     );
     await ok('monitoring', 'alert', 'delete', policy.uuid, '--force');
     expect((await ok('monitoring', 'alert', 'list')).policies).toEqual([]);
+  });
+
+  it('alert --entities: VMs by name or id for a VM metric, looked up before anything is sent', async () => {
+    const { droplet: web } = await ok('compute', 'droplet', 'create', 'entity-web', ...VM_FLAGS);
+    const { droplet: db } = await ok('compute', 'droplet', 'create', 'entity-db', ...VM_FLAGS);
+    const alert = (type: string, entities: string) => [
+      'monitoring',
+      'alert',
+      'create',
+      '--type',
+      type,
+      '--compare',
+      'GreaterThan',
+      '--value',
+      '70',
+      '--window',
+      '5m',
+      '--entities',
+      entities,
+      '--emails',
+      'ops@example.com',
+      '--description',
+      'Watched by name',
+    ];
+    const { policy } = await ok(
+      ...alert('v1/insights/droplet/memory_utilization_percent', `entity-web,${db.id}`),
+    );
+    expect(policy.entities).toEqual([String(web.id), String(db.id)]);
+    // Updated by name too (the policy's type kept: a VM metric's).
+    const updated = await ok('monitoring', 'alert', 'update', policy.uuid, '--entities', 'entity-db');
+    expect(updated.policy.entities).toEqual([String(db.id)]);
+
+    // A name no VM has: refused naming it, nothing made.
+    await refused(
+      '--entities: no VM has the id or name "entity-gone"',
+      ...alert('v1/insights/droplet/cpu', 'entity-web,entity-gone'),
+    );
+    // Another kind's policy: its entities are not VM names, and go to the platform as they are.
+    const lbaas = await cli.sandbox(...alert('v1/insights/lbaas/avg_cpu_utilization_percent', 'entity-web'));
+    expect(lbaas.code).toBe(3);
+    expect(lbaas.stderr).toContain('"entity-web" is not the id of one of your load balancers');
+    await ok('monitoring', 'alert', 'delete', policy.uuid, '--force');
   });
 
   it('metrics droplet: a VM named, a window, a table of time and value', async () => {

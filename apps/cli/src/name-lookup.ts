@@ -14,7 +14,7 @@ import {
 } from '@cloudcall/core';
 import { pageArgument, perPageArgument, runAllPages, UUID_PATTERN } from '@cloudcall/core/internal';
 import { valueAt } from './columns.js';
-import { handles, type NamedArguments, type NamedKind, type ToolLookup } from './names.js';
+import { handles, holdsIds, type NamedArguments, type NamedKind, type ToolLookup } from './names.js';
 
 /** A Spaces access key id: `DO00` and capitals and digits (older keys: 20 capitals and digits). */
 const ACCESS_KEY = /^[A-Z0-9]{16,64}$/;
@@ -64,8 +64,14 @@ export function withPlaceholders(
     return placeholder;
   };
   for (const [argument, kind] of named) {
+    const { holds, text } = holdsIds(kind, argument, args);
+    if (!holds) continue;
     const stand = (item: unknown) =>
-      typeof item === 'string' && !isId(kind, item) ? placeholderFor(kind, item) : item;
+      typeof item === 'string' && !isId(kind, item)
+        ? text
+          ? String(placeholderFor(kind, item))
+          : placeholderFor(kind, item)
+        : item;
     const value = copy[argument];
     copy[argument] = Array.isArray(value) ? value.map(stand) : stand(value);
   }
@@ -100,6 +106,8 @@ export async function resolveNames(
     return listed.get(key) ?? [];
   };
   for (const [argument, kind] of named) {
+    const { holds, text } = holdsIds(kind, argument, args);
+    if (!holds) continue;
     const value = args[argument];
     const values = Array.isArray(value) ? value : [value];
     const ids: unknown[] = [];
@@ -108,7 +116,8 @@ export async function resolveNames(
       else {
         const handled = await byHandle(item, kind, tools, context);
         const matches = kind.fingerprint ? await fingerprintOf(item) : undefined;
-        ids.push(handled ?? idOf(item, kind, await list(kind), argument, matches));
+        const id = handled ?? idOf(item, kind, await list(kind), argument, matches);
+        ids.push(text ? String(id) : id);
       }
     }
     args[argument] = Array.isArray(value) ? ids : ids[0];

@@ -54,7 +54,15 @@ export interface NamedKind {
    * platform lists it (with or without `MD5:`), or `SHA256:...` as `ssh-keygen -l` prints it.
    */
   fingerprint?: boolean;
+  /**
+   * Arguments that hold this kind's ids in some calls only, as text (an alert policy's Entities
+   * are VM ids when it watches a VM metric): each, and when it does, from the call's arguments.
+   */
+  sometimes?: readonly { argument: string; when: (args: Readonly<Record<string, unknown>>) => boolean }[];
 }
+
+/** A UUID, which no VM id is: an alert policy's entity of another kind (a database, a load balancer). */
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const NAMED_KINDS: readonly NamedKind[] = [
   {
@@ -74,6 +82,17 @@ const NAMED_KINDS: readonly NamedKind[] = [
     list: 'vm-list',
     items: 'droplets',
     idForm: 'numeric',
+    // doctl's monitoring alert create --entities web-1,web-2: the VMs a VM metric's policy watches.
+    // Left out, the type is the policy's (an update): looked up unless one is a UUID (another kind's).
+    sometimes: [
+      {
+        argument: 'Entities',
+        when: (args) =>
+          typeof args.Type === 'string'
+            ? args.Type.startsWith('v1/insights/droplet/')
+            : !(Array.isArray(args.Entities) && args.Entities.some((each) => UUID_FORM.test(String(each)))),
+      },
+    ],
   },
   {
     label: 'load balancer',
@@ -224,6 +243,19 @@ export function handles(kind: NamedKind): string {
 /** Arguments that take a name in place of an id, with the kind of each. */
 export type NamedArguments = ReadonlyMap<string, NamedKind>;
 
+/**
+ * Whether `argument` holds `kind`'s ids in this call (always, unless the kind says when), and
+ * whether as text (ids of an argument that holds them only sometimes are strings).
+ */
+export function holdsIds(
+  kind: NamedKind,
+  argument: string,
+  args: Readonly<Record<string, unknown>>,
+): { holds: boolean; text: boolean } {
+  const sometimes = kind.sometimes?.find((entry) => entry.argument === argument);
+  return sometimes ? { holds: sometimes.when(args), text: true } : { holds: true, text: false };
+}
+
 /** The arguments of `tool` that take a name in place of an id, with the kind of each. */
 export function namedArguments(
   tool: ListedTool,
@@ -239,6 +271,7 @@ export function namedArguments(
       if (
         flag.name === placeholder ||
         kind.args.includes(flag.name) ||
+        kind.sometimes?.some((entry) => entry.argument === flag.name) ||
         (flag === primary && !tool.request && tool.name.startsWith(`${kind.prefix}-`))
       ) {
         found.set(flag.name, kind);

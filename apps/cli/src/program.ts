@@ -13,6 +13,7 @@ import { authCommand } from './auth.js';
 import { addCompletion, COMPLETE_COMMAND, completeCommand } from './cli-completion.js';
 import { CommandWordError, commandWordIndex } from './commands.js';
 import { SignInError } from './config.js';
+import { EXEC_CREDENTIAL_COMMAND, execCredential, execCredentialCommand } from './exec-credential.js';
 import { UnknownFlagError } from './flag-names.js';
 import { FlagError } from './flags.js';
 import { auditCommand, type GuardFlags, guardOptions, mergeGuardFlags } from './guard-flags.js';
@@ -194,6 +195,30 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }),
   );
 
+  // `kubernetes cluster kubeconfig exec-credential`: what kubectl runs for a saved cluster's token,
+  // kubernetes-cluster-get-credentials' answer printed as an ExecCredential (exec-credential.ts).
+  program.addCommand(
+    execCredentialCommand(io, connectionOptions(io.env), async (cluster, credentialVersion, local) => {
+      running = EXEC_CREDENTIAL_COMMAND;
+      const tool = await findTool('kubernetes-cluster-get-credentials');
+      if (!tool) throw new Error('kubernetes-cluster-get-credentials is not in the kubernetes family');
+      const before = program.opts<GlobalOptions>();
+      const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
+      const { execute } = await import('./execute.js');
+      exitCode = await execute(
+        tool,
+        { ID: cluster },
+        options,
+        new Map(),
+        [],
+        io,
+        version,
+        findTool,
+        async (result) => execCredential(result, credentialVersion),
+      );
+    }),
+  );
+
   /** A tool's command with name and summary only: flags are added when the command is run. */
   function toolCommand(tool: ToolEntry): Command {
     const hints = [
@@ -224,7 +249,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     flagFor = line.flagFor;
     running = tool.name;
     command.action(async () => {
-      const { local, each } = line.read(command);
+      const { local, each, use } = line.read(command);
       const before = program.opts<GlobalOptions>();
       const options = { ...before, ...local, ...mergeGuardFlags(before, local) };
       // Once per id given first (`vm-delete 1 2`), stopping at the first that fails.
@@ -232,7 +257,9 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
       for (const args of each) {
         // An argument left out that doctl lets be left out: the tool that takes none runs.
         const instead = line.substitutes.find((entry) => args[entry.argument] === undefined);
-        const run = (instead && (await findTool(instead.use))) || (await findTool(tool.name));
+        // A switch given (`cluster delete --dangerous`): the tool it names runs on the same arguments.
+        const name = use ?? instead?.use ?? tool.name;
+        const run = (await findTool(name)) || (await findTool(tool.name));
         if (!run) throw new Error(`${tool.name} is in the tool index but not in its family`);
         exitCode = await execute(run, args, options, line.named, line.defaults, io, version, findTool);
         if (exitCode !== EXIT.ok) break;

@@ -187,6 +187,47 @@ describe('the container registry through the CLI', () => {
     ]);
   });
 
+  it('repositories named with "/" (team/api): listed, their tags deleted, protected by that name', async () => {
+    await ok('registry', 'create', 'slash-reg', '--subscription-tier', 'basic');
+    await push('slash-reg', 'team/api', 'v1');
+    await push('slash-reg', 'team/api', 'v2');
+    await push('slash-reg', 'api', 'v1');
+    const tags = await ok('registry', 'repository', 'list-tags', 'team/api');
+    expect(tags.tags.map((t: Json) => `${t.repository}:${t.tag}`).sort()).toEqual([
+      'team/api:v1',
+      'team/api:v2',
+    ]);
+    for (const rule of ['name:team/api', 'name:team/*']) {
+      const refused = await cli.sandbox(
+        'registry',
+        'repository',
+        'delete-tag',
+        'team/api',
+        'v1',
+        '--force',
+        '--protect',
+        rule,
+      );
+      expect(refused.code, rule).toBe(2);
+      expect(refused.stderr).toContain(
+        `registry-repository-delete-tag refused: repository team/api is protected by rule ${rule}`,
+      );
+    }
+    // Another repository's rule: the tag goes, and only team/api's (api:v1 stays).
+    expect(
+      await ok('registry', 'repository', 'delete-tag', 'team/api', 'v1', '--force', '--protect', 'name:api'),
+    ).toEqual({ ok: true });
+    expect(
+      (await ok('registry', 'repository', 'list-tags', 'team/api')).tags.map((t: Json) => t.tag),
+    ).toEqual(['v2']);
+    expect((await ok('registry', 'repository', 'list-tags', 'api')).tags.map((t: Json) => t.tag)).toEqual([
+      'v1',
+    ]);
+    const bad = await cli.sandbox('registry', 'repository', 'list-tags', 'team/../api');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('<repository>: expected a repository name');
+  });
+
   it('refuses bad input before any request', async () => {
     const run = await cli.sandbox('registry', 'create', 'Bad_Name', '--subscription-tier', 'basic');
     expect(run.code).not.toBe(0);

@@ -2,7 +2,8 @@
  * Spaces keys and CDN endpoints through the CLI against its sandbox, whose state persists between
  * invocations, in doctl's words: `spaces keys create NAME --grants "bucket=...;permission=..."`
  * (the secret printed by the creation alone, also in its table), keys and endpoints named by name
- * or origin where ids are expected, `compute cdn create ORIGIN --ttl --domain --certificate-id`,
+ * or origin where ids are expected, and protected by each spelling, `compute cdn create ORIGIN
+ * --ttl --domain --certificate-id`,
  * `compute cdn flush`, doctl's table columns, and the guard: deletes ask (refused without
  * --force off a terminal), a --protect rule refuses with nothing sent.
  */
@@ -99,8 +100,20 @@ describe('spaces keys through the CLI', () => {
     );
     expect(protectedDelete.code).not.toBe(0);
     expect(protectedDelete.stderr).toContain(
-      'spaces-key-delete refused: key cli-key-2 is protected by rule name:cli-key-2 (--protect). Nothing was sent.',
+      `spaces-key-delete refused: key cli-key-2 (id ${id}) is protected by rule name:cli-key-2 (--protect). Nothing was sent.`,
     );
+    // Every spelling: a rule by access key refuses the call by name, a rule by name the call by
+    // access key.
+    for (const [given, rule] of [
+      ['cli-key-2', `id:${id}`],
+      [id, 'name:cli-key-2'],
+      [id, `id:${id}`],
+    ]) {
+      const refused = await cli.sandbox('spaces', 'keys', 'delete', given, '--force', '--protect', rule);
+      expect(refused.code, `${given} ${rule}`).toBe(2);
+      expect(refused.stderr).toContain(`key cli-key-2 (id ${id}) is protected by rule ${rule} (--protect)`);
+    }
+    expect((await ok('spaces-key-get', id)).key.name).toBe('cli-key-2');
     expect(await ok('spaces', 'keys', 'delete', 'cli-key-2', '--force')).toEqual({ ok: true });
     const gone = await cli.sandbox('spaces', 'keys', 'get', 'cli-key-2');
     expect(gone.code).not.toBe(0);
@@ -222,9 +235,24 @@ describe('CDN endpoints through the CLI', () => {
     );
     expect(protectedDelete.code).not.toBe(0);
     expect(protectedDelete.stderr).toContain(
-      `cdn-delete refused: endpoint ${endpoint.id} is protected by rule id:`,
+      `cdn-delete refused: endpoint ${origin} (id ${endpoint.id}) is protected by rule id:`,
     );
     expect(protectedDelete.stderr).toContain('Nothing was sent.');
+    // Every spelling: by origin (a glob too) or custom domain, the call by id, origin or domain.
+    for (const given of [endpoint.id, origin, 'static.example.com']) {
+      for (const rule of [
+        `name:${origin}`,
+        'name:*.nyc3.digitaloceanspaces.com',
+        'name:static.example.com',
+      ]) {
+        const refused = await cli.sandbox('compute', 'cdn', 'delete', given, '--force', '--protect', rule);
+        expect(refused.code, `${given} ${rule}`).toBe(2);
+        expect(refused.stderr).toContain(
+          `cdn-delete refused: endpoint ${origin} (id ${endpoint.id}) is protected by rule ${rule} (--protect). Nothing was sent.`,
+        );
+      }
+    }
+    expect((await ok('cdn', 'get', endpoint.id)).endpoint.origin).toBe(origin);
     expect(await ok('compute', 'cdn', 'delete', origin, '--force')).toEqual({ ok: true });
     expect((await ok('compute', 'cdn', 'list')).endpoints).toEqual([]);
   }, 120_000);

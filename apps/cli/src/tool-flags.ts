@@ -6,6 +6,7 @@
 import { Argument, type Command, Option } from 'commander';
 import {
   exampleFor,
+  nextPathArgument,
   placeholderOf,
   positionalArgument,
   primaryArgument,
@@ -15,9 +16,12 @@ import {
   aliasesFor,
   type CliDefault,
   type CliSubstitute,
+  type CliSwitch,
+  DOCTL_SECOND,
   defaultsFor,
   liftFirstRules,
   substitutesFor,
+  switchesFor,
 } from './doctl.js';
 import { kebabName, normalizeFlags } from './flag-names.js';
 import { FlagError, type FlagSpec, flagsOf, readFlag } from './flags.js';
@@ -34,13 +38,15 @@ export interface ToolCommandLine {
   /** Arguments whose absence runs another tool (doctl.ts). */
   substitutes: CliSubstitute[];
   /**
-   * The tool's arguments, and the values of the command's other options, as parsed. `each` holds
-   * one set of arguments per id given first: `vm-delete 1 2` runs the tool twice.
+   * The tool's arguments, and the values of the command's other options, as parsed (the flags of
+   * a CLI default among them, by their own names). `each` holds one set of arguments per id given
+   * first: `vm-delete 1 2` runs the tool twice. `use`: the tool a switch (doctl.ts) runs instead.
    */
   read(command: Command): {
     args: Record<string, unknown>;
     local: Record<string, unknown>;
     each: Record<string, unknown>[];
+    use?: string;
   };
   /**
    * How an argument (or a path into one: `ForwardingRules.0.entry_port`) is named in a message:
@@ -62,6 +68,7 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
   const schemaFlags = flagsOf(tool.inputSchema);
   const defaults = defaultsFor(tool, schemaFlags);
   const substitutes = substitutesFor(tool);
+  const switches = switchesFor(tool);
   const optional = new Set([...defaults, ...substitutes].map((entry) => entry.argument));
   // An argument with a CLI default or a substitute is not required on the command line.
   const flags = schemaFlags.map((flag) => (optional.has(flag.name) ? { ...flag, required: false } : flag));
@@ -72,9 +79,12 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
   // (`registry repository delete-tag web v1`, the registry the account's).
   const next = nextArguments(tool, flags, positionalArgument(tool, schemaFlags), optional);
   if (next) [primary, second] = next;
+  // doctl's second word where the path does not say it (`apps logs APP web`): optional, given first.
+  second ??= primary && flags.find((flag) => flag.name === DOCTL_SECOND[tool.name]);
+  const third = nextPathArgument(tool, flags, second);
   // Several ids at once where doctl takes them: `vm-delete 1 2 --force`, `domain-record-delete
   // example.com 11 12 --force` (the last argument given positionally).
-  const several = /-delete$/.test(tool.name) ? (second ?? primary) : undefined;
+  const several = /-delete$/.test(tool.name) ? (third ?? second ?? primary) : undefined;
   const byAttribute = new Map<string, FlagSpec>();
   /** Flags that read their text their own way (doctl's rule strings). */
   const readers = new Map<string, (text: string) => unknown>();
@@ -120,6 +130,23 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     }
     command.addOption(option);
   }
+  /** The flags of CLI defaults (`--size`, `--count`), by attribute: their default and own name. */
+  const shaping = new Map<string, { entry: CliDefault; flag: string }>();
+  for (const entry of defaults) {
+    for (const { flag, says } of entry.flags ?? []) {
+      const option = new Option(`--${flag} <value>`, says).helpGroup("doctl's spellings:");
+      if (command.options.some((own) => own.long === option.long)) continue;
+      shaping.set(option.attributeName(), { entry, flag });
+      command.addOption(option);
+    }
+  }
+  const switched = new Map<string, CliSwitch>();
+  for (const entry of switches) {
+    const option = new Option(`--${entry.flag} [true|false]`, entry.says).helpGroup("doctl's spellings:");
+    if (command.options.some((own) => own.long === option.long)) continue;
+    switched.set(option.attributeName(), entry);
+    command.addOption(option);
+  }
   const others = new Set<string>();
   for (const option of extra) {
     if (byAttribute.has(option.attributeName())) continue;
@@ -127,7 +154,7 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     // After the tool's own flags, under a heading of their own.
     command.addOption(option.helpGroup('Global options:'));
   }
-  for (const flag of [primary, second]) {
+  for (const flag of [primary, second, third]) {
     if (!flag) continue;
     const many = flag === several;
     command.addArgument(
@@ -193,10 +220,19 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
     read(parsed) {
       const args: Record<string, unknown> = {};
       const local: Record<string, unknown> = {};
+      let use: string | undefined;
+      const shaped: { entry: CliDefault; flag: string }[] = [];
       for (const [attribute, text] of Object.entries(parsed.opts<Record<string, string | boolean>>())) {
         const flag = byAttribute.get(attribute);
         const reader = readers.get(attribute);
-        if (flag) {
+        const shapes = shaping.get(attribute);
+        const switch_ = switched.get(attribute);
+        if (shapes) {
+          local[shapes.flag] = String(text);
+          shaped.push(shapes);
+        } else if (switch_) {
+          if (switchOn(switch_.flag, text)) use = switch_.use;
+        } else if (flag) {
           const value = reader && typeof text === 'string' ? reader(text) : readArgument(flag, text);
           if (flag.name in args && JSON.stringify(args[flag.name]) !== JSON.stringify(value)) {
             throw new FlagError(flag.name, `given twice, as ${(longsOf.get(flag.name) ?? []).join(' and ')}`);
@@ -205,9 +241,20 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
         } else if (others.has(attribute)) local[attribute] = text;
       }
       liftFirstRules(args, flags);
-      // What was given without flags: the primary argument, then the second (several of the last
-      // on a delete tool, each run once).
-      const positionals = [primary, second].flatMap((flag, at) => {
+      // doctl refuses --size and --count beside --node-pool: they shape the pool it makes instead.
+      for (const { entry, flag } of shaped) {
+        if (args[entry.argument] !== undefined) {
+          const longs = longsOf.get(entry.argument) ?? [];
+          const own = longs.map((long) => typed.get(long)).find(Boolean) ?? longs[0];
+          throw new FlagError(
+            flag,
+            `cannot go with ${own}: it shapes the default made when ${own} is not given`,
+          );
+        }
+      }
+      // What was given without flags: the primary argument, then the second and third (several of
+      // the last on a delete tool, each run once).
+      const positionals = [primary, second, third].flatMap((flag, at) => {
         const given = parsed.processedArgs[at] as string | string[] | undefined;
         return flag && given !== undefined ? [{ flag, values: ([] as string[]).concat(given) }] : [];
       });
@@ -230,9 +277,10 @@ export function addToolFlags(command: Command, tool: ToolEntry, extra: readonly 
         fill(copy, several as FlagSpec, value);
         return copy;
       });
+      const chosen = use === undefined ? {} : { use };
       return each.length
-        ? { args: each[0] as Record<string, unknown>, local, each }
-        : { args: one, local, each: [one] };
+        ? { args: each[0] as Record<string, unknown>, local, each, ...chosen }
+        : { args: one, local, each: [one], ...chosen };
     },
     flagFor(argument) {
       const [head = '', ...rest] = argument.split('.');
@@ -267,6 +315,13 @@ function nextArguments(
   if (shifted) return [shifted, scalar(then)];
   const own = flags.find((flag) => flag.name === primary.name);
   return own ? [own, undefined] : undefined;
+}
+
+/** A switch's value: bare or `true` turns it on, `false` leaves it off. */
+function switchOn(flag: string, value: string | boolean): boolean {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new FlagError(flag, `expected true or false, got ${JSON.stringify(value)}`);
 }
 
 function valueHint(flag: FlagSpec): string {

@@ -8715,7 +8715,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       "Repository": {
        "type": "string",
        "description": "Repository, from registry-repository-list-v2",
-       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$"
       },
       "Page": {
        "type": "integer",
@@ -8759,7 +8759,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       "Repository": {
        "type": "string",
        "description": "Repository, from registry-repository-list-v2",
-       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$"
       },
       "Tag": {
        "type": "string",
@@ -8800,7 +8800,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       "Repository": {
        "type": "string",
        "description": "Repository, from registry-repository-list-v2",
-       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$"
       },
       "Page": {
        "type": "integer",
@@ -8844,7 +8844,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
       "Repository": {
        "type": "string",
        "description": "Repository, from registry-repository-list-v2",
-       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$"
+       "pattern": "^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$"
       },
       "Digest": {
        "type": "string",
@@ -9412,7 +9412,7 @@ export const FAMILY_INDEX: readonly FamilyEntry[] = [
     "name": "app-get-logs",
     "title": "Get app log URLs",
     "description": "URLs of build, deploy or run logs.",
-    "details": "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
+    "details": "Answers where an app's logs are, not their text: live_url while that part runs (a WebSocket, wss or ws, sending each line as {\"data\": LINE}; with Follow it stays open as long as the part runs), else historic_urls (plain text files). Each URL carries a token of its own: read it without the API token. Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components. The CLI's `apps logs` prints the text.",
     "annotations": {
      "readOnlyHint": true,
      "destructiveHint": false,

@@ -89,6 +89,33 @@ describe('the apps family over MCP', () => {
     }
   });
 
+  it('answers where the logs are, not their text: an archive is read at its URL, without the API token', async () => {
+    const { ok, sandbox } = await start();
+    const { app } = await ok('app-create', { Spec: SPEC });
+    await sandbox.advanceClock(20_000);
+    const deploy = await ok('app-get-logs', { AppID: app.id, Type: 'deploy' });
+    expect(Object.keys(deploy)).toEqual(['historic_urls']);
+    const [url = ''] = deploy.historic_urls;
+    expect(url.startsWith(`${sandbox.url}/`)).toBe(true);
+    const file = await fetch(url);
+    expect(file.status).toBe(200);
+    expect(
+      (await file.text())
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(/^web \S+ /, '')),
+    ).toEqual([
+      '[deploy] Pulling the image for web',
+      '[deploy] Starting 1 instance',
+      '[deploy] Health checks passing',
+      '[deploy] Deployed',
+    ]);
+    // The run, live: a WebSocket URL of its own token, open while the deployment runs when followed.
+    const run = await ok('app-get-logs', { AppID: app.id, Component: 'web', Follow: true });
+    expect(run.live_url).toMatch(/\/live\?type=RUN&component=web&follow=true&token=[0-9a-f]{32}$/);
+    expect((await fetch(run.live_url)).status).toBe(426);
+  });
+
   it('creates from a spec, waits for the deployment by name, reads, updates, rolls back, deletes', async () => {
     const { client, sandbox, ok } = await start({ confirm: 'never' });
     const created = (await client.callTool({ name: 'app-create', arguments: { Spec: SPEC } })) as {

@@ -184,6 +184,43 @@ describe('the registry family over MCP', () => {
     expect(await sandbox.store.read((world: World) => world.registryGarbageCollections)).toEqual([]);
   });
 
+  it('takes repositories named with "/" and protects them by that name, over api-call too', async () => {
+    const { server, ok, push, sandbox } = await start({
+      protect: ['name:team/api'],
+      families: 'account,registry,api',
+    });
+    await ok('registry-create', { Name: 'team-reg', SubscriptionTier: 'basic' });
+    await push('team-reg', 'team/api', 'v1');
+    await push('team-reg', 'api', 'v1');
+    const { tags } = await ok('registry-repository-list-tags', {
+      Registry: 'team-reg',
+      Repository: 'team/api',
+    });
+    expect(tags.map((t: Json) => `${t.repository}:${t.tag}`)).toEqual(['team/api:v1']);
+    const before = await sandbox.store.read((world: World) => structuredClone(world.registryManifests));
+    for (const [name, args] of [
+      ['registry-repository-delete-tag', { Registry: 'team-reg', Repository: 'team/api', Tag: 'v1' }],
+      ['api-call', { Method: 'DELETE', Path: '/v2/registries/team-reg/repositories/team%2Fapi/tags/v1' }],
+    ] as const) {
+      const result = await call(server.client, name, args);
+      expect(result.isError, `${name}: ${result.text}`).toBe(true);
+      expect(result.text).toContain('repository team/api is protected by rule name:team/api');
+    }
+    expect(await sandbox.store.read((world: World) => world.registryManifests)).toEqual(before);
+    // Not that repository: `api` is another.
+    expect(
+      await ok('registry-repository-delete-tag', { Registry: 'team-reg', Repository: 'api', Tag: 'v1' }),
+    ).toEqual({
+      ok: true,
+    });
+    const bad = await call(server.client, 'registry-repository-list-tags', {
+      Registry: 'team-reg',
+      Repository: 'team/../api',
+    });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('Repository');
+  });
+
   it('asks before deleting a registry: typing its name runs it, anything else sends nothing', async () => {
     const capabilities: ClientCapabilities = { elicitation: { form: {} } };
     const { server, ok, registries } = await start({ client: { capabilities } });

@@ -165,23 +165,31 @@ describe('spaces over MCP', () => {
       Grants: [{ Bucket: 'tmp', Permission: 'read' }],
     });
     const { endpoint } = await maker.ok('cdn-create', { Origin: ORIGIN });
-    // Another server on the same sandbox state, with the rules.
-    const { server, ok } = await start({
-      sandboxState: statePath,
-      protect: ['name:keep-me', `id:${endpoint.id}`],
-    });
-    for (const [name, args, what, rule] of [
-      ['spaces-key-delete', { AccessKey: key.access_key }, 'key keep-me', 'name:keep-me'],
-      ['spaces-key-update', { AccessKey: key.access_key, Name: 'renamed' }, 'key keep-me', 'name:keep-me'],
-      ['cdn-delete', { ID: endpoint.id }, `endpoint ${endpoint.id}`, `id:${endpoint.id}`],
-      ['cdn-delete-cache', { ID: endpoint.id, Files: ['*'] }, `endpoint ${endpoint.id}`, `id:${endpoint.id}`],
-      ['cdn-update', { ID: endpoint.id, TTL: 60 }, `endpoint ${endpoint.id}`, `id:${endpoint.id}`],
-    ] as const) {
-      const result = await call(server.client, name, args);
-      expect(result.isError, name).toBe(true);
-      expect(result.text).toContain(`${name} refused: ${what}`);
-      expect(result.text).toContain(`is protected by rule ${rule}`);
-      expect(result.text).toContain('Nothing was sent.');
+    const keyIs = `key keep-me (id ${key.access_key})`;
+    const endpointIs = `endpoint ${ORIGIN} (id ${endpoint.id})`;
+    // Other servers on the same sandbox state, with the rules: a key by name or by access key, an
+    // endpoint by id or by origin (a key's id is its access key, an endpoint's name its origin).
+    let ok = maker.ok;
+    const rules: [string, string][] = [
+      ['name:keep-me', `id:${endpoint.id}`],
+      [`id:${key.access_key}`, `name:${ORIGIN}`],
+    ];
+    for (const [keyRule, endpointRule] of rules) {
+      const guarded = await start({ sandboxState: statePath, protect: [keyRule, endpointRule] });
+      const { server } = guarded;
+      ok = guarded.ok;
+      for (const [name, args, what, rule] of [
+        ['spaces-key-delete', { AccessKey: key.access_key }, keyIs, keyRule],
+        ['spaces-key-update', { AccessKey: key.access_key, Name: 'renamed' }, keyIs, keyRule],
+        ['cdn-delete', { ID: endpoint.id }, endpointIs, endpointRule],
+        ['cdn-delete-cache', { ID: endpoint.id, Files: ['*'] }, endpointIs, endpointRule],
+        ['cdn-update', { ID: endpoint.id, TTL: 60 }, endpointIs, endpointRule],
+      ] as const) {
+        const result = await call(server.client, name, args);
+        expect(result.isError, name).toBe(true);
+        expect(result.text).toContain(`${name} refused: ${what} is protected by rule ${rule}`);
+        expect(result.text).toContain('Nothing was sent.');
+      }
     }
     expect((await ok('spaces-key-get', { AccessKey: key.access_key })).key.name).toBe('keep-me');
     expect((await ok('cdn-get', { ID: endpoint.id })).endpoint.ttl).toBe(3600);

@@ -66,6 +66,12 @@ export function callableOperation(id: string): OperationData {
 }
 
 /**
+ * Path parameters whose value may hold `/`, sent as `%2F`: the API description says so of a
+ * registry repository's name (`team/api`). Each part between the slashes is checked as a segment.
+ */
+export const SLASHED_PARAMETERS: readonly string[] = ['repository_name'];
+
+/**
  * Calls an operation by its operationId:
  * `callOperation(client, 'droplets_get', { path: { droplet_id: 7 } })`. Throws an InputError
  * naming each problem (`Body.size`, `Query.page`, `Path`) before anything is sent, and the
@@ -87,7 +93,7 @@ export async function callOperation<Id extends OperationId>(
   if (issues.length) throw new InputError(issues);
   const answer = await client.request({
     method: operation.method,
-    path: fillPath(operation.path, params ?? {}),
+    path: fillPath(operation.path, params ?? {}, SLASHED_PARAMETERS),
     ...(query ? { query: query as Record<string, never> } : {}),
     ...(body !== undefined ? { body } : {}),
     signal: options.signal,

@@ -210,6 +210,24 @@ describe('checkedCall', () => {
     );
   });
 
+  it('takes a repository name holding "/" as %2F, as the API description asks, each part a segment', () => {
+    const call = checkedCall({
+      Method: 'DELETE',
+      Path: '/v2/registries/reg/repositories/team%2Fapi/tags/v1',
+    });
+    expect(call.params).toMatchObject({ repository_name: 'team/api', repository_tag: 'v1' });
+    expect(call.path).toBe('/v2/registries/reg/repositories/team%2Fapi/tags/v1');
+    for (const path of [
+      '/v2/registries/reg/repositories/team%2F..%2Fapi/tags/v1',
+      '/v2/registries/reg/repositories/team%2F%2Fapi/tags/v1',
+      // Only the repository: a tag's "/" is still refused.
+      '/v2/registries/reg/repositories/api/tags/a%2Fb',
+    ])
+      expect(refusal(() => checkedCall({ Method: 'DELETE', Path: path })).issues[0]?.argument, path).toBe(
+        'Path',
+      );
+  });
+
   it('names the methods a path takes for a method it does not', () => {
     expect(refusal(() => checkedCall({ Method: 'PATCH', Path: '/v2/droplets/7' })).issues).toEqual([
       { argument: 'Method', message: '/v2/droplets/7 takes GET, DELETE, not PATCH' },

@@ -14,9 +14,9 @@ import {
   type ToolContext,
   type ToolFamily,
 } from '@cloudcall/core';
-import { NO_CONTENT, pathSegmentProblem } from '@cloudcall/core/internal';
+import { NO_CONTENT, pathSegmentProblem, slashedSegmentProblem } from '@cloudcall/core/internal';
 import { z } from 'zod';
-import { callableOperation } from './call.js';
+import { callableOperation, SLASHED_PARAMETERS } from './call.js';
 import {
   describeOperation,
   type OperationDescription,
@@ -145,7 +145,9 @@ export function checkedCall(args: {
   const operation = callableOperation(match.operation.id);
   const issues: InputIssue[] = [];
   for (const [name, value] of Object.entries(match.params)) {
-    const problem = pathSegmentProblem(value);
+    const problem = SLASHED_PARAMETERS.includes(name)
+      ? slashedSegmentProblem(value)
+      : pathSegmentProblem(value);
     if (problem) issues.push({ argument: 'Path', message: `{${name}} ${problem}` });
   }
   if (!issues.length)

@@ -238,7 +238,7 @@ export const appsTools = [
     title: 'Get app log URLs',
     description: 'URLs of build, deploy or run logs.',
     details:
-      "Answers where an app's logs are: live_url (streaming) while that part runs, else historic_urls (archived). Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components.",
+      'Answers where an app\'s logs are, not their text: live_url while that part runs (a WebSocket, wss or ws, sending each line as {"data": LINE}; with Follow it stays open as long as the part runs), else historic_urls (plain text files). Each URL carries a token of its own: read it without the API token. Type BUILD, DEPLOY, RUN (default) or RUN_RESTARTED; without DeploymentID, the active deployment; without Component, all components. The CLI\'s `apps logs` prints the text.',
     input: z.strictObject({
       AppID,
       DeploymentID: uuid('Deployment (app-list-deployments); default active').optional(),

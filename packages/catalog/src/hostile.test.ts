@@ -22,7 +22,7 @@ import {
   parseArgs,
   UnexpectedResponseError,
 } from '@cloudcall/core';
-import { camelName, inputJsonSchema } from '@cloudcall/core/internal';
+import { camelName, inputJsonSchema, slashedSegmentProblem } from '@cloudcall/core/internal';
 import { subset } from '@cloudcall/openapi-subset';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
 import { PATH_HOSTILE } from '@cloudcall/testing';
@@ -125,13 +125,20 @@ function requestProblem(tool: AnyTool, args: Record<string, unknown>, request: S
       } catch {
         return false;
       }
-      if (segment === '.' || segment === '..' || /[/\\]/.test(segment)) return false;
+      // A value that may hold "/" (a repository's `team/api`) is sent as one segment, "/" as %2F:
+      // each of its parts is then what a segment may be.
+      const parts = slashedOf(tool).has(name) ? segment.split('/') : [segment];
+      if (parts.some((part) => part === '' || part === '.' || part === '..' || /[/\\]/.test(part)))
+        return false;
       return tool.request ? segment === String(args[name]) : texts.has(segment);
     });
     if (fits) return undefined;
   }
   return `${tool.name} sent ${request.method} ${request.target}, which is not ${tool.request ? `${tool.request.method} ${tool.request.path}` : 'an API operation'} filled in with its arguments`;
 }
+
+/** The arguments a tool's request sends with their "/" as %2F (RequestMapping's `slashed`). */
+const slashedOf = (tool: AnyTool) => new Set<string>(tool.request?.slashed ?? []);
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
@@ -264,9 +271,14 @@ describe('no request leaves with another path than the tool template filled in',
         const raw = confined(tool.name, { ...base, [argument]: value });
         const { outcome, requests } = await callTool(tool, raw);
         const problems = problemsOf(tool, raw, outcome, requests);
-        if (pathArgs.has(argument)) {
+        const call = `${tool.name} ${argument}=${JSON.stringify(value)}`;
+        if (slashedOf(tool).has(argument) && slashedSegmentProblem(value) === undefined) {
+          // Parts joined by "/" (`a/b`), where the platform takes them: one segment, "/" as %2F.
+          const encoded = `/${encodeURIComponent(value)}/`;
+          if (!requests.length || !requests.every((request) => request.target.includes(encoded)))
+            problems.push(`${call} was not sent as the one segment ${encoded}`);
+        } else if (pathArgs.has(argument)) {
           // A path argument with a value that is not one segment is refused, naming it, before any request.
-          const call = `${tool.name} ${argument}=${JSON.stringify(value)}`;
           const error = outcome.ok ? undefined : outcome.error;
           if (!(error instanceof InputError)) problems.push(`${call} was not refused as invalid input`);
           else if (!error.issues.some((issue) => issue.argument === argument)) {

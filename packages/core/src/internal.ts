@@ -37,7 +37,7 @@ export {
   RETRYABLE_STATUSES,
   sleep,
 } from './retry.js';
-export { SECRET_FIELDS, URI_FIELDS } from './secrets.js';
+export { SECRET_FIELDS, SECRET_UNLESS, URI_FIELDS } from './secrets.js';
 export { showControls, wrapWords } from './text.js';
 export {
   buildRequest,
@@ -49,5 +49,6 @@ export {
   NO_CONTENT,
   omitUndefined,
   pathSegmentProblem,
+  slashedSegmentProblem,
 } from './tool.js';
 export { maskToken, traceLine } from './trace.js';

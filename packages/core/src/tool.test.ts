@@ -152,6 +152,29 @@ describe('path safety', () => {
     expect(error.message).toMatch(message);
   });
 
+  it('sends a slashed argument (a repository team/api) as one segment, each part checked', () => {
+    const path = '/v2/registries/r/repositories/{repo}/tags';
+    expect(fillPath(path, { repo: 'team/api' }, ['repo'])).toBe(
+      '/v2/registries/r/repositories/team%2Fapi/tags',
+    );
+    expect(inputError(() => fillPath(path, { repo: 'team/api' })).message).toMatch(/cannot contain "\/"/);
+    for (const [value, message] of [
+      ['team//api', /empty part/],
+      ['/api', /empty part/],
+      ['team/', /empty part/],
+      ['team/..', /cannot be "\.\."/],
+      ['team/%2e%2e', /cannot be "%2e%2e"/],
+      ['team%2F..', /cannot contain "\/"/],
+      ['team/a\\b', /cannot contain/],
+      ['team/a\nb', /control character/],
+      ['', /is required/],
+    ] as const) {
+      const error = inputError(() => fillPath(path, { repo: value }, ['repo']));
+      expect(error.argument, value).toBe('repo');
+      expect(error.message, value).toMatch(message);
+    }
+  });
+
   it('encodes every other value as exactly one segment', () => {
     expect(fillPath('/v2/x/{a}/{b}', { a: 'é ?#&', b: 7 })).toBe('/v2/x/%C3%A9%20%3F%23%26/7');
     expect(fillPath('/v2/x/{a}', { a: '...' })).toBe('/v2/x/...');

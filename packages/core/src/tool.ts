@@ -136,6 +136,13 @@ export interface RequestMapping<A> {
    * 202 to a resize): an empty answer is then "no content". Otherwise only a 204 may be empty.
    */
   noResponseBody?: true;
+  /**
+   * Path arguments whose value may hold `/`, as the platform names them (a registry repository
+   * `team/api`): sent as one segment, each `/` as `%2F`, as the API description asks. Each part
+   * between the slashes is checked as a segment is (not empty, no dot segment, no control
+   * character), so the value still names one resource.
+   */
+  slashed?: readonly (keyof A & string)[];
 }
 
 export interface ToolDefinition<S extends InputSchema = InputSchema, R = unknown, N extends string = string> {
@@ -341,14 +348,29 @@ export function pathSegmentProblem(value: string): string | undefined {
  * Fills a path template's `{Arg}` placeholders with the arguments' values, each percent-encoded
  * as one segment. Throws an InputError naming the argument whose value cannot be one segment.
  */
-export function fillPath(template: string, args: Record<string, unknown>): string {
+export function fillPath(
+  template: string,
+  args: Record<string, unknown>,
+  /** Arguments that may hold `/` (RequestMapping's `slashed`), sent as `%2F`. */
+  slashed: readonly string[] = [],
+): string {
   return template.replace(/\{(\w+)\}/g, (_, arg: string) => {
     const value = args[arg];
     const text = value === undefined || value === null ? '' : String(value);
-    const problem = pathSegmentProblem(text);
+    const problem = slashed.includes(arg) ? slashedSegmentProblem(text) : pathSegmentProblem(text);
     if (problem) throw new InputError(problem, arg);
     return encodeSegment(text);
   });
+}
+
+/** Why a value whose `/` are sent as `%2F` cannot fill a segment: a part of it that could not. */
+export function slashedSegmentProblem(value: string): string | undefined {
+  if (value === '') return 'is required';
+  for (const part of value.split('/')) {
+    const problem = pathSegmentProblem(part);
+    if (problem) return part === '' ? 'cannot hold an empty part ("//", or "/" first or last)' : problem;
+  }
+  return undefined;
 }
 
 /**
@@ -366,7 +388,7 @@ export function buildRequest<A extends Record<string, unknown>>(
   mapping: RequestMapping<A>,
   args: A,
 ): RequestOptions {
-  const path = fillPath(mapping.path, args);
+  const path = fillPath(mapping.path, args, mapping.slashed);
   const query: Record<string, QueryValue> = {};
   for (const [wire, arg] of Object.entries(mapping.query ?? {})) {
     const value = args[arg];

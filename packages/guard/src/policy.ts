@@ -198,8 +198,12 @@ export function protectingRule(
     resources.some((resource) => {
       if (rule.kind === 'allow') return false;
       if (rule.kind === 'tag') return resource.tags?.includes(rule.value) ?? false;
-      if (rule.kind === 'name')
-        return resource.name !== undefined && globPattern(rule.value).test(resource.name);
+      if (rule.kind === 'name') {
+        const pattern = globPattern(rule.value);
+        return [resource.name, ...(resource.aliases ?? [])].some(
+          (name) => name !== undefined && pattern.test(name),
+        );
+      }
       return resource.id !== undefined && String(resource.id) === rule.value;
     }),
   );

@@ -26,11 +26,13 @@ import {
   type QueryValue,
   type RequestOptions,
 } from '@cloudcall/core';
-import { encodeSegment, pathSegmentProblem, showControls } from '@cloudcall/core/internal';
+import { encodeSegment, pathSegmentProblem, SECRET_UNLESS, showControls } from '@cloudcall/core/internal';
 
 export interface Resource {
   id?: string | number;
   name?: string;
+  /** The other names it goes by (a CDN endpoint's custom domain): a `name:` rule may name any. */
+  aliases?: string[];
   tags?: string[];
 }
 
@@ -129,8 +131,24 @@ export async function changesOf(
   const segments = request.path.split('?')[0]?.split('/') ?? [];
   const template = operation.path.split('/');
   for (const each of rest) {
+    // A part without a read of its own (a registry's repository and tag, a pool's node) is known by
+    // the value the path gives (decoded: `team%2Fapi` is repository team/api), as a path's first
+    // resource is when it has none.
+    if (!each.ref.read) {
+      const at = template.indexOf(`{${each.ref.at}}`);
+      if (at > 0) {
+        const value = String(each.value);
+        others.push({
+          kind: each.ref.kind,
+          id: value,
+          name: value,
+          path: segments.slice(0, at + 1).join('/'),
+          role: each.ref.role,
+        });
+      }
+      continue;
+    }
     // A part with a read of its own (a database user, a node pool): its name and tags count too.
-    if (!each.ref.read) continue;
     const depth = each.ref.read.split('/').length;
     const path = segments.slice(0, depth).join('/');
     const last = depth === template.length;
@@ -341,17 +359,30 @@ export function unwrap(body: unknown): { kind: string; state: unknown } {
 }
 
 /**
- * The id, name and tags of a resource as the platform shows it (ids may be `id`, `uuid` or `ip`; an
- * app's name is its spec's).
+ * The id, names and tags of a resource as the platform shows it: ids may be `id`, `uuid`, `ip` or
+ * (a Spaces key's) `access_key`; an app's name is its spec's, a CDN endpoint's its origin (its
+ * custom domain another). The names by which the CLI finds one (apps/cli names.ts) are those a
+ * `name:` rule matches, so a rule protects it however a call names it.
  */
 export function resourceOf(value: unknown): Resource {
   if (!isObject(value)) return {};
   const resource: Resource = {};
-  const id = value.id ?? value.uuid ?? value.ip;
+  // A Spaces key's access key: public beside its grants (a Kafka user's is a private key).
+  const accessKey = SECRET_UNLESS.access_key?.some((field) => Object.hasOwn(value, field))
+    ? value.access_key
+    : undefined;
+  const id = value.id ?? value.uuid ?? value.ip ?? accessKey;
   if (typeof id === 'string' || typeof id === 'number') resource.id = id;
   if (typeof value.name === 'string') resource.name = value.name;
   // An App Platform app is named by its spec.
   else if (isObject(value.spec) && typeof value.spec.name === 'string') resource.name = value.spec.name;
+  // A CDN endpoint has no name: the Space it serves (its origin) names it, and its custom domain.
+  else if (typeof value.origin === 'string' && value.origin !== '') {
+    resource.name = value.origin;
+    if (typeof value.custom_domain === 'string' && value.custom_domain !== '') {
+      resource.aliases = [value.custom_domain];
+    }
+  }
   if (Array.isArray(value.tags))
     resource.tags = value.tags.filter((tag): tag is string => typeof tag === 'string');
   return resource;

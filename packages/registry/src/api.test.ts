@@ -121,6 +121,17 @@ describe('requests on the wire', () => {
       per_page: 20,
     });
   });
+
+  it('sends a repository named with "/" as one segment, "/" as %2F, as the API description asks', () => {
+    const team = { Registry: 'r', Repository: 'team/api-v2/web' };
+    const encoded = '/v2/registries/r/repositories/team%2Fapi-v2%2Fweb';
+    expect(request('registry-repository-list-tags', team).path).toBe(`${encoded}/tags`);
+    expect(request('registry-repository-delete-tag', { ...team, Tag: 'v1' }).path).toBe(`${encoded}/tags/v1`);
+    expect(request('registry-repository-list-manifests', team).path).toBe(`${encoded}/digests`);
+    expect(request('registry-repository-delete-manifest', { ...team, Digest: DIGEST }).path).toBe(
+      `${encoded}/digests/${DIGEST}`,
+    );
+  });
 });
 
 describe('arguments are checked before any request', () => {
@@ -130,8 +141,13 @@ describe('arguments are checked before any request', () => {
       ['registry-create', { Name: 'a'.repeat(64) }, 'Name'],
       ['registry-create', { Name: 'ok', SubscriptionTier: 'premium' }, 'SubscriptionTier'],
       ['registry-get', { Registry: 'under_score' }, 'Registry'],
-      ['registry-repository-list-tags', { Registry: 'r', Repository: 'team/web' }, 'Repository'],
       ['registry-repository-list-tags', { Registry: 'r', Repository: 'Web' }, 'Repository'],
+      // Parts joined by "/", each a name: none empty, none a dot segment.
+      ['registry-repository-list-tags', { Registry: 'r', Repository: 'team//web' }, 'Repository'],
+      ['registry-repository-list-tags', { Registry: 'r', Repository: 'team/../web' }, 'Repository'],
+      ['registry-repository-list-tags', { Registry: 'r', Repository: '/web' }, 'Repository'],
+      ['registry-repository-list-tags', { Registry: 'r', Repository: 'team/' }, 'Repository'],
+      ['registry-repository-list-tags', { Registry: 'r', Repository: 'team%2Fweb' }, 'Repository'],
       ['registry-repository-delete-tag', { Registry: 'r', Repository: 'web', Tag: '-v1' }, 'Tag'],
       [
         'registry-repository-delete-manifest',
@@ -163,6 +179,8 @@ describe('arguments are checked before any request', () => {
         (name) => tool(name).request?.path,
         (name, args) => runTool(tool(name), args, { client: sandbox.client }).catch((e: unknown) => e),
         (error, arg) => error instanceof InputError && error.issues.some((i) => i.argument === arg),
+        // `a/b` is a repository's name: sent as one segment (above), not refused.
+        (name, argument, value) => (tool(name).request?.slashed ?? []).includes(argument) && value === 'a/b',
       );
       expect(problems).toEqual([]);
       expect(seen).toEqual([]);
@@ -201,11 +219,20 @@ describe('the typed API against the sandbox', () => {
     const first = await push('lib-reg', 'web', 'v1');
     await push('lib-reg', 'web', 'v2');
     await push('lib-reg', 'api', 'latest');
+    await push('lib-reg', 'team/api', 'v7');
     const { repositories } = await api.registryRepositoryListV2({ Registry: 'lib-reg' });
     expect(repositories.map((r) => [r.name, r.tag_count, r.manifest_count])).toEqual([
       ['api', 1, 1],
+      ['team/api', 1, 1],
       ['web', 2, 2],
     ]);
+    // A name with "/" reaches its own repository, not `api`.
+    const team = await api.registryRepositoryListTags({ Registry: 'lib-reg', Repository: 'team/api' });
+    expect(team.tags.map((t) => [t.repository, t.tag])).toEqual([['team/api', 'v7']]);
+    await api.registryRepositoryDeleteTag({ Registry: 'lib-reg', Repository: 'team/api', Tag: 'v7' });
+    expect(
+      (await api.registryRepositoryListTags({ Registry: 'lib-reg', Repository: 'api' })).tags,
+    ).toHaveLength(1);
     const { tags } = await api.registryRepositoryListTags({ Registry: 'lib-reg', Repository: 'web' });
     expect(tags.map((t) => t.tag).sort()).toEqual(['v1', 'v2']);
     expect(tags.find((t) => t.tag === 'v1')?.manifest_digest).toBe(first.digest);

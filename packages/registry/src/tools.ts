@@ -35,15 +35,17 @@ const registryName = (description: string) =>
 const RegistryArg = registryName('Registry name, from registry-list');
 
 /**
- * Docker's repository names, one path component: a name with `/` (`team/web`) cannot be one path
- * segment of the request, so it is refused here rather than sent somewhere else.
+ * Docker's repository names: path components of lowercase letters and digits with single
+ * separators, joined by `/` (`web`, `team/api`). A `/` is sent as `%2F`, as the API description
+ * asks (RequestMapping's `slashed`), so the name stays one segment of the request's path.
  */
+const COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const Repository = z
   .string()
   .max(255)
   .regex(
-    /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/,
-    'expected a repository name of lowercase letters, digits and single separators (".", "_", "-"), without "/"',
+    new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`),
+    'expected a repository name of lowercase letters, digits and single separators (".", "_", "-"), its parts joined by "/" (team/api)',
   )
   .describe('Repository, from registry-repository-list-v2');
 const Tag = z
@@ -227,7 +229,7 @@ export const registryTools = [
       "Lists a repository's tags, newest first: the manifest each names, its size and when it moved. Paginated.",
     input: z.strictObject({ Registry: RegistryArg, Repository, ...page }),
     annotations: annotations.read,
-    request: { method: 'GET', path: `${repositoryPath}/tags`, query: pageQuery },
+    request: { method: 'GET', path: `${repositoryPath}/tags`, query: pageQuery, slashed: ['Repository'] },
     result: returns<RepositoryTagList>(),
   }),
   defineTool({
@@ -240,7 +242,7 @@ export const registryTools = [
       'Deletes a tag. The manifest it named stays, untagged, until deleted or collected (registry-garbage-collection-start).',
     input: z.strictObject({ Registry: RegistryArg, Repository, Tag }),
     annotations: annotations.destroy,
-    request: { method: 'DELETE', path: `${repositoryPath}/tags/{Tag}` },
+    request: { method: 'DELETE', path: `${repositoryPath}/tags/{Tag}`, slashed: ['Repository'] },
     result: returns<{ ok: true }>(),
   }),
   defineTool({
@@ -253,7 +255,7 @@ export const registryTools = [
       "Lists a repository's manifests (images), newest first: digest, tags, sizes and layers. Paginated.",
     input: z.strictObject({ Registry: RegistryArg, Repository, ...page }),
     annotations: annotations.read,
-    request: { method: 'GET', path: `${repositoryPath}/digests`, query: pageQuery },
+    request: { method: 'GET', path: `${repositoryPath}/digests`, query: pageQuery, slashed: ['Repository'] },
     result: returns<RepositoryManifestList>(),
   }),
   defineTool({
@@ -266,7 +268,7 @@ export const registryTools = [
       'Deletes a manifest and every tag naming it. Its layers stay stored until a garbage collection frees them.',
     input: z.strictObject({ Registry: RegistryArg, Repository, Digest }),
     annotations: annotations.destroy,
-    request: { method: 'DELETE', path: `${repositoryPath}/digests/{Digest}` },
+    request: { method: 'DELETE', path: `${repositoryPath}/digests/{Digest}`, slashed: ['Repository'] },
     result: returns<{ ok: true }>(),
   }),
   defineTool({

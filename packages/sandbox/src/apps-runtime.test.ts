@@ -68,7 +68,8 @@ describe('logs', () => {
     const building = await logs('BUILD', 'web');
     expect(building.status, building.text).toBe(200);
     under(building.body.live_url);
-    expect(building.body.live_url).toMatch(/type=BUILD&component=web&token=[0-9a-f]{32}$/);
+    // Asked to follow: the stream stays open while the build runs (live-logs.test.ts).
+    expect(building.body.live_url).toMatch(/type=BUILD&component=web&follow=true&token=[0-9a-f]{32}$/);
     expect(building.body).not.toHaveProperty('historic_urls');
     // No active deployment yet: the active-deployment logs say so.
     expectError(

@@ -20,7 +20,7 @@ import {
   setRateLimit,
   takeFault,
 } from './faults.js';
-import { badRequest, HttpError, type SandboxRequest } from './http.js';
+import { badRequest, FileBody, HttpError, type SandboxRequest } from './http.js';
 import { BODY_LIMIT, checkFieldLimits } from './limits.js';
 import { sandboxRouter } from './routes/index.js';
 import { StateFileError, Store } from './store.js';
@@ -195,6 +195,32 @@ export function createResponder(
     if (bytes === undefined) {
       exchange.tooLarge(() => refuse(tooLarge(), path), headers);
       return;
+    }
+
+    // App Platform's log URLs carry a token of their own, not the API's (apps-logs.ts).
+    if (path.startsWith('/sandbox/apps/')) {
+      const logs = await import('./routes/apps-logs.js');
+      if (logs.isLogPath(path)) {
+        try {
+          if (method !== 'GET' && method !== 'HEAD') {
+            throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on a log URL.`);
+          }
+          if (path.endsWith('/live')) {
+            // Served as a WebSocket by the HTTP server (live-logs.ts); a plain GET cannot stream it.
+            throw new HttpError(426, 'upgrade_required', 'A live log URL is read as a WebSocket.');
+          }
+          const { lines } = await store.read((world) =>
+            logs.logLinesAt(world, path, query, clock() + world.clockOffsetMs),
+          );
+          const text = lines.map((line) => `${line.text}\n`).join('');
+          const name = path.split('/').pop() ?? 'logs.log';
+          answer(200, new FileBody('text/plain; charset=utf-8', name, Buffer.from(text)), path);
+        } catch (error) {
+          if (!(error instanceof HttpError)) throw error;
+          refuse(error, path);
+        }
+        return;
+      }
     }
     const body = bytes.toString('utf8');
 

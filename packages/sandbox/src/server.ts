@@ -72,6 +72,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // Without this listener node answers `Expect: 100-continue` itself; with it, an oversized body
   // is refused before the client sends it.
   server.on('checkContinue', onRequestEvent);
+  // App Platform's live log URLs are WebSockets (live-logs.ts, loaded by the first one).
+  const streams = new Set<Duplex>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const clock = options.now ?? Date.now;
+    void import('./live-logs.js')
+      .then(({ serveLiveLogs }) => serveLiveLogs(req, socket, store, clock, streams))
+      .catch((error: unknown) => {
+        options.log?.(`sandbox: live logs: ${error instanceof Error ? error.message : String(error)}`);
+        socket.destroy();
+      });
+  });
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -112,6 +123,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        // Upgraded sockets are no longer the server's connections: a stream still open ends here.
+        for (const socket of streams) socket.destroy();
         server.close(() => resolve());
       }),
   };

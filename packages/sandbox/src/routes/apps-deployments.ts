@@ -53,7 +53,8 @@ function spans(deployment: StoredAppDeployment): Span[] {
   });
 }
 
-const spanOf = (deployment: StoredAppDeployment, phase: Span['phase']) =>
+/** When a deployment is (or was, or will be) in one of the phases before it is live. */
+export const spanOf = (deployment: StoredAppDeployment, phase: Span['phase']) =>
   spans(deployment).find((span) => span.phase === phase);
 
 /** When a deployment is (or was, or would be) live; never for one a request ended first. */
@@ -111,7 +112,8 @@ export function findDeployment(app: StoredApp, id: string | undefined): StoredAp
 /** A stable 40-hex-digit commit for a repository branch: the branch's head does not move in the sandbox. */
 export const commitOf = (source: string) => createHash('sha1').update(source).digest('hex');
 
-function sourceKey(component: AppComponentSpec): string | undefined {
+/** Where a component's code comes from (`github:acme/web@main`), or undefined for an image. */
+export function sourceKey(component: AppComponentSpec): string | undefined {
   for (const kind of ['github', 'gitlab', 'bitbucket'] as const) {
     const source = component[kind];
     if (source?.repo) return `${kind}:${source.repo}@${source.branch ?? 'main'}`;

@@ -6,7 +6,9 @@
  * regions and instance sizes.
  *
  * Log and exec URLs point under the sandbox's own base URL (loopback), each with a token, as the
- * platform's carry one; the sandbox does not stream anything at them.
+ * platform's carry one. A log URL serves the log's text (apps-logs.ts): an archive as a plain text
+ * file, a live one as a WebSocket stream (live-logs.ts, on the HTTP server), open while the part
+ * it shows runs when the request asked to follow. Nothing is served at an exec URL.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -85,7 +87,11 @@ function logsAnswer(
   const base = `${request.baseUrl}/sandbox/apps/${app.id}/deployments/${deployment.id}/logs`;
   const part = `${type.toLowerCase()}${component ? `-${component}` : ''}`;
   if (live) {
-    const query = new URLSearchParams({ type, ...(component ? { component } : {}), token: token() });
+    // A followed stream stays open while the part it shows runs; else it ends with what there is.
+    const query = new URLSearchParams({ type });
+    if (component) query.set('component', component);
+    if (request.query.get('follow') === 'true') query.set('follow', 'true');
+    query.set('token', token());
     return { body: { live_url: `${base}/live?${query}` } };
   }
   return { body: { historic_urls: [`${base}/archive/${part}.log?token=${token()}`] } };
@@ -259,7 +265,7 @@ const many = (request: SandboxRequest, name: string) =>
     .filter(Boolean);
 
 /** Every job invocation of an app, newest first. */
-const invocationsOf = (app: StoredApp) =>
+export const invocationsOf = (app: StoredApp) =>
   app.deployments
     .flatMap((deployment) => deployment.job_invocations.map((invocation) => ({ deployment, invocation })))
     .reverse();
@@ -525,7 +531,11 @@ export const appsRuntimeRoutes: Route[] = [
       const { phase } = jobRun(deployment, invocation, req.now);
       const base = `${req.baseUrl}/sandbox/apps/${app.id}/job-invocations/${invocation.id}/logs`;
       return phase === 'PENDING' || phase === 'RUNNING'
-        ? { body: { live_url: `${base}/live?token=${token()}` } }
+        ? {
+            body: {
+              live_url: `${base}/live?${req.query.get('follow') === 'true' ? 'follow=true&' : ''}token=${token()}`,
+            },
+          }
         : { body: { historic_urls: [`${base}/archive/${invocation.job_name}.log?token=${token()}`] } };
     },
   },
