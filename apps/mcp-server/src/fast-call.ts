@@ -9,7 +9,7 @@
  * the same messages both ways and compare the answers.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { CallAbort } from './call-abort.js';
 import { answerText, type ToolCall } from './tool-call.js';
 

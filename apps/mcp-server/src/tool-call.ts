@@ -8,16 +8,16 @@
 import { closest } from '@cloudcall/catalog/select';
 import type { AnyTool, FamilyName, ToolContext, ToolProgress, WaitKind } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// The 2025 path's SDK server (server.ts) still checks results against the 1.x shapes, whose
+// structuredContent is an object (2026-07-28 allows any JSON value).
+import type { CallToolResult, McpError, RequestInfo } from '@modelcontextprotocol/sdk/types.js';
 import type {
+  AuthInfo,
   CallToolRequestParams,
-  CallToolResult,
-  McpError,
   RequestId,
-  RequestInfo,
   ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
 import { guardReport, type PendingQuestion, runGuarded } from './guard.js';
 import { argumentsDigest } from './request-state.js';
