@@ -5,7 +5,7 @@
  * load with the first call.
  */
 import type { ApiClient, ClientEvent } from '@cloudcall/core';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 
 export interface ApiClients {
   client(auth?: AuthInfo): Promise<ApiClient>;

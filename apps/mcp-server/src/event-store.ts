@@ -7,8 +7,7 @@
  * session that never resumes costs a fixed amount at most, and all of them together too; an id
  * that has gone (or never was) is refused by the SDK with 400.
  */
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Events kept per session. */
 export const MAX_EVENTS = 256;

@@ -8,9 +8,9 @@
  * odd key or id) goes to the SDK as before. `stdio-fast.test.ts` and `http-fast.test.ts` send
  * the same messages both ways and compare the answers.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { CallAbort } from './call-abort.js';
+import type { AskingServer } from './guard.js';
 import { answerText, type ToolCall } from './tool-call.js';
 
 /** A tools/call's params as the runner takes them. */
@@ -63,7 +63,7 @@ export interface CallRouter {
  */
 export function sessionCalls(
   run: ToolCall,
-  server: () => Server | undefined,
+  server: () => AskingServer | undefined,
   send: (message: JSONRPCMessage, text: string) => Promise<void>,
   onerror: (error: Error) => void,
 ): CallRouter {

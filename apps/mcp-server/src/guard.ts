@@ -7,7 +7,6 @@ import type { AnyTool, ToolContext } from '@cloudcall/core';
 import { type ErrorReport, showControls } from '@cloudcall/core/internal';
 import type { AuditLog, ConfirmQuestion, Decision, ProtectRule, Quota } from '@cloudcall/guard';
 import type { RedisConnection } from '@cloudcall/guard/redis';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ConfirmState, SpentNonces, StateSeal } from './request-state.js';
 
 export type ConfirmMode = 'auto' | 'never' | 'always-refuse';
@@ -123,7 +122,7 @@ export async function runGuarded(
   context: ToolContext,
   setup: {
     /** The session's server; without one (stateless HTTP) the client cannot be asked. */
-    server: Server | undefined;
+    server: AskingServer | undefined;
     guard: ServerGuard;
     offered: ReadonlyMap<string, AnyTool>;
     requestId: string | number;
@@ -175,7 +174,7 @@ export async function runGuarded(
             refuse,
             typedRight,
           );
-        const answer = await (server as Server)
+        const answer = await (server as AskingServer)
           .elicitInput(form, {
             relatedRequestId: setup.requestId,
             ...(context.signal ? { signal: context.signal } : {}),
@@ -234,6 +233,23 @@ export interface ConfirmRounds {
   spent: SpentNonces;
   /** The digest of this call's arguments (argumentsDigest). */
   args: string;
+}
+
+/**
+ * What a call needs of its session's SDK server (the 1.x `Server` over HTTP, the v2 one over
+ * stdio): the client's declared capabilities, a question sent on the session, a notification.
+ */
+export interface AskingServer {
+  /** A notification on the session (a fast call's progress), sent with the call's request id. */
+  notification(
+    notification: { method: string; params?: Record<string, unknown> },
+    options: { relatedRequestId: string | number },
+  ): Promise<void>;
+  getClientCapabilities(): { elicitation?: Record<string, unknown> | undefined } | undefined;
+  elicitInput(
+    form: ReturnType<typeof confirmForm>,
+    options: { relatedRequestId: string | number; signal?: AbortSignal },
+  ): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined }>;
 }
 
 /** The question a confirmation asks, as an elicitation form. */

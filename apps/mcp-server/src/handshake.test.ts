@@ -15,7 +15,7 @@ import { type CallRouter, sessionCalls } from './fast-call.js';
 import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
 import { LISTING, toolsListText } from './listing.generated.js';
 import { PROTOCOL } from './protocol.generated.js';
-import { createMcpServer, createToolCall, type McpServerOptions } from './server.js';
+import { createLegacyServer, createToolCall, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 import { killAll, rawStdio } from './testing/process.js';
 import { listingOf } from './tool-data.js';
@@ -48,7 +48,7 @@ function serverOptions(identity: ServerIdentity): McpServerOptions {
 /** The SDK server's answers to raw requests, over an in-memory transport. */
 async function sdkAnswers(identity: ServerIdentity, requests: Record<string, unknown>[]) {
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(serverOptions(identity));
+  const server = createLegacyServer(serverOptions(identity));
   await server.connect(theirs);
   const answers = new Map<unknown, JSONRPCMessage>();
   ours.onmessage = (message) => {
@@ -147,7 +147,7 @@ function session(dynamic = false, held = false, router?: CallRouter, ended?: () 
       events.push('needServer');
       // As main does: the server loads asynchronously, while input keeps arriving.
       void loaded.then(() => {
-        const server = createMcpServer(serverOptions(identity));
+        const server = createLegacyServer(serverOptions(identity));
         server.onerror = (error) => errors.push(error.message);
         server.onclose = () => events.push('closed');
         const transport = new StdioLineTransport({

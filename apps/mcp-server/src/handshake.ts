@@ -20,7 +20,7 @@
  * own for the same requests.
  */
 import type { Readable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type CallRouter, plainCallParams } from './fast-call.js';
 import { PROTOCOL } from './protocol.generated.js';
 

@@ -40,11 +40,11 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import { readBody } from '@cloudcall/core/internal';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type AuthInfo, isJsonContentType, type RequestId } from '@modelcontextprotocol/server';
 import { bindProblem, isLoopback } from './bind.js';
 import { CallAbort } from './call-abort.js';
 import { EventBudget, SessionEventStore } from './event-store.js';

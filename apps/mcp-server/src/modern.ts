@@ -19,7 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequestParams } from '@modelcontextprotocol/server';
 import {
   type AuthInfo,
   type CallToolResult,

@@ -5,17 +5,23 @@
 import { globPattern } from '@cloudcall/catalog/select';
 import type { ApiClient, ToolClock } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Server as Server1 } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestParamsSchema,
   type CallToolResult,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  type AuthInfo,
+  type JSONRPCRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Result,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ServerGuard } from './guard.js';
 import { capabilitiesFor, instructionsFor, serverInfo } from './handshake.js';
@@ -110,10 +116,31 @@ const CallToolRequest = z.object({
   method: z.literal('tools/call'),
   params: z.unknown().transform((params) => {
     const parsed = CallToolRequestParamsSchema.safeParse(params);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, paramsProblem(params));
+    if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, paramsProblem(params));
     return parsed.data;
   }),
 });
+
+/**
+ * The v2 server, whose tools/call check answers params of the wrong shape with -32602 and the
+ * validator's issues ("Invalid tools/call request: ..."): the same sentence naming the field as
+ * the 1.x path's, checked before the SDK's own.
+ */
+class LegacyServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => {
+      if (!CallToolRequestParamsSchema.safeParse(request.params).success) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, paramsProblem(request.params));
+      }
+      return wrapped(request, ctx);
+    };
+  }
+}
 
 function paramsProblem(params: unknown): string {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
@@ -139,41 +166,93 @@ function sharedValidator(): AjvJsonSchemaValidator {
   return validator;
 }
 
-/** An MCP server for one session (over HTTP with --stateless, one request); `call` may be shared. */
-export function createMcpServer(options: McpServerOptions, call: ToolCall = createToolCall(options)): Server {
+/** The 2025 path's answers to tools/list and tools/call, whichever SDK server serves them. */
+interface SessionTools {
+  list(): { tools: Tool[] };
+  call(params: Parameters<ToolCall>[0], extra: CallExtra): Promise<CallToolResult>;
+}
+
+function sessionTools(
+  options: McpServerOptions,
+  call: ToolCall,
+  listChanged: () => Promise<void>,
+): SessionTools {
+  // Dynamic mode: the tools this session has enabled, in the order offered.
+  const enabled = new Set<string>();
+  const toolsets = options.toolMode === 'dynamic' ? createToolsets(options, enabled, listChanged) : undefined;
+  return {
+    list() {
+      // A client that lists tools is about to call one: load what calls need once this answer is out.
+      setImmediate(() => warmUp(options));
+      if (!toolsets) return { tools: listingOf(options.tools) };
+      const listed = listingOf(options.tools);
+      return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
+    },
+    call(params, extra) {
+      const meta = toolsets?.byName.get(params.name);
+      if (meta) return meta.call(params.arguments ?? {});
+      return call(params, extra);
+    },
+  };
+}
+
+function serverOptions(options: McpServerOptions) {
   const dynamic = options.toolMode === 'dynamic';
-  const instructions = instructionsFor({
-    version: options.version,
-    sandbox: options.sandbox,
-    showSecrets: Boolean(options.showSecrets),
-    dynamic,
-  });
-  const server = new Server(serverInfo(options.version), {
+  return {
     capabilities: capabilitiesFor({ dynamic }),
-    instructions,
+    instructions: instructionsFor({
+      version: options.version,
+      sandbox: options.sandbox,
+      showSecrets: Boolean(options.showSecrets),
+      dynamic,
+    }),
+  };
+}
+
+/**
+ * An MCP server for one session at a 2025 revision, on the SDK's v2 line: it serves the
+ * initialize handshake and its session when connected to a transport directly (stdio).
+ */
+export function createLegacyServer(
+  options: McpServerOptions,
+  call: ToolCall = createToolCall(options),
+): Server {
+  const server = new LegacyServer(serverInfo(options.version), serverOptions(options));
+  const tools = sessionTools(options, call, () => server.sendToolListChanged());
+  server.setRequestHandler('tools/list', async () => tools.list() as never);
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const extra: CallExtra = {
+      signal: ctx.mcpReq.signal,
+      authInfo: ctx.http?.authInfo,
+      requestId: ctx.mcpReq.id,
+      sendNotification: (notification) => ctx.mcpReq.notify(notification as never),
+      server,
+      ...(ctx.http?.req ? { requestInfo: { headers: Object.fromEntries(ctx.http.req.headers) } } : {}),
+    };
+    return (await tools.call(request.params as never, extra)) as never;
+  });
+  return server;
+}
+
+/**
+ * The same session's server on the 1.x SDK: what Streamable HTTP's 2025 sessions still run on,
+ * until their transport moves to v2 (PORT-PLAN.md).
+ */
+export function createMcpServer(
+  options: McpServerOptions,
+  call: ToolCall = createToolCall(options),
+): Server1 {
+  const server = new Server1(serverInfo(options.version), {
+    ...serverOptions(options),
     // One validator for every instance: the SDK would build a new Ajv for each server, which is
     // for every request with --stateless (cloudcall asks clients for no input to validate).
     jsonSchemaValidator: sharedValidator(),
   });
-
-  // Dynamic mode: the tools this session has enabled, in the order offered.
-  const enabled = new Set<string>();
-  const toolsets = dynamic ? createToolsets(options, enabled, () => server.sendToolListChanged()) : undefined;
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    // A client that lists tools is about to call one: load what calls need once this answer is out.
-    setImmediate(() => warmUp(options));
-    if (!toolsets) return { tools: listingOf(options.tools) };
-    const listed = listingOf(options.tools);
-    return { tools: [...toolsets.listing, ...listed.filter((tool) => enabled.has(tool.name))] };
-  });
-
-  server.setRequestHandler(CallToolRequest, async (request, extra): Promise<CallToolResult> => {
-    const meta = toolsets?.byName.get(request.params.name);
-    if (meta) return meta.call(request.params.arguments ?? {});
-    return call(request.params, { ...extra, server });
-  });
-
+  const tools = sessionTools(options, call, () => server.sendToolListChanged());
+  server.setRequestHandler(ListToolsRequestSchema, async () => tools.list() as never);
+  server.setRequestHandler(CallToolRequest, (request, extra) =>
+    tools.call(request.params, { ...extra, server }),
+  );
   return server;
 }
 

@@ -12,14 +12,12 @@ import { parseArgs } from 'node:util';
 import { chooseFamilies, parseToolList, selectTools } from '@cloudcall/catalog/select';
 import type { ApiClient, ToolClock } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, resolveCredentials, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, JSONRPCMessage } from '@modelcontextprotocol/server';
 import packageJson from '../package.json' with { type: 'json' };
 import { apiClients } from './clients.js';
 import { sessionCalls } from './fast-call.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
-import { type ServerGuard, startGuard } from './guard.js';
+import { type AskingServer, type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
 import { defaultToolsListText, LISTING, toolsListText } from './listing.generated.js';
 import { memorySpent, QUESTION_TTL_MS, redisSpent, stateKey, stateSeal } from './request-state.js';
@@ -260,7 +258,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     return runner;
   };
   /** The session's SDK server, once a message has needed it. */
-  let sdkServer: Server | undefined;
+  let sdkServer: AskingServer | undefined;
   /** How a plain call's answer goes out: written here, then through the SDK server's transport. */
   let sendAnswer = (_message: JSONRPCMessage, text: string) =>
     new Promise<void>((resolve, reject) => {
@@ -279,13 +277,9 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       : undefined;
   const connect = async () => {
     if (early?.modern) return connectModern();
-    const [{ createMcpServer, warmUp }, { StdioLineTransport }, serverOptions, toolCall] = await Promise.all([
-      import('./server.js'),
-      import('./stdio.js'),
-      options,
-      toolRunner(),
-    ]);
-    const server = createMcpServer(serverOptions, toolCall);
+    const [{ createLegacyServer, warmUp }, { StdioLineTransport }, serverOptions, toolCall] =
+      await Promise.all([import('./server.js'), import('./stdio.js'), options, toolRunner()]);
+    const server = createLegacyServer(serverOptions, toolCall);
     server.onerror = (error) => log(error.message);
     // The host closing our stdin (or stdout failing) is the end of the session.
     server.onclose = () => void shutdown();
@@ -323,7 +317,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     const tasks = taskService(toolCall);
     const handle = modern.serveModernStdio(
       () => modern.createModernServer(serverOptions, toolCall, tasks),
-      lines as never,
+      lines,
       (error) => log(error.message),
     );
     closeTransport = () => handle.close();

@@ -15,7 +15,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallRouter, plainCallParams, sessionCalls } from './fast-call.js';
 import { LISTING } from './listing.generated.js';
-import { createMcpServer, createToolCall, type McpServerOptions } from './server.js';
+import { createLegacyServer, createToolCall, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
 
 let sandbox: Awaited<ReturnType<typeof connectSandbox>>;
@@ -45,7 +45,7 @@ async function session(
   const input = new PassThrough();
   const output = new PassThrough();
   const toolCall = createToolCall(options);
-  const server = createMcpServer(options, toolCall);
+  const server = createLegacyServer(options, toolCall);
   const transport = new StdioLineTransport({ input, output, maxMessageBytes: 1024 * 1024 });
   /** Ids the fast path took. */
   const taken: RequestId[] = [];

@@ -15,18 +15,18 @@
 
 import type { Readable, Writable } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
+  ProtocolErrorCode as ErrorCode,
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
+  parseJSONRPCMessage,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { type CallRouter, plainCallParams } from './fast-call.js';
 import { BATCHES_REMOVED_IN, type StdioHandover } from './handshake.js';
 
@@ -200,7 +200,7 @@ export class StdioLineTransport implements Transport {
       return;
     }
     if (this.plainCall(value)) return;
-    const message = JSONRPCMessageSchema.safeParse(value);
+    const message = jsonRpcMessage(value);
     if (!message.success) {
       this.answerError(
         idOf(value),
@@ -232,7 +232,7 @@ export class StdioLineTransport implements Transport {
     const batch: Batch = { answers: [], waiting: 0 };
     const messages: JSONRPCMessage[] = [];
     for (const value of values) {
-      const message = JSONRPCMessageSchema.safeParse(value);
+      const message = jsonRpcMessage(value);
       if (!message.success) {
         batch.answers.push(invalidRequest(idOf(value)));
       } else if (isInitializeRequest(message.data) && isJSONRPCRequest(message.data)) {
@@ -355,5 +355,14 @@ function idAtEdges(head: Buffer, tail: Buffer): RequestId | null {
     return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null;
   } catch {
     return null; // a string with a bad escape
+  }
+}
+
+/** A JSON value as a JSON-RPC message, if it is one (the SDK's parse throws on anything else). */
+function jsonRpcMessage(value: unknown): { success: true; data: JSONRPCMessage } | { success: false } {
+  try {
+    return { success: true, data: parseJSONRPCMessage(value) };
+  } catch {
+    return { success: false };
   }
 }

@@ -8,18 +8,18 @@
 import { closest } from '@cloudcall/catalog/select';
 import type { AnyTool, FamilyName, ToolContext, ToolProgress, WaitKind } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// A result in the 1.x shape (structuredContent an object), which the v2 shape (any JSON value)
+// takes too: the 2025 path over HTTP still runs the 1.x server, whose handlers must return it.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type {
+  AuthInfo,
   CallToolRequestParams,
-  CallToolResult,
-  McpError,
+  ProtocolError,
   RequestId,
-  RequestInfo,
   ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { boundedWait, CallerCounts, ShareRefusal, waitShareRefusal } from './fair-share.js';
-import { guardReport, type PendingQuestion, runGuarded } from './guard.js';
+import { type AskingServer, guardReport, type PendingQuestion, runGuarded } from './guard.js';
 import { argumentsDigest } from './request-state.js';
 import type { McpServerOptions } from './server.js';
 import type { ToolData } from './tool-data.js';
@@ -157,9 +157,9 @@ export interface CallExtra {
   requestId: string | number;
   sendNotification: (notification: ServerNotification) => Promise<void>;
   /** The session's SDK server, for confirmation through elicitation; none without a session. */
-  server?: Server | undefined;
+  server?: AskingServer | undefined;
   /** Over HTTP, the request's headers (the SDK's requestInfo): how its log lines find it. */
-  requestInfo?: RequestInfo | undefined;
+  requestInfo?: { headers: Record<string, string | string[] | undefined> } | undefined;
   /** Set when the call runs as a task (tasks/). */
   task?: TaskHooks | undefined;
   /**
@@ -210,7 +210,7 @@ export interface TaskHooks {
 /**
  * tools/call for the offered tools (not dynamic mode's toolset tools, which are a session's).
  * Made once and shared: by every SDK server of the process, and by the fast paths. Throws the
- * -32602 McpError for a tool not offered.
+ * -32602 ProtocolError for a tool not offered.
  */
 export function createToolCall(options: McpServerOptions): ToolCall {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -385,7 +385,7 @@ function asked(question: PendingQuestion): CallToolResult {
  * A call to a tool this server does not offer: the JSON-RPC error -32602 the specification lists
  * for an unknown tool (a protocol error, not a tool result), whether the name is no tool at all or
  * one a flag hides. The message says which, and `data` carries the same facts an error result's
- * structuredContent would (error_id, hint). The SDK's types (for its McpError) load here, the
+ * structuredContent would (error_id, hint). The SDK (for its ProtocolError) loads here, the
  * first time a call names a tool that is not offered.
  */
 async function unknownTool(
@@ -393,17 +393,17 @@ async function unknownTool(
   reason: string | undefined,
   offered: readonly string[],
   dynamic: boolean,
-): Promise<McpError> {
-  const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
+): Promise<ProtocolError> {
+  const { ProtocolError, ProtocolErrorCode } = await import('@modelcontextprotocol/server');
   if (reason) {
-    return new McpError(ErrorCode.InvalidParams, `Tool ${name} is not available: ${reason}.`, {
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} is not available: ${reason}.`, {
       error_id: 'tool_hidden',
       hint: 'The person running this server chose the tools it offers; use another tool or ask them to change the flag.',
     });
   }
   const near = closest(name, offered);
-  return new McpError(
-    ErrorCode.InvalidParams,
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
     `Unknown tool ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`,
     {
       error_id: 'unknown_tool',

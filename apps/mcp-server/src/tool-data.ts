@@ -5,7 +5,7 @@
  * zod nor the families; they load on the first call.
  */
 import type { FamilyName, ToolAnnotations } from '@cloudcall/core';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 export interface ToolData {
   name: string;

@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING } from './listing.generated.js';
-import { createMcpServer } from './server.js';
+import { createLegacyServer } from './server.js';
 import type { ToolData } from './tool-data.js';
 
 const SNAPS = new URL('../__toolsnaps__/', import.meta.url);
@@ -36,7 +36,7 @@ const listed = new Map<string, Tool>();
 
 /** The tools/list entries of a server offering `tools`, through the SDK client. */
 async function listing(tools: readonly ToolData[]): Promise<Tool[]> {
-  const server = createMcpServer({
+  const server = createLegacyServer({
     client: () => Promise.reject(new Error('tools/list calls no API')),
     tools,
     families: LISTING.families,

@@ -17,7 +17,7 @@ import type { ToolProgress, WaitKind } from '@cloudcall/core';
 import { type ErrorReport, showControls } from '@cloudcall/core/internal';
 import { TYPICAL_SECONDS, WAIT_KINDS } from '@cloudcall/wait';
 import type { DetailedTaskV2, TaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ShareRefusal } from '../fair-share.js';
 import type { TaskWaits } from '../tool-call.js';
 import {

@@ -3,7 +3,7 @@
  * (shared by the replicas), else in this process; resuming through the process's tool runner.
  */
 import type { RedisConnection } from '@cloudcall/guard/redis';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ToolCall } from '../tool-call.js';
 import { memoryTaskStore } from './memory-store.js';
 import { redisTaskStore } from './redis-store.js';

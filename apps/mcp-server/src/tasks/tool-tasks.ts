@@ -5,8 +5,7 @@
  */
 
 import { DEFAULT_WAIT_SECONDS, waitSecondsFor, waitTool } from '@cloudcall/wait';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, CallToolRequestParams } from '@modelcontextprotocol/server';
 import { type CallExtra, loadDefinition, type ToolCall } from '../tool-call.js';
 import type { ToolData } from '../tool-data.js';
 import type { TaskRecord } from './record.js';

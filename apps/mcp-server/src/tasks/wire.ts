@@ -17,7 +17,7 @@ import {
   type TaskV2,
   UpdateTaskRequestV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/server';
 import { type CallExtra, failure, type ToolCall } from '../tool-call.js';
 import type { ToolData } from '../tool-data.js';
 import { TaskStoreError } from './redis-store.js';

@@ -1,5 +1,5 @@
 /**
- * Test harness: the MCP server in this process, built with `createMcpServer` from the options
+ * Test harness: the MCP server in this process, built with `createLegacyServer` from the options
  * main.ts builds from its flags, and the official SDK client talking to it over the SDK's
  * in-memory transport; tools run against the real sandbox on loopback (in memory, or on a state
  * file) or against an API at `apiUrl`. No process is started, so a test file pays for no spawn.
@@ -27,7 +27,7 @@ import { startGuard } from '../guard.js';
 import { LISTING } from '../listing.generated.js';
 import { createModernServer } from '../modern.js';
 import { memorySpent, stateKey, stateSeal } from '../request-state.js';
-import { createMcpServer, type McpServerOptions, type ToolMode } from '../server.js';
+import { createLegacyServer, type McpServerOptions, type ToolMode } from '../server.js';
 import { createToolCall } from '../tool-call.js';
 import { familiesByDefault } from '../tool-data.js';
 
@@ -150,7 +150,7 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
     log,
     requestState: { seal: stateSeal(stateKey(undefined)), spent: memorySpent() },
   };
-  const server = createMcpServer(serverOptions);
+  const server = createLegacyServer(serverOptions);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'cloudcall-test', version: '1.0.0' }, options.client ?? {});

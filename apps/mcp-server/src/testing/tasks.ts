@@ -11,7 +11,7 @@
 import type { ApiClient, ToolClock } from '@cloudcall/core';
 import { connectSandbox, type SandboxConnection } from '@cloudcall/sandbox';
 import type { TaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { LISTING } from '../listing.generated.js';
 import type { McpServerOptions } from '../server.js';
 import type { TaskRecord, TaskStore } from '../tasks/record.js';
