@@ -214,7 +214,7 @@ export async function runGuarded(
                 'this server refuses destructive tools (--confirm always-refuse), whatever its client declares. Nothing was sent.',
               hint: 'Ask the person running this server to make this change, or to start it with another --confirm.',
             }
-          : guard.confirm === 'auto' && setup.sessionless && !rounds?.canAsk
+          : guard.confirm === 'auto' && setup.sessionless
             ? STATELESS_REFUSAL
             : 'run',
     },

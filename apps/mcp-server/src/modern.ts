@@ -82,32 +82,24 @@ export function createModernServer(
         responses: ctx.mcpReq.inputResponses,
       },
     };
-    try {
-      if (tasks && declaresTasksCheaply(envelope)) {
-        // The extension's schemas load with the first request that declares it.
-        const wire = await import('./tasks/wire.js');
-        const answer = await wire.startToolTask({
-          service: await tasks(),
-          call,
-          listed: options.tools.find((tool) => tool.name === request.params.name),
-          params: {
-            ...(request.params as CallToolRequestParams),
-            _meta: { ...request.params._meta, ...envelope },
-          },
-          extra,
-          caller: await callerOfRequest(ctx.http?.authInfo),
-        });
-        if (answer) return answer as CallToolResult;
-      }
-      return (await call(request.params as never, extra)) as CallToolResult;
-    } catch (error) {
-      // The runner's protocol errors (an unknown tool: -32602) are the 1.x SDK's class.
-      const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-      // Its message starts with the 1.x SDK's own prefix, which ProtocolError adds again.
-      if (typeof code === 'number')
-        throw new ProtocolError(code, String(message).replace(/^MCP error -?\d+: /, ''), data);
-      throw error;
+    if (tasks && declaresTasksCheaply(envelope)) {
+      // The extension's schemas load with the first request that declares it.
+      const wire = await import('./tasks/wire.js');
+      const answer = await wire.startToolTask({
+        service: await tasks(),
+        call,
+        listed: options.tools.find((tool) => tool.name === request.params.name),
+        params: {
+          ...(request.params as CallToolRequestParams),
+          _meta: { ...request.params._meta, ...envelope },
+        },
+        extra,
+        caller: await callerOfRequest(ctx.http?.authInfo),
+      });
+      if (answer) return answer as CallToolResult;
     }
+    // The runner's protocol errors (an unknown tool: -32602) are this SDK's ProtocolError.
+    return (await call(request.params as never, extra)) as CallToolResult;
   });
   if (tasks) {
     for (const method of TASK_METHODS) {

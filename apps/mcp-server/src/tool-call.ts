@@ -107,7 +107,7 @@ function definitionOf(listed: ToolData): AnyTool | undefined {
 
 /**
  * The definition a call to a listed tool runs, its family loaded if it was not yet: what decides
- * whether a call becomes a task (tasks/plan.ts) before it runs.
+ * whether a call becomes a task (tasks/tool-tasks.ts) before it runs.
  */
 export async function loadDefinition(listed: ToolData): Promise<AnyTool | undefined> {
   const kit = await loadCallKit();

@@ -33,7 +33,7 @@ import {
   quotaWindow,
   readAudit,
 } from './index.js';
-import { redisCounter } from './redis.js';
+import { redisConnection, redisCounter } from './redis.js';
 import { tool, useSandbox } from './testing/sandbox.js';
 
 const HOUR = 3_600_000;
@@ -153,6 +153,23 @@ describe('the memory and the Redis counter', () => {
       taken: true,
       used: [0],
     });
+  });
+});
+
+describe('a Redis counter on a connection the process shares', () => {
+  it('counts there, and closing it leaves the connection to its owner', async () => {
+    const connection = redisConnection({ url: redis.url });
+    try {
+      const counter = redisCounter({ connection });
+      const window = quotaWindow({ kind: 'writes', count: 1, period: 'hour' }, 'shared-caller', T0);
+      expect((await counter.take([window], T0)).taken).toBe(true);
+      expect((await counter.take([window], T0)).taken).toBe(false);
+      await counter.close();
+      // Still the owner's: another user of it (spent answers, tasks) goes on.
+      expect(await connection.command(['GET', window.key])).toBe('1');
+    } finally {
+      await connection.close();
+    }
   });
 });
 

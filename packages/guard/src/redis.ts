@@ -176,7 +176,8 @@ export function redisConnection(options: RedisCounterOptions): RedisConnection {
  * A take is one script, so replicas racing for a caller's last unit overshoot by none.
  */
 export function redisCounter(options: RedisCounterOptions | { connection: RedisConnection }): QuotaCounter {
-  const connection = 'connection' in options ? options.connection : redisConnection(options);
+  const shared = 'connection' in options;
+  const connection = shared ? options.connection : redisConnection(options);
   const { where } = connection;
   return {
     where,
@@ -202,7 +203,8 @@ export function redisCounter(options: RedisCounterOptions | { connection: RedisC
         [],
       );
     },
-    close: () => connection.close(),
+    // A shared connection is closed by whoever opened it.
+    close: () => (shared ? Promise.resolve() : connection.close()),
   };
 }
 

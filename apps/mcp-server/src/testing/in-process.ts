@@ -183,6 +183,7 @@ export async function inProcessServer(options: InProcessOptions = {}): Promise<I
       await server.close();
       await closeApi();
       await guard.quota?.counter.close();
+      await guard.redis?.close();
     },
   };
 }
