@@ -12,7 +12,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttp, serveHttp } from './http.js';
 import { LISTING } from './listing.generated.js';
-import { createMcpServer, createToolCall, type McpServerOptions } from './server.js';
+import { createLegacyServer, createToolCall, type McpServerOptions } from './server.js';
 import { httpRequest } from './testing/process.js';
 
 let sandbox: Awaited<ReturnType<typeof connectSandbox>>;
@@ -44,7 +44,7 @@ beforeAll(async () => {
       stateless: true,
       newServer: () => {
         made[which]++;
-        return createMcpServer(options, toolCall);
+        return createLegacyServer(options, toolCall);
       },
       toolCall: which === 'fast' ? toolCall : undefined,
     });

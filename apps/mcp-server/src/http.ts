@@ -40,11 +40,14 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import { readBody } from '@cloudcall/core/internal';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AuthInfo, isJsonContentType, type RequestId } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  type CallToolResult,
+  isJsonContentType,
+  type RequestId,
+  type Server,
+  type WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { bindProblem, isLoopback } from './bind.js';
 import { CallAbort } from './call-abort.js';
 import { EventBudget, SessionEventStore } from './event-store.js';
@@ -71,24 +74,16 @@ import {
   DEFAULT_MAX_EVENT_STORE_BYTES,
 } from './service-flags.js';
 import { answerText, type CallExtra, type ToolCall } from './tool-call.js';
+import { serveWeb } from './web-bridge.js';
 
 /**
- * The MCP SDK's Streamable HTTP transport and protocol schemas, loaded with the first request
+ * The MCP SDK's (v2) Streamable HTTP transport and message checks, loaded with the first request
  * that needs them (a session's, or one the stateless fast path leaves to the SDK): a stateless
- * replica answering plain calls never loads them, nor the web Request and Response classes the
- * transport brings in with it.
+ * replica answering plain calls never loads the transport, nor the server it serves.
  */
-let sdkParts:
-  | Promise<
-      typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js') &
-        typeof import('@modelcontextprotocol/sdk/types.js')
-    >
-  | undefined;
+let sdkParts: Promise<typeof import('@modelcontextprotocol/server')> | undefined;
 function sdk() {
-  sdkParts ??= Promise.all([
-    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([transport, types]) => ({ ...transport, ...types }));
+  sdkParts ??= import('@modelcontextprotocol/server');
   return sdkParts;
 }
 
@@ -188,7 +183,8 @@ export interface HttpService {
 /**
  * The header serveHttp sets on each request it answers (whatever the client sent in it) to the
  * request's own key in `HttpService.requests`. The SDK hands a request's headers to the tool
- * call (`requestInfo`), so a call's log lines find their request without an AsyncLocalStorage.
+ * call (the web request web-bridge.ts makes, which server.ts gives the call as `requestInfo`), so
+ * a call's log lines find their request without an AsyncLocalStorage.
  */
 const REQUEST_KEY = 'x-cloudcall-request-key';
 
@@ -239,7 +235,7 @@ function isLoopbackOrigin(origin: string): boolean {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   /** Who opened it: sessionOwner of its initialize request. */
   owner: string;
@@ -641,7 +637,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       );
       return;
     }
-    const [{ StreamableHTTPServerTransport, isJSONRPCRequest }, server] = await Promise.all([
+    const [{ WebStandardStreamableHTTPServerTransport, isJSONRPCRequest }, server] = await Promise.all([
       sdk(),
       options.newServer(),
     ]);
@@ -654,7 +650,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     // other as plain JSON, sent whole once ready: should this replica die first, the balancer
     // answers 502 at once instead of leaving the client to wait out a stream cut short.
     const json = !asksForProgress(body);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: json,
     });
@@ -681,7 +677,9 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
-    await transport.handleRequest(keyedForSdk(req), res, body);
+    await serveWeb(req, res, body, (request) =>
+      transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
+    );
   }
 
   /**
@@ -802,10 +800,13 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   }
 
   async function open(owner: string, protocolVersion: string): Promise<Session> {
-    const [{ StreamableHTTPServerTransport }, server] = await Promise.all([sdk(), options.newServer()]);
+    const [{ WebStandardStreamableHTTPServerTransport }, server] = await Promise.all([
+      sdk(),
+      options.newServer(),
+    ]);
     // Resumable streams: event ids, a priming event with a retry interval, replay on Last-Event-ID.
     const eventStore = new SessionEventStore(eventBudget);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore,
       retryInterval: RETRY_INTERVAL_MS,
@@ -841,7 +842,10 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         session.idle.unref();
       }
     });
-    await session.transport.handleRequest(keyedForSdk(req), res, body);
+    const auth = authOf(req);
+    await serveWeb(req, res, body, (request) =>
+      session.transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
+    );
   }
 
   function expire(session: Session): void {
@@ -901,7 +905,12 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
  * where every caller is the one local user. A hash, so no session holds a token.
  */
 function sessionOwner(req: IncomingMessage): string {
-  return callerOf((req as IncomingMessage & { auth?: AuthInfo }).auth);
+  return callerOf(authOf(req));
+}
+
+/** The credentials route() found for `req` (authenticate), if --auth asks for any. */
+function authOf(req: IncomingMessage): AuthInfo | undefined {
+  return (req as IncomingMessage & { auth?: AuthInfo }).auth;
 }
 
 /**
@@ -955,9 +964,7 @@ function callKey(caller: string, id: RequestId): string {
 /** The request id a `notifications/cancelled` names, or undefined for any other message. */
 function cancelledId(
   message: unknown,
-  {
-    isJSONRPCNotification,
-  }: Pick<typeof import('@modelcontextprotocol/sdk/types.js'), 'isJSONRPCNotification'>,
+  { isJSONRPCNotification }: Pick<typeof import('@modelcontextprotocol/server'), 'isJSONRPCNotification'>,
 ): RequestId | undefined {
   if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
@@ -999,17 +1006,6 @@ function endCancelled(res: ServerResponse): void {
   if (!res.headersSent)
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.end();
-}
-
-/**
- * `req` with its REQUEST_KEY in `rawHeaders` too, where the SDK's transport reads the headers it
- * hands a call (`requestInfo`); any the client sent under that name are dropped.
- */
-function keyedForSdk(req: IncomingMessage): IncomingMessage {
-  const raw = req.rawHeaders;
-  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]?.toLowerCase() === REQUEST_KEY) raw.splice(i, 2);
-  raw.push(REQUEST_KEY, req.headers[REQUEST_KEY] as string);
-  return req;
 }
 
 /** What a request does when its answer ends or its connection closes (its 'close'), in order. */

@@ -17,8 +17,6 @@
  * again with the answer, on any replica.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { CallToolRequestParams } from '@modelcontextprotocol/server';
 import {
   type AuthInfo,
@@ -41,6 +39,7 @@ import type { McpServerOptions } from './server.js';
 import type { TaskService } from './tasks/service.js';
 import type { CallExtra, ToolCall } from './tool-call.js';
 import { listingOf } from './tool-data.js';
+import { serveWeb } from './web-bridge.js';
 
 /**
  * One request's server: tools/list and tools/call from the same runner as the 2025 path. Dynamic
@@ -160,47 +159,17 @@ export interface ModernHttp {
 }
 
 /**
- * The SDK's per-request handler behind http.ts's own checks. The web Request it takes is made
- * from the body already read; its Response streams back (SSE when a call reports progress).
+ * The SDK's per-request handler behind http.ts's own checks, through the same bridge as the 2025
+ * sessions (web-bridge.ts): the web Request is made from the body already read; its Response
+ * streams back (SSE when a call reports progress).
  */
 export function modernHttp(newServer: () => Promise<Server>, onError: (error: Error) => void): ModernHttp {
   const handler: McpHttpHandler = createMcpHandler(() => newServer(), { legacy: 'reject', onerror: onError });
   return {
-    async serve(req, res, body, auth) {
-      const controller = new AbortController();
-      res.once('close', () => {
-        if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
-      });
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-        else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      }
-      const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      });
-      const response = await handler.fetch(request, {
-        ...(auth ? { authInfo: auth } : {}),
-        parsedBody: body,
-      });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) {
-        res.end();
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        const stream = Readable.fromWeb(response.body as WebReadableStream);
-        stream.once('error', () => resolve());
-        res.once('close', () => {
-          stream.destroy();
-          resolve();
-        });
-        stream.pipe(res);
-      });
-    },
+    serve: (req, res, body, auth) =>
+      serveWeb(req, res, body, (request) =>
+        handler.fetch(request, { ...(auth ? { authInfo: auth } : {}), parsedBody: body }),
+      ),
     close: () => handler.close(),
   };
 }

@@ -5,15 +5,10 @@
 import { globPattern } from '@cloudcall/catalog/select';
 import type { ApiClient, ToolClock } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-import { Server as Server1 } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestParamsSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   type AuthInfo,
+  type CallToolResult,
+  isSpecType,
   type JSONRPCRequest,
   ProtocolError,
   ProtocolErrorCode,
@@ -105,26 +100,9 @@ export interface McpServerOptions {
 }
 
 /**
- * tools/call as the SDK's CallToolRequestSchema describes it, except that params of the wrong
- * shape are refused with -32602 Invalid params and a sentence naming the field. The SDK's
- * Protocol parses a request with the handler's schema before anything else runs (the Server's
- * own tools/call check included) and answers any parse failure with -32603 and the validator's
- * raw issues; an McpError thrown while parsing is answered with its own code and message instead,
- * so the check lives here, in the schema.
- */
-const CallToolRequest = z.object({
-  method: z.literal('tools/call'),
-  params: z.unknown().transform((params) => {
-    const parsed = CallToolRequestParamsSchema.safeParse(params);
-    if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, paramsProblem(params));
-    return parsed.data;
-  }),
-});
-
-/**
- * The v2 server, whose tools/call check answers params of the wrong shape with -32602 and the
- * validator's issues ("Invalid tools/call request: ..."): the same sentence naming the field as
- * the 1.x path's, checked before the SDK's own.
+ * The v2 server, whose own tools/call check answers params of the wrong shape with -32602 and
+ * the validator's issues ("Invalid tools/call request: ..."): here a sentence naming the field
+ * instead (paramsProblem), checked before the SDK's own.
  */
 class LegacyServer extends Server {
   protected override _wrapHandler(
@@ -134,7 +112,7 @@ class LegacyServer extends Server {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== 'tools/call') return wrapped;
     return (request, ctx) => {
-      if (!CallToolRequestParamsSchema.safeParse(request.params).success) {
+      if (!isSpecType.CallToolRequestParams(request.params)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, paramsProblem(request.params));
       }
       return wrapped(request, ctx);
@@ -160,13 +138,7 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-let validator: AjvJsonSchemaValidator | undefined;
-function sharedValidator(): AjvJsonSchemaValidator {
-  validator ??= new AjvJsonSchemaValidator();
-  return validator;
-}
-
-/** The 2025 path's answers to tools/list and tools/call, whichever SDK server serves them. */
+/** The 2025 path's answers to tools/list and tools/call, with dynamic mode's toolsets. */
 interface SessionTools {
   list(): { tools: Tool[] };
   call(params: Parameters<ToolCall>[0], extra: CallExtra): Promise<CallToolResult>;
@@ -211,7 +183,8 @@ function serverOptions(options: McpServerOptions) {
 
 /**
  * An MCP server for one session at a 2025 revision, on the SDK's v2 line: it serves the
- * initialize handshake and its session when connected to a transport directly (stdio).
+ * initialize handshake and its session when connected to a transport directly (stdio, a
+ * Streamable HTTP session), or one request with --stateless.
  */
 export function createLegacyServer(
   options: McpServerOptions,
@@ -231,28 +204,6 @@ export function createLegacyServer(
     };
     return (await tools.call(request.params as never, extra)) as never;
   });
-  return server;
-}
-
-/**
- * The same session's server on the 1.x SDK: what Streamable HTTP's 2025 sessions still run on,
- * until their transport moves to v2 (PORT-PLAN.md).
- */
-export function createMcpServer(
-  options: McpServerOptions,
-  call: ToolCall = createToolCall(options),
-): Server1 {
-  const server = new Server1(serverInfo(options.version), {
-    ...serverOptions(options),
-    // One validator for every instance: the SDK would build a new Ajv for each server, which is
-    // for every request with --stateless (cloudcall asks clients for no input to validate).
-    jsonSchemaValidator: sharedValidator(),
-  });
-  const tools = sessionTools(options, call, () => server.sendToolListChanged());
-  server.setRequestHandler(ListToolsRequestSchema, async () => tools.list() as never);
-  server.setRequestHandler(CallToolRequest, (request, extra) =>
-    tools.call(request.params, { ...extra, server }),
-  );
   return server;
 }
 

@@ -8,11 +8,11 @@ import { runInNewContext } from 'node:vm';
 import { connectSandbox } from '@cloudcall/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { expect, it } from 'vitest';
 import { serveHttp } from './http.js';
 import { LISTING } from './listing.generated.js';
-import { createMcpServer } from './server.js';
+import { createLegacyServer } from './server.js';
 import { call } from './testing/client.js';
 
 setFlagsFromString('--expose-gc');
@@ -33,7 +33,7 @@ it('the server instances of expired sessions are closed and garbage-collected', 
     sessionIdleTimeoutMs: 500,
     maxMessageBytes: 1024 * 1024,
     newServer: () => {
-      const server = createMcpServer({
+      const server = createLegacyServer({
         client: () => client,
         tools,
         version: '0',

@@ -516,7 +516,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     let sdkServer: Promise<typeof import('./server.js')> | undefined;
     const newServer = async () => {
       sdkServer ??= import('./server.js');
-      return (await sdkServer).createMcpServer(serverOptions, toolCall);
+      return (await sdkServer).createLegacyServer(serverOptions, toolCall);
     };
     let modern: Promise<import('./modern.js').ModernHttp> | undefined;
     const tasksOf = taskService(toolCall);

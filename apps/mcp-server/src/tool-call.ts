@@ -8,12 +8,10 @@
 import { closest } from '@cloudcall/catalog/select';
 import type { AnyTool, FamilyName, ToolContext, ToolProgress, WaitKind } from '@cloudcall/core';
 import type { ErrorReport } from '@cloudcall/core/internal';
-// A result in the 1.x shape (structuredContent an object), which the v2 shape (any JSON value)
-// takes too: the 2025 path over HTTP still runs the 1.x server, whose handlers must return it.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type {
   AuthInfo,
   CallToolRequestParams,
+  CallToolResult,
   ProtocolError,
   RequestId,
   ServerNotification,

@@ -1,0 +1,88 @@
+/**
+ * Node's HTTP server in front of the SDK's web-standard handlers (v2's Streamable HTTP transport
+ * for 2025 sessions, its per-request handler for 2026-07-28): a request whose body http.ts has
+ * already read and judged goes in as a web `Request`, the `Response` that comes back is written
+ * to the node response, and a stream of events is piped as it comes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+
+/**
+ * Answers `req` with what `handle` makes of it. The web request carries the node request's
+ * headers (http.ts's request key among them: how a call's log lines find their request), its
+ * method, and for a POST the JSON body already read (`body`); its signal aborts when the client
+ * goes away before the answer has been sent. Once the client has gone, or the answer was given
+ * meanwhile (a cancelled call's empty stream), nothing more is written.
+ */
+export async function serveWeb(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  handle: (request: Request) => Promise<Response>,
+): Promise<void> {
+  const controller = new AbortController();
+  const closed = new Promise<undefined>((resolve) =>
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+      resolve(undefined);
+    }),
+  );
+  const response = await Promise.race([handle(webRequest(req, body, controller.signal)), closed]);
+  if (!response) return;
+  await writeResponse(res, response);
+}
+
+function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  const method = req.method ?? 'GET';
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
+    method,
+    headers,
+    ...(body !== undefined && method === 'POST' ? { body: JSON.stringify(body) } : {}),
+    signal,
+  });
+}
+
+/**
+ * Writes a web response: JSON whole, with its length; a stream with its headers at once (a
+ * client waiting on a GET stream learns it is open before the first event), then each event as
+ * it comes, until it ends or the client goes away (which cancels it). `connection` is left to
+ * Node, which closes the connection after the answer while the server drains.
+ */
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  if (res.headersSent || res.destroyed) {
+    await response.body?.cancel().catch(() => undefined);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) if (name !== 'connection') headers[name] = value;
+  if (!response.body) {
+    res.writeHead(response.status, headers).end();
+    return;
+  }
+  if (!headers['content-type']?.startsWith('text/event-stream')) {
+    const bytes = Buffer.from(await response.arrayBuffer());
+    if (res.destroyed) return;
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(response.status, headers).end(bytes);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
+  await new Promise<void>((resolve) => {
+    const stream = Readable.fromWeb(response.body as WebReadableStream);
+    // A stream that fails cannot be finished: the client sees the connection close, as if the
+    // server had gone, and may resume it.
+    stream.once('error', () => res.destroy());
+    res.once('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}
