@@ -677,7 +677,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
-    await serveWeb(req, res, body, (request) =>
+    await serveWeb(req, res, (request) =>
       transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
     );
   }
@@ -843,7 +843,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       }
     });
     const auth = authOf(req);
-    await serveWeb(req, res, body, (request) =>
+    await serveWeb(req, res, (request) =>
       session.transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
     );
   }

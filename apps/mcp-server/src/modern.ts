@@ -167,8 +167,11 @@ export function modernHttp(newServer: () => Promise<Server>, onError: (error: Er
   const handler: McpHttpHandler = createMcpHandler(() => newServer(), { legacy: 'reject', onerror: onError });
   return {
     serve: (req, res, body, auth) =>
-      serveWeb(req, res, body, (request) =>
-        handler.fetch(request, { ...(auth ? { authInfo: auth } : {}), parsedBody: body }),
+      serveWeb(
+        req,
+        res,
+        (request) => handler.fetch(request, { ...(auth ? { authInfo: auth } : {}), parsedBody: body }),
+        { abortable: true },
       ),
     close: () => handler.close(),
   };

@@ -200,6 +200,55 @@ function relay(port: number): Promise<{ url: string; cut: () => void; heads: str
   );
 }
 
+/**
+ * A GET stream on `url`, once its headers have come: what has arrived, and whether it ends by
+ * itself within 5 s (false: still open then).
+ */
+function openGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: () => string;
+  ended: Promise<boolean>;
+  close: () => void;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'GET', headers: { accept: 'text/event-stream', ...headers } },
+      (res) => {
+        req.setTimeout(0);
+        res.on('error', () => undefined);
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        const ended = new Promise<boolean>((done) => {
+          const timer = setTimeout(() => done(false), 5000);
+          res.once('end', () => {
+            clearTimeout(timer);
+            done(true);
+          });
+        });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => text,
+          ended,
+          close: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+    // The headers must come well before the first keep-alive (15 s).
+    req.setTimeout(3000, () => req.destroy(new Error('no answer within 3 s')));
+    req.end();
+  });
+}
+
 describe('resumable streams (stateful HTTP)', () => {
   let url: string;
   beforeAll(async () => {
@@ -239,6 +288,71 @@ describe('resumable streams (stateful HTTP)', () => {
     const events = answer.text.split('\n\n').filter(Boolean);
     expect(events[0]).toMatch(/^id: \S+\nretry: 1000\ndata: $/);
     expect(events[1]).toMatch(/^event: message\nid: \S+\ndata: \{.*"id":2/);
+  });
+
+  /** A 2025-11-25 session opened with raw requests: the headers its requests carry. */
+  async function rawSession(): Promise<Record<string, string>> {
+    const initialize = await httpRequest(url, {
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      },
+    });
+    const headers = {
+      'mcp-session-id': initialize.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await httpRequest(url, { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers });
+    return headers;
+  }
+
+  it("a GET stream's headers come at once, before any event: the client knows the stream is open", async () => {
+    const headers = await rawSession();
+    // Nothing is sent on this stream for 15 s (the first keep-alive), so its headers alone say it is open.
+    const stream = await openGet(url, headers);
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers['content-type']).toBe('text/event-stream');
+      expect(stream.headers['mcp-session-id']).toBe(headers['mcp-session-id']);
+      expect(stream.text()).toBe('');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('a stream resumed after its answer was sent replays what was missed, then ends', async () => {
+    const headers = await rawSession();
+    const answer = await httpRequest(url, {
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'balance-get', arguments: {} } },
+      headers,
+    });
+    const priming = /^id: (\S+)\nretry:/.exec(answer.text)?.[1] as string;
+    expect(priming).toBeDefined();
+    // Resumed from the priming event, as a client whose connection dropped before the answer.
+    const resumed = await openGet(url, { ...headers, 'last-event-id': priming });
+    try {
+      expect(resumed.status).toBe(200);
+      // The answer comes again, and the stream ends: a client waits on nothing more (the 1.x SDK
+      // kept such a stream open, with keep-alives, until the client closed it).
+      expect(await resumed.ended).toBe(true);
+      const events = resumed.text().split('\n\n').filter(Boolean);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatch(/^event: message\nid: \S+\ndata: \{.*"id":2/);
+      expect(events[0]).toContain('"result"');
+      // Resuming from the answer itself: nothing to replay, the stream ends at once.
+      const last = /\nid: (\S+)\n/.exec(events[0] as string)?.[1] as string;
+      const after = await openGet(url, { ...headers, 'last-event-id': last });
+      expect(await after.ended).toBe(true);
+      expect({ status: after.status, text: after.text() }).toEqual({ status: 200, text: '' });
+    } finally {
+      resumed.close();
+    }
   });
 
   it('the SDK client resumes a stream whose connection dropped, with Last-Event-ID, and gets the result it missed', async () => {

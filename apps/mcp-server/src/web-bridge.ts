@@ -10,41 +10,42 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 /**
  * Answers `req` with what `handle` makes of it. The web request carries the node request's
- * headers (http.ts's request key among them: how a call's log lines find their request), its
- * method, and for a POST the JSON body already read (`body`); its signal aborts when the client
- * goes away before the answer has been sent. Once the client has gone, or the answer was given
- * meanwhile (a cancelled call's empty stream), nothing more is written.
+ * method and headers (http.ts's request key among them: how a call's log lines find their
+ * request), and no body: the handlers take the JSON body http.ts has already read and judged
+ * (`parsedBody`), so it is neither serialized nor streamed again. With `abortable`, its signal
+ * aborts when the client goes away before the answer has been sent (the 2026-07-28 handler then
+ * stops the call); the 2025 transport does not read it, and a signal makes each request several
+ * times dearer to build. Once the client has gone, or the answer was given meanwhile (a cancelled
+ * call's empty stream), nothing more is written.
  */
 export async function serveWeb(
   req: IncomingMessage,
   res: ServerResponse,
-  body: unknown,
   handle: (request: Request) => Promise<Response>,
+  { abortable = false }: { abortable?: boolean } = {},
 ): Promise<void> {
-  const controller = new AbortController();
+  const controller = abortable ? new AbortController() : undefined;
   const closed = new Promise<undefined>((resolve) =>
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+      if (!res.writableFinished) controller?.abort(new Error('the client closed the connection'));
       resolve(undefined);
     }),
   );
-  const response = await Promise.race([handle(webRequest(req, body, controller.signal)), closed]);
+  const response = await Promise.race([handle(webRequest(req, controller?.signal)), closed]);
   if (!response) return;
   await writeResponse(res, response);
 }
 
-function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+function webRequest(req: IncomingMessage, signal: AbortSignal | undefined): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
   }
-  const method = req.method ?? 'GET';
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
-    method,
+    method: req.method ?? 'GET',
     headers,
-    ...(body !== undefined && method === 'POST' ? { body: JSON.stringify(body) } : {}),
-    signal,
+    ...(signal ? { signal } : {}),
   });
 }
 

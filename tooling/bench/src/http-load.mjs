@@ -21,9 +21,10 @@ const HEADERS = {
 
 /**
  * A caller of `tool` at `url` with at most `inFlight` connections; `describe` says more when an
- * answer is not a successful result (nginx's error log).
+ * answer is not a successful result (nginx's error log). With `meta`, each call carries an empty
+ * `_meta`, which cloudcall's stateless fast path leaves to the SDK's server and transport.
  */
-export function httpCaller(url, { tool, inFlight, describe = () => '' }) {
+export function httpCaller(url, { tool, inFlight, describe = () => '', meta = false }) {
   const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
   const target = new URL(url);
   let id = 0;
@@ -33,7 +34,7 @@ export function httpCaller(url, { tool, inFlight, describe = () => '' }) {
         jsonrpc: '2.0',
         id: ++id,
         method: 'tools/call',
-        params: { name: tool, arguments: {} },
+        params: { name: tool, arguments: {}, ...(meta ? { _meta: {} } : {}) },
       });
       const req = request(
         target,

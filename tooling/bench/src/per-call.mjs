@@ -16,10 +16,12 @@
  *   (no warm-up, as bench.mjs) then as many again; p50/p99 and processor time of each half (the
  *   first pays for V8's compiling, on its own threads too).
  *
- * Ratios are to the Go server's figure of the same run.
+ * Ratios are to the Go server's figure of the same run. With `--through-sdk`, each HTTP call
+ * carries an empty `_meta`, which cloudcall's stateless fast path leaves to the SDK: a server and
+ * transport for each request (what any request other than a plain call costs).
  *
  * Usage: node tooling/bench/src/per-call.mjs [--rounds N] [--calls N] [--cold-calls N]
- *          [--warm-bursts N] [--no-reference] [--only http|stdio] [FILE ...]
+ *          [--warm-bursts N] [--no-reference] [--only http|stdio] [--through-sdk] [FILE ...]
  *        (default FILE: apps/mcp-server/dist/main.js)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,6 +42,7 @@ const { values, positionals } = parseArgs({
     'warm-bursts': { type: 'string', default: '3' },
     'no-reference': { type: 'boolean' },
     only: { type: 'string' },
+    'through-sdk': { type: 'boolean' },
   },
   allowPositionals: true,
 });
@@ -179,7 +182,11 @@ async function httpRound(server) {
   const running = server.file
     ? await startCloudcallHttp(server.file, api.url, env)
     : await startReferenceHttp(server.binary, api.url, env);
-  const caller = httpCaller(`http://127.0.0.1:${running.port}/mcp`, { tool: TOOL, inFlight: IN_FLIGHT });
+  const caller = httpCaller(`http://127.0.0.1:${running.port}/mcp`, {
+    tool: TOOL,
+    inFlight: IN_FLIGHT,
+    meta: Boolean(values['through-sdk']) && Boolean(server.file),
+  });
   try {
     await untilAnswering(caller);
     await caller.burst(coldCalls - 1);
