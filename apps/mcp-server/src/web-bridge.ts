@@ -31,8 +31,18 @@ export async function serveWeb(
       resolve(undefined);
     }),
   );
-  const response = await Promise.race([handle(webRequest(req, controller?.signal)), closed]);
-  if (!response) return;
+  const answer = handle(webRequest(req, controller?.signal));
+  const response = await Promise.race([answer, closed]);
+  if (!response) {
+    // Gone first: an answer that comes (or fails) later has nobody to go to.
+    answer
+      .then(
+        (late) => late.body?.cancel(),
+        () => undefined,
+      )
+      .catch(() => undefined);
+    return;
+  }
   await writeResponse(res, response);
 }
 
