@@ -236,8 +236,8 @@ export interface ConfirmRounds {
 }
 
 /**
- * What a call needs of its session's SDK server (the 1.x `Server` over HTTP, the v2 one over
- * stdio): the client's declared capabilities, a question sent on the session, a notification.
+ * What a call needs of its session's SDK server (v2's low-level `Server`, over stdio and HTTP):
+ * the client's declared capabilities, a question sent on the session, a notification.
  */
 export interface AskingServer {
   /** A notification on the session (a fast call's progress), sent with the call's request id. */
