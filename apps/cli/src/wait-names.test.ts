@@ -28,11 +28,15 @@ async function ok(...args: string[]): Promise<Json> {
   return run.json;
 }
 
-/** Runs `start`, and once the CLI has polled `path` (it is waiting), moves the clock on a minute. */
+/**
+ * Runs `start`, and once the CLI has polled `path` twice (it is waiting, and has had the answer to
+ * its first poll), moves the clock on a minute. A request is counted before it is answered: moved
+ * on at the first count, the clock could make that very answer the ready one, with no progress.
+ */
 async function whenPolled<T>(path: string, start: () => Promise<T>): Promise<T> {
   const polls = await sandbox.watchRequests({ method: 'GET', path });
   const running = start();
-  await expect.poll(() => sandbox.matchedRequests(polls), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect.poll(() => sandbox.matchedRequests(polls), { timeout: 30_000 }).toBeGreaterThan(1);
   await sandbox.advanceClock(60_000);
   return running;
 }

@@ -150,6 +150,11 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: kib('VmRSS'), peak: kib('VmHWM') };
 }
 
+/** Bytes a process has read so far, through any read call (files and sockets: Linux's /proc). */
+function bytesRead(pid: number): number {
+  return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+}
+
 /** Resets a process's peak RSS to its current RSS (clear_refs 5); false where not allowed. */
 function resetPeak(pid: number): boolean {
   try {
@@ -161,7 +166,7 @@ function resetPeak(pid: number): boolean {
 }
 
 describe('audit-list on a 150 MiB log', () => {
-  it('reads from the end: another caller is served promptly beside it, and its memory stays bounded', async () => {
+  it('reads from the end, at most its last 32 MiB, beside another caller, and its memory stays bounded', async () => {
     const dir = temp();
     // 150 MiB: not left behind.
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
@@ -195,12 +200,16 @@ describe('audit-list on a 150 MiB log', () => {
       return performance.now() - from;
     };
     const report: string[] = [];
-    for (const [what, args] of [
-      ['a filter nothing matches (reads its 32 MiB)', { Tool: 'no-such-tool' }],
-      ['the latest 1000', { Limit: 1000 }],
-      ['one request id', { RequestID: 'client-never' }],
+    const MiB = 1024 * 1024;
+    // What each may read: the 32 MiB window (and a little for the requests themselves), or for
+    // the latest 1000 entries, their own lines.
+    for (const [what, args, reads] of [
+      ['a filter nothing matches (reads its 32 MiB)', { Tool: 'no-such-tool' }, 34 * MiB],
+      ['the latest 1000', { Limit: 1000 }, 8 * MiB],
+      ['one request id', { RequestID: 'client-never' }, 34 * MiB],
     ] as const) {
       const peakReset = resetPeak(pid);
+      const readBefore = bytesRead(pid);
       let listing = true;
       const listStart = performance.now();
       const listed = auditList(url, args).finally(() => {
@@ -213,15 +222,19 @@ describe('audit-list on a 150 MiB log', () => {
       const result = await listed;
       const listTime = performance.now() - listStart;
       const after = memory(pid);
+      const read = bytesRead(pid) - readBefore;
       // Without clear_refs the peak is the process's since it started: the check is then looser.
       const growth = (peakReset ? after.peak : after.rss) - baseline;
       report.push(
-        `${what}: ${result.entries.length} entries in ${Math.round(listTime)} ms, more ${result.more}; other caller ${others.length} calls, slowest ${Math.round(Math.max(...others))} ms; peak RSS +${Math.round(growth / 1048576)} MiB`,
+        `${what}: ${result.entries.length} entries in ${Math.round(listTime)} ms, read ${(read / MiB).toFixed(1)} MiB, more ${result.more}; other caller ${others.length} calls, slowest ${Math.round(Math.max(...others))} ms; peak RSS +${Math.round(growth / MiB)} MiB`,
       );
       expect(result.more).toBe(true);
-      // Generous for a loaded two-core machine; reading the whole file made it 800 ms and more.
-      expect(Math.max(...others)).toBeLessThan(500);
-      expect(growth).toBeLessThan(128 * 1024 * 1024);
+      // Bounded reading is what keeps the other caller served (the times above are a figure, not
+      // a check: a loaded machine stretches them); its calls all answered.
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(reads);
+      expect(others.every((ms) => Number.isFinite(ms))).toBe(true);
+      expect(growth).toBeLessThan(128 * MiB);
     }
     process.stderr.write(`${report.join('\n')}\n`);
     const latest = await auditList(url, { Limit: 3 });

@@ -227,6 +227,16 @@ export const FLAGS = {
     http: true,
     help: 'the secret (32 bytes or more: base64, hex or text) that seals the state of a confirmation question asked to a 2026-07-28 client, so that its answer may come to any replica holding the same key; by default a random key of this process',
   },
+  'tasks-per-caller': {
+    type: 'string',
+    value: 'N',
+    help: 'the most tasks (2026-07-28 clients) one caller may have working at once, on this server or with --redis across the replicas (default 10); one more is refused before anything is sent',
+  },
+  'task-keep': {
+    type: 'string',
+    value: 'SECONDS',
+    help: "how long a task stays fetchable (tasks/get) after its wait's longest time, for its caller to collect its result (default 3600)",
+  },
   quiet: { type: 'boolean', help: 'log only errors' },
   help: { type: 'boolean', short: 'h', noEnv: true, help: 'show this help' },
   version: { type: 'boolean', short: 'v', noEnv: true, help: 'show the version' },

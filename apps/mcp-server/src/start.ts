@@ -445,6 +445,15 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   const confirmTtlMs =
     Math.min(wholeNumber('--confirm-ttl', flags['confirm-ttl'], QUESTION_TTL_MS / 1000, 1, 'seconds'), 3600) *
     1000;
+  // The task service's own defaults (tasks/service.ts) where a flag is not given.
+  const taskLimits = {
+    ...(flags['tasks-per-caller'] !== undefined && {
+      workingPerCaller: wholeNumber('--tasks-per-caller', flags['tasks-per-caller'], 0, 1, 'tasks'),
+    }),
+    ...(flags['task-keep'] !== undefined && {
+      keepMs: wholeNumber('--task-keep', flags['task-keep'], 0, 1, 'seconds') * 1000,
+    }),
+  };
   const serverOptions: McpServerOptions = {
     client,
     clock,
@@ -481,7 +490,13 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let tasks: Promise<import('./tasks/service.js').TaskService<AuthInfo>> | undefined;
   const taskService = (call: ToolCall) => () => {
     tasks ??= import('./tasks/start.js').then(({ toolTaskService }) =>
-      toolTaskService({ call, redis: guard.redis, tokenFromRequest: passthrough, log: info }),
+      toolTaskService({
+        call,
+        redis: guard.redis,
+        tokenFromRequest: passthrough,
+        limits: taskLimits,
+        log: info,
+      }),
     );
     return tasks;
   };

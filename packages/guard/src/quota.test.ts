@@ -193,10 +193,10 @@ describe('a Redis counter that cannot be reached', () => {
     );
     expect((failed as Error).message).not.toContain('s3cret');
     expect(Date.now() - started).toBeLessThan(1500);
-    // Once it knows, at once.
+    // Once it knows, at once: without waiting out its 500 ms again.
     const again = Date.now();
     await expect(counter.take([window], T0)).rejects.toThrow(/which cannot be reached/);
-    expect(Date.now() - again).toBeLessThan(100);
+    expect(Date.now() - again).toBeLessThan(500);
   });
 
   it('reconnects with waits growing to 2 s, not once per take: no storm of connections', async () => {
@@ -243,7 +243,8 @@ describe('a Redis counter that cannot be reached', () => {
       await expect.poll(() => states).toEqual(['down']);
       const started = Date.now();
       await expect(counter.take([window], T0)).rejects.toThrow(/which cannot be reached/);
-      expect(Date.now() - started).toBeLessThan(100);
+      // Without waiting out its 400 ms.
+      expect(Date.now() - started).toBeLessThan(400);
       // Back on the same port (its counts gone: nothing was persisted): counted again.
       const back = await startRedisServer({ port: own.port });
       try {

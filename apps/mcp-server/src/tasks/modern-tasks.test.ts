@@ -250,6 +250,46 @@ describe('tasks over HTTP at 2026-07-28', () => {
   );
 
   it(
+    '--tasks-per-caller 1: a second task while one works is refused, nothing sent; once the first ends, one more starts',
+    async () => {
+      const { url } = await server(['--tasks-per-caller', '1', '--task-keep', '60']);
+      const creates = await sandbox.watchRequests({ method: 'POST', path: '/v2/droplets' });
+      const { session } = await taskSession(url);
+      const first = await session.callTool('vm-create', { Name: 'bound-a', ...VM_ARGS });
+      if (first.kind !== 'task') throw new Error('vm-create was answered without a task');
+      await until(async () => (await sandbox.matchedRequests(creates)) === 1);
+
+      const second = await session.callTool('vm-create', { Name: 'bound-b', ...VM_ARGS });
+      if (second.kind === 'task') throw new Error('a second task was started past the bound');
+      const refused = JSON.stringify(await second.result());
+      expect(refused).toContain('vm-create was not started: this caller already has 1 tasks working');
+      expect(refused).toContain('(1). Nothing was sent.');
+      expect(await sandbox.matchedRequests(creates)).toBe(1);
+      expect(await vmsNamed('bound-b')).toHaveLength(0);
+
+      await session.cancelTask(first.handle.taskId);
+      await until(async () => (await session.task(first.handle.taskId).snapshot()).status === 'cancelled');
+      const third = await session.callTool('vm-create', { Name: 'bound-c', ...VM_ARGS });
+      expect(third.kind).toBe('task');
+      await until(async () => (await sandbox.matchedRequests(creates)) === 2);
+    },
+    LONG,
+  );
+
+  it('refuses a bound or a keeping time that is not a whole number, at start', async () => {
+    for (const [flag, value] of [
+      ['--tasks-per-caller', '0'],
+      ['--tasks-per-caller', 'many'],
+      ['--task-keep', '1.5'],
+    ]) {
+      const started = server([flag as string, value as string]);
+      await expect(started, `${flag} ${value}`).rejects.toThrow(
+        new RegExp(`${flag} must be a whole number of (tasks|seconds), at least 1, not ${value}`),
+      );
+    }
+  });
+
+  it(
     'a client that did not declare the extension gets the call answered as before, and no task methods',
     async () => {
       const { url } = await server();
