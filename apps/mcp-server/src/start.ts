@@ -244,6 +244,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
    * calls need loading beside it (warmUp). The SDK's server is not part of it.
    */
   let runner: Promise<ToolCall> | undefined;
+  /** The runner once made: a plain call then goes to it at once, not a turn later. */
+  let madeRunner: ToolCall | undefined;
   const toolRunner = () => {
     runner ??= (async () => {
       // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
@@ -253,7 +255,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
         options,
       ]);
       warmUp(serverOptions);
-      return createToolCall(serverOptions);
+      madeRunner = createToolCall(serverOptions);
+      return madeRunner;
     })();
     return runner;
   };
@@ -269,7 +272,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   const calls =
     transport === 'stdio' && toolMode === 'static'
       ? sessionCalls(
-          async (params, extra) => (await toolRunner())(params, extra),
+          (params, extra) =>
+            madeRunner ? madeRunner(params, extra) : toolRunner().then((run) => run(params, extra)),
           () => sdkServer,
           (message, text) => sendAnswer(message, text),
           (error) => log(error.message),
@@ -428,7 +432,9 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       baseUrl: flags['api-url'],
       userAgentSuffix: `mcp-server/${VERSION}`,
       onEvent,
-      transport: early ? 'node' : undefined,
+      // Over stdio, one client's requests one after another from the start: plain sockets
+      // (core's `transport: 'socket'`), which load quickly and cost a cold call the least.
+      transport: early ? 'socket' : undefined,
     });
     client = clients.client;
     checkToken = clients.checkToken;
