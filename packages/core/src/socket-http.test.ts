@@ -5,6 +5,8 @@
  * write a request line or header that would break its line. node-http.test.ts holds the promises
  * it shares with the `node` transport (retries, timeouts, cancellation, errors).
  */
+
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -205,5 +207,29 @@ describe("the client's socket transport", () => {
       'c: The client is closed.',
     ]);
     expect(api.heads).toHaveLength(1);
+  });
+
+  it("answers through `request` too, the client's way in with a signal, which stops it", async () => {
+    const api = await raw([`${JSON_HEAD}content-length: 7\r\n\r\n{"r":1}`, () => undefined]);
+    const dispatcher = await socketDispatcher(api.url);
+    const signal = () => Object.assign(new EventEmitter(), { aborted: false, reason: undefined as unknown });
+    const base = { origin: api.url, path: '/v2/x', method: 'GET' as const, body: undefined, headers: {} };
+    const timeouts = { headersTimeout: 1000, bodyTimeout: 1000 };
+    const answer = await dispatcher.request({ ...base, ...timeouts, signal: signal() });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(await answer.body.text()).toBe('{"r":1}');
+
+    // The second answer never comes: aborting the signal ends the request with its reason.
+    const stopping = signal();
+    const pending = dispatcher.request({ ...base, ...timeouts, signal: stopping });
+    await expect.poll(() => api.heads.length).toBe(2);
+    stopping.aborted = true;
+    stopping.reason = new Error('stopped by the caller');
+    stopping.emit('abort');
+    await expect(pending).rejects.toThrow('stopped by the caller');
+    // Its connection, mid-answer, was closed.
+    await expect.poll(() => api.connections[0]?.destroyed).toBe(true);
+    await dispatcher.close();
   });
 });
