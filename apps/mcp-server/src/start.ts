@@ -426,7 +426,8 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     }
     const baseUrl = shownUrl(flags['api-url'] ?? DEFAULT_BASE_URL);
     apiUrl = flags['api-url'] ?? DEFAULT_BASE_URL;
-    // The client (and undici) loads with the first call.
+    // The client (and what sends its requests: plain sockets over stdio, undici's pool over HTTP)
+    // loads with the first call.
     const clients = apiClients({
       token: credentials?.token,
       baseUrl: flags['api-url'],
