@@ -29,7 +29,7 @@ export interface ApiClientsOptions {
   userAgentSuffix: string;
   onEvent?: ((event: ClientEvent) => void) | undefined;
   /** What sends the requests (core's `transport`): undici's pool by default. */
-  transport?: 'pool' | 'node' | undefined;
+  transport?: 'pool' | 'node' | 'socket' | undefined;
 }
 
 /** Callers' clients kept at once with --auth token-passthrough (each is a few hundred bytes). */

@@ -75,9 +75,17 @@ export function sessionCalls(
       const controller = new CallAbort();
       running.set(id, controller);
       const { signal } = controller;
+      const failed = (error: unknown) => onerror(new Error(`Failed to send a response: ${String(error)}`));
+      // The answer's write is not handed back to the call's promise chain: that would cost the
+      // chain two more turns of the event loop for a promise nobody waits on.
       const finish = (answer: JSONRPCMessage, text: () => string) => {
         running.delete(id);
-        return controller.aborted ? undefined : send(answer, text());
+        if (controller.aborted) return;
+        try {
+          send(answer, text()).catch(failed);
+        } catch (error) {
+          failed(error);
+        }
       };
       run(params, {
         signal,
@@ -86,15 +94,13 @@ export function sessionCalls(
         sendNotification: async (notification) => {
           if (!signal.aborted) await server()?.notification(notification, { relatedRequestId: id });
         },
-      })
-        .then(
-          (result) => finish({ result, jsonrpc: '2.0', id }, () => answerText(id, result)),
-          (error: unknown) => {
-            const answer = errorAnswer(id, error);
-            return finish(answer, () => JSON.stringify(answer));
-          },
-        )
-        .catch((error: unknown) => onerror(new Error(`Failed to send a response: ${String(error)}`)));
+      }).then(
+        (result) => finish({ result, jsonrpc: '2.0', id }, () => answerText(id, result)),
+        (error: unknown) => {
+          const answer = errorAnswer(id, error);
+          finish(answer, () => JSON.stringify(answer));
+        },
+      );
       return true;
     },
     cancelled(message) {

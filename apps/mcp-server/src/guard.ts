@@ -114,8 +114,10 @@ async function startQuota(
  * the client declares, so `auto` refuses it too, saying how to confirm (`sessionless`). A client
  * that declared only URL elicitation cannot answer a form, so it counts as one without
  * elicitation. The guard's own tools (`plan`, `audit-list`) get the session they read.
+ * Returns the guard's own promise (no async wrapper around it: one turn of the event loop less
+ * for every call).
  */
-export async function runGuarded(
+export function runGuarded(
   guardModule: typeof import('@cloudcall/guard'),
   tool: AnyTool,
   args: unknown,

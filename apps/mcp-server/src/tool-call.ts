@@ -45,20 +45,23 @@ interface CallKit {
 }
 
 let callKit: Promise<CallKit> | undefined;
+/** The call kit once loaded: a call then takes it as it is, without waiting a turn for it. */
+let loadedKit: CallKit | undefined;
 export function loadCallKit(): Promise<CallKit> {
-  callKit ??= Promise.all([
-    import('@cloudcall/core'),
-    import('@cloudcall/guard'),
-    import('@cloudcall/wait'),
-  ]).then(([core, guard, waiting]) => ({
-    core,
-    guard,
-    pendingWaits: waiting.pendingWaits,
-    waitTargets: waiting.waitTargets,
-    waitForTargets: waiting.waitForTargets,
-    waitSecondsFor: waiting.waitSecondsFor,
-    wait: { name: waiting.waitTool.name, defaultSeconds: waiting.DEFAULT_WAIT_SECONDS },
-  }));
+  callKit ??= Promise.all([import('@cloudcall/core'), import('@cloudcall/guard'), import('@cloudcall/wait')])
+    .then(([core, guard, waiting]) => ({
+      core,
+      guard,
+      pendingWaits: waiting.pendingWaits,
+      waitTargets: waiting.waitTargets,
+      waitForTargets: waiting.waitForTargets,
+      waitSecondsFor: waiting.waitSecondsFor,
+      wait: { name: waiting.waitTool.name, defaultSeconds: waiting.DEFAULT_WAIT_SECONDS },
+    }))
+    .then((kit) => {
+      loadedKit = kit;
+      return kit;
+    });
   return callKit;
 }
 
@@ -248,12 +251,16 @@ export function createToolCall(options: McpServerOptions): ToolCall {
     const listed = byName.get(name);
     if (!listed) throw await unknownTool(name, hidden.get(name), [...byName.keys()], dynamic);
     const started = Date.now();
-    const [kit, client] = await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
+    // Once loaded, the kit and the definition are taken as they are: every await is a turn of the
+    // event loop, and a call of a warm server waits for nothing here but its client.
+    const [kit, client] = loadedKit
+      ? [loadedKit, await options.client(extra.authInfo)]
+      : await Promise.all([loadCallKit(), options.client(extra.authInfo)]);
     const { maskSecrets, rateLimitNote } = kit.core;
     /** The caller whose wait this is, holding one of its --max-waits-per-caller. */
     let waiter: string | undefined;
     try {
-      const definition = await definitionFor(listed, kit);
+      const definition = found.get(name) ?? (await definitionFor(listed, kit));
       if (!definition) throw new Error(`tool ${name} is listed but has no definition; rebuild the server`);
       const { task } = extra;
       // A task's progress is its status (tasks/get), never notifications/progress.
@@ -300,7 +307,7 @@ export function createToolCall(options: McpServerOptions): ToolCall {
         waited = true;
       }
       // The last progress report (a wait's full bar) goes out before the answer, which ends it.
-      await progressSent();
+      if (progressSent !== noProgress.sent) await progressSent();
       const ms = Date.now() - started;
       logCall(`tool ${name}: ok in ${ms} ms`, extra);
       options.onCall?.(name, 'ok', ms, extra);

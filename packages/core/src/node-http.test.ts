@@ -1,7 +1,8 @@
 /**
  * The client over Node's own http and https modules (`transport: 'node'`, what a CLI command
- * uses): the same requests, answers, retries, timeouts, cancellation and errors as over undici's
- * pool, against real servers on loopback; and undici never loaded.
+ * uses) and over plain sockets (`transport: 'socket'`, the stdio MCP server's): the same requests,
+ * answers, retries, timeouts, cancellation and errors as over undici's pool, against real servers
+ * on loopback; and undici never loaded. socket-http.test.ts has what only plain sockets must do.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -63,11 +64,15 @@ async function standIn(...handlers: Handler[]) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, closed, server };
 }
 
-function client(url: string, options: Partial<ClientOptions> = {}): ApiClient {
+function clientOver(
+  transport: 'node' | 'socket',
+  url: string,
+  options: Partial<ClientOptions> = {},
+): ApiClient {
   const made = new ApiClient({
     token: TOKEN,
     baseUrl: url,
-    transport: 'node',
+    transport,
     // Retries wait no real time.
     clock: { now: Date.now, sleep: async () => undefined },
     ...options,
@@ -83,7 +88,11 @@ const json =
     res.end(JSON.stringify(body));
   };
 
-describe('the client over Node http', () => {
+// Node's http module (`node`, a CLI command's) and plain sockets read with http-parser-js
+// (`socket`, the stdio MCP server's): the same promises, each held to them.
+describe.each(['node', 'socket'] as const)('the client over its %s transport', (transport) => {
+  const client = (url: string, options: Partial<ClientOptions> = {}) => clientOver(transport, url, options);
+
   it('sends auth, JSON, the user agent and the query, below the base path, over one kept-alive connection', async () => {
     const api = await standIn(
       json(
@@ -246,7 +255,7 @@ describe('the client over Node http', () => {
     const script = `
       const { createRequire } = await import('node:module');
       const { createClient } = await import(process.argv[1]);
-      const client = createClient({ token: 'token-a', baseUrl: process.argv[2], transport: 'node' });
+      const client = createClient({ token: 'token-a', baseUrl: process.argv[2], transport: process.argv[3] });
       const answer = await client.request({ method: 'GET', path: '/v2/account' });
       await client.close();
       const undici = Object.keys(createRequire(import.meta.url).cache).filter((file) => /[\\\\/]undici[\\\\/]/.test(file));
@@ -259,6 +268,7 @@ describe('the client over Node http', () => {
       script,
       dist,
       api.url,
+      transport,
     ]);
     expect(JSON.parse(stdout)).toEqual({ answer: { ok: true }, undici: [], internal: false });
   });

@@ -446,8 +446,9 @@ export async function runTool<S extends InputSchema, R>(
   if (tool.annotations.readOnlyHint) {
     context = { ...context, client: context.client.forCall({ readOnly: tool.name }) };
   }
-  if (tool.handler) return tool.handler(args, context);
-  return sendRequest<R, Args<S>>(tool.request as RequestMapping<Args<S>>, args, context);
+  // `return await`: settles this call's promise a turn sooner than returning the inner one.
+  if (tool.handler) return await tool.handler(args, context);
+  return await sendRequest<R, Args<S>>(tool.request as RequestMapping<Args<S>>, args, context);
 }
 
 /** The JSON Schema of a tool's input, as MCP's tools/list and the CLI's flags see it. */

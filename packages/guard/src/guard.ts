@@ -230,13 +230,26 @@ function protectedRefusal(tool: AnyTool, target: Target, rule: ProtectRule, copy
  * rule protects any of it, asks before the first request of a destructive tool, writes the
  * intent line, and only then lets the request go. The outcome line follows when the call ends.
  */
-export async function guardedRun(
+export function guardedRun(
   tool: AnyTool,
   raw: unknown,
   context: ToolContext,
   options: GuardOptions,
 ): Promise<unknown> {
-  if (tool.annotations.readOnlyHint) return runTool(tool, raw, context);
+  // The read's own promise, not one wrapped around it: each wrapping costs a call its turns of
+  // the event loop (a read runs this for every call of a server).
+  return tool.annotations.readOnlyHint
+    ? runTool(tool, raw, context)
+    : guardedMutation(tool, raw, context, options);
+}
+
+/** `guardedRun` for a tool that may change something. */
+async function guardedMutation(
+  tool: AnyTool,
+  raw: unknown,
+  context: ToolContext,
+  options: GuardOptions,
+): Promise<unknown> {
   const started = Date.now();
   const entry: Omit<AuditEntry, 'outcome' | 'duration_ms'> = {
     time: new Date(started).toISOString(),

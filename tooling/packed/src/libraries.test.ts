@@ -250,6 +250,7 @@ await client.close();
     expect(readdirSync(join(cwd, 'node_modules')).sort()).toEqual([
       '.package-lock.json',
       '@cloudcall',
+      'http-parser-js',
       'undici',
       'zod',
     ]);
