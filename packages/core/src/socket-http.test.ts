@@ -104,6 +104,28 @@ describe("the client's socket transport", () => {
     expect(untilClose.connections).toHaveLength(2);
   });
 
+  it("keeps an idle connection only until a second before the server's Keep-Alive timeout", async () => {
+    const answer = (timeout: number) =>
+      `${JSON_HEAD}keep-alive: timeout=${timeout}\r\ncontent-length: 2\r\n\r\n{}`;
+    // timeout=2: kept a second, then closed by the client (the server sees its end), never reused.
+    const short = await raw([answer(2)]);
+    const c = client(short.url);
+    expect(await c.request({ method: 'GET', path: '/v2/x' })).toEqual({});
+    expect(await c.request({ method: 'GET', path: '/v2/x' })).toEqual({});
+    expect(short.connections).toHaveLength(1);
+    const first = short.connections[0] as Socket;
+    await new Promise((resolve) => first.once('close', resolve));
+    expect(await c.request({ method: 'GET', path: '/v2/x' })).toEqual({});
+    expect(short.connections).toHaveLength(2);
+
+    // timeout=1: no time to keep it at all; each request has its own connection.
+    const none = await raw([answer(1)]);
+    const d = client(none.url);
+    expect(await d.request({ method: 'GET', path: '/v2/x' })).toEqual({});
+    expect(await d.request({ method: 'GET', path: '/v2/x' })).toEqual({});
+    expect(none.connections).toHaveLength(2);
+  });
+
   it('reads no body for HEAD or 204, and keeps repeated headers', async () => {
     const api = await raw([
       'HTTP/1.1 200 OK\r\ncontent-length: 50\r\nx-request-id: head-1\r\n\r\n',

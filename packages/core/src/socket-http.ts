@@ -31,6 +31,13 @@ export interface SocketDispatcher extends RequestDispatcher {
   close(): Promise<void>;
 }
 
+/**
+ * How long a connection is kept idle at the most, as the `pool` transport keeps undici's; less when
+ * the server's `Keep-Alive: timeout=N` says it closes sooner (a second before it does). A request
+ * written on a connection the server is closing could not be known unsent: a POST would fail.
+ */
+const IDLE_MS = 30_000;
+
 /** A header value or path that would end its line early (CR, LF, NUL): refused, never sent. */
 const LINE_BREAKING = /[\r\n\0]/;
 /** What Node's http module refuses in a request's path: anything but visible Latin-1. */
@@ -87,6 +94,10 @@ interface Connection {
   current: Exchange | undefined;
   /** Whether the answer being read lets the connection serve the next request. */
   keepAlive: boolean;
+  /** How long it may wait idle after this answer (see IDLE_MS). */
+  idleMs: number;
+  /** Ends it once it has been idle for idleMs. */
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** The timer that fails the connection if it is not made in time. */
   connecting: ReturnType<typeof setTimeout>;
   /** The exchange whose answer the parser has just read whole, told once the parser returns. */
@@ -127,6 +138,7 @@ export async function socketDispatcher(
     const { current } = connection;
     connection.current = undefined;
     clearTimeout(connection.connecting);
+    clearTimeout(connection.idleTimer);
     connection.socket.destroy();
     current?.finish(error);
     next();
@@ -154,6 +166,8 @@ export async function socketDispatcher(
       parser,
       current: undefined,
       keepAlive: false,
+      idleMs: IDLE_MS,
+      idleTimer: undefined,
       connecting,
       answered: undefined,
       unasked: false,
@@ -170,6 +184,8 @@ export async function socketDispatcher(
       if (info.statusCode < 200) return;
       exchange.status = info.statusCode;
       connection.keepAlive = info.shouldKeepAlive;
+      connection.idleMs = idleFor(info.headers);
+      if (connection.idleMs <= 0) connection.keepAlive = false;
       if (!exchange.done)
         exchange.handler.onResponseStart?.(
           exchange,
@@ -225,6 +241,15 @@ export async function socketDispatcher(
     } else if (exchange) {
       if (connection.keepAlive && !closed) {
         idle.push(connection);
+        connection.idleTimer = setTimeout(() => {
+          const at = idle.indexOf(connection);
+          if (at === -1) return;
+          idle.splice(at, 1);
+          open.delete(connection);
+          connection.socket.destroy();
+        }, connection.idleMs);
+        // An idle connection keeps no process alive.
+        connection.idleTimer.unref();
       } else {
         open.delete(connection);
         connection.socket.end();
@@ -246,7 +271,8 @@ export async function socketDispatcher(
         continue;
       }
       let connection = idle.pop();
-      if (!connection) {
+      if (connection) clearTimeout(connection.idleTimer);
+      else {
         if (open.size >= maxConnections) return;
         connection = connect();
       }
@@ -321,6 +347,16 @@ function requestHead(request: SocketRequest, host: string): string {
   if (body !== undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n`;
   else if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n';
   return `${head}\r\n`;
+}
+
+/** How long a connection may wait idle after an answer with these headers (IDLE_MS, or less). */
+function idleFor(list: string[]): number {
+  for (let i = 0; i < list.length; i += 2) {
+    if ((list[i] as string).toLowerCase() !== 'keep-alive') continue;
+    const seconds = /(?:^|[\s,])timeout\s*=\s*(\d+)/i.exec(list[i + 1] as string)?.[1];
+    if (seconds !== undefined) return Math.min(IDLE_MS, Number(seconds) * 1000 - 1000);
+  }
+  return IDLE_MS;
 }
 
 /** The parser's flat list of names and values as an object of lower-case names, as undici gives. */
