@@ -2,7 +2,6 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { hintFor } from '@cloudcall/catalog/hints';
 import { loadFamily } from '@cloudcall/catalog/lazy';
 import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
@@ -23,9 +22,8 @@ import { ColumnError, type OutputFormat, outputOption, QueryError } from './outp
 import { type PlumbingOptions, plumbingOptions } from './plumbing-options.js';
 import { registryLoginCommand } from './registry-login.js';
 import { sandboxCommand } from './sandbox-command.js';
-import { type FamilyEntry, familyOf, type ToolEntry } from './tool-entry.js';
+import { type FamilyEntry, familyOf, loadIndex, type ToolEntry } from './tool-entry.js';
 import { addToolFlags, defaultFlagFor } from './tool-flags.js';
-import { FAMILY_INDEX } from './tool-index.generated.js';
 
 /** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
@@ -95,7 +93,7 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
  * a tool loads that tool's family (and any other a name lookup needs) and execute.ts.
  */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
-  const families = familiesFor(argv, io.env);
+  const families = await familiesFor(argv, io.env);
   // The definition that runs: its family loaded (looking up names may need a list tool of another
   // family: vm-list for --vm-ids web-1).
   const findTool: ToolLookup = async (name) => {
@@ -290,7 +288,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     await program.parseAsync(joinCommandWords(argv, program, families), { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io, flagFor, running);
+    return await reportError(error, io, flagFor, running);
   }
 }
 
@@ -316,25 +314,25 @@ export function commanderMessage(text: string, command: string): string {
 }
 
 /**
- * The families whose tools a run makes commands of, from the build-time index: the family of the
- * tool it names (`cloudcall [options] vm-list ...`), or all of them for anything else (help,
+ * The families whose tools a run makes commands of, loaded from the build-time index: the family
+ * of the tool it names (`cloudcall [options] vm-list ...`), or all of them for anything else (help,
  * `<resource> <verb>`, completion, a misspelt tool to suggest names for).
  */
 export function familiesFor(
   argv: readonly string[],
   env: Record<string, string | undefined>,
-): readonly FamilyEntry[] {
+): Promise<readonly FamilyEntry[]> {
   const at = commandWordIndex(argv, connectionOptions(env));
   const family = at === -1 ? undefined : familyOf(argv[at] as string);
-  return family ? FAMILY_INDEX.filter((entry) => entry.name === family) : FAMILY_INDEX;
+  return loadIndex(family ? [family] : undefined);
 }
 
-function reportError(
+async function reportError(
   error: unknown,
   io: Io,
   flagFor: (argument: string) => string,
   running: string | undefined,
-): number {
+): Promise<number> {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (or the help / version asked for).
     if (
@@ -375,7 +373,9 @@ function reportError(
     io.stderr(`cloudcall: ${showControls(error.message)}\nhint: ${error.hint}\n`);
     return EXIT.api;
   }
-  // The same hint the MCP server gives, from the same tables.
+  // The same hint the MCP server gives, from the same tables (loaded only now: they read the API's
+  // operation model, a fifth of what a command would load otherwise).
+  const { hintFor } = await import('@cloudcall/catalog/hints');
   const hint = hintFor(error);
   const hintLine = hint ? `hint: ${hint}\n` : '';
   if (error instanceof ApiError) {

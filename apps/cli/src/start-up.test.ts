@@ -81,10 +81,13 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
 const FAMILIES = ['account', 'databases', 'networking', 'vms', 'images'];
 const heavy = (sources: string[]) =>
   sources.filter((source) =>
-    /node_modules\/(zod|undici|string-width)\/|packages\/(guard|sandbox|wait|account|databases|networking|vms|images)\//.test(
+    /node_modules\/(zod|undici|string-width)\/|packages\/(guard|sandbox|wait|account|databases|networking|vms|images)\/|packages\/api\/dist\/(model|operations)/.test(
       source,
     ),
   );
+/** The families whose index entries (src/tool-index/<family>.generated.ts) a run loaded. */
+const indexed = (sources: string[]) =>
+  sources.flatMap((source) => /src\/tool-index\/([\w-]+)\.generated\.ts$/.exec(source)?.[1] ?? []).sort();
 
 describe('the bin', () => {
   it('asks Node to keep the code it compiles (Node 22.1 and later) for a command, not for --version', () => {
@@ -127,6 +130,20 @@ describe('a start of the built CLI', () => {
     [['__complete', 'vm-create', '--region', '']],
   ])('%j loads no tool definition, guard, HTTP client or sandbox', (args) => {
     expect(heavy(loadedSources(args))).toEqual([]);
+  });
+
+  it("runs a tool with its family's index and no other's, and without the API's operation model", () => {
+    const sources = loadedSources(['--sandbox', 'key-list']);
+    expect(indexed(sources)).toEqual(['account']);
+    expect(sources.filter((source) => /packages\/api\//.test(source))).toEqual([]);
+    expect(indexed(loadedSources(['--sandbox', '-o', 'json', 'vm-list']))).toEqual(['vms']);
+    // Help and resource words read every family's.
+    expect(indexed(loadedSources(['--help'])).length).toBeGreaterThan(10);
+  });
+
+  it('loads the hints (and the API model they read) when a command fails with an API error', () => {
+    const sources = loadedSources(['--sandbox', 'key-get', '999999'], {}, 3);
+    expect(sources.some((source) => source.includes('packages/catalog/dist/hints'))).toBe(true);
   });
 
   it("runs a tool with its family's definitions, and no other family's", () => {
