@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { MAIN } from './testing/run.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-start-up-'));
-// A module hook that writes down every module Node loads (hooks run on a thread of their own).
+// A module hook that writes down every ES module Node loads (hooks run on a thread of their own);
+// the CommonJS modules a run required are written down at its exit (register.mjs, below).
 writeFileSync(
   join(work, 'hooks.mjs'),
   `import { appendFileSync } from 'node:fs';
@@ -28,9 +29,14 @@ export async function load(url, context, next) {
 writeFileSync(
   join(work, 'register.mjs'),
   `import { appendFileSync } from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import net from 'node:net';
+import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});
+const required = createRequire(import.meta.url).cache;
+process.once('exit', () => {
+  for (const file of Object.keys(required)) appendFileSync(process.env.LOADED_LOG, pathToFileURL(file).href + '\\n');
+});
 for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']]) {
   const original = proto[name];
   proto[name] = function (...args) {
@@ -65,10 +71,14 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
   });
   expect(run.status, run.stderr).toBe(status);
   network.push(readFileSync(netLog, 'utf8').split('\n').filter(Boolean));
-  const files = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
-    .map((url) => fileURLToPath(url));
+  const files = [
+    ...new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+        .map((url) => fileURLToPath(url)),
+    ),
+  ];
   expect(files).toContain(MAIN);
   return files.flatMap((file) => {
     // A chunk with no map only re-exports others (which are loaded, and listed, themselves).
