@@ -3,7 +3,7 @@
  * every argument a flag named as the argument, help generated from the schema.
  */
 import { loadFamily } from '@cloudcall/catalog/lazy';
-import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
+import { ApiError, CloudcallError, type FamilyName, InputError } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import { describeError, showControls } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
@@ -94,6 +94,12 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
  */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
   const families = await familiesFor(argv, io.env);
+  // A command line that names a tool (`cloudcall --sandbox key-list`) runs that tool: its command
+  // is the only one made (commander's parsing, help and errors for it are the same).
+  const only = toolNamed(argv, io.env);
+  const addOwn = (make: () => Command) => {
+    if (only === undefined) program.addCommand(make());
+  };
   // The definition that runs: its family loaded (looking up names may need a list tool of another
   // family: vm-list for --vm-ids web-1).
   const findTool: ToolLookup = async (name) => {
@@ -139,20 +145,22 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }
   };
 
-  program.addCommand(
+  addOwn(() =>
     auditCommand(io, (code) => {
       exitCode = code;
     }),
   );
   const flagged = new Map<Command, ToolEntry>();
   for (const family of families) {
-    for (const tool of family.tools) program.addCommand(toolCommand(tool));
+    for (const tool of family.tools) {
+      if (only === undefined || tool.name === only) program.addCommand(toolCommand(tool));
+    }
   }
-  addCompletion(program, io.stdout);
-  program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
-  program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
+  if (only === undefined) addCompletion(program, io.stdout);
+  addOwn(() => authCommand(io, version, () => program.opts<GlobalOptions>()));
+  addOwn(() => sandboxCommand(io, () => program.opts<GlobalOptions>()));
   // `cloudcall api PATH`: any request, run as the api-call tool is (api-request.ts).
-  program.addCommand(
+  addOwn(() =>
     apiCommand(io, connectionOptions(io.env), async (path, local) => {
       flagFor = apiFlagFor(local);
       running = 'api';
@@ -164,7 +172,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   );
 
   // `registry login`: registry-docker-config's answer written into docker's config, not printed.
-  program.addCommand(
+  addOwn(() =>
     registryLoginCommand(io, connectionOptions(io.env), async (args, local) => {
       running = 'registry-login';
       const tool = await findTool('registry-docker-config');
@@ -195,7 +203,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
 
   // `kubernetes cluster kubeconfig exec-credential`: what kubectl runs for a saved cluster's token,
   // kubernetes-cluster-get-credentials' answer printed as an ExecCredential (exec-credential.ts).
-  program.addCommand(
+  addOwn(() =>
     execCredentialCommand(io, connectionOptions(io.env), async (cluster, credentialVersion, local) => {
       running = EXEC_CREDENTIAL_COMMAND;
       const tool = await findTool('kubernetes-cluster-get-credentials');
@@ -322,9 +330,18 @@ export function familiesFor(
   argv: readonly string[],
   env: Record<string, string | undefined>,
 ): Promise<readonly FamilyEntry[]> {
+  const tool = toolNamed(argv, env);
+  return loadIndex(tool === undefined ? undefined : [familyOf(tool) as FamilyName]);
+}
+
+/** The tool a command line names first, after cloudcall's own options; undefined for anything else. */
+export function toolNamed(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): string | undefined {
   const at = commandWordIndex(argv, connectionOptions(env));
-  const family = at === -1 ? undefined : familyOf(argv[at] as string);
-  return loadIndex(family ? [family] : undefined);
+  const word = at === -1 ? undefined : (argv[at] as string);
+  return word !== undefined && familyOf(word) !== undefined ? word : undefined;
 }
 
 async function reportError(
