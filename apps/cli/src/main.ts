@@ -3,6 +3,7 @@
  * cloudcall: every cloudcall tool as a command. See `cloudcall --help`.
  */
 import nodeModule from 'node:module';
+import { isatty } from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
 import { codeCacheDirectory, keepCompiledCode } from './code-cache.js';
 import { asksVersion } from './version-flag.js';
@@ -38,11 +39,16 @@ if (asksVersion(argv)) {
         stdout: (text) => process.stdout.write(text),
         stderr: (text) => process.stderr.write(text),
         env: process.env,
-        isTty: Boolean(process.stdout.isTTY),
-        stderrIsTty: Boolean(process.stderr.isTTY),
-        stdin: process.stdin,
+        // Whether each is a terminal, asked of its file descriptor: Node makes process.stderr
+        // and process.stdin (a socket for a pipe, with the modules it needs) when first read,
+        // which a command that never writes to stderr or reads stdin need not pay for.
+        isTty: isatty(1),
+        stderrIsTty: isatty(2),
+        get stdin() {
+          return process.stdin;
+        },
         // The guard asks (guard.ts is loaded by then: it runs the destructive tool).
-        ask: process.stdin.isTTY
+        ask: isatty(0)
           ? async (question, signal) => (await import('./guard.js')).askOnTerminal(question, signal)
           : undefined,
         signal: controller.signal,

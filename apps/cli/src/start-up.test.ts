@@ -37,6 +37,20 @@ const required = createRequire(import.meta.url).cache;
 process.once('exit', () => {
   for (const file of Object.keys(required)) appendFileSync(process.env.LOADED_LOG, pathToFileURL(file).href + '\\n');
 });
+// And which of the standard streams it made (Node makes each when first read).
+for (const name of ['stdin', 'stdout', 'stderr']) {
+  const made = Object.getOwnPropertyDescriptor(process, name);
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: made.enumerable,
+    get() {
+      appendFileSync(process.env.NET_LOG, name + '\\n');
+      const stream = made.get.call(process);
+      Object.defineProperty(process, name, { value: stream, configurable: true, enumerable: made.enumerable });
+      return stream;
+    },
+  });
+}
 for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']]) {
   const original = proto[name];
   proto[name] = function (...args) {
@@ -49,8 +63,13 @@ for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.proto
 
 let runs = 0;
 
-/** What a run of the built CLI did: the sockets it connected or listened on, one line each. */
+/**
+ * What a run of the built CLI did: the sockets it connected or listened on, and the standard
+ * streams it made, one line each.
+ */
 const network: string[][] = [];
+const streams: string[][] = [];
+const STREAMS = ['stdin', 'stdout', 'stderr'];
 
 /** The sources bundled into the files a run of the built CLI loaded (exit 0 unless told). */
 function loadedSources(args: string[], more: Record<string, string> = {}, status = 0): string[] {
@@ -70,7 +89,9 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
     encoding: 'utf8',
   });
   expect(run.status, run.stderr).toBe(status);
-  network.push(readFileSync(netLog, 'utf8').split('\n').filter(Boolean));
+  const lines = readFileSync(netLog, 'utf8').split('\n').filter(Boolean);
+  network.push(lines.filter((line) => !STREAMS.includes(line)));
+  streams.push(lines.filter((line) => STREAMS.includes(line)));
   const files = [
     ...new Set(
       readFileSync(log, 'utf8')
@@ -194,6 +215,14 @@ describe('a start of the built CLI', () => {
     expect(volumes).toContain('routes/volumes');
     expect(volumes).not.toContain('routes/account');
     expect(volumes.filter((file) => file.startsWith('generic/'))).toEqual([]);
+  });
+
+  it('makes no stream for stderr or stdin (pipes here) that a command does not use', () => {
+    loadedSources(['--sandbox', 'key-list']);
+    expect(streams.at(-1)).toEqual(['stdout']);
+    // One that writes to stderr makes it.
+    loadedSources(['--sandbox', 'key-get', '999999'], {}, 3);
+    expect(new Set(streams.at(-1))).toEqual(new Set(['stdout', 'stderr']));
   });
 
   it('loads the guard for a read only when it has something to do (a dry run, guard settings)', () => {
