@@ -19,10 +19,11 @@ if (asksVersion(argv)) {
   // later keep the code V8 compiles in a cache on disk (in os.tmpdir(), or NODE_COMPILE_CACHE), so
   // the next command compiles none of it again; on Node 20, which has no such cache, the CLI
   // keeps V8's code cache for its own files (code-cache.ts). NODE_DISABLE_COMPILE_CACHE turns
-  // either off. The build makes this file CommonJS (no top-level await below).
+  // either off. The build makes this file CommonJS (no top-level await below); an ES module
+  // build (`cloudcall-bundle --one-file`, for comparison) has no __dirname and keeps no cache.
   const { enableCompileCache } = nodeModule as { enableCompileCache?: () => unknown };
   if (enableCompileCache) enableCompileCache();
-  else if (!process.env.NODE_DISABLE_COMPILE_CACHE) {
+  else if (!process.env.NODE_DISABLE_COMPILE_CACHE && typeof __dirname === 'string') {
     keepCompiledCode(__dirname, codeCacheDirectory(process.env), version);
   }
   // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
