@@ -94,6 +94,36 @@ describe('the code cache (Node without a compile cache of its own)', () => {
     expect(cached(home)).toEqual(written);
   });
 
+  it("after a first --help, a command's run adds what it calls to the cached code it found", () => {
+    const home = mkdtempSync(join(work, 'home-'));
+    run(home, ['--help']);
+    const afterHelp = cached(home);
+    const sizes = (files: Map<string, number>) => {
+      const root = join(home, '.cache', 'cloudcall', 'code-cache');
+      return new Map([...files.keys()].map((name) => [name, statSync(join(root, name)).size]));
+    };
+    const helpSizes = sizes(afterHelp);
+    const first = run(home, ['--sandbox', 'key-list']);
+    // The chunks --help cached and the command used again: made anew, larger (the command's code
+    // besides help's); the ones it loaded first: cached.
+    const afterCommand = sizes(cached(home));
+    const reused = first.used.map((line) => line.replace(/ used$/, ''));
+    const grown = [...helpSizes.keys()].filter(
+      (name) =>
+        reused.some((chunk) => name.includes(`/${chunk}-`)) &&
+        (afterCommand.get(name) ?? 0) > (helpSizes.get(name) ?? 0),
+    );
+    expect(reused.length).toBeGreaterThan(0);
+    expect(grown.length).toBeGreaterThan(0);
+    expect(afterCommand.size).toBeGreaterThan(afterHelp.size);
+    // Then nothing new is loaded: the next run uses it all and writes nothing.
+    const settled = cached(home);
+    const next = run(home, ['--sandbox', 'key-list']);
+    expect(next.used.length).toBeGreaterThan(first.used.length);
+    expect(next.scripts.filter((line) => line.endsWith(' refused'))).toEqual([]);
+    expect(cached(home)).toEqual(settled);
+  });
+
   it('makes anew what V8 refuses (a damaged file), and answers the same', () => {
     const home = mkdtempSync(join(work, 'home-'));
     const first = run(home, ['--sandbox', 'key-list']);

@@ -1,13 +1,17 @@
 /**
  * V8's code cache for the CLI's own files on a Node with no compile cache of its own (Node 20;
- * 22.1 and later keep one, which bin.ts enables instead). Compiling the chunks a command loads is
+ * 22.1 and later keep one, which main.ts enables instead). Compiling the chunks a command loads is
  * about a third of its processor time; with the cache, V8 reads the code it made last time
  * (bytecode of every function that ran, not only of the top level) and compiles only what it has
  * not seen.
  *
  * The build makes dist/ CommonJS, which Node compiles as scripts: `vm.Script` takes the code a
  * previous start made (`cachedData`) and makes it anew at exit (`createCachedData`) for a file
- * whose code was not in the cache, or whose cached code V8 refused. A file's cached code is kept
+ * whose code was not in the cache, or whose cached code V8 refused. A run that loaded such a file
+ * also makes anew the code of the files it found cached: what a file's cached code holds is what
+ * the run that made it called (a first `--help` calls little of the program's chunk), and a run
+ * that loads a file never cached before is one that goes another way (a first command after it);
+ * its code holds what the cache held and what this run called. A file's cached code is kept
  * in a file of its own under the user's cache directory, in a folder named by the CLI's version,
  * Node's version, the machine's architecture and the place the CLI is installed; the file's name
  * has the chunk's name (which holds a hash of its content), size and modification time, so that
@@ -89,6 +93,7 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
   };
   const nodeCompile = internals.prototype._compile;
   const pending: { script: Script; file: string }[] = [];
+  const used: { script: Script; file: string }[] = [];
   const prefix =
     root.endsWith('/') || root.endsWith('\\') ? root : `${root}${root.includes('\\') ? '\\' : '/'}`;
 
@@ -109,8 +114,8 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
     // A shebang line is no comment to V8 inside the function Node wraps a module in.
     const source = content.startsWith('#!') ? `//${content}` : content;
     const script = new Script(internals.wrap(source), { filename, cachedData });
-    if (file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-      pending.push({ script, file });
+    if (file !== undefined) {
+      (cachedData === undefined || script.cachedDataRejected ? pending : used).push({ script, file });
     }
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     const require = Object.assign((id: string) => this.require(id), {
@@ -130,7 +135,7 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
     } catch {
       return;
     }
-    for (const { script, file } of pending) {
+    for (const { script, file } of [...pending, ...used]) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
         writeFileSync(temporary, script.createCachedData());
