@@ -7,6 +7,7 @@
  *
  * Usage (an app's "build" script): cloudcall-bundle [entry, default src/main.ts]
  *        cloudcall-bundle src/main.ts --cjs-entry   (dist/main.js CommonJS, its chunks ES modules)
+ *        cloudcall-bundle src/main.ts --cjs   (dist/main.js and its chunks, all CommonJS)
  *        cloudcall-bundle src/main.ts --one-file DIR   (everything in DIR/main.js, for comparison:
  *        tooling/bench/src/one-file.mjs measures what splitting saves)
  */
@@ -20,12 +21,21 @@ const cwd = process.cwd();
 /** License texts of bundled packages whose published package has none (tooling/bundle/licenses). */
 const KEPT_LICENSES = fileURLToPath(new URL('./licenses/', import.meta.url));
 const { values, positionals } = parseArgs({
-  options: { 'one-file': { type: 'string' }, 'cjs-entry': { type: 'boolean' } },
+  options: { 'one-file': { type: 'string' }, 'cjs-entry': { type: 'boolean' }, cjs: { type: 'boolean' } },
   allowPositionals: true,
 });
 const entry = positionals[0] ?? 'src/main.ts';
 const oneFile = values['one-file'];
 const cjsEntry = Boolean(values['cjs-entry']) && !oneFile;
+/**
+ * --cjs: dist/main.js and every chunk it loads on demand are CommonJS, each dynamic import() of a
+ * chunk or of a Node builtin a require() run when the import would be (`dynamicImportInCjs:
+ * false`). Node reads a CommonJS file synchronously, without the ES module loader (which reads
+ * each file through its thread pool and resolves it as a URL), and compiles it as a script, whose
+ * code V8 can cache where Node does not (Node 20: the app may keep its own cache).
+ * dist/package.json makes the .js files of dist/ CommonJS.
+ */
+const cjs = Boolean(values.cjs) && !oneFile && !cjsEntry;
 const outDir = oneFile ? resolve(oneFile) : join(cwd, 'dist');
 const outFile = join(outDir, 'main.js');
 
@@ -66,7 +76,7 @@ const result = cjsEntry
         ...(oneFile
           ? { file: outFile, codeSplitting: false }
           : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
-        format: 'esm',
+        ...(cjs ? { format: 'cjs', dynamicImportInCjs: false } : { format: 'esm' }),
         // The maps stay in dist/ for debugging from a checkout, unreferenced and unpacked: with their
         // sources they would double the packed size, and without them a shipped map points nowhere.
         sourcemap: 'hidden',
@@ -76,6 +86,12 @@ const result = cjsEntry
       },
     });
 chmodSync(outFile, 0o755);
+if (cjs) {
+  writeFileSync(
+    join(outDir, 'package.json'),
+    `${JSON.stringify({ type: 'commonjs', description: 'main.js and its chunks are CommonJS.' }, null, 2)}\n`,
+  );
+}
 
 // An app with src/bin.ts gets dist/bin.cjs too, its package's `bin`: a CommonJS launcher, which
 // Node starts without its ES module loader, and which imports dist/main.js for the real work.

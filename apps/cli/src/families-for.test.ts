@@ -2,7 +2,7 @@
  * A command that names a tool loads that tool's family only; anything else loads them all.
  */
 import { describe, expect, it } from 'vitest';
-import { familiesFor } from './program.js';
+import { familiesFor, toolNamed } from './program.js';
 
 const names = async (argv: string[]) => (await familiesFor(argv, {})).map((family) => family.name);
 
@@ -43,6 +43,25 @@ describe('the families a run loads', () => {
       ['constructor'],
     ]) {
       expect(await names(argv), argv.join(' ')).toEqual(all);
+    }
+  });
+
+  it('names the tool a command line runs only when its first word after the options is one', () => {
+    // That tool's command is then the only one made (runCli).
+    expect(toolNamed(['--sandbox', '--sandbox-state', 'x.json', 'key-list', '--page', '2'], {})).toBe(
+      'key-list',
+    );
+    expect(toolNamed(['-o=json', 'vm-list'], {})).toBe('vm-list');
+    for (const argv of [
+      [],
+      ['vm', 'list'],
+      ['help', 'key-list'],
+      ['--help', 'key-list'],
+      ['--nope', 'key-list'],
+      ['auth', 'list'],
+      ['key-lst'],
+    ]) {
+      expect(toolNamed(argv, {}), argv.join(' ')).toBeUndefined();
     }
   });
 });

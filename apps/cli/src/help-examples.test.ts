@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliRunner } from './testing/run.js';
-import { FAMILY_INDEX } from './tool-index.generated.js';
+import { loadIndex } from './tool-entry.js';
 
 const cli = cliRunner();
 /** A directory: the sandbox refuses it as a state file, once a command has read its arguments. */
@@ -78,7 +78,7 @@ async function readsItsArguments(example: string): Promise<string | undefined> {
   return past ? undefined : `${example}\n  ${run.stderr.trim().split('\n')[0]}`;
 }
 
-const tools = FAMILY_INDEX.flatMap((family) => family.tools.map((tool) => tool.name));
+const tools = (await loadIndex()).flatMap((family) => family.tools.map((tool) => tool.name));
 
 describe('help examples', () => {
   it('every tool shows one', async () => {

@@ -2,9 +2,8 @@
  * The command line, built from the tool definitions: every tool a command named as the tool,
  * every argument a flag named as the argument, help generated from the schema.
  */
-import { hintFor } from '@cloudcall/catalog/hints';
 import { loadFamily } from '@cloudcall/catalog/lazy';
-import { ApiError, CloudcallError, InputError } from '@cloudcall/core';
+import { ApiError, CloudcallError, type FamilyName, InputError } from '@cloudcall/core';
 import { DEFAULT_BASE_URL, defaultSandboxStatePath, TOKEN_ENV_VARS } from '@cloudcall/core/credentials';
 import { describeError, showControls } from '@cloudcall/core/internal';
 import { Command, CommanderError, Option } from 'commander';
@@ -23,9 +22,8 @@ import { ColumnError, type OutputFormat, outputOption, QueryError } from './outp
 import { type PlumbingOptions, plumbingOptions } from './plumbing-options.js';
 import { registryLoginCommand } from './registry-login.js';
 import { sandboxCommand } from './sandbox-command.js';
-import { type FamilyEntry, familyOf, type ToolEntry } from './tool-entry.js';
+import { type FamilyEntry, familyOf, loadIndex, type ToolEntry } from './tool-entry.js';
 import { addToolFlags, defaultFlagFor } from './tool-flags.js';
-import { FAMILY_INDEX } from './tool-index.generated.js';
 
 /** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
@@ -95,7 +93,13 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
  * a tool loads that tool's family (and any other a name lookup needs) and execute.ts.
  */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
-  const families = familiesFor(argv, io.env);
+  const families = await familiesFor(argv, io.env);
+  // A command line that names a tool (`cloudcall --sandbox key-list`) runs that tool: its command
+  // is the only one made (commander's parsing, help and errors for it are the same).
+  const only = toolNamed(argv, io.env);
+  const addOwn = (make: () => Command) => {
+    if (only === undefined) program.addCommand(make());
+  };
   // The definition that runs: its family loaded (looking up names may need a list tool of another
   // family: vm-list for --vm-ids web-1).
   const findTool: ToolLookup = async (name) => {
@@ -141,20 +145,22 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     }
   };
 
-  program.addCommand(
+  addOwn(() =>
     auditCommand(io, (code) => {
       exitCode = code;
     }),
   );
   const flagged = new Map<Command, ToolEntry>();
   for (const family of families) {
-    for (const tool of family.tools) program.addCommand(toolCommand(tool));
+    for (const tool of family.tools) {
+      if (only === undefined || tool.name === only) program.addCommand(toolCommand(tool));
+    }
   }
-  addCompletion(program, io.stdout);
-  program.addCommand(authCommand(io, version, () => program.opts<GlobalOptions>()));
-  program.addCommand(sandboxCommand(io, () => program.opts<GlobalOptions>()));
+  if (only === undefined) addCompletion(program, io.stdout);
+  addOwn(() => authCommand(io, version, () => program.opts<GlobalOptions>()));
+  addOwn(() => sandboxCommand(io, () => program.opts<GlobalOptions>()));
   // `cloudcall api PATH`: any request, run as the api-call tool is (api-request.ts).
-  program.addCommand(
+  addOwn(() =>
     apiCommand(io, connectionOptions(io.env), async (path, local) => {
       flagFor = apiFlagFor(local);
       running = 'api';
@@ -166,7 +172,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
   );
 
   // `registry login`: registry-docker-config's answer written into docker's config, not printed.
-  program.addCommand(
+  addOwn(() =>
     registryLoginCommand(io, connectionOptions(io.env), async (args, local) => {
       running = 'registry-login';
       const tool = await findTool('registry-docker-config');
@@ -197,7 +203,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
 
   // `kubernetes cluster kubeconfig exec-credential`: what kubectl runs for a saved cluster's token,
   // kubernetes-cluster-get-credentials' answer printed as an ExecCredential (exec-credential.ts).
-  program.addCommand(
+  addOwn(() =>
     execCredentialCommand(io, connectionOptions(io.env), async (cluster, credentialVersion, local) => {
       running = EXEC_CREDENTIAL_COMMAND;
       const tool = await findTool('kubernetes-cluster-get-credentials');
@@ -290,7 +296,7 @@ export async function runCli(argv: string[], io: Io, version: string): Promise<n
     await program.parseAsync(joinCommandWords(argv, program, families), { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io, flagFor, running);
+    return await reportError(error, io, flagFor, running);
   }
 }
 
@@ -316,25 +322,34 @@ export function commanderMessage(text: string, command: string): string {
 }
 
 /**
- * The families whose tools a run makes commands of, from the build-time index: the family of the
- * tool it names (`cloudcall [options] vm-list ...`), or all of them for anything else (help,
+ * The families whose tools a run makes commands of, loaded from the build-time index: the family
+ * of the tool it names (`cloudcall [options] vm-list ...`), or all of them for anything else (help,
  * `<resource> <verb>`, completion, a misspelt tool to suggest names for).
  */
 export function familiesFor(
   argv: readonly string[],
   env: Record<string, string | undefined>,
-): readonly FamilyEntry[] {
-  const at = commandWordIndex(argv, connectionOptions(env));
-  const family = at === -1 ? undefined : familyOf(argv[at] as string);
-  return family ? FAMILY_INDEX.filter((entry) => entry.name === family) : FAMILY_INDEX;
+): Promise<readonly FamilyEntry[]> {
+  const tool = toolNamed(argv, env);
+  return loadIndex(tool === undefined ? undefined : [familyOf(tool) as FamilyName]);
 }
 
-function reportError(
+/** The tool a command line names first, after cloudcall's own options; undefined for anything else. */
+export function toolNamed(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const at = commandWordIndex(argv, connectionOptions(env));
+  const word = at === -1 ? undefined : (argv[at] as string);
+  return word !== undefined && familyOf(word) !== undefined ? word : undefined;
+}
+
+async function reportError(
   error: unknown,
   io: Io,
   flagFor: (argument: string) => string,
   running: string | undefined,
-): number {
+): Promise<number> {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (or the help / version asked for).
     if (
@@ -375,7 +390,9 @@ function reportError(
     io.stderr(`cloudcall: ${showControls(error.message)}\nhint: ${error.hint}\n`);
     return EXIT.api;
   }
-  // The same hint the MCP server gives, from the same tables.
+  // The same hint the MCP server gives, from the same tables (loaded only now: they read the API's
+  // operation model, a fifth of what a command would load otherwise).
+  const { hintFor } = await import('@cloudcall/catalog/hints');
   const hint = hintFor(error);
   const hintLine = hint ? `hint: ${hint}\n` : '';
   if (error instanceof ApiError) {

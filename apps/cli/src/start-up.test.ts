@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { MAIN } from './testing/run.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudcall-start-up-'));
-// A module hook that writes down every module Node loads (hooks run on a thread of their own).
+// A module hook that writes down every ES module Node loads (hooks run on a thread of their own);
+// the CommonJS modules a run required are written down at its exit (register.mjs, below).
 writeFileSync(
   join(work, 'hooks.mjs'),
   `import { appendFileSync } from 'node:fs';
@@ -28,9 +29,28 @@ export async function load(url, context, next) {
 writeFileSync(
   join(work, 'register.mjs'),
   `import { appendFileSync } from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import net from 'node:net';
+import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});
+const required = createRequire(import.meta.url).cache;
+process.once('exit', () => {
+  for (const file of Object.keys(required)) appendFileSync(process.env.LOADED_LOG, pathToFileURL(file).href + '\\n');
+});
+// And which of the standard streams it made (Node makes each when first read).
+for (const name of ['stdin', 'stdout', 'stderr']) {
+  const made = Object.getOwnPropertyDescriptor(process, name);
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: made.enumerable,
+    get() {
+      appendFileSync(process.env.NET_LOG, name + '\\n');
+      const stream = made.get.call(process);
+      Object.defineProperty(process, name, { value: stream, configurable: true, enumerable: made.enumerable });
+      return stream;
+    },
+  });
+}
 for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']]) {
   const original = proto[name];
   proto[name] = function (...args) {
@@ -43,8 +63,13 @@ for (const [proto, name] of [[net.Server.prototype, 'listen'], [net.Socket.proto
 
 let runs = 0;
 
-/** What a run of the built CLI did: the sockets it connected or listened on, one line each. */
+/**
+ * What a run of the built CLI did: the sockets it connected or listened on, and the standard
+ * streams it made, one line each.
+ */
 const network: string[][] = [];
+const streams: string[][] = [];
+const STREAMS = ['stdin', 'stdout', 'stderr'];
 
 /** The sources bundled into the files a run of the built CLI loaded (exit 0 unless told). */
 function loadedSources(args: string[], more: Record<string, string> = {}, status = 0): string[] {
@@ -64,11 +89,17 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
     encoding: 'utf8',
   });
   expect(run.status, run.stderr).toBe(status);
-  network.push(readFileSync(netLog, 'utf8').split('\n').filter(Boolean));
-  const files = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
-    .map((url) => fileURLToPath(url));
+  const lines = readFileSync(netLog, 'utf8').split('\n').filter(Boolean);
+  network.push(lines.filter((line) => !STREAMS.includes(line)));
+  streams.push(lines.filter((line) => STREAMS.includes(line)));
+  const files = [
+    ...new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+        .map((url) => fileURLToPath(url)),
+    ),
+  ];
   expect(files).toContain(MAIN);
   return files.flatMap((file) => {
     // A chunk with no map only re-exports others (which are loaded, and listed, themselves).
@@ -81,10 +112,13 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
 const FAMILIES = ['account', 'databases', 'networking', 'vms', 'images'];
 const heavy = (sources: string[]) =>
   sources.filter((source) =>
-    /node_modules\/(zod|undici|string-width)\/|packages\/(guard|sandbox|wait|account|databases|networking|vms|images)\//.test(
+    /node_modules\/(zod|undici|string-width)\/|packages\/(guard|sandbox|wait|account|databases|networking|vms|images)\/|packages\/api\/dist\/(model|operations)/.test(
       source,
     ),
   );
+/** The families whose index entries (src/tool-index/<family>.generated.ts) a run loaded. */
+const indexed = (sources: string[]) =>
+  sources.flatMap((source) => /src\/tool-index\/([\w-]+)\.generated\.ts$/.exec(source)?.[1] ?? []).sort();
 
 describe('the bin', () => {
   it('asks Node to keep the code it compiles (Node 22.1 and later) for a command, not for --version', () => {
@@ -129,6 +163,20 @@ describe('a start of the built CLI', () => {
     expect(heavy(loadedSources(args))).toEqual([]);
   });
 
+  it("runs a tool with its family's index and no other's, and without the API's operation model", () => {
+    const sources = loadedSources(['--sandbox', 'key-list']);
+    expect(indexed(sources)).toEqual(['account']);
+    expect(sources.filter((source) => /packages\/api\//.test(source))).toEqual([]);
+    expect(indexed(loadedSources(['--sandbox', '-o', 'json', 'vm-list']))).toEqual(['vms']);
+    // Help and resource words read every family's.
+    expect(indexed(loadedSources(['--help'])).length).toBeGreaterThan(10);
+  });
+
+  it('loads the hints (and the API model they read) when a command fails with an API error', () => {
+    const sources = loadedSources(['--sandbox', 'key-get', '999999'], {}, 3);
+    expect(sources.some((source) => source.includes('packages/catalog/dist/hints'))).toBe(true);
+  });
+
   it("runs a tool with its family's definitions, and no other family's", () => {
     const sources = loadedSources(['--sandbox', 'vm-list']);
     const families = FAMILIES.filter((family) =>
@@ -167,6 +215,14 @@ describe('a start of the built CLI', () => {
     expect(volumes).toContain('routes/volumes');
     expect(volumes).not.toContain('routes/account');
     expect(volumes.filter((file) => file.startsWith('generic/'))).toEqual([]);
+  });
+
+  it('makes no stream for stderr or stdin (pipes here) that a command does not use', () => {
+    loadedSources(['--sandbox', 'key-list']);
+    expect(streams.at(-1)).toEqual(['stdout']);
+    // One that writes to stderr makes it.
+    loadedSources(['--sandbox', 'key-get', '999999'], {}, 3);
+    expect(new Set(streams.at(-1))).toEqual(new Set(['stdout', 'stderr']));
   });
 
   it('loads the guard for a read only when it has something to do (a dry run, guard settings)', () => {

@@ -1,12 +1,14 @@
 /**
  * A tool as the command line knows it before its family is loaded: what help, completion and the
- * parsing of its flags read, from the build-time index (tool-index.generated.ts, made from the
- * definitions by scripts/tool-index.mjs). Running the tool loads its definition (the zod schema,
- * the request mapping or handler) with its family; nothing else needs them.
+ * parsing of its flags read, from the build-time index (tool-index.generated.ts and
+ * tool-index/<family>.generated.ts, made from the definitions by scripts/tool-index.mjs). Every
+ * start reads the tools' names; a family's entries are loaded when a command needs them (one
+ * family for a tool's command). Running the tool loads its definition (the zod schema, the request
+ * mapping or handler) with its family; nothing else needs them.
  */
 import type { FamilyName, ToolAnnotations, ToolWait } from '@cloudcall/core';
 import type { JsonSchema } from './flags.js';
-import { FAMILY_INDEX } from './tool-index.generated.js';
+import { INDEX_LOADERS, TOOL_NAMES } from './tool-index.generated.js';
 
 export interface ToolEntry {
   name: string;
@@ -30,11 +32,31 @@ export interface FamilyEntry {
   tools: readonly ToolEntry[];
 }
 
-const TOOL_FAMILY = new Map(
-  FAMILY_INDEX.flatMap((family) => family.tools.map((tool) => [tool.name, family.name] as const)),
-);
+/** The families, in the catalog's order. */
+export const FAMILY_NAMES = Object.keys(TOOL_NAMES) as FamilyName[];
+
+let toolFamily: Map<string, FamilyName> | undefined;
 
 /** The family that defines a tool, or undefined for a name that is no tool. */
 export function familyOf(tool: string): FamilyName | undefined {
-  return TOOL_FAMILY.get(tool);
+  toolFamily ??= new Map(
+    FAMILY_NAMES.flatMap((family) => TOOL_NAMES[family].split(' ').map((name) => [name, family] as const)),
+  );
+  return toolFamily.get(tool);
+}
+
+const loaded = new Map<FamilyName, Promise<FamilyEntry>>();
+
+/** The index entries of the families named (all by default), in the catalog's order. */
+export function loadIndex(names: readonly FamilyName[] = FAMILY_NAMES): Promise<FamilyEntry[]> {
+  return Promise.all(
+    FAMILY_NAMES.filter((name) => names.includes(name)).map((name) => {
+      let family = loaded.get(name);
+      if (!family) {
+        family = INDEX_LOADERS[name]();
+        loaded.set(name, family);
+      }
+      return family;
+    }),
+  );
 }
