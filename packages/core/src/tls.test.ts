@@ -25,7 +25,7 @@ const TRANSPORTS = ['pool', 'node', 'socket'] as const;
 let dir: string;
 let server: Server;
 let url: string;
-const seen: { path: string; servername: string | false; connection: number }[] = [];
+const seen: { path: string; servername: string | false | null; connection: number }[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cloudcall-tls-'));
