@@ -36,6 +36,9 @@ register(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});
 const required = createRequire(import.meta.url).cache;
 process.once('exit', () => {
   for (const file of Object.keys(required)) appendFileSync(process.env.LOADED_LOG, pathToFileURL(file).href + '\\n');
+  // And Node's own modules it loaded (NativeModule child_process), as node:child_process.
+  for (const entry of process.moduleLoadList)
+    if (entry.startsWith('NativeModule ')) appendFileSync(process.env.LOADED_LOG, 'node:' + entry.slice(13) + '\\n');
 });
 // And which of the standard streams it made (Node makes each when first read).
 for (const name of ['stdin', 'stdout', 'stderr']) {
@@ -69,6 +72,8 @@ let runs = 0;
  */
 const network: string[][] = [];
 const streams: string[][] = [];
+/** Node's own modules each run loaded (`node:child_process`). */
+const builtins: string[][] = [];
 const STREAMS = ['stdin', 'stdout', 'stderr'];
 
 /** The sources bundled into the files a run of the built CLI loaded (exit 0 unless told). */
@@ -92,6 +97,11 @@ function loadedSources(args: string[], more: Record<string, string> = {}, status
   const lines = readFileSync(netLog, 'utf8').split('\n').filter(Boolean);
   network.push(lines.filter((line) => !STREAMS.includes(line)));
   streams.push(lines.filter((line) => STREAMS.includes(line)));
+  builtins.push(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('node:')),
+  );
   const files = [
     ...new Set(
       readFileSync(log, 'utf8')
@@ -215,6 +225,13 @@ describe('a start of the built CLI', () => {
     expect(volumes).toContain('routes/volumes');
     expect(volumes).not.toContain('routes/account');
     expect(volumes.filter((file) => file.startsWith('generic/'))).toEqual([]);
+  });
+
+  it("loads none of Node's process-spawning modules for a command that spawns nothing", () => {
+    loadedSources(['--sandbox', 'key-list']);
+    expect(builtins.at(-1)).toContain('node:fs');
+    // commander requires child_process (with net's dgram) when it loads; the build defers it.
+    expect(builtins.at(-1)?.filter((name) => /^node:(child_process|dgram)$/.test(name))).toEqual([]);
   });
 
   it('makes no stream for stderr or stdin (pipes here) that a command does not use', () => {
