@@ -8,23 +8,14 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOG_MAX_BYTES } from './app-logs.js';
-import { cliRunner } from './testing/run.js';
+import { cliRunner, sandboxBeside } from './testing/run.js';
 
 const cli = cliRunner();
 const { ok } = cli;
 /** A second sandbox on the CLI's state file, to move its clock. */
-let helper: Sandbox;
-
-beforeAll(async () => {
-  await cli.stateText();
-  helper = await startSandbox({ statePath: cli.statePath });
-});
-afterAll(async () => {
-  await helper.close();
-});
+const helper = sandboxBeside(cli);
 
 const spec = (name: string) =>
   JSON.stringify({
@@ -56,10 +47,10 @@ describe('apps logs through the CLI: the text at the URLs, as doctl reads it', (
     expect(none.stderr).toBe('cloudcall: no log lines (yet)\n');
     // Building (the sandbox's clock): a followed build log streams as the build goes.
     const follow = cli.start(['--sandbox', 'apps', 'logs', 'logs-shop', '--type', 'build', '--follow']);
-    await helper.advanceClock(2_000);
+    await helper().advanceClock(2_000);
     await follow.until(/\[build\] Cloning github:acme\/shop@main/);
     expect(follow.output.stdout).not.toContain('Build complete');
-    await helper.advanceClock(3_000);
+    await helper().advanceClock(3_000);
     const built = await follow.exit;
     expect(built.code, built.stderr).toBe(0);
     const lines = linesOf(built.stdout);
@@ -74,7 +65,7 @@ describe('apps logs through the CLI: the text at the URLs, as doctl reads it', (
     expect(lines.filter((line) => line.startsWith('queue-worker: '))).toHaveLength(6);
 
     // Deployed: its deploy log is an archive now; one component's (given second, as doctl), or all.
-    await helper.advanceClock(10_000);
+    await helper().advanceClock(10_000);
     expect((await ok('apps', 'get', app.id)).app.active_deployment.phase).toBe('ACTIVE');
     const web = await cli.sandbox('apps', 'logs', 'logs-shop', 'web', '--type', 'deploy');
     expect(web.code, web.stderr).toBe(0);
@@ -97,7 +88,7 @@ describe('apps logs through the CLI: the text at the URLs, as doctl reads it', (
 
   it("reads a live run's lines and stops; followed, it streams until the deployment is superseded, or Ctrl-C", async () => {
     await ok('apps', 'create', '--spec', spec('run-shop'));
-    await helper.advanceClock(10_000);
+    await helper().advanceClock(10_000);
     const now = await cli.sandbox('apps', 'logs', 'run-shop');
     expect(now.code, now.stderr).toBe(0);
     expect(linesOf(now.stdout)).toEqual(
@@ -106,11 +97,11 @@ describe('apps logs through the CLI: the text at the URLs, as doctl reads it', (
 
     const follow = cli.start(['--sandbox', 'apps', 'logs', 'run-shop', 'web', '--follow']);
     await follow.until(/web \S+ Listening on port 8080/);
-    await helper.advanceClock(25_000);
+    await helper().advanceClock(25_000);
     await follow.until(/GET \/healthz 200/);
     // A new deployment, live: the one followed is superseded, and its stream ends.
     await ok('apps', 'create-deployment', 'run-shop');
-    await helper.advanceClock(60_000);
+    await helper().advanceClock(60_000);
     const ended = await follow.exit;
     expect(ended.code, ended.stderr).toBe(0);
     expect(linesOf(ended.stdout).every((line) => line.startsWith('web: '))).toBe(true);

@@ -9,14 +9,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner, type Json } from './testing/run.js';
+import { describe, expect, it } from 'vitest';
+import { cliRunner, type Json, sandboxBeside } from './testing/run.js';
 
 const cli = cliRunner();
 const { ok } = cli;
 /** A second sandbox on the CLI's state file, to move its clock. */
-let helper: Sandbox;
+const helper = sandboxBeside(cli);
 const files = mkdtempSync(join(tmpdir(), 'cloudcall-cli-apps-'));
 
 /** A spec file written as a person writes one: YAML, with a comment. */
@@ -42,14 +41,6 @@ function specFile(name: string, instances = 1, file = `${name}.yaml`): string {
   return path;
 }
 
-beforeAll(async () => {
-  await cli.stateText();
-  helper = await startSandbox({ statePath: cli.statePath });
-});
-afterAll(async () => {
-  await helper.close();
-});
-
 /**
  * A command with `--wait`, expecting exit 0: once it says what it waits for (the app by name),
  * the sandbox clock moves on. The JSON printed.
@@ -57,7 +48,7 @@ afterAll(async () => {
 async function okWaiting(app: string, ...args: string[]): Promise<Json> {
   const run = cli.start(['--sandbox', ...args]);
   await run.until(new RegExp(`: app ${app} deployment [0-9a-f]{8}: \\w+ \\(`));
-  await helper.advanceClock(60_000);
+  await helper().advanceClock(60_000);
   const result = await run.exit;
   expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
   return result.json;

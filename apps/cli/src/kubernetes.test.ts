@@ -11,23 +11,15 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Sandbox, startSandbox, type World } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { World } from '@cloudcall/sandbox';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cliRunner, type Json } from './testing/run.js';
+import { cliRunner, type Json, sandboxBeside } from './testing/run.js';
 
 const cli = cliRunner();
 const { ok } = cli;
 /** A second sandbox on the CLI's state file, to move its clock. */
-let helper: Sandbox;
-
-beforeAll(async () => {
-  await cli.stateText();
-  helper = await startSandbox({ statePath: cli.statePath });
-});
-afterAll(async () => {
-  await helper.close();
-});
+const helper = sandboxBeside(cli);
 
 const POOL = 'name=workers;size=s-2vcpu-4gb;count=2';
 
@@ -35,7 +27,7 @@ const POOL = 'name=workers;size=s-2vcpu-4gb;count=2';
 async function createWaiting(name: string, ...flags: string[]): Promise<Json> {
   const run = cli.start(['--sandbox', 'kubernetes', 'cluster', 'create', name, ...flags, '--wait']);
   await run.until(new RegExp(`kubernetes-cluster ${name}: provisioning`));
-  await helper.advanceClock(10_000);
+  await helper().advanceClock(10_000);
   const result = await run.exit;
   expect(result.code, result.stderr).toBe(0);
   return result.json;
@@ -107,7 +99,7 @@ describe('kubernetes through the CLI, in doctl words', () => {
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('kubernetes-cluster-delete is destructive');
     expect(await ok('kubernetes', 'cluster', 'delete', 'cli-k8s', '--force')).toEqual({ ok: true });
-    await helper.advanceClock(5_000);
+    await helper().advanceClock(5_000);
     const gone = await cli.sandbox('kubernetes', 'cluster', 'get', 'cli-k8s');
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain('no Kubernetes cluster has the id or name "cli-k8s"');
@@ -155,7 +147,7 @@ describe('kubernetes through the CLI, in doctl words', () => {
     );
     expect(dangerous.stderr).toContain('is protected by rule name:prod-*');
     // Still there, not being deleted.
-    await helper.advanceClock(10_000);
+    await helper().advanceClock(10_000);
     const still = await ok('kubernetes', 'cluster', 'get', created.kubernetes_cluster.id);
     expect(still.kubernetes_cluster.status.state).toBe('running');
   });
@@ -358,7 +350,7 @@ describe('kubernetes through the CLI, in doctl words', () => {
     });
     const volume = await cli.sandbox('volume', 'get', dangerous.volume);
     expect(volume.code).toBe(3);
-    await helper.advanceClock(5_000);
+    await helper().advanceClock(5_000);
     expect((await cli.sandbox('kubernetes', 'cluster', 'get', dangerous.id)).code).not.toBe(0);
 
     // Without it (or with --dangerous=false), what the cluster made stays.
@@ -384,13 +376,13 @@ describe('kubernetes through the CLI, in doctl words', () => {
         's-2vcpu-4gb',
       )
     ).kubernetes_cluster;
-    await helper.advanceClock(10_000);
+    await helper().advanceClock(10_000);
     const pool = 'nodes-k8s-default-pool';
     const nodes = async () =>
       (await ok('kubernetes', 'cluster', 'node-pool', 'get', 'nodes-k8s', pool)).node_pool;
     const [first, second] = (await nodes()).nodes.map((node: Json) => node.id);
     const stored = async (node: string) =>
-      helper.store.read((world: World) =>
+      helper().store.read((world: World) =>
         world.kubernetesClusters
           .find((cluster) => cluster.id === id)
           ?.node_pools.flatMap((p) => p.nodes)

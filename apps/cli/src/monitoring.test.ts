@@ -1,28 +1,10 @@
-/**
- * The monitoring family through the CLI run as a process against its sandbox, whose state persists
- * between invocations, in doctl's words: `monitoring alert create|list|get|update|delete`,
- * `monitoring metrics droplet <metric> <vm>`, `monitoring uptime create NAME --target URL` and
- * `monitoring uptime alert ...`, with doctl's columns, uptime checks named where ids are expected
- * and VMs by name in an alert's --entities,
- * and the guard: deletes are destructive (refused off a terminal without --force), and a protected
- * policy or check is refused even with --force, nothing sent.
- */
-import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner, VM_FLAGS } from './testing/run.js';
+import { describe, expect, it } from 'vitest';
+import { cliRunner, sandboxBeside, VM_FLAGS } from './testing/run.js';
 
 const cli = cliRunner();
 const { ok } = cli;
 /** A second sandbox on the CLI's state file, to move its clock. */
-let helper: Sandbox;
-
-beforeAll(async () => {
-  await cli.stateText();
-  helper = await startSandbox({ statePath: cli.statePath });
-});
-afterAll(async () => {
-  await helper.close();
-});
+const helper = sandboxBeside(cli);
 
 /** A command's table (`-o table`), expecting exit 0. */
 async function table(...args: string[]): Promise<string> {
@@ -165,7 +147,7 @@ describe('monitoring through the CLI, in doctl words', () => {
       ...VM_FLAGS,
       '--enable-monitoring',
     );
-    await helper.advanceClock(1_800_000);
+    await helper().advanceClock(1_800_000);
     const born = Math.ceil(Date.parse(droplet.created_at) / 60_000) * 60;
     const window = ['--start', String(born), '--end', new Date((born + 600) * 1000).toISOString()];
     const load = await ok('monitoring', 'metrics', 'droplet', 'load_5', 'metered', ...window);
@@ -233,7 +215,7 @@ describe('monitoring through the CLI, in doctl words', () => {
     );
 
     expect(await table('monitoring', 'uptime', 'get-state', 'site')).toMatch(/^us_east\s+CHECKING\s/m);
-    await helper.advanceClock(10_000);
+    await helper().advanceClock(10_000);
     expect(await table('monitoring', 'uptime', 'get-state', 'site')).toMatch(/^eu_west\s+(UP|DOWN)\s/m);
 
     const { alert } = await ok(

@@ -93,10 +93,10 @@ function connectionOptions(env: Record<string, string | undefined>): Option[] {
  * a tool loads that tool's family (and any other a name lookup needs) and execute.ts.
  */
 export async function runCli(argv: string[], io: Io, version: string): Promise<number> {
-  const families = await familiesFor(argv, io.env);
   // A command line that names a tool (`cloudcall --sandbox key-list`) runs that tool: its command
   // is the only one made (commander's parsing, help and errors for it are the same).
   const only = toolNamed(argv, io.env);
+  const families = await indexFor(only);
   const addOwn = (make: () => Command) => {
     if (only === undefined) program.addCommand(make());
   };
@@ -330,7 +330,11 @@ export function familiesFor(
   argv: readonly string[],
   env: Record<string, string | undefined>,
 ): Promise<readonly FamilyEntry[]> {
-  const tool = toolNamed(argv, env);
+  return indexFor(toolNamed(argv, env));
+}
+
+/** The index entries of `tool`'s family, or of every family when no tool is named. */
+function indexFor(tool: string | undefined): Promise<readonly FamilyEntry[]> {
   return loadIndex(tool === undefined ? undefined : [familyOf(tool) as FamilyName]);
 }
 

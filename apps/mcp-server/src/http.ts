@@ -677,9 +677,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
-    await serveWeb(req, res, (request) =>
-      transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
-    );
+    await serveTransport(req, res, transport, body);
   }
 
   /**
@@ -842,10 +840,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         session.idle.unref();
       }
     });
-    const auth = authOf(req);
-    await serveWeb(req, res, (request) =>
-      session.transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
-    );
+    await serveTransport(req, res, session.transport, body);
   }
 
   function expire(session: Session): void {
@@ -906,6 +901,22 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
  */
 function sessionOwner(req: IncomingMessage): string {
   return callerOf(authOf(req));
+}
+
+/**
+ * A 2025 request through the SDK's transport (web-bridge.ts), with the body already read and the
+ * credentials route() found.
+ */
+function serveTransport(
+  req: IncomingMessage,
+  res: ServerResponse,
+  transport: WebStandardStreamableHTTPServerTransport,
+  body: unknown,
+): Promise<void> {
+  const auth = authOf(req);
+  return serveWeb(req, res, (request) =>
+    transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
+  );
 }
 
 /** The credentials route() found for `req` (authenticate), if --auth asks for any. */

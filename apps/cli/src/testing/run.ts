@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
+import { afterAll, beforeAll, expect } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { runCli as runProgram } from '../program.js';
 
@@ -254,4 +255,23 @@ export function onTerminal(
     );
     terminal.on('close', (code) => resolve({ code, text: text.replace(/\r\n/g, '\n') }));
   });
+}
+
+/**
+ * A second sandbox on `cli`'s state file, open for the tests of the file that asks for it (to move
+ * its clock, or read its world): the function gives it once the file's first test has begun.
+ */
+export function sandboxBeside(cli: { statePath: string; stateText(): Promise<string> }): () => Sandbox {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    await cli.stateText();
+    sandbox = await startSandbox({ statePath: cli.statePath });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+  return () => {
+    if (!sandbox) throw new Error('the sandbox beside the CLI opens once the tests begin');
+    return sandbox;
+  };
 }
