@@ -15,6 +15,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import MagicString from 'magic-string';
 import { build } from 'rolldown';
 
 const cwd = process.cwd();
@@ -68,7 +69,7 @@ const result = cjsEntry
   : await build({
       ...common,
       input: entry,
-      plugins: [inlinePackageJson(), lazyChildProcess(), licenses],
+      plugins: [inlinePackageJson(), ...(cjs ? [lazyBuiltins()] : []), licenses],
       output: {
         // main.js holds what every start runs; each dynamic import() becomes a chunk that Node reads
         // and parses only when the import runs. One file (--one-file) is parsed whole on every start,
@@ -83,6 +84,10 @@ const result = cjsEntry
         sourcemapExcludeSources: true,
         // Node parses a whole file before running a line of it: minified, that is less to parse.
         minify: true,
+        // A file with a character beyond ASCII (a spinner's braille, an ellipsis, an arrow) becomes
+        // a two-byte string in V8: twice the memory to read, scan and copy at each collection.
+        // Escaped, each file is one byte a character.
+        charset: 'ascii',
       },
     });
 chmodSync(outFile, 0o755);
@@ -103,7 +108,7 @@ if (!oneFile && existsSync(launcher)) {
     input: launcher,
     // The import of ./main.js stays an import, of the entry built above.
     external: [/^\.\/main\.js$/],
-    output: { file: binFile, format: 'cjs', minify: true, codeSplitting: false },
+    output: { file: binFile, format: 'cjs', minify: true, charset: 'ascii', codeSplitting: false },
   });
   chmodSync(binFile, 0o755);
 }
@@ -171,6 +176,7 @@ async function buildCjsEntry() {
       sourcemap: 'hidden',
       sourcemapExcludeSources: true,
       minify: true,
+      charset: 'ascii',
     },
   });
   if (entryResult.output.filter((output) => output.type === 'chunk').length !== 1) {
@@ -179,7 +185,7 @@ async function buildCjsEntry() {
   const chunksResult = await build({
     ...common,
     input: Object.fromEntries([...later].map(([id, name]) => [name, id])),
-    plugins: [inlinePackageJson(), lazyChildProcess(), licenses],
+    plugins: [inlinePackageJson(), licenses],
     output: {
       dir: outDir,
       entryFileNames: 'chunks/[name].mjs',
@@ -188,6 +194,7 @@ async function buildCjsEntry() {
       sourcemap: 'hidden',
       sourcemapExcludeSources: true,
       minify: true,
+      charset: 'ascii',
     },
   });
   writeFileSync(
@@ -227,25 +234,50 @@ function inlinePackageJson() {
 }
 
 /**
- * commander requires node:child_process when it loads, for the executable subcommands it can
- * spawn (`program.command('x', 'description')`), which these apps do not have: loading it costs a
- * command's start Node's child_process, net and dgram modules (about 3% of `cloudcall --sandbox
- * key-list`, tooling/bench/src/cli-startup.mjs). Required when a spawn is made instead. The build
- * fails if commander's line changes, so that a new version is looked at rather than let through.
+ * Node's own modules that its start does not load, each of which costs a command several
+ * milliseconds to load with what it requires (crypto 47 modules, http 47, tty and net the stream
+ * modules): in a --cjs build, each `require()` of one in a chunk (a top-level `import` in the
+ * sources, commander's `require('node:child_process')`) gives an object that requires the module
+ * the first time one of its members is read, so a command loads only the modules it uses, when
+ * it uses them. A module's members are read as before (`crypto.randomUUID()`, `new
+ * net.BlockList()`); only a look at the object itself (`typeof`, identity) tells it apart, which
+ * is why node:stream, whose export is a class (`class X extends require('stream')`), is not one.
  */
-function lazyChildProcess() {
-  const line = "const childProcess = require('node:child_process');";
+function lazyBuiltins() {
+  const builtins = [
+    'child_process',
+    'crypto',
+    'dgram',
+    'dns',
+    'http',
+    'http2',
+    'https',
+    'net',
+    'readline',
+    'stream/promises',
+    'tls',
+    'tty',
+    'worker_threads',
+    'zlib',
+  ];
+  const helper = '__cloudcallLazyBuiltin';
+  const helperSource = `function ${helper}(id){let m;const l=()=>m??=require(id);return new Proxy({},{get:(_,k)=>l()[k],has:(_,k)=>k in l(),ownKeys:()=>Reflect.ownKeys(l()),getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(l(),k);if(d)d.configurable=true;return d}})}\n`;
+  const required = new RegExp(
+    `\\brequire\\((["'\`])(?:node:)?(${builtins.map((id) => id.replace('/', '\\/')).join('|')})\\1\\)`,
+    'g',
+  );
   return {
-    name: 'cloudcall:lazy-child-process',
-    transform: {
-      filter: { id: /[\\/]commander[\\/]lib[\\/]command\.js$/ },
-      handler(code, id) {
-        if (!code.includes(line))
-          this.error(`${relative(cwd, id)} no longer starts with ${line}: look again`);
-        const lazy =
-          "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
-        return { code: code.replace(line, lazy), map: null };
-      },
+    name: 'cloudcall:lazy-builtins',
+    renderChunk(code) {
+      const s = new MagicString(code);
+      for (const match of code.matchAll(required)) {
+        s.overwrite(match.index, match.index + match[0].length, `${helper}("node:${match[2]}")`);
+      }
+      if (!s.hasChanged()) return null;
+      // After a #! line and a "use strict" directive, which must stay where they are.
+      const head = /^(?:#![^\n]*\n)?(?:\s*(["'])use strict\1;?\n?)?/.exec(code)?.[0] ?? '';
+      s.appendLeft(head.length, helperSource);
+      return { code: s.toString(), map: s.generateMap({ hires: true }) };
     },
   };
 }

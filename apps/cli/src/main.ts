@@ -3,9 +3,9 @@
  * cloudcall: every cloudcall tool as a command. See `cloudcall --help`.
  */
 import nodeModule from 'node:module';
-import { isatty } from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
 import { codeCacheDirectory, keepCompiledCode } from './code-cache.js';
+import { isTerminal, standardOutput } from './standard-output.js';
 import { asksVersion } from './version-flag.js';
 
 const version = packageJson.version;
@@ -26,30 +26,28 @@ if (asksVersion(argv)) {
   else if (!process.env.NODE_DISABLE_COMPILE_CACHE && typeof __dirname === 'string') {
     keepCompiledCode(__dirname, codeCacheDirectory(process.env), version);
   }
+  const isTty = isTerminal(1);
   // `cloudcall vm-list -o tsv | head -1`: a reader that stops early is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(process.exitCode ?? 0);
-  });
+  const stdout = standardOutput(() => process.exit(process.exitCode ?? 0), { terminal: isTty });
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());
   void import('./program.js').then(async ({ runCli }) => {
     process.exitCode = await runCli(
       argv,
       {
-        stdout: (text) => process.stdout.write(text),
+        stdout,
         stderr: (text) => process.stderr.write(text),
         env: process.env,
         // Whether each is a terminal, asked of its file descriptor: Node makes process.stderr
         // and process.stdin (a socket for a pipe, with the modules it needs) when first read,
         // which a command that never writes to stderr or reads stdin need not pay for.
-        isTty: isatty(1),
-        stderrIsTty: isatty(2),
+        isTty,
+        stderrIsTty: isTerminal(2),
         get stdin() {
           return process.stdin;
         },
         // The guard asks (guard.ts is loaded by then: it runs the destructive tool).
-        ask: isatty(0)
+        ask: isTerminal(0)
           ? async (question, signal) => (await import('./guard.js')).askOnTerminal(question, signal)
           : undefined,
         signal: controller.signal,

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sshPublicKey } from '@cloudcall/sandbox';
 import { describe, expect, it } from 'vitest';
 import { MAIN } from './testing/run.js';
 
@@ -234,12 +235,46 @@ describe('a start of the built CLI', () => {
     expect(builtins.at(-1)?.filter((name) => /^node:(child_process|dgram)$/.test(name))).toEqual([]);
   });
 
-  it('makes no stream for stderr or stdin (pipes here) that a command does not use', () => {
+  it("answers --sandbox key-list into a pipe without Node's crypto, http, tty, net or stream modules", () => {
+    // Runs of their own, watched by a preload that loads nothing (the hooks above load net).
+    writeFileSync(
+      join(work, 'builtins.cjs'),
+      `process.once('exit', () => require('node:fs').writeFileSync(process.env.BUILTINS_LOG, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const run = (args: string[]) => {
+      const log = join(work, `builtins-${runs++}.txt`);
+      const done = spawnSync(process.execPath, ['--require', join(work, 'builtins.cjs'), MAIN, ...args], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: work,
+          XDG_CONFIG_HOME: join(work, 'config'),
+          BUILTINS_LOG: log,
+        },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(done.status, done.stderr).toBe(0);
+      const heavy = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((entry) => /^NativeModule (crypto|http|https|net|tls|tty|stream|zlib)$/.test(entry));
+      return { heavy, answer: JSON.parse(done.stdout) as unknown };
+    };
+    const listed = run(['--sandbox', 'key-list']);
+    expect(listed.answer).toMatchObject({ ssh_keys: expect.any(Array) });
+    expect(listed.heavy).toEqual([]);
+    // A command that needs one loads it when it uses it: a key made has its fingerprint computed.
+    const created = run(['--sandbox', 'key-create', '--Name', 'start-up', '--PublicKey', sshPublicKey()]);
+    expect(created.answer).toMatchObject({ ssh_key: { name: 'start-up' } });
+    expect(created.heavy).toContain('NativeModule crypto');
+  });
+
+  it('makes no stream for stdout, stderr or stdin (pipes here) that a command does not need', () => {
     loadedSources(['--sandbox', 'key-list']);
-    expect(streams.at(-1)).toEqual(['stdout']);
-    // One that writes to stderr makes it.
+    // Its answer is written to the pipe directly.
+    expect(streams.at(-1)).toEqual([]);
+    // One that writes to stderr makes that stream.
     loadedSources(['--sandbox', 'key-get', '999999'], {}, 3);
-    expect(new Set(streams.at(-1))).toEqual(new Set(['stdout', 'stderr']));
+    expect(streams.at(-1)).toEqual(['stderr']);
   });
 
   it('loads the guard for a read only when it has something to do (a dry run, guard settings)', () => {

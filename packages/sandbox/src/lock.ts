@@ -122,10 +122,15 @@ export class LockTimeoutError extends Error {
   }
 }
 
-const PROC = randomBytes(8).toString('hex');
-
-/** This machine and pid namespace: where a pid identifies a process. */
-const IDENTITY = (() => {
+/**
+ * This process as lock records and temp file names tell it: a random tag of its own (a pid may be
+ * reused), its machine and pid namespace (where a pid identifies a process: the host name, and a
+ * hash of the boot id and the namespace), and its start time. Worked out when first needed: a
+ * command that only reads the state file takes no lock and names no temp file.
+ */
+let self: { proc: string; host: string; tag: string; start: string | undefined } | undefined;
+function thisProcess(): NonNullable<typeof self> {
+  if (self) return self;
   const read = (read: () => string) => {
     try {
       return read().trim();
@@ -137,8 +142,9 @@ const IDENTITY = (() => {
   const boot = read(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'));
   const pidNamespace = read(() => readlinkSync('/proc/self/ns/pid'));
   const tag = createHash('sha256').update(`${host}\0${boot}\0${pidNamespace}`).digest('hex').slice(0, 10);
-  return { host, tag };
-})();
+  self = { proc: randomBytes(8).toString('hex'), host, tag, start: processInfo(process.pid)?.start };
+  return self;
+}
 
 /** A process's start time in clock ticks since boot, and whether it is a zombie (Linux only). */
 function processInfo(pid: number): { start: string; zombie: boolean } | undefined {
@@ -152,8 +158,6 @@ function processInfo(pid: number): { start: string; zombie: boolean } | undefine
     return undefined;
   }
 }
-
-const OWN_START = processInfo(process.pid)?.start;
 
 /**
  * Whether the process `pid` on this machine runs: 'same' when it is certainly the process that
@@ -177,7 +181,10 @@ function processState(pid: number, start: string | undefined): 'dead' | 'alive' 
  */
 function writerDead(tag: string, pid: number): boolean {
   return (
-    tag === IDENTITY.tag && validPid(pid) && pid !== process.pid && processState(pid, undefined) === 'dead'
+    tag === thisProcess().tag &&
+    validPid(pid) &&
+    pid !== process.pid &&
+    processState(pid, undefined) === 'dead'
   );
 }
 
@@ -187,8 +194,8 @@ const validPid = (pid: unknown): pid is number => Number.isSafeInteger(pid) && (
 /** Whether what holds a lock, claim or ticket is gone (see the protocol above). */
 function holderDead(found: Found, staleMs: number, now: number): boolean {
   const record = found.record;
-  if (record && record.tag === IDENTITY.tag && validPid(record.pid)) {
-    if (record.pid === process.pid) return record.proc !== PROC;
+  if (record && record.tag === thisProcess().tag && validPid(record.pid)) {
+    if (record.pid === process.pid) return record.proc !== thisProcess().proc;
     const state = processState(record.pid, record.start);
     if (state !== 'alive') return state === 'dead';
   }
@@ -384,12 +391,13 @@ export class FileLock {
   }
 
   private record(): LockRecord {
+    const { host, tag, proc, start } = thisProcess();
     return {
       pid: process.pid,
-      host: IDENTITY.host,
-      tag: IDENTITY.tag,
-      proc: PROC,
-      ...(OWN_START === undefined ? {} : { start: OWN_START }),
+      host,
+      tag,
+      proc,
+      ...(start === undefined ? {} : { start }),
       id: randomBytes(6).toString('hex'),
       since: Date.now(),
     };
@@ -474,7 +482,7 @@ export class FileLock {
 
 /** A temp file name in the state file's directory that tells who wrote it: `.<base>.<tag>.<pid>.<random>.tmp`. */
 export function tempName(base: string): string {
-  return `.${base}.${IDENTITY.tag}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  return `.${base}.${thisProcess().tag}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
 }
 
 /**
@@ -493,7 +501,7 @@ export function isOrphan(
   if (!entry.startsWith(`.${base}.`) || !entry.endsWith('.tmp')) return false;
   const middle = entry.slice(base.length + 2, -'.tmp'.length);
   const tagged = /^(?:lock\.)?([0-9a-f]{10})\.(\d+)\.[0-9a-f]{8}$/.exec(middle);
-  if (tagged?.[1] === IDENTITY.tag) return writerDead(tagged[1], Number(tagged[2]));
+  if (tagged?.[1] === thisProcess().tag) return writerDead(tagged[1], Number(tagged[2]));
   return (tagged !== null || /^\d+\.\d+$/.test(middle)) && now - mtimeMs > staleMs;
 }
 

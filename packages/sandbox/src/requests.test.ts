@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshPublicKey } from './fixtures.js';
 import { BODY_LIMIT } from './limits.js';
+import { newRequestId } from './respond.js';
 import { type Sandbox, type SandboxRequestInfo, startSandbox } from './server.js';
 
 interface RawReply {
@@ -111,12 +112,28 @@ function rawSocket(base: string, bytes: Buffer | string): Promise<string> {
   });
 }
 
+/** A version 4 UUID, as the platform's request ids are. */
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('request ids', () => {
+  it('are version 4 UUIDs, each its own: 100,000 drawn, no two alike', () => {
+    const ids = Array.from({ length: 100_000 }, newRequestId);
+    expect(ids.filter((id) => !UUID_V4.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every hex digit turns up in every free position: none is stuck (a digit, a variant).
+    for (const position of [0, 7, 9, 15, 20, 35]) {
+      expect(new Set(ids.map((id) => id[position])).size, `position ${position}`).toBe(16);
+    }
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(['8', '9', 'a', 'b']));
+  });
+});
+
 /** The platform's error body, exactly: `{id, message, request_id}`, with the request id echoed. */
 function expectPlatformError(reply: RawReply, status: number, id: string, message?: RegExp): void {
   expect(reply.status, reply.text).toBe(status);
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
   expect(reply.body).toEqual({ id, message: expect.any(String), request_id: expect.any(String) });
-  expect(reply.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(reply.body.request_id).toMatch(UUID_V4);
   expect(reply.headers['x-request-id']).toBe(reply.body.request_id);
   if (message) expect(reply.body.message).toMatch(message);
 }

@@ -4,7 +4,6 @@
  * faults, routing, the world's transactions and the platform's error bodies are all here, so the
  * two ways in answer alike; each transport only reads the request and sends the answer.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   addRule,
@@ -307,7 +306,7 @@ export function createResponder(
   }
 
   return (exchange) => {
-    const requestId = randomUUID();
+    const requestId = newRequestId();
     const { method, target } = exchange;
     // Filled in by `handle` as it goes, so that a 500 still carries the request id and rate limits.
     const headers: Record<string, string> = { 'x-request-id': requestId };
@@ -379,4 +378,18 @@ function rateLimitHeaders(
     'ratelimit-remaining': String(Math.max(0, RATE_LIMIT - entry.count)),
     'ratelimit-reset': String(Math.ceil((entry.windowStart + hour) / 1000)),
   };
+}
+
+/**
+ * A request id in the platform's form, a version 4 UUID: unique, not secret, so drawn from
+ * Math.random. node:crypto's randomUUID would load crypto (and Node's stream modules with it) for
+ * every CLI command answered by the sandbox in process, which otherwise needs neither.
+ */
+export function newRequestId(): string {
+  const hex = (digits: number) =>
+    Math.floor(Math.random() * 16 ** digits)
+      .toString(16)
+      .padStart(digits, '0');
+  const variant = (8 + Math.floor(Math.random() * 4)).toString(16);
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
 }

@@ -40,7 +40,7 @@ import {
   UNPRIVILEGED,
   unprivilegedCanRun,
 } from './testing/processes.js';
-import { type SshKey, seedWorld, type World } from './world.js';
+import { type SshKey, seedWorld, upgradeWorld, WORLD_SHAPE, type World } from './world.js';
 
 const FIRST_SSH_KEY_ID = seedWorld().nextId.sshKey as number;
 
@@ -451,6 +451,11 @@ describe('crashes and corrupt files', () => {
       'its field "sshKeys" is a string, not an array',
     ],
     [
+      'a world with an object field that holds an array',
+      JSON.stringify({ ...seedWorld(), account: [] }),
+      'its field "account" is an array, not an object',
+    ],
+    [
       'a world with an id counter that is no number',
       JSON.stringify({ ...seedWorld(), nextId: { sshKey: 'x' } }),
       'its field "nextId.sshKey" is not an integer',
@@ -687,6 +692,25 @@ describe.skipIf(!existsSync('/proc/self'))('a state file on a file system that r
 });
 
 describe('upgrading a saved world', () => {
+  it("checks a file against the seed's shape: every field of a seeded world, of its kind, and no other", () => {
+    const kind = (value: unknown) =>
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? 'an array'
+          : `a${typeof value === 'object' ? 'n' : ''} ${typeof value}`;
+    const seeded = seedWorld(0);
+    expect(WORLD_SHAPE).toEqual(
+      Object.fromEntries(Object.entries(seeded).map(([key, value]) => [key, kind(value)])),
+    );
+    // Each field is checked: a seeded world with any one of them of another kind is refused (the
+    // version first of all, with a message of its own, tested above).
+    for (const key of Object.keys(seeded).filter((key) => key !== 'version')) {
+      const wrong = typeof (seeded as unknown as Record<string, unknown>)[key] === 'number' ? 'x' : 7;
+      expect(() => upgradeWorld({ ...seedWorld(0), [key]: wrong })).toThrow(`its field "${key}" is`);
+    }
+  });
+
   it('fills in a collection the file lacks and keeps what it has', async () => {
     const statePath = join(freshDir(), 'state.json');
     const old = seedWorld() as Partial<World>;

@@ -39,10 +39,17 @@ interface Row {
   compiled?: { pattern: RegExp; names: string[] };
 }
 
-/** The segment rows are filed under: the one after `/v2/`, or `*` when it is a parameter. */
+/**
+ * The segment rows are filed under: the one after `/v2/`, or `*` when it is a parameter. Found
+ * with indexOf rather than split and a pattern: every command the sandbox answers files the whole
+ * table first.
+ */
 const bucketOf = (path: string) => {
-  const segment = path.split('/')[2] ?? '';
-  return /^\{\w+\}$/.test(segment) ? '*' : segment;
+  const second = path.indexOf('/', path.indexOf('/') + 1);
+  if (second < 0) return '';
+  const end = path.indexOf('/', second + 1);
+  const segment = path.slice(second + 1, end < 0 ? undefined : end);
+  return segment.startsWith('{') && /^\{\w+\}$/.test(segment) ? '*' : segment;
 };
 
 let router: SandboxRouter | undefined;
