@@ -260,9 +260,12 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
   let madeRunner: ToolCall | undefined;
   const toolRunner = () => {
     runner ??= (async () => {
-      // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none of it).
-      if (io.ownsProcess)
+      // Before the first call's work (node:v8 is loaded here, not at start: tools/list needs none
+      // of it); the helper threads below this one (thread-priority.ts).
+      if (io.ownsProcess) {
         (await import('node:v8')).setFlagsFromString(`${STDIO_HEAP_FLAGS} ${JIT_FLAGS} ${STDIO_JIT_FLAGS}`);
+        (await import('./thread-priority.js')).lowerHelperThreads();
+      }
       const [{ createToolCall, warmUp }, serverOptions] = await Promise.all([
         import('./tool-call.js'),
         options,

@@ -1,0 +1,104 @@
+/**
+ * The stdio server's helper threads run below the thread that answers calls (Linux): read from
+ * /proc for the built server, over stdio with a real MCP client, and over HTTP (which keeps every
+ * thread as it is).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAIN, serverEnv } from './testing/client.js';
+import { killAll, startHttp } from './testing/process.js';
+import { HELPER_NICE_STEP } from './thread-priority.js';
+
+afterEach(killAll);
+
+/** Each thread of a process: its id and nice value (field 19 of /proc/PID/task/TID/stat). */
+function threads(pid: number): { tid: number; nice: number }[] {
+  return readdirSync(`/proc/${pid}/task`).map((task) => {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { tid: Number(task), nice: Number(fields[16]) };
+  });
+}
+
+/** A real client over stdio, `node dist/main.js --sandbox` started by `command` (node, or nice). */
+async function stdio(command: string[]): Promise<{ client: Client; pid: () => number }> {
+  const [first, ...rest] = command as [string, ...string[]];
+  const transport = new StdioClientTransport({
+    command: first,
+    args: [...rest, process.execPath, MAIN, '--sandbox'],
+    env: serverEnv(),
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'cloudcall-test', version: '1.0.0' });
+  await client.connect(transport);
+  const server = transport.pid;
+  if (server === null) throw new Error('no server process');
+  // Under nice, the server is nice's own process (nice execs node): the same pid.
+  return { client, pid: () => server };
+}
+
+describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => {
+  it('runs its helper threads (V8 workers, libuv pool) below the thread that answers calls', async () => {
+    const { client, pid } = await stdio(['env']);
+    try {
+      const answer = await client.callTool({ name: 'key-list', arguments: {} });
+      expect(answer.isError).toBeFalsy();
+      const all = threads(pid());
+      const main = all.find((thread) => thread.tid === pid());
+      expect(main?.nice).toBe(0);
+      // V8's four platform workers at least; threads made after the first call keep the main
+      // thread's priority.
+      expect(all.filter((thread) => thread.nice === HELPER_NICE_STEP).length).toBeGreaterThanOrEqual(4);
+      expect(all.filter((thread) => thread.nice !== 0 && thread.nice !== HELPER_NICE_STEP)).toEqual([]);
+      // And it goes on answering.
+      expect((await client.callTool({ name: 'key-list', arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lowers them from where the server was started: under `nice -n 3`, the helpers run at 13', async () => {
+    const { client, pid } = await stdio(['nice', '-n', '3']);
+    try {
+      await client.callTool({ name: 'key-list', arguments: {} });
+      const all = threads(pid());
+      expect(all.find((thread) => thread.tid === pid())?.nice).toBe(3);
+      expect(all.filter((thread) => thread.nice === 3 + HELPER_NICE_STEP).length).toBeGreaterThanOrEqual(4);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('leaves every thread of an HTTP server as it is: a service answers many callers at once', async () => {
+    const { url, child } = await startHttp([
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--sandbox',
+      '--stateless',
+    ]);
+    const post = async (id: number, method: string, params: object) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    await post(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
+    expect(await post(2, 'tools/call', { name: 'key-list', arguments: {} })).toContain('ssh_keys');
+    expect(threads(child.pid as number).filter((thread) => thread.nice !== 0)).toEqual([]);
+  });
+});
