@@ -25,9 +25,12 @@
  * turns it off.
  */
 import {
+  closeSync,
+  fstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -63,6 +66,32 @@ function shortHash(text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * One buffer the cached code of each file is read into, grown as needed: V8 reads the data while
+ * it compiles and keeps none of it, so the next file's can go in the same memory. A buffer of its
+ * own for each file (readFileSync) is fresh memory from the system each time, which costs a start
+ * a page fault for every 4 KiB of the 700 KiB or so a command reads.
+ */
+let readBuffer: Buffer | undefined;
+
+function readCached(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    if (!readBuffer || readBuffer.length < size)
+      readBuffer = Buffer.allocUnsafeSlow(Math.max(size, 256 * 1024));
+    let read = 0;
+    while (read < size) {
+      const got = readSync(fd, readBuffer, read, size - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    return readBuffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The name of a file's cached code: its name, size and modification time. */
@@ -107,7 +136,7 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
     let cachedData: Buffer | undefined;
     try {
       file = join(directory, cacheName(filename));
-      cachedData = readFileSync(file);
+      cachedData = readCached(file);
     } catch {
       // Not cached yet (or not readable): compiled, and cached at exit.
     }

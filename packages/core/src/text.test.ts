@@ -44,6 +44,16 @@ describe('showControls', () => {
     }
   });
 
+  it('escapes each ASCII control alone and in printable text (DEL too), and lets the rest of ASCII be', () => {
+    for (let code = 0; code < 0x80; code++) {
+      const char = String.fromCharCode(code);
+      const control = code < 0x20 || code === 0x7f;
+      expect(showControls(char) !== char, `U+${code.toString(16)}`).toBe(control);
+      expect(showControls(`name${char}`) !== `name${char}`).toBe(control);
+    }
+    expect(showControls('del\x7f')).toBe('del\\x7f');
+  });
+
   it('gives text with no control character left, and changes nothing the second time', () => {
     const every = Array.from({ length: 0x3000 }, (_, code) => String.fromCharCode(code)).join('');
     const shown = showControls(every);

@@ -26,8 +26,14 @@ export function wrapWords(text: string, width: number): string[] {
  * spaces, the byte-order mark), line and paragraph separators, and unpaired surrogates. The
  * joiner and the tag characters inside emoji (👩‍👩‍👧, a subdivision's flag) are let be.
  */
-const UNSHOWN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]|(?![\u200d\u{e0020}-\u{e007f}])\p{Cf}/gu;
+let unshown: RegExp | undefined;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/**
+ * Printable ASCII, none of which `unshown` matches: most text is this, and is let through without
+ * it, whose Unicode classes V8 builds from ICU's tables when the expression is made (so it is
+ * made when first needed, not when this module loads).
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * `text` with every character that would act rather than show written as an escape: `\n`, `\r`,
@@ -36,7 +42,9 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
  * cannot then start a new line, recolour the terminal or reverse the text after it.
  */
 export function showControls(text: string): string {
-  return text.replace(UNSHOWN, (char) => {
+  if (PRINTABLE_ASCII.test(text)) return text;
+  unshown ??= /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]|(?![\u200d\u{e0020}-\u{e007f}])\p{Cf}/gu;
+  return text.replace(unshown, (char) => {
     const named = NAMED[char];
     if (named) return named;
     const code = char.codePointAt(0) as number;
