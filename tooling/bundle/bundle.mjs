@@ -13,7 +13,7 @@
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import MagicString from 'magic-string';
 import { build } from 'rolldown';
@@ -37,6 +37,12 @@ const cjsEntry = Boolean(values['cjs-entry']) && !oneFile;
  * dist/package.json makes the .js files of dist/ CommonJS.
  */
 const cjs = Boolean(values.cjs) && !oneFile && !cjsEntry;
+/**
+ * An app's own splitting, in bundle.config.mjs beside its package.json: `codeSplittingGroups`,
+ * rolldown's `output.codeSplitting.groups` (modules that go together in a chunk of their own).
+ */
+const configFile = join(cwd, 'bundle.config.mjs');
+const config = existsSync(configFile) ? (await import(pathToFileURL(configFile).href)).default : {};
 const outDir = oneFile ? resolve(oneFile) : join(cwd, 'dist');
 const outFile = join(outDir, 'main.js');
 
@@ -78,6 +84,9 @@ const result = cjsEntry
           ? { file: outFile, codeSplitting: false }
           : { dir: outDir, entryFileNames: 'main.js', chunkFileNames: 'chunks/[name]-[hash].js' }),
         ...(cjs ? { format: 'cjs', dynamicImportInCjs: false } : { format: 'esm' }),
+        ...(config.codeSplittingGroups && !oneFile
+          ? { codeSplitting: { groups: config.codeSplittingGroups } }
+          : {}),
         // The maps stay in dist/ for debugging from a checkout, unreferenced and unpacked: with their
         // sources they would double the packed size, and without them a shipped map points nowhere.
         sourcemap: 'hidden',
