@@ -128,9 +128,9 @@ export class LockTimeoutError extends Error {
  * hash of the boot id and the namespace), and its start time. Worked out when first needed: a
  * command that only reads the state file takes no lock and names no temp file.
  */
-let self: { proc: string; host: string; tag: string; start: string | undefined } | undefined;
-function thisProcess(): NonNullable<typeof self> {
-  if (self) return self;
+let identity: { proc: string; host: string; tag: string; start: string | undefined } | undefined;
+function thisProcess(): NonNullable<typeof identity> {
+  if (identity) return identity;
   const read = (read: () => string) => {
     try {
       return read().trim();
@@ -142,8 +142,8 @@ function thisProcess(): NonNullable<typeof self> {
   const boot = read(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'));
   const pidNamespace = read(() => readlinkSync('/proc/self/ns/pid'));
   const tag = createHash('sha256').update(`${host}\0${boot}\0${pidNamespace}`).digest('hex').slice(0, 10);
-  self = { proc: randomBytes(8).toString('hex'), host, tag, start: processInfo(process.pid)?.start };
-  return self;
+  identity = { proc: randomBytes(8).toString('hex'), host, tag, start: processInfo(process.pid)?.start };
+  return identity;
 }
 
 /** A process's start time in clock ticks since boot, and whether it is a zombie (Linux only). */

@@ -167,7 +167,7 @@ type KindOf<T> = T extends readonly unknown[]
 
 /**
  * The kind of each top-level field of a world, as a state file must hold it: every field of World
- * and no other (the compiler checks both, and each kind against the field's type); world.test.ts
+ * and no other (the compiler checks both, and each kind against the field's type); store.test.ts
  * checks it against what seedWorld makes. Written out rather than read off a seeded world at each
  * start: seeding one costs a command that reads the state file more than the rest of the read.
  */
