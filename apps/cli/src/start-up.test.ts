@@ -77,24 +77,28 @@ const streams: string[][] = [];
 const builtins: string[][] = [];
 const STREAMS = ['stdin', 'stdout', 'stderr'];
 
+/** A run of the built CLI with a preload (`--import FILE` or `--require FILE`), its home `work`. */
+function runBuilt(preload: string[], args: string[], env: Record<string, string>, status = 0) {
+  const run = spawnSync(process.execPath, [...preload, MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: work, XDG_CONFIG_HOME: join(work, 'config'), ...env },
+    encoding: 'utf8',
+  });
+  expect(run.status, run.stderr).toBe(status);
+  return run;
+}
+
 /** The sources bundled into the files a run of the built CLI loaded (exit 0 unless told). */
 function loadedSources(args: string[], more: Record<string, string> = {}, status = 0): string[] {
   const log = join(work, `loaded-${runs}.txt`);
   const netLog = join(work, `net-${runs++}.txt`);
   writeFileSync(log, '');
   writeFileSync(netLog, '');
-  const run = spawnSync(process.execPath, ['--import', join(work, 'register.mjs'), MAIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: work,
-      XDG_CONFIG_HOME: join(work, 'config'),
-      LOADED_LOG: log,
-      NET_LOG: netLog,
-      ...more,
-    },
-    encoding: 'utf8',
-  });
-  expect(run.status, run.stderr).toBe(status);
+  runBuilt(
+    ['--import', join(work, 'register.mjs')],
+    args,
+    { LOADED_LOG: log, NET_LOG: netLog, ...more },
+    status,
+  );
   const lines = readFileSync(netLog, 'utf8').split('\n').filter(Boolean);
   network.push(lines.filter((line) => !STREAMS.includes(line)));
   streams.push(lines.filter((line) => STREAMS.includes(line)));
@@ -243,31 +247,21 @@ describe('a start of the built CLI', () => {
     );
     const run = (args: string[]) => {
       const log = join(work, `builtins-${runs++}.txt`);
-      const done = spawnSync(process.execPath, ['--require', join(work, 'builtins.cjs'), MAIN, ...args], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: work,
-          XDG_CONFIG_HOME: join(work, 'config'),
-          BUILTINS_LOG: log,
-        },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      expect(done.status, done.stderr).toBe(0);
-      const heavy = readFileSync(log, 'utf8')
+      const done = runBuilt(['--require', join(work, 'builtins.cjs')], args, { BUILTINS_LOG: log });
+      const heavyModules = readFileSync(log, 'utf8')
         .split('\n')
         .filter((entry) => /^NativeModule (crypto|http|https|net|tls|tty|stream|zlib)$/.test(entry));
-      return { heavy, answer: JSON.parse(done.stdout) as unknown };
+      return { heavyModules, answer: JSON.parse(done.stdout) as unknown };
     };
     // The first command on a state file seeds it (ids drawn with crypto) and takes its lock.
     run(['--sandbox', 'key-list']);
     const listed = run(['--sandbox', 'key-list']);
     expect(listed.answer).toMatchObject({ ssh_keys: expect.any(Array) });
-    expect(listed.heavy).toEqual([]);
+    expect(listed.heavyModules).toEqual([]);
     // A command that needs one loads it when it uses it: a key made has its fingerprint computed.
     const created = run(['--sandbox', 'key-create', '--Name', 'start-up', '--PublicKey', sshPublicKey()]);
     expect(created.answer).toMatchObject({ ssh_key: { name: 'start-up' } });
-    expect(created.heavy).toContain('NativeModule crypto');
+    expect(created.heavyModules).toContain('NativeModule crypto');
   });
 
   it('makes no stream for stdout, stderr or stdin (pipes here) that a command does not need', () => {

@@ -265,21 +265,7 @@ describe('resumable streams (stateful HTTP)', () => {
   });
 
   it('a stream opens with a priming event carrying an id and retry:, and every event has an id', async () => {
-    const initialize = await httpRequest(url, {
-      body: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      },
-    });
-    const session = initialize.headers['mcp-session-id'] as string;
-    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await httpRequest(url, { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers });
+    const headers = await rawSession();
     const answer = await httpRequest(url, {
       body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'balance-get', arguments: {} } },
       headers,

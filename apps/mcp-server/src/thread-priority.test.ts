@@ -7,8 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAIN, serverEnv } from './testing/client.js';
+import { call, MAIN, serverEnv } from './testing/client.js';
 import { killAll, startHttp } from './testing/process.js';
+import { httpClient } from './testing/service.js';
 import { HELPER_NICE_STEP } from './thread-priority.js';
 
 afterEach(killAll);
@@ -80,25 +81,12 @@ describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => 
       '--sandbox',
       '--stateless',
     ]);
-    const post = async (id: number, method: string, params: object) => {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-      });
-      expect(response.status).toBe(200);
-      return response.text();
-    };
-    await post(1, 'initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 't', version: '1' },
-    });
-    expect(await post(2, 'tools/call', { name: 'key-list', arguments: {} })).toContain('ssh_keys');
+    const client = await httpClient(url);
+    try {
+      expect((await call(client, 'key-list')).isError).toBe(false);
+    } finally {
+      await client.close();
+    }
     expect(threads(child.pid as number).filter((thread) => thread.nice !== 0)).toEqual([]);
   });
 });
