@@ -245,7 +245,8 @@ function inlinePackageJson() {
 /**
  * Node's own modules that its start does not load, each of which costs a command several
  * milliseconds to load with what it requires (crypto 47 modules, http 47, tty and net the stream
- * modules): in a --cjs build, each `require()` of one in a chunk (a top-level `import` in the
+ * modules), or about 1 % of `--sandbox key-list`'s instructions alone (os, imported for a
+ * `homedir()` that a set HOME never needs): in a --cjs build, each `require()` of one in a chunk (a top-level `import` in the
  * sources, commander's `require('node:child_process')`) gives an object that requires the module
  * the first time one of its members is read, so a command loads only the modules it uses, when
  * it uses them. A module's members are read as before (`crypto.randomUUID()`, `new
@@ -262,6 +263,7 @@ function lazyBuiltins() {
     'http2',
     'https',
     'net',
+    'os',
     'readline',
     'stream/promises',
     'tls',

@@ -127,11 +127,7 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
     root.endsWith('/') || root.endsWith('\\') ? root : `${root}${root.includes('\\') ? '\\' : '/'}`;
 
   internals.prototype._compile = function compile(content, filename) {
-    // A dynamic import() in a script needs Node's loader callbacks, which only Node's own compile
-    // sets up: the build turns every import() into require(), so this is a safety net.
-    if (!filename.startsWith(prefix) || content.includes('import(')) {
-      return nodeCompile.call(this, content, filename);
-    }
+    if (!filename.startsWith(prefix)) return nodeCompile.call(this, content, filename);
     let file: string | undefined;
     let cachedData: Buffer | undefined;
     try {
@@ -139,6 +135,13 @@ export function keepCompiledCode(root: string, cache: string, version: string): 
       cachedData = readCached(file);
     } catch {
       // Not cached yet (or not readable): compiled, and cached at exit.
+    }
+    // A dynamic import() in a script needs Node's loader callbacks, which only Node's own compile
+    // sets up: the build turns every import() into require(), so this is a safety net. A file
+    // with cached code passed it when that code was made (the cache's name holds the file's
+    // name, size and time): its 100 KB or so are not searched again at every start.
+    if (cachedData === undefined && content.includes('import(')) {
+      return nodeCompile.call(this, content, filename);
     }
     // A shebang line is no comment to V8 inside the function Node wraps a module in.
     const source = content.startsWith('#!') ? `//${content}` : content;

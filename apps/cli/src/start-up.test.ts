@@ -239,18 +239,18 @@ describe('a start of the built CLI', () => {
     expect(builtins.at(-1)?.filter((name) => /^node:(child_process|dgram)$/.test(name))).toEqual([]);
   });
 
-  it("answers --sandbox key-list into a pipe without Node's crypto, http, tty, net or stream modules", () => {
+  it("answers --sandbox key-list into a pipe without Node's crypto, http, os, tty, net or stream modules", () => {
     // Runs of their own, watched by a preload that loads nothing (the hooks above load net).
     writeFileSync(
       join(work, 'builtins.cjs'),
       `process.once('exit', () => require('node:fs').writeFileSync(process.env.BUILTINS_LOG, process.moduleLoadList.join('\\n')));\n`,
     );
-    const run = (args: string[]) => {
+    const run = (args: string[], env: Record<string, string> = {}) => {
       const log = join(work, `builtins-${runs++}.txt`);
-      const done = runBuilt(['--require', join(work, 'builtins.cjs')], args, { BUILTINS_LOG: log });
+      const done = runBuilt(['--require', join(work, 'builtins.cjs')], args, { BUILTINS_LOG: log, ...env });
       const heavyModules = readFileSync(log, 'utf8')
         .split('\n')
-        .filter((entry) => /^NativeModule (crypto|http|https|net|tls|tty|stream|zlib)$/.test(entry));
+        .filter((entry) => /^NativeModule (crypto|http|https|net|os|tls|tty|stream|zlib)$/.test(entry));
       return { heavyModules, answer: JSON.parse(done.stdout) as unknown };
     };
     // The first command on a state file seeds it (ids drawn with crypto) and takes its lock.
@@ -262,6 +262,10 @@ describe('a start of the built CLI', () => {
     const created = run(['--sandbox', 'key-create', '--Name', 'start-up', '--PublicKey', sshPublicKey()]);
     expect(created.answer).toMatchObject({ ssh_key: { name: 'start-up' } });
     expect(created.heavyModules).toContain('NativeModule crypto');
+    // Without HOME the cache's place is asked of os.homedir(): node:os loads then, and works.
+    const homeless = run(['--sandbox', 'key-list'], { HOME: '', XDG_CACHE_HOME: join(work, 'cache') });
+    expect(homeless.answer).toMatchObject({ ssh_keys: expect.any(Array) });
+    expect(homeless.heavyModules).toEqual(['NativeModule os']);
   });
 
   it('makes no stream for stdout, stderr or stdin (pipes here) that a command does not need', () => {

@@ -80,7 +80,9 @@ const STDIO_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30
 const JIT_FLAGS = '--interrupt-budget=16384';
 
 /**
- * Over stdio, TurboFan inlines at most 100 bytes of bytecode into a function it optimises
+ * Over stdio, TurboFan optimises no function of more than 800 bytes of bytecode
+ * (--max-optimized-bytecode-size, default 61440; read whenever V8 decides whether to optimise, so
+ * setting it at run time works), and inlines at most 100 bytes of bytecode into a function it optimises
  * (--max-inlined-bytecode-size-cumulative, default 920; read at each compile, so setting it at
  * run time works). A cold server's optimising runs on V8's worker threads while the calls run, on
  * the same cores as the host and the calls' own answers: the slow calls of the first thousand are
@@ -92,9 +94,15 @@ const JIT_FLAGS = '--interrupt-budget=16384';
  * (instead of JIT_FLAGS' quarter): a cold session's calls reach their optimised code in fewer
  * calls, and over the first 2,000 p99 went from 1.35 to 1.16 times the Go server's, and from 1.50
  * to 1.30 in another run, p50 and processor time a call within the runs' spread (docs/benchmark.md,
- * tenth pass); a half or a whole of the default was slower on both.
+ * tenth pass); a half or a whole of the default was slower on both. The size limit keeps the few
+ * long functions a call runs (the API client's request loop, the call's own path, each 10 KB or
+ * more of optimised code and up to tens of milliseconds of a worker's time to compile) in V8's
+ * baseline code: a cold server's first 2,000 calls took 11 % less processor time and their p99
+ * went from 1.38 to 1.22 times the Go server's (docs/benchmark.md, eleventh pass); once warm a
+ * call costs about 0.02 ms more, still two thirds of the Go server's.
  */
-const STDIO_JIT_FLAGS = '--interrupt-budget=8192 --max-inlined-bytecode-size-cumulative=100';
+const STDIO_JIT_FLAGS =
+  '--interrupt-budget=8192 --max-inlined-bytecode-size-cumulative=100 --max-optimized-bytecode-size=800';
 
 /**
  * How long a call's line on stdio may wait to go out with the lines after it (`logLater`): a
