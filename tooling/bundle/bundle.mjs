@@ -154,6 +154,7 @@ async function buildCjsEntry() {
     plugins: [
       inlinePackageJson(),
       licenses,
+      lazyBuiltins(),
       {
         name: 'cloudcall:imports-on-demand',
         async resolveDynamicImport(specifier, importer) {
@@ -245,13 +246,14 @@ function inlinePackageJson() {
 /**
  * Node's own modules that its start does not load, each of which costs a command several
  * milliseconds to load with what it requires (crypto 47 modules, http 47, tty and net the stream
- * modules), or about 1 % of `--sandbox key-list`'s instructions alone (os, imported for a
- * `homedir()` that a set HOME never needs): in a --cjs build, each `require()` of one in a chunk (a top-level `import` in the
+ * modules; os is one, imported for a `homedir()` that a set HOME never needs): in a --cjs build,
+ * and in a --cjs-entry build's main.js, each `require()` of one (a top-level `import` in the
  * sources, commander's `require('node:child_process')`) gives an object that requires the module
- * the first time one of its members is read, so a command loads only the modules it uses, when
- * it uses them. A module's members are read as before (`crypto.randomUUID()`, `new
- * net.BlockList()`); only a look at the object itself (`typeof`, identity) tells it apart, which
- * is why node:stream, whose export is a class (`class X extends require('stream')`), is not one.
+ * the first time one of its members is read, so a command or a server's start loads only the
+ * modules it uses, when it uses them. A module's members are read as before
+ * (`crypto.randomUUID()`, `new net.BlockList()`); only a look at the object itself (`typeof`,
+ * identity) tells it apart, which is why node:stream, whose export is a class (`class X extends
+ * require('stream')`), is not one.
  */
 function lazyBuiltins() {
   const builtins = [

@@ -79,9 +79,17 @@ describe('the state a confirmation question carries', () => {
     expect(stateKey(raw.toString('base64'))).toEqual(raw);
     expect(stateKey(raw.toString('hex'))).toEqual(raw);
     expect(stateKey('a passphrase of thirty-two characters!')).toHaveLength(38);
-    expect(stateKey(undefined)).toHaveLength(32);
-    expect(stateKey(undefined)).not.toEqual(stateKey(undefined));
+    expect(stateKey(undefined)).toBeUndefined();
+    expect(stateKey('')).toBeUndefined();
     expect(() => stateSeal(Buffer.from('short'))).toThrow(/at least 32 bytes/);
+  });
+
+  it('without a key seals under a random one of its own, which no other seal opens', () => {
+    const mine = stateSeal(undefined);
+    const text = mine.seal(QUESTION);
+    expect(mine.open(text)).toMatchObject(QUESTION);
+    expect(mine.open(mine.seal(QUESTION))).toMatchObject(QUESTION);
+    expect(() => stateSeal(undefined).open(text)).toThrow(/not made by this service/);
   });
 
   it('digests arguments the same in any key order, and differently for any other value', () => {

@@ -52,15 +52,27 @@ export interface StateSeal {
 
 /**
  * Seals and opens question states under `secret` (the shared key, any length from 32 bytes; the
- * cipher's key is derived from it with HKDF). `now` is the clock expiry is judged by.
+ * cipher's key is derived from it with HKDF), or, without one, under a random key of this
+ * process's own. `now` is the clock expiry is judged by. The key is derived (and a random one
+ * drawn) with the first state sealed or opened: a server checks a given key's length at start,
+ * but loads node:crypto (about 20 of Node's modules) only once a question is asked.
  */
-export function stateSeal(secret: Buffer, options: { ttlMs?: number; now?: () => number } = {}): StateSeal {
-  if (secret.length < 32) throw new Error('--request-state-key must be at least 32 bytes');
-  const key = Buffer.from(hkdfSync('sha256', secret, 'cloudcall', 'mcp request state', 32));
+export function stateSeal(
+  secret: Buffer | undefined,
+  options: { ttlMs?: number; now?: () => number } = {},
+): StateSeal {
+  if (secret !== undefined && secret.length < 32)
+    throw new Error('--request-state-key must be at least 32 bytes');
+  let derived: Buffer | undefined;
+  const cipherKey = () =>
+    (derived ??= Buffer.from(
+      hkdfSync('sha256', secret ?? randomBytes(32), 'cloudcall', 'mcp request state', 32),
+    ));
   const ttlMs = options.ttlMs ?? QUESTION_TTL_MS;
   const now = options.now ?? Date.now;
   return {
     seal(state) {
+      const key = cipherKey();
       const full: ConfirmState = {
         ...state,
         expires: now() + ttlMs,
@@ -80,7 +92,7 @@ export function stateSeal(secret: Buffer, options: { ttlMs?: number; now?: () =>
       if (bytes.length < IV_BYTES + TAG_BYTES + 2) throw new StateRefused('invalid');
       let state: ConfirmState;
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
+        const decipher = createDecipheriv('aes-256-gcm', cipherKey(), bytes.subarray(0, IV_BYTES));
         decipher.setAAD(ASSOCIATED);
         decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
         const plain = Buffer.concat([
@@ -98,12 +110,13 @@ export function stateSeal(secret: Buffer, options: { ttlMs?: number; now?: () =>
 }
 
 /**
- * The key from `--request-state-key` (base64, hex or plain text of 32 bytes or more), or a
- * random one: then only this process can open its questions' states, which is right for one
- * process (stdio, one replica) and says so when a retry lands elsewhere.
+ * The key from `--request-state-key` (base64, hex or plain text of 32 bytes or more), or
+ * undefined without one: stateSeal then uses a random key, and only this process can open its
+ * questions' states, which is right for one process (stdio, one replica) and says so when a
+ * retry lands elsewhere.
  */
-export function stateKey(text: string | undefined): Buffer {
-  if (text === undefined || text === '') return randomBytes(32);
+export function stateKey(text: string | undefined): Buffer | undefined {
+  if (text === undefined || text === '') return undefined;
   const trimmed = text.trim();
   if (/^[0-9a-f]+$/i.test(trimmed) && trimmed.length >= 64) return Buffer.from(trimmed, 'hex');
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed) && trimmed.length >= 44) {
