@@ -78,6 +78,9 @@ const { values: flags } = parseArgs({
     'burst-calls': { type: 'string', default: '5000' },
     'in-flight': { type: 'string', default: '16' },
     'sdk-calls': { type: 'string', default: '500' },
+    // Fresh processes of each server that make the sequential calls: p99 is the 1 % slowest of
+    // all of them, so more runs, a steadier tail.
+    'sequential-runs': { type: 'string', default: '4' },
     // Through nginx to 1, then 3, stateless replicas over HTTP.
     'replica-calls': { type: 'string', default: '2000' },
     'replica-in-flight': { type: 'string', default: '32' },
@@ -97,6 +100,7 @@ const calls = positive('--calls', flags.calls);
 const burstCalls = positive('--burst-calls', flags['burst-calls']);
 const inFlight = positive('--in-flight', flags['in-flight']);
 const sdkCalls = positive('--sdk-calls', flags['sdk-calls']);
+const sequentialRuns = positive('--sequential-runs', flags['sequential-runs']);
 const replicaCalls = positive('--replica-calls', flags['replica-calls']);
 const replicaInFlight = positive('--replica-in-flight', flags['replica-in-flight']);
 const httpColdCalls = positive('--http-cold-calls', flags['http-cold-calls']);
@@ -171,13 +175,16 @@ async function run() {
   await sequentialCalls(NODE, mcpArgs);
   const servers = [{ name: 'cloudcall', command: NODE, args: mcpArgs }];
   if (reference.binary) servers.push({ name: 'reference', command: reference.binary, args: refArgs });
-  // Each server twice, each time a fresh process, in the order A B B A: a drift in the machine's
-  // speed falls on both alike.
+  // Each server --sequential-runs times, each time a fresh process, in the order A B B A A B …: a
+  // drift in the machine's speed falls on both alike.
+  const sequentialOrder = Array.from({ length: sequentialRuns }, (_, run) =>
+    run % 2 ? [...servers].reverse() : servers,
+  ).flat();
   progress(
-    `${calls} sequential calls, a fresh process each time: ${[...servers, ...[...servers].reverse()].map((s) => s.name).join(', ')}`,
+    `${calls} sequential calls, a fresh process each time: ${sequentialOrder.map((s) => s.name).join(', ')}`,
   );
   const sequential = { cloudcall: [], reference: [] };
-  for (const server of [...servers, ...[...servers].reverse()]) {
+  for (const server of sequentialOrder) {
     sequential[server.name].push(await sequentialCalls(server.command, server.args));
   }
   progress(`cloudcall-mcp: ${BURSTS} × ${burstCalls} with ${inFlight} in flight`);
@@ -569,7 +576,7 @@ function render(r) {
   const notes = [
     `${r.date.slice(0, 10)}, commit ${r.commit ?? 'unknown'}; ${r.machine.cores} × ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}, node ${r.machine.node.slice(1)}; 1-minute load average ${r.machine.loadAverageAtEnd[0]} at the end.`,
     `Start-up: medians of ${r.settings.rounds} interleaved rounds (bare node twice a round), spawn to exit (to the tools/list answer for MCP, official SDK client over stdio); ratio = median / median of \`node -e 0\`.`,
-    `Per call: ${r.settings.tool} against a loopback API stand-in that answers at once; p50/p99 over ${r.settings.calls} sequential calls from a server's start (no warm-up of the server), twice per server, each time a fresh process, in the order cloudcall, reference, reference, cloudcall, after a discarded run that warms up this process's own client and stand-in; calls/s the median of ${BURSTS} bursts of ${r.settings.burstCalls} with ${r.settings.inFlight} in flight, all as raw JSON-RPC lines over the server's stdio.` +
+    `Per call: ${r.settings.tool} against a loopback API stand-in that answers at once; p50/p99 over ${r.settings.calls} sequential calls from a server's start (no warm-up of the server), ${r.calls.cloudcall.sequentialRuns} times per server, each time a fresh process, in the order cloudcall, reference, reference, cloudcall and so on, after a discarded run that warms up this process's own client and stand-in; calls/s the median of ${BURSTS} bursts of ${r.settings.burstCalls} with ${r.settings.inFlight} in flight, all as raw JSON-RPC lines over the server's stdio.` +
       ` The last ${r.settings.calls - (r.settings.calls >> 1)} of each run's sequential calls alone (V8 warmed up): p50/p99 ${ms(r.calls.cloudcall.warmP50Ms)}/${ms(r.calls.cloudcall.warmP99Ms)} ms` +
       (r.calls.reference
         ? ` for cloudcall and ${ms(r.calls.reference.warmP50Ms)}/${ms(r.calls.reference.warmP99Ms)} ms for @digitalocean/mcp.`
