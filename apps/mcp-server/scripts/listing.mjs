@@ -25,13 +25,26 @@ function tools() {
   return [...toolsOf(listedByDefault), ...guardTools, ...toolsOf(onRequest)];
 }
 
+/**
+ * JSON text with every character beyond ASCII written as its `\uXXXX` escape: the same JSON
+ * value, read by the server into a one-byte string. One character beyond ASCII (an ellipsis in a
+ * description) makes V8 hold the whole file as two bytes a character: the 118 KB of entries
+ * became 236 KB at every start, and the tools/list answer was encoded from them (as `charset:
+ * 'ascii'` does for the bundles, docs/building.md).
+ */
+export function asciiOnly(json) {
+  return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** How many tools the default listing has, and where their entries end in the text of every entry. */
 function defaults() {
   const count = toolsOf(listedByDefault).length + guardTools.length;
-  const text = JSON.stringify(
-    tools()
-      .slice(0, count)
-      .map((tool) => toolListing(tool)),
+  const text = asciiOnly(
+    JSON.stringify(
+      tools()
+        .slice(0, count)
+        .map((tool) => toolListing(tool)),
+    ),
   );
   return { count, textEnd: text.length - 1 };
 }
@@ -66,12 +79,12 @@ export function listingJson() {
         : {}),
     })),
   };
-  return `${JSON.stringify(data)}\n`;
+  return `${asciiOnly(JSON.stringify(data))}\n`;
 }
 
 /** Each tool's tools/list entry, in the index's order: the JSON text of their array, one line. */
 export function toolsListJson() {
-  return `${JSON.stringify(tools().map((tool) => toolListing(tool)))}\n`;
+  return `${asciiOnly(JSON.stringify(tools().map((tool) => toolListing(tool))))}\n`;
 }
 
 /** The module that reads them. */
@@ -83,7 +96,7 @@ import { type ListingData, type ListingIndex, listingData } from './tool-data.js
 // Read from the JSON files beside this module (the build copies them to dist/assets): V8 parses
 // JSON from a file several times faster than it compiles the same text as a string in the bundle.
 // The tools/list entries, most of it, are parsed only once something reads one: the answer to a
-// tools/list of every tool is their text as it is (docs/benchmark.md).
+// tools/list of every tool is their text as it is (docs/benchmark.md). Both are ASCII (asciiOnly).
 const index: ListingIndex = JSON.parse(
   readFileSync(new URL('./listing.generated.json', import.meta.url), 'utf8'),
 );

@@ -66,8 +66,13 @@ describe('the answers given before the SDK loads', () => {
     expect(PROTOCOL).toEqual({ latest: LATEST_PROTOCOL_VERSION, supported: SUPPORTED_PROTOCOL_VERSIONS });
   });
 
-  it("list every tool with the build's text of their entries, which is JSON.stringify's of the listing", () => {
-    expect(toolsListText()).toBe(JSON.stringify(listingOf(LISTING.tools)));
+  it("list every tool with the build's text of their entries: JSON.stringify's of the listing, in ASCII", async () => {
+    // The characters beyond ASCII as escapes (the script's asciiOnly): the same JSON, held by V8
+    // one byte a character.
+    expect(toolsListText()).toBe(await asciiOnly(JSON.stringify(listingOf(LISTING.tools))));
+    expect(toolsListText()).toMatch(/^[\x20-\x7e]*$/);
+    expect(toolsListText()).toContain('\\u2026');
+    expect(JSON.parse(toolsListText())).toEqual(listingOf(LISTING.tools));
   });
 
   const identities: ServerIdentity[] = [
@@ -171,6 +176,12 @@ function session(dynamic = false, held = false, router?: CallRouter, ended?: () 
   return { input, output, early, errors, events, answers, lines, load };
 }
 
+/** The build's escaping of the listing files (scripts/listing.mjs): characters beyond ASCII as \uXXXX. */
+async function asciiOnly(json: string): Promise<string> {
+  const script = new URL('../scripts/listing.mjs', import.meta.url).href;
+  return ((await import(script)) as { asciiOnly: (text: string) => string }).asciiOnly(json);
+}
+
 describe('EarlyStdio handing over to the SDK server', () => {
   it('answers initialize, tools/list and ping itself, then the SDK server answers the rest, each once and in order', async () => {
     const s = session(false, true);
@@ -205,9 +216,11 @@ describe('EarlyStdio handing over to the SDK server', () => {
       error: { code: -32602, data: { error_id: 'unknown_tool' } },
     });
     expect(byId(5)?.result).toEqual(answers[1]?.result);
-    // Byte for byte: the early list (the build's text) is the line the SDK server wrote.
-    const sdkLine = s.lines().find((text) => text.endsWith('"id":5}'));
-    expect(s.lines()[1]?.replace(/"id":2}$/, '"id":5}')).toBe(sdkLine);
+    // Byte for byte: the early list (the build's text) is the line the SDK server wrote, with its
+    // characters beyond ASCII escaped.
+    const sdkLine = s.lines().find((text) => text.endsWith('"id":5}')) ?? '';
+    expect(s.lines()[1]?.replace(/"id":2}$/, '"id":5}')).toBe(await asciiOnly(sdkLine));
+    expect(sdkLine).not.toBe(await asciiOnly(sdkLine));
     // Its second answer to initialize was dropped, and it equalled the first.
     await expect.poll(() => s.early.answered.size).toBe(0);
     expect(s.errors).toEqual([]);

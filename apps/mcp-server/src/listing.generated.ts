@@ -5,7 +5,7 @@ import { type ListingData, type ListingIndex, listingData } from './tool-data.js
 // Read from the JSON files beside this module (the build copies them to dist/assets): V8 parses
 // JSON from a file several times faster than it compiles the same text as a string in the bundle.
 // The tools/list entries, most of it, are parsed only once something reads one: the answer to a
-// tools/list of every tool is their text as it is (docs/benchmark.md).
+// tools/list of every tool is their text as it is (docs/benchmark.md). Both are ASCII (asciiOnly).
 const index: ListingIndex = JSON.parse(
   readFileSync(new URL('./listing.generated.json', import.meta.url), 'utf8'),
 );
