@@ -81,13 +81,13 @@ const JIT_FLAGS = '--interrupt-budget=16384';
 
 /**
  * Over stdio, TurboFan optimises no function of more than 800 bytes of bytecode
- * (--max-optimized-bytecode-size, default 61440; read whenever V8 decides whether to optimise, so
- * setting it at run time works), and inlines at most 100 bytes of bytecode into a function it optimises
- * (--max-inlined-bytecode-size-cumulative, default 920; read at each compile, so setting it at
- * run time works). A cold server's optimising runs on V8's worker threads while the calls run, on
+ * (--max-optimized-bytecode-size, default 61440; read whenever V8 decides whether to optimise),
+ * and inlines at most 100 bytes of bytecode into a function it optimises
+ * (--max-inlined-bytecode-size-cumulative, default 920; read at each compile): both work when set
+ * at run time. A cold server's optimising runs on V8's worker threads while the calls run, on
  * the same cores as the host and the calls' own answers: the slow calls of the first thousand are
- * mostly ones that waited for those threads. Smaller optimised functions compile in less time;
- * over the first 2,000 sequential calls p99 went from 4.63 to 3.46 ms and the worker threads'
+ * mostly ones that waited for those threads. With less inlining, optimised functions are smaller
+ * and compile in less time: over the first 2,000 sequential calls p99 went from 4.63 to 3.46 ms and the worker threads'
  * processor time a call from 0.21 to 0.17 ms, p50 within the runs' spread (docs/benchmark.md,
  * eighth pass). Over HTTP V8's default stays: a service's throughput once warm counts more there.
  * And over stdio a function is optimised sooner still, after an eighth of V8's default budget
