@@ -435,7 +435,8 @@ describe('three stateless replicas behind nginx, one Redis, one --request-state-
         retry: { state: string; answer: object },
       ) => {
         const answer = await round(url, token, 'key-delete', args, retry);
-        expect(answer.result?.isError).toBe(true);
+        // The whole answer in the message: a failure says what came instead of a refusal.
+        expect(answer.result?.isError, JSON.stringify(answer)).toBe(true);
         return textOf(answer.result ?? {});
       };
 
@@ -484,8 +485,9 @@ describe('three stateless replicas behind nginx, one Redis, one --request-state-
       ).toMatch(/not made by this service/);
 
       // After expiry: asked where questions last a second, answered later (there or anywhere).
-      const stale = (await round(brief, 'alice', 'key-delete', { ID: victim })).result
-        ?.requestState as string;
+      const question = await round(brief, 'alice', 'key-delete', { ID: victim });
+      const stale = question.result?.requestState as string;
+      expect(typeof stale, JSON.stringify(question)).toBe('string');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       for (const url of [brief, replicas[2] as string]) {
         expect(
