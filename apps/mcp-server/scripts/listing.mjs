@@ -27,10 +27,10 @@ function tools() {
 
 /**
  * JSON text with every character beyond ASCII written as its `\uXXXX` escape: the same JSON
- * value, read by the server into a one-byte string. One character beyond ASCII (an ellipsis in a
- * description) makes V8 hold the whole file as two bytes a character: the 118 KB of entries
- * became 236 KB at every start, and the tools/list answer was encoded from them (as `charset:
- * 'ascii'` does for the bundles, docs/building.md).
+ * value, read by the server into a one-byte string, as `charset: 'ascii'` keeps the bundles
+ * (docs/building.md). One character beyond ASCII (an ellipsis in a description) makes V8 hold the
+ * whole file as two bytes a character: the 118 KB of entries became 236 KB at every start, and
+ * the tools/list answer was encoded from them.
  */
 export function asciiOnly(json) {
   return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
