@@ -13,7 +13,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CallRouter, sessionCalls } from './fast-call.js';
 import { EarlyStdio, initializeResult, type ServerIdentity } from './handshake.js';
-import { LISTING, toolsListText } from './listing.generated.js';
+import { defaultToolsListBytes, LISTING, toolsListBytes, toolsListText } from './listing.generated.js';
 import { PROTOCOL } from './protocol.generated.js';
 import { createLegacyServer, createToolCall, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio.js';
@@ -73,6 +73,16 @@ describe('the answers given before the SDK loads', () => {
     expect(toolsListText()).toMatch(/^[\x20-\x7e]*$/);
     expect(toolsListText()).toContain('\\u2026');
     expect(JSON.parse(toolsListText())).toEqual(listingOf(LISTING.tools));
+  });
+
+  it("list the default tools with the build's bytes of their entries, the start of every entry's", async () => {
+    const defaults = LISTING.tools.slice(0, LISTING.defaults.count);
+    expect(defaultToolsListBytes().toString('latin1')).toBe(
+      await asciiOnly(JSON.stringify(listingOf(defaults))),
+    );
+    expect(toolsListBytes().toString('latin1')).toBe(toolsListText());
+    // The tools offered on request come after the default ones.
+    expect(defaults.length).toBeLessThan(LISTING.tools.length);
   });
 
   const identities: ServerIdentity[] = [
@@ -141,13 +151,15 @@ function session(dynamic = false, held = false, router?: CallRouter, ended?: () 
   const early: EarlyStdio = new EarlyStdio({
     input,
     write: (line) => {
-      events.push(`answered ${JSON.parse(line).id}`);
+      events.push(
+        `answered ${JSON.parse(typeof line === 'string' ? line : Buffer.from(line).toString()).id}`,
+      );
       output.write(line);
     },
     maxMessageBytes: 1 << 20,
     identity,
-    // As start.ts for every tool: the build's text of the entries as it is.
-    listTools: dynamic ? undefined : toolsListText,
+    // As start.ts for every tool: the build's bytes of the entries as they are.
+    listTools: dynamic ? undefined : toolsListBytes,
     needServer: () => {
       events.push('needServer');
       // As main does: the server loads asynchronously, while input keeps arriving.

@@ -2,24 +2,36 @@
 import { readFileSync } from 'node:fs';
 import { type ListingData, type ListingIndex, listingData } from './tool-data.js';
 
+const CLOSE = Buffer.from(']');
+
 // Read from the JSON files beside this module (the build copies them to dist/assets): V8 parses
 // JSON from a file several times faster than it compiles the same text as a string in the bundle.
 // The tools/list entries, most of it, are parsed only once something reads one: the answer to a
-// tools/list of every tool is their text as it is (docs/benchmark.md). Both are ASCII (asciiOnly).
+// tools/list of every tool is their bytes as they are (docs/benchmark.md), kept outside V8's heap
+// (as text, the answer's copies filled the young generation and a collection ran before it went
+// out). Both are ASCII (asciiOnly), so a character is a byte.
 const index: ListingIndex = JSON.parse(
   readFileSync(new URL('./listing.generated.json', import.meta.url), 'utf8'),
 );
-let entries: string | undefined;
+let entries: Buffer | undefined;
 
-/** The tools/list entries of every tool of LISTING, in its order: the JSON text of their array. */
-export function toolsListText(): string {
-  entries ??= readFileSync(new URL('./tools-list.generated.json', import.meta.url), 'utf8').trimEnd();
+/** The tools/list entries of every tool of LISTING, in its order: the bytes of their JSON array. */
+export function toolsListBytes(): Buffer {
+  if (!entries) {
+    const file = readFileSync(new URL('./tools-list.generated.json', import.meta.url));
+    entries = file.subarray(0, file.lastIndexOf(CLOSE) + 1);
+  }
   return entries;
 }
 
+/** The same entries as JSON text. */
+export function toolsListText(): string {
+  return toolsListBytes().toString('latin1');
+}
+
 /** The tools/list entries of the default listing (the first LISTING.defaults.count tools). */
-export function defaultToolsListText(): string {
-  return `${toolsListText().slice(0, index.defaults.textEnd)}]`;
+export function defaultToolsListBytes(): Buffer {
+  return Buffer.concat([toolsListBytes().subarray(0, index.defaults.textEnd), CLOSE]);
 }
 
 export const LISTING: ListingData = listingData(index, toolsListText);

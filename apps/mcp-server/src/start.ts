@@ -19,7 +19,7 @@ import { sessionCalls } from './fast-call.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, envName, FLAGS, HTTP_ONLY, usage } from './flags.js';
 import { type AskingServer, type ServerGuard, startGuard } from './guard.js';
 import { EarlyStdio } from './handshake.js';
-import { defaultToolsListText, LISTING, toolsListText } from './listing.generated.js';
+import { defaultToolsListBytes, LISTING, toolsListBytes } from './listing.generated.js';
 import { memorySpent, QUESTION_TTL_MS, redisSpent, stateKey, stateSeal } from './request-state.js';
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
@@ -370,14 +370,15 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
             showSecrets: Boolean(flags['show-secrets']),
             dynamic: toolMode === 'dynamic',
           },
-          // Every tool (no selection flag): the build's text of their entries as it is.
+          // Every tool, or the default ones (no selection flag): the build's bytes of their entries
+          // as they are.
           listTools:
             toolMode !== 'static'
               ? undefined
               : sameTools(tools, LISTING.tools)
-                ? toolsListText
+                ? toolsListBytes
                 : sameTools(tools, LISTING.tools.slice(0, LISTING.defaults.count))
-                  ? defaultToolsListText
+                  ? defaultToolsListBytes
                   : () => JSON.stringify(listingOf(tools)),
           needServer: () =>
             void connect().catch((error: unknown) => {

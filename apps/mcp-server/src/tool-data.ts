@@ -19,9 +19,6 @@ export interface ToolData {
   readOnlyForm?: ToolData;
 }
 
-/** What the index holds of a read-only form: the rest is the tool's own. */
-type ReadOnlyFormData = Pick<ToolData, 'title' | 'annotations' | 'listing'>;
-
 export interface FamilyData {
   name: FamilyName;
   title: string;
@@ -51,27 +48,28 @@ export interface ListingData {
 export interface ListingIndex {
   families: FamilyData[];
   defaults: ListingDefaults;
-  tools: (Omit<ToolData, 'listing' | 'readOnlyForm'> & { readOnlyForm?: ReadOnlyFormData })[];
+  tools: Omit<ToolData, 'listing'>[];
 }
 
 /**
- * The listing, each tool's `listing` parsed from `entries` (the JSON text of the array of every
- * tool's tools/list entry, in the index's order) once the first one is read.
+ * The listing: the index's own objects, each tool's `listing` read from `entries` (the JSON text
+ * of the array of every tool's tools/list entry, in the index's order), parsed once the first one
+ * is read. The tools are not copied, and one getter serves them all: copies each with a getter of
+ * its own were 160 KB of V8's young generation at every start, before the tools/list answer.
  */
 export function listingData(index: ListingIndex, entries: () => string): ListingData {
   let parsed: Tool[] | undefined;
-  return {
-    families: index.families,
-    defaults: index.defaults,
-    tools: index.tools.map(({ readOnlyForm, ...tool }, at) => ({
-      ...tool,
-      get listing() {
-        parsed ??= JSON.parse(entries()) as Tool[];
-        return parsed[at] as Tool;
-      },
-      ...(readOnlyForm ? { readOnlyForm: { name: tool.name, family: tool.family, ...readOnlyForm } } : {}),
-    })),
+  let positions: Map<object, number> | undefined;
+  const listing: PropertyDescriptor = {
+    enumerable: true,
+    get(this: object): Tool {
+      parsed ??= JSON.parse(entries()) as Tool[];
+      positions ??= new Map(index.tools.map((tool, at) => [tool, at]));
+      return parsed[positions.get(this) as number] as Tool;
+    },
   };
+  for (const tool of index.tools) Object.defineProperty(tool, 'listing', listing);
+  return index as ListingData;
 }
 
 /** The tools/list entries of a set of tools, collected once per set (over HTTP, one per session). */
