@@ -24,6 +24,7 @@ import { memorySpent, QUESTION_TTL_MS, redisSpent, stateKey, stateSeal } from '.
 import type { McpServerOptions, ToolMode } from './server.js';
 import type { ServiceSettings } from './service-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-flags.js';
+import { lowerHelperThreads, threadIds } from './thread-priority.js';
 import type { ToolCall } from './tool-call.js';
 import { familiesByDefault, listingOf, type ToolData } from './tool-data.js';
 
@@ -191,6 +192,9 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
     if (given.length)
       fail(`${given.join(', ')} ${given.length > 1 ? 'need' : 'needs'} --transport http (this is stdio)`);
   }
+  // Node's own threads, before the server has made any (libuv's pool starts with its first job):
+  // with the first call they go to the idle class (thread-priority.ts).
+  const nodeThreads = transport === 'stdio' && io.ownsProcess ? threadIds() : [];
   const port = Number(flags.port ?? 3333);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port must be a port number, not ${flags.port}`);
@@ -277,7 +281,7 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
       // of it); the helper threads below this one (thread-priority.ts).
       if (io.ownsProcess) {
         (await import('node:v8')).setFlagsFromString(`${STDIO_HEAP_FLAGS} ${STDIO_JIT_FLAGS}`);
-        (await import('./thread-priority.js')).lowerHelperThreads();
+        lowerHelperThreads(nodeThreads);
       }
       const [{ createToolCall, warmUp }, serverOptions] = await Promise.all([
         import('./tool-call.js'),

@@ -14,12 +14,19 @@ import { HELPER_NICE_STEP } from './thread-priority.js';
 
 afterEach(killAll);
 
-/** Each thread of a process: its id and nice value (field 19 of /proc/PID/task/TID/stat). */
-function threads(pid: number): { tid: number; nice: number }[] {
+/** SCHED_OTHER and SCHED_IDLE, as /proc gives a thread's scheduling class. */
+const OTHER = 0;
+const IDLE = 5;
+
+/**
+ * Each thread of a process: its id, nice value and scheduling class (fields 19 and 41 of
+ * /proc/PID/task/TID/stat).
+ */
+function threads(pid: number): { tid: number; nice: number; policy: number }[] {
   return readdirSync(`/proc/${pid}/task`).map((task) => {
     const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { tid: Number(task), nice: Number(fields[16]) };
+    return { tid: Number(task), nice: Number(fields[16]), policy: Number(fields[38]) };
   });
 }
 
@@ -41,7 +48,7 @@ async function stdio(command: string[]): Promise<{ client: Client; pid: () => nu
 }
 
 describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => {
-  it('runs its helper threads (V8 workers, libuv pool) below the thread that answers calls', async () => {
+  it("runs its helper threads (V8 workers, libuv pool) below the thread that answers calls, V8's at idle", async () => {
     const { client, pid } = await stdio(['env']);
     try {
       const answer = await client.callTool({ name: 'key-list', arguments: {} });
@@ -49,10 +56,24 @@ describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => 
       const all = threads(pid());
       const main = all.find((thread) => thread.tid === pid());
       expect(main?.nice).toBe(0);
+      expect(main?.policy).toBe(OTHER);
       // V8's four platform workers at least; threads made after the first call keep the main
       // thread's priority.
       expect(all.filter((thread) => thread.nice === HELPER_NICE_STEP).length).toBeGreaterThanOrEqual(4);
       expect(all.filter((thread) => thread.nice !== 0 && thread.nice !== HELPER_NICE_STEP)).toEqual([]);
+      // Node's own threads from its start (V8's workers among them) go to the idle class, through
+      // chrt beside the server; libuv's pool, made later for the sandbox's file work, does not.
+      await expect
+        .poll(() => threads(pid()).filter((thread) => thread.policy === IDLE).length)
+        .toBeGreaterThanOrEqual(4);
+      const now = threads(pid());
+      const idle = now.filter((thread) => thread.policy === IDLE);
+      expect(idle.every((thread) => thread.nice === HELPER_NICE_STEP)).toBe(true);
+      const later = now.filter((thread) => thread.tid !== pid() && thread.policy === OTHER);
+      expect(later.length).toBeGreaterThan(0);
+      expect(Math.max(...idle.map((thread) => thread.tid))).toBeLessThan(
+        Math.min(...later.map((thread) => thread.tid)),
+      );
       // And it goes on answering.
       expect((await client.callTool({ name: 'key-list', arguments: {} })).isError).toBeFalsy();
     } finally {
@@ -87,6 +108,8 @@ describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => 
     } finally {
       await client.close();
     }
-    expect(threads(child.pid as number).filter((thread) => thread.nice !== 0)).toEqual([]);
+    expect(
+      threads(child.pid as number).filter((thread) => thread.nice !== 0 || thread.policy !== OTHER),
+    ).toEqual([]);
   });
 });

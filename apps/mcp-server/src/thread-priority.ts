@@ -8,36 +8,69 @@
  *
  * Linux only, where a thread has a priority of its own: `setpriority(PRIO_PROCESS, tid)` (Node's
  * os.setPriority) changes that thread alone. Every thread of the process but the main one is
- * lowered, which at start are V8's platform workers, Node's delayed-task thread and libuv's pool
- * (file reads); threads made later take the main thread's priority. Raising a nice value needs no
- * privilege; a thread that is gone by then is skipped.
+ * lowered with the first call: V8's platform workers, Node's delayed-task thread, and libuv's pool
+ * if a file or DNS job has started it by then; threads made later take the main thread's
+ * priority. Raising a nice value needs no privilege; a thread that is gone by then is skipped.
+ *
+ * Node's own threads from before the server ran (V8's workers and Node's delayed-task thread, not
+ * libuv's pool, which starts with the first file or DNS job) also go to the idle class
+ * (SCHED_IDLE): they run only on a core nothing else wants. Lower nice values alone still let a
+ * compile that holds a core run on for its time slice once the answering thread wakes; at idle
+ * it gives the core up at once. Node has no call for a thread's scheduling class, so util-linux's
+ * `chrt` sets it, in one shell run beside the server; where there is no `chrt` the threads keep
+ * the nice values above. libuv's pool never goes idle: a call may wait for its file writes.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /** How far below the main thread (in nice steps) the helper threads run. */
 export const HELPER_NICE_STEP = 10;
 
-/** Lowers every thread of this process but the main one by `step`; returns how many it lowered. */
-export function lowerHelperThreads(step = HELPER_NICE_STEP): number {
-  if (process.platform !== 'linux') return 0;
-  let tasks: string[];
+/** The ids of this process's threads, main included (Linux; elsewhere none). */
+export function threadIds(): number[] {
+  if (process.platform !== 'linux') return [];
   try {
-    tasks = readdirSync('/proc/self/task');
+    return readdirSync('/proc/self/task')
+      .map(Number)
+      .filter((tid) => Number.isSafeInteger(tid));
   } catch {
-    return 0;
+    return [];
   }
+}
+
+/**
+ * Lowers every thread of this process but the main one by `step`, and puts those of
+ * `idleThreads` (threadIds() taken before the server started) in the idle class; returns how many
+ * it lowered.
+ */
+export function lowerHelperThreads(idleThreads: readonly number[] = [], step = HELPER_NICE_STEP): number {
   let lowered = 0;
-  for (const task of tasks) {
-    const tid = Number(task);
+  const idle: string[] = [];
+  for (const tid of threadIds()) {
     // The main thread's id is the process's.
-    if (!Number.isSafeInteger(tid) || tid === process.pid) continue;
+    if (tid === process.pid) continue;
     try {
       setPriority(tid, Math.min(19, getPriority(tid) + step));
       lowered++;
     } catch {
       // Ended meanwhile, or a limit this process may not change: left as it is.
     }
+    if (idleThreads.includes(tid)) idle.push(String(tid));
   }
+  if (idle.length > 0) toIdleClass(idle);
   return lowered;
+}
+
+/** `chrt -i -p 0 TID` for each thread, in one shell that stops at the first refusal. */
+function toIdleClass(tids: string[]): void {
+  try {
+    const shell = spawn('/bin/sh', ['-c', 'for tid do chrt -i -p 0 "$tid" || exit 1; done', 'sh', ...tids], {
+      stdio: 'ignore',
+    });
+    shell.on('error', () => undefined);
+    shell.unref();
+  } catch {
+    // No shell to run: the nice values stand.
+  }
 }
