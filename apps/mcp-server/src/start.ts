@@ -63,11 +63,19 @@ export interface ServerIo {
  * - --heap-growing-percent=30: the old generation is collected when it has grown 30 % past what
  *   the last full collection kept, instead of up to 4 times that;
  * - --liftoff-only: undici's WebAssembly HTTP parser stays in its baseline code instead of being
- *   compiled again by the optimising compiler, which needs tens of MiB while it works.
+ *   compiled again by the optimising compiler, which needs tens of MiB while it works;
+ * - --no-parallel-scavenge --no-concurrent-array-buffer-sweeping: a young-generation collection
+ *   (one every 30 calls or so) is the main thread's alone, with no part of it, or of freeing the
+ *   buffers it found dead, handed to V8's workers. Those run in the idle class over stdio
+ *   (thread-priority.ts), and a collection waits for a part it handed out: on a machine with
+ *   every core busy, an idle thread holding one could keep the call waiting for as long as the
+ *   busy processes leave it no core. (Within the runs' spread otherwise: with 1 MiB semi-spaces a
+ *   collection has little to share.)
  * docs/benchmark.md has the measurements. Over HTTP (a service, many callers) V8's defaults stay:
  * there calls per second count more than memory.
  */
-const STDIO_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30 --liftoff-only';
+const STDIO_HEAP_FLAGS =
+  '--semi-space-growth-factor=1 --heap-growing-percent=30 --liftoff-only --no-parallel-scavenge --no-concurrent-array-buffer-sweeping';
 
 /**
  * V8's tiering over HTTP (stdio's is STDIO_JIT_FLAGS): a function is optimised after a quarter of the work V8
