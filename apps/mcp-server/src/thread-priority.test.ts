@@ -3,6 +3,8 @@
  * /proc for the built server, over stdio with a real MCP client, and over HTTP (which keeps every
  * thread as it is).
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -10,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, MAIN, serverEnv } from './testing/client.js';
 import { killAll, startHttp } from './testing/process.js';
 import { httpClient } from './testing/service.js';
-import { HELPER_NICE_STEP } from './thread-priority.js';
+import { HELPER_NICE_STEP, lowerHelperThreads, threadIds, toIdleClass } from './thread-priority.js';
 
 afterEach(killAll);
 
@@ -111,5 +113,41 @@ describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => 
     expect(
       threads(child.pid as number).filter((thread) => thread.nice !== 0 || thread.policy !== OTHER),
     ).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('the thread functions, in this process', () => {
+  it("list this process's threads, the main one first among them", () => {
+    const ids = threadIds();
+    expect(ids).toContain(process.pid);
+    expect(new Set(ids)).toEqual(new Set(readdirSync('/proc/self/task').map(Number)));
+  });
+
+  it('lower every thread but the main one, by the step given (none here)', () => {
+    const before = threads(process.pid);
+    expect(lowerHelperThreads([], 0)).toBe(before.length - 1);
+    // A step of 0 leaves each nice value as it was, and no thread is made idle.
+    expect(threads(process.pid).filter((thread) => thread.policy === IDLE)).toEqual([]);
+  });
+
+  it('put a process in the idle class through chrt, without waiting for it', async () => {
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const pid = sleeper.pid as number;
+      expect(threads(pid)[0]?.policy).toBe(OTHER);
+      toIdleClass([String(pid)]);
+      await expect.poll(() => threads(pid)[0]?.policy).toBe(IDLE);
+    } finally {
+      sleeper.kill();
+    }
+  });
+
+  it('let a shell that cannot be started go: no throw, no unhandled error', async () => {
+    const shell = toIdleClass([String(process.pid)], '/nonexistent/sh');
+    expect(shell).toBeDefined();
+    const [error] = (await once(shell as ChildProcess, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toBe('ENOENT');
+    // This process, the one the shell would have changed, is as it was.
+    expect(threads(process.pid).find((thread) => thread.tid === process.pid)?.policy).toBe(OTHER);
   });
 });

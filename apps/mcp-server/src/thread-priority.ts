@@ -20,7 +20,7 @@
  * `chrt` sets it, in one shell run beside the server; where there is no `chrt` the threads keep
  * the nice values above. libuv's pool never goes idle: a call may wait for its file writes.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
@@ -62,15 +62,20 @@ export function lowerHelperThreads(idleThreads: readonly number[] = [], step = H
   return lowered;
 }
 
-/** `chrt -i -p 0 TID` for each thread, in one shell that stops at the first refusal. */
-function toIdleClass(tids: string[]): void {
+/**
+ * `chrt -i -p 0 TID` for each thread (or process), in one shell run beside this one that stops
+ * at the first refusal; returns at once, with the shell's process (undefined when it could not be
+ * started). A shell that cannot run is no error: the nice values stand.
+ */
+export function toIdleClass(tids: string[], shell = '/bin/sh'): ChildProcess | undefined {
   try {
-    const shell = spawn('/bin/sh', ['-c', 'for tid do chrt -i -p 0 "$tid" || exit 1; done', 'sh', ...tids], {
+    const run = spawn(shell, ['-c', 'for tid do chrt -i -p 0 "$tid" || exit 1; done', 'sh', ...tids], {
       stdio: 'ignore',
     });
-    shell.on('error', () => undefined);
-    shell.unref();
+    run.on('error', () => undefined);
+    run.unref();
+    return run;
   } catch {
-    // No shell to run: the nice values stand.
+    return undefined;
   }
 }
