@@ -12,13 +12,13 @@
  * does: signals (Ctrl-C), the entry's own start-up, pipes closed early, terminals (`onTerminal`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type Sandbox, startSandbox } from '@cloudcall/sandbox';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { runCli as runProgram } from '../program.js';
 
@@ -36,11 +36,26 @@ export interface Run {
 }
 
 /**
+ * Removes a runner's home once it is done with: after the test (or its beforeEach) that made it,
+ * or after the file's tests for one made as the file is collected. Left behind, they were
+ * thousands a run.
+ */
+function removeAfterwards(home: string): void {
+  const remove = () => rmSync(home, { recursive: true, force: true });
+  try {
+    onTestFinished(remove);
+  } catch {
+    afterAll(remove);
+  }
+}
+
+/**
  * A CLI bound to its own config directory, so its sandbox state is private to one test file;
  * in this process unless `process` is set.
  */
 export function cliRunner(extraEnv: Record<string, string> = {}, options: { process?: boolean } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'cloudcall-cli-'));
+  removeAfterwards(home);
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: home,
