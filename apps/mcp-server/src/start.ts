@@ -27,6 +27,7 @@ import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_S } from './service-
 import { lowerHelperThreads, threadIds } from './thread-priority.js';
 import type { ToolCall } from './tool-call.js';
 import { familiesByDefault, listingOf, type ToolData } from './tool-data.js';
+import { promotingFirstCall, youngCollector } from './young-generation.js';
 
 const VERSION = packageJson.version;
 
@@ -89,7 +90,7 @@ const STDIO_HEAP_FLAGS =
 const JIT_FLAGS = '--interrupt-budget=16384';
 
 /**
- * Over stdio, TurboFan optimises no function of more than 800 bytes of bytecode
+ * Over stdio, TurboFan optimises no function of more than 300 bytes of bytecode
  * (--max-optimized-bytecode-size, default 61440; read whenever V8 decides whether to optimise),
  * and inlines at most 100 bytes of bytecode into a function it optimises
  * (--max-inlined-bytecode-size-cumulative, default 920; read at each compile): both work when set
@@ -107,11 +108,16 @@ const JIT_FLAGS = '--interrupt-budget=16384';
  * long functions a call runs (the API client's request loop, the call's own path, each 10 KB or
  * more of optimised code and up to tens of milliseconds of a worker's time to compile) in V8's
  * baseline code: a cold server's first 2,000 calls took 11 % less processor time and their p99
- * went from 1.38 to 1.22 times the Go server's (docs/benchmark.md, eleventh pass); once warm a
- * call costs about 0.02 ms more, still two thirds of the Go server's.
+ * went from 1.38 to 1.22 times the Go server's (docs/benchmark.md, eleventh pass). The limit was
+ * 800 bytes then; with the compiles moved out of the way (thread-priority.ts, young-generation.ts)
+ * the slow calls left in a cold server's first 300 were mostly ones during which compiles
+ * finished, and at 300 bytes there are fewer: p99 0.90 and 1.00 against 0.97 and 1.05 times the
+ * Go server's in two runs (150 bytes: 0.84 and 0.92, but p50 0.88–0.95 and a warm call's
+ * processor time up to the Go server's; docs/benchmark.md, twelfth pass). Once warm a call costs
+ * about 0.02 ms more than at 800, about two thirds of the Go server's.
  */
 const STDIO_JIT_FLAGS =
-  '--interrupt-budget=8192 --max-inlined-bytecode-size-cumulative=100 --max-optimized-bytecode-size=800';
+  '--interrupt-budget=8192 --max-inlined-bytecode-size-cumulative=100 --max-optimized-bytecode-size=300';
 
 /**
  * How long a call's line on stdio may wait to go out with the lines after it (`logLater`): a
@@ -291,12 +297,15 @@ export async function startServer(io: ServerIo): Promise<(() => Promise<void>) |
         (await import('node:v8')).setFlagsFromString(`${STDIO_HEAP_FLAGS} ${STDIO_JIT_FLAGS}`);
         lowerHelperThreads(nodeThreads);
       }
-      const [{ createToolCall, warmUp }, serverOptions] = await Promise.all([
+      const [{ createToolCall, warmUp }, serverOptions, collect] = await Promise.all([
         import('./tool-call.js'),
         options,
+        // The first call's loading moved out of the young generation (young-generation.ts).
+        io.ownsProcess ? youngCollector() : undefined,
       ]);
       warmUp(serverOptions);
-      madeRunner = createToolCall(serverOptions);
+      const call = createToolCall(serverOptions);
+      madeRunner = collect ? promotingFirstCall(call, collect) : call;
       return madeRunner;
     })();
     return runner;
