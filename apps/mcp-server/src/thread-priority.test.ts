@@ -123,7 +123,7 @@ describe.runIf(process.platform === 'linux')('the stdio server on Linux', () => 
 });
 
 describe.runIf(process.platform === 'linux')('the thread functions, in this process', () => {
-  it("list this process's threads, the main one first among them", () => {
+  it("list this process's threads, the main one among them", () => {
     const ids = threadIds();
     expect(ids).toContain(process.pid);
     expect(new Set(ids)).toEqual(new Set(readdirSync('/proc/self/task').map(Number)));
